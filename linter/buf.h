@@ -1,0 +1,33 @@
+/* buf.h — the one growable byte buffer used everywhere instead of snprintf arithmetic.
+ * A buffer owns its bytes; sl_buf_detach hands them to the caller. Allocation failure aborts:
+ * a lint run cannot do anything useful without memory. */
+#ifndef SL_BUF_H
+#define SL_BUF_H
+#include <stdarg.h>
+#include <stddef.h>
+
+struct sl_buf {
+	char *s; /* always NUL-terminated once anything was added */
+	size_t len, cap;
+};
+#define SL_BUF_INIT {0, 0, 0}
+
+void sl_buf_add(struct sl_buf *b, const char *s, size_t n);
+void sl_buf_puts(struct sl_buf *b, const char *s);
+void sl_buf_putc(struct sl_buf *b, char c);
+void sl_buf_printf(struct sl_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sl_buf_vprintf(struct sl_buf *b, const char *fmt, va_list ap);
+void sl_buf_reset(struct sl_buf *b);
+char *sl_buf_detach(struct sl_buf *b); /* caller frees; never NULL */
+void sl_buf_free(struct sl_buf *b);
+const char *sl_buf_str(const struct sl_buf *b); /* "" when empty */
+
+void *sl_xmalloc(size_t n);
+void *sl_xcalloc(size_t n, size_t size);
+void *sl_xrealloc(void *p, size_t n);
+char *sl_xstrdup(const char *s);
+char *sl_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Grow *arr (element size sz) so that it can hold need elements. */
+void sl_grow(void *arr, size_t *cap, size_t need, size_t sz);
+
+#endif

@@ -1,0 +1,24 @@
+/* emit.h — one emitter per format, all fed the same findings. Text goes the gcc way
+ * (path:line:col: level: message [rule]); SARIF 2.1.0 and JSON carry the same notes, related
+ * locations and fixes. Input errors (findings without a rule) are part of every format. */
+#ifndef SL_EMIT_H
+#define SL_EMIT_H
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "diag.h"
+
+#define SL_VERSION "0.1.0"
+#define SL_HOME "https://github.com/schedlint/schedlint"
+
+struct sl_rule;
+
+/* Text: rule findings and input errors in order; `color` adds ANSI colour. */
+void sl_emit_text(FILE *out, const struct sl_findings *fs, bool color, bool errors_too);
+void sl_emit_sarif(FILE *out, const struct sl_findings *fs);
+void sl_emit_json(FILE *out, const struct sl_findings *fs);
+/* The SARIF/JSON form of a path: relative paths stay relative (with / separators, percent-
+ * encoded), absolute ones become file:// URIs. Caller frees. */
+char *sl_path_uri(const char *path);
+
+#endif

@@ -1,0 +1,45 @@
+/* input.h — command-line paths, directories and stdin into byte buffers with display paths.
+ * A source owns its bytes and a table of line starts so that any byte offset maps to a
+ * 1-based line/column and back; sources live until the run ends because every finding points
+ * into them. */
+#ifndef SL_INPUT_H
+#define SL_INPUT_H
+#include <stddef.h>
+
+struct sl_findings;
+struct sl_span;
+
+#define SL_MAX_FILE_BYTES (64u << 20)
+
+struct sl_source {
+	char *path; /* as the user will recognise it: the argument, or dir/sub/file, or <stdin> */
+	char *data; /* NUL-terminated copy of the bytes */
+	size_t len;
+	size_t *lines; /* byte offset at which each line starts */
+	size_t nlines;
+	size_t *cp; /* byte offset of every 64th code point; NULL when the bytes are ASCII */
+	size_t ncp;
+	int failed; /* could not be read: an input error was reported, nothing to parse */
+};
+
+struct sl_sources {
+	struct sl_source **v;
+	size_t n, cap;
+};
+
+/* Read path ("-" for stdin; a directory recurses into *.yaml, *.yml, *.json) into sources.
+ * Returns 0, or -1 after reporting an input error. */
+int sl_input_add(struct sl_sources *ss, const char *path, struct sl_findings *errs);
+struct sl_source *sl_source_from_memory(const char *path, const char *data, size_t len);
+void sl_source_free(struct sl_source *s);
+void sl_sources_free(struct sl_sources *ss);
+
+/* 1-based line/column (code points) of a byte offset, and the reverse. */
+void sl_source_linecol(const struct sl_source *s, size_t off, unsigned *line, unsigned *col);
+size_t sl_source_offset(const struct sl_source *s, unsigned line, unsigned col);
+/* Byte offset of a code-point index (libyaml counts marks in code points). */
+size_t sl_source_char_to_byte(const struct sl_source *s, size_t charidx);
+/* A span covering [off, end). */
+void sl_source_span(const struct sl_source *s, size_t off, size_t end, struct sl_span *out);
+
+#endif

@@ -1,0 +1,177 @@
+/* k8s.h — typed views over the YAML tree: objects, workloads and their pod templates, Nodes and
+ * running Pods. Strings and node pointers point into the YAML streams, which the model owns;
+ * the model owns every array below. A workload or node whose shape is wrong gets an input error
+ * at the offending YAML node and is left out, so a rule never sees half-read data. */
+#ifndef SL_K8S_H
+#define SL_K8S_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "yamldoc.h"
+
+struct sl_source;
+struct sl_sources;
+
+struct sl_kv {
+	const char *key, *val;
+	const struct sl_ynode *knode, *vnode;
+};
+
+struct sl_labels {
+	struct sl_kv *v;
+	size_t n;
+};
+const char *sl_labels_get(const struct sl_labels *l, const char *key); /* NULL when absent */
+
+/* Resource amounts in the scheduler's units (cpu milli, the rest whole units). */
+struct sl_res {
+	const char *name;
+	int64_t amount;
+	const struct sl_ynode *node; /* where it was written, when it was */
+};
+struct sl_reslist {
+	struct sl_res *v;
+	size_t n, cap;
+};
+int64_t sl_res_get(const struct sl_reslist *l, const char *name);
+const struct sl_res *sl_res_find(const struct sl_reslist *l, const char *name);
+void sl_res_add(struct sl_reslist *l, const char *name, int64_t amount, const struct sl_ynode *node);
+void sl_res_max(struct sl_reslist *l, const char *name, int64_t amount, const struct sl_ynode *node);
+void sl_res_free(struct sl_reslist *l);
+
+enum sl_op { SL_OP_IN, SL_OP_NOTIN, SL_OP_EXISTS, SL_OP_DOESNOTEXIST, SL_OP_GT, SL_OP_LT, SL_OP_BAD };
+const char *sl_op_name(enum sl_op op);
+
+struct sl_requirement {
+	const char *key;
+	enum sl_op op;
+	const char **vals;
+	size_t nvals;
+	const struct sl_ynode *node;
+};
+
+/* One nodeSelectorTerm: matchExpressions and matchFields, all ANDed. */
+struct sl_term {
+	struct sl_requirement *exprs, *fields;
+	size_t nexprs, nfields;
+	const struct sl_ynode *node;
+};
+
+struct sl_toleration {
+	const char *key, *op, *value, *effect; /* "" when absent */
+	const struct sl_ynode *node;
+};
+
+struct sl_taint {
+	const char *key, *value, *effect;
+	const struct sl_ynode *node;
+};
+
+struct sl_podspec {
+	const struct sl_ynode *node; /* the pod spec mapping */
+	const char *namespace;
+	struct sl_labels labels; /* the template's (or the Pod's) labels */
+	struct sl_reslist request; /* effective request: containers, init containers, overhead */
+	struct sl_labels node_selector;
+	const struct sl_ynode *node_selector_node;
+	struct sl_term *terms; /* required node affinity; OR'd */
+	size_t nterms;
+	bool has_required_affinity; /* nodeSelectorTerms present (an empty list matches nothing) */
+	const struct sl_ynode *affinity_node;
+	struct sl_toleration *tols;
+	size_t ntols;
+	const char *node_name;
+	const struct sl_ynode *containers_node;
+};
+
+enum sl_strategy { SL_STRATEGY_NONE, SL_STRATEGY_ROLLING, SL_STRATEGY_RECREATE };
+
+/* An int-or-percent rollout parameter, as written or as the API server defaults it. */
+struct sl_intpct {
+	bool set;     /* written in the manifest */
+	bool percent;
+	int64_t v;
+	const struct sl_ynode *node;
+};
+
+struct sl_object {
+	const struct sl_source *src;
+	const struct sl_ynode *root;
+	const char *kind, *api_version, *name, *namespace; /* namespace defaults to "default" */
+	const struct sl_ynode *kind_node, *name_node;
+};
+
+struct sl_workload {
+	struct sl_object obj;
+	struct sl_podspec pod;
+	const struct sl_ynode *spec;
+	int64_t replicas;
+	const struct sl_ynode *replicas_node; /* NULL: defaulted to 1 */
+	const struct sl_ynode *selector;
+	/* Deployments (and DaemonSets) only */
+	enum sl_strategy strategy;
+	const struct sl_ynode *strategy_node, *type_node, *rolling_node;
+	struct sl_intpct max_surge, max_unavailable;
+};
+
+struct sl_node {
+	const char *name;
+	const struct sl_source *src;
+	const struct sl_ynode *root, *name_node;
+	struct sl_labels labels; /* plus kubernetes.io/hostname = name when absent */
+	struct sl_taint *taints;
+	size_t ntaints;
+	bool unschedulable;
+	struct sl_reslist alloc;
+	int64_t max_pods;
+	/* Load of running pods bound here. */
+	struct sl_reslist used;
+	int64_t npods;
+};
+
+struct sl_pod {
+	struct sl_object obj;
+	struct sl_podspec spec;
+	const char *phase;
+};
+
+struct sl_model {
+	struct sl_ystream *streams; /* one per parsed source */
+	size_t nstreams;
+	struct sl_workload **workloads;
+	size_t nworkloads, capworkloads;
+	struct sl_node **nodes;
+	size_t nnodes, capnodes;
+	struct sl_pod **pods;
+	size_t npods, cappods;
+};
+
+enum sl_input_role {
+	SL_ROLE_MANIFESTS, /* workloads to check; Nodes and bound Pods in them count too */
+	SL_ROLE_NODES,	   /* --nodes: only Node objects are read */
+	SL_ROLE_PODS,	   /* --pods: only Pod objects are read, as running pods */
+};
+
+/* Parse a source and add what it holds. Input errors go to errs; returns -1 if there was any. */
+int sl_model_load(struct sl_model *m, const struct sl_source *src, enum sl_input_role role,
+		  struct sl_findings *errs);
+/* Charge every running pod to its node (call once after loading everything). */
+void sl_model_bind_pods(struct sl_model *m);
+void sl_model_free(struct sl_model *m);
+
+/* Fence-posts as the Deployment controller resolves them (ResolveFenceposts). */
+int64_t sl_intpct_resolve(const struct sl_intpct *p, int64_t total, bool round_up);
+void sl_fenceposts(const struct sl_workload *w, int64_t *surge, int64_t *unavailable);
+/* Human form of an int-or-percent: "25%" or "1". */
+void sl_intpct_format(const struct sl_intpct *p, char *out, unsigned n);
+/* Default namespace used for objects that name none. */
+#define SL_DEFAULT_NAMESPACE "default"
+
+/* Parse a node selector requirement list / term from YAML; used by tests. */
+int sl_parse_podspec(const struct sl_source *src, const struct sl_ynode *spec, const char *ns,
+		     const struct sl_ynode *labels, struct sl_podspec *out, struct sl_findings *errs);
+void sl_podspec_free(struct sl_podspec *p);
+
+#endif

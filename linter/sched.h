@@ -1,0 +1,77 @@
+/* sched.h — the scheduler's semantics, as kube-scheduler's default profile applies them: the
+ * Filter plugins in their order (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity,
+ * NodePorts, NodeResourcesFit, …), NodeAffinity's PreFilter narrowing on metadata.name, slots per
+ * node for identical pods, and the FailedScheduling text. An analysis owns its arrays and
+ * strings. */
+#ifndef SL_SCHED_H
+#define SL_SCHED_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "k8s.h"
+
+enum sl_plugin {
+	SL_FITS = 0,
+	SL_PL_NODE_UNSCHEDULABLE,
+	SL_PL_NODE_NAME,
+	SL_PL_TAINT_TOLERATION,
+	SL_PL_NODE_AFFINITY,
+	SL_PL_NODE_PORTS,
+	SL_PL_NODE_RESOURCES_FIT,
+	SL_PL_POD_TOPOLOGY_SPREAD,
+	SL_PL_INTER_POD_AFFINITY,
+};
+const char *sl_plugin_name(enum sl_plugin p);
+/* Whether evicting pods could ever make a node pass this filter (it cannot change labels,
+ * taints or cordons). */
+bool sl_plugin_preemptible(enum sl_plugin p);
+
+#define SL_MAX_REASONS 8
+struct sl_nodefit {
+	enum sl_plugin plugin; /* SL_FITS when every filter passes */
+	bool excluded;	       /* left out by PreFilter: not run, not counted in the reasons */
+	size_t nreasons;
+	char *reasons[SL_MAX_REASONS];
+};
+void sl_nodefit_clear(struct sl_nodefit *f);
+
+bool sl_requirement_matches(const struct sl_requirement *r, const struct sl_labels *labels);
+bool sl_field_matches(const struct sl_requirement *r, const char *node_name);
+bool sl_term_matches(const struct sl_term *t, const struct sl_node *n);
+/* nodeSelector AND (any required node affinity term). */
+bool sl_node_affinity_matches(const struct sl_podspec *p, const struct sl_node *n);
+bool sl_tolerates(const struct sl_toleration *t, const struct sl_taint *taint);
+/* The first NoSchedule/NoExecute taint of n that p does not tolerate, or NULL. The default
+ * not-ready/unreachable NoExecute tolerations every pod receives are included. */
+const struct sl_taint *sl_untolerated_taint(const struct sl_podspec *p, const struct sl_node *n);
+
+/* Run the filters for one more pod of p on n, with `placed` pods of p already there. */
+void sl_filter_node(const struct sl_podspec *p, const struct sl_node *n, int64_t placed, struct sl_nodefit *out);
+/* How many pods of p node n holds at once (0 when a filter other than resources fails). */
+int64_t sl_node_slots(const struct sl_podspec *p, const struct sl_node *n, const char **limit);
+
+struct sl_analysis {
+	const struct sl_podspec *pod;
+	size_t nnodes;
+	struct sl_nodefit *fit; /* one pod of the template on the inventory as it is */
+	size_t nfeasible, nexcluded;
+	char *fit_error; /* the FailedScheduling text when nfeasible == 0 */
+	int64_t *slots;
+	const char **slot_limit; /* per node: the resource that bounds the slots ("pods" for the count) */
+	int64_t total_slots;
+	int64_t replicas;
+	int64_t steady_placed;
+	char *steady_fit_error;
+	bool is_rollout; /* a Deployment */
+	enum sl_strategy strategy;
+	int64_t max_surge, max_unavailable; /* resolved; 0/0 for Recreate */
+	int64_t surge_placed;
+	char *rollout_fit_error;
+	bool rollout_deadlock;
+};
+
+void sl_analyze(const struct sl_model *m, const struct sl_workload *w, struct sl_analysis *a);
+void sl_analysis_free(struct sl_analysis *a);
+
+#endif

@@ -1,0 +1,60 @@
+/* yamldoc.h — libyaml events into a read-only node tree where every node keeps its source span.
+ * Owns: the nodes and scalar copies of one source's documents, in one arena (a manifest's nodes
+ * die together). Aliases share the anchored node instead of copying it, and the expanded size of
+ * every document is bounded, so alias bombs cost neither memory nor time. Duplicate keys keep
+ * the last value (as the API server decodes them); YAML 1.1 merge keys (<<) are applied. */
+#ifndef SL_YAMLDOC_H
+#define SL_YAMLDOC_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+
+#define SL_YAML_MAX_DEPTH 256
+#define SL_YAML_MAX_NODES 2000000 /* expanded node count of one document */
+
+enum sl_ykind { SL_YSCALAR = 1, SL_YSEQ, SL_YMAP };
+
+struct sl_ynode {
+	enum sl_ykind kind;
+	bool plain;  /* scalar written without quotes: only those are typed (null, bool, int) */
+	bool flow;   /* collection written in flow style ({} / []) */
+	struct sl_span at;
+	const char *str; /* scalar value, NUL-terminated */
+	size_t len;
+	struct sl_ynode **v; /* seq: n items; map: key0, val0, key1, val1 … (n pairs) */
+	size_t n;
+	size_t weight; /* nodes in the expansion, saturating */
+};
+
+struct sl_ydoc {
+	const struct sl_source *src;
+	struct sl_ynode *root; /* NULL for an empty document */
+	unsigned index;	       /* 0-based position in the stream */
+};
+
+struct sl_arena_chunk;
+struct sl_ystream {
+	struct sl_arena_chunk *chunks;
+	struct sl_ydoc *docs;
+	size_t n, cap;
+};
+
+/* Parse every document of src. Complete documents before an error are kept. Returns 0, or -1
+ * after reporting an input error into errs. */
+int sl_yaml_parse(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs);
+void sl_ystream_free(struct sl_ystream *ys);
+
+/* Lookups. All accept NULL and return NULL / false for a wrong kind. */
+const struct sl_ynode *sl_ymap_get(const struct sl_ynode *map, const char *key);
+const struct sl_ynode *sl_ymap_key(const struct sl_ynode *map, const char *key); /* the key node */
+const struct sl_ynode *sl_ypath(const struct sl_ynode *n, const char *dotted); /* "spec.template" */
+bool sl_ynull(const struct sl_ynode *n); /* absent, or a plain null / ~ / empty scalar */
+bool sl_yscalar(const struct sl_ynode *n);
+bool sl_yis(const struct sl_ynode *n, const char *s); /* scalar equal to s */
+/* A plain scalar that is a YAML 1.1 / JSON integer; -1 when it is not an integer, -2 on range. */
+int sl_yint(const struct sl_ynode *n, int64_t *out);
+const char *sl_ykind_name(const struct sl_ynode *n);
+
+#endif

@@ -1,0 +1,139 @@
+/* common.c — helpers every rule file shares: locating findings, and the proof notes about nodes,
+ * slots and preemption that several rules print the same way. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../linter/buf.h"
+#include "../linter/input.h"
+#include "../linter/quantity.h"
+#include "rules.h"
+
+void sl_object_ref(const struct sl_object *o, char *out, unsigned n)
+{
+	snprintf(out, n, "%s %s/%s", o->kind, o->namespace, o->name);
+}
+
+struct sl_finding *sl_rule_report(const struct sl_rule *r, struct sl_check *cx, const struct sl_ynode *at,
+				  const char *fmt, ...)
+{
+	const struct sl_object *o = &cx->w->obj;
+	if (!at)
+		at = o->kind_node ? o->kind_node : o->root;
+	struct sl_buf b = SL_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	sl_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	struct sl_finding *f = sl_report(cx->out, r, cx->level, &at->at, "%s", b.s);
+	sl_buf_free(&b);
+	char ref[512];
+	sl_object_ref(o, ref, sizeof ref);
+	f->object = sl_xstrdup(ref);
+	return f;
+}
+
+#define MAX_LISTED 6
+
+void sl_note_slots(struct sl_finding *f, const struct sl_model *m, const struct sl_analysis *a)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	size_t listed = 0, candidates = 0;
+	for (size_t i = 0; i < a->nnodes; i++) {
+		if (a->fit[i].excluded || (a->fit[i].plugin != SL_FITS && a->fit[i].plugin != SL_PL_NODE_RESOURCES_FIT))
+			continue;
+		candidates++;
+		if (listed++ >= MAX_LISTED)
+			continue;
+		const struct sl_node *n = m->nodes[i];
+		const char *lim = a->slot_limit[i];
+		sl_buf_printf(&b, "%s%s: %lld", listed > 1 ? "; " : "", n->name, (long long)a->slots[i]);
+		if (lim && !strcmp(lim, "pods"))
+			sl_buf_printf(&b, " (pod count %lld of %lld used)", (long long)n->npods, (long long)n->max_pods);
+		else if (lim) {
+			char al[48], us[48];
+			sl_format_amount(lim, sl_res_get(&n->alloc, lim), al, sizeof al);
+			sl_format_amount(lim, sl_res_get(&n->used, lim), us, sizeof us);
+			sl_buf_printf(&b, " (%s: %s allocatable, %s used by other pods)", lim, al, us);
+		}
+	}
+	if (listed > MAX_LISTED)
+		sl_buf_printf(&b, "; and %zu more", listed - MAX_LISTED);
+	if (candidates == 0)
+		sl_note(f, "no node passes the filters other than resources, so no pod of it fits anywhere");
+	else
+		sl_note(f, "%lld pod%s fit%s at once on the %zu node%s that pass%s the other filters: %s",
+			(long long)a->total_slots, a->total_slots == 1 ? "" : "s", a->total_slots == 1 ? "s" : "",
+			candidates, candidates == 1 ? "" : "s", candidates == 1 ? "es" : "", b.s);
+	sl_buf_free(&b);
+}
+
+void sl_relate_nodes(struct sl_finding *f, const struct sl_model *m, const struct sl_analysis *a, bool feasible_only)
+{
+	size_t listed = 0;
+	for (size_t i = 0; i < a->nnodes && listed < MAX_LISTED; i++) {
+		const struct sl_nodefit *fit = &a->fit[i];
+		bool candidate = !fit->excluded && (fit->plugin == SL_FITS || fit->plugin == SL_PL_NODE_RESOURCES_FIT);
+		if (feasible_only && !candidate)
+			continue;
+		const struct sl_node *n = m->nodes[i];
+		if (!n->name_node)
+			continue;
+		if (candidate)
+			sl_add_related(f, &n->name_node->at, "node %s has room for %lld pod%s of the template", n->name,
+				       (long long)a->slots[i], a->slots[i] == 1 ? "" : "s");
+		else {
+			const char *why = fit->nreasons ? fit->reasons[0] : sl_plugin_name(fit->plugin);
+			if (!strncmp(why, "node(s) ", 8))
+				why += 8;
+			sl_add_related(f, &n->name_node->at, "node %s %s", n->name, why);
+		}
+		listed++;
+	}
+}
+
+void sl_note_preemption(struct sl_finding *f, const struct sl_model *m, const struct sl_analysis *a)
+{
+	/* Preemption evicts lower-priority pods. It cannot change labels, taints or cordons, it
+	 * cannot make a node larger than it is, and the workload's own pods have the same priority
+	 * as the pod that waits. So it can help only where other pods hold the resources. */
+	size_t filtered = 0, too_small = 0, own = 0, others = 0;
+	for (size_t i = 0; i < a->nnodes; i++) {
+		const struct sl_nodefit *fit = &a->fit[i];
+		const struct sl_node *n = m->nodes[i];
+		if (fit->excluded)
+			continue;
+		if (fit->plugin != SL_FITS && !sl_plugin_preemptible(fit->plugin)) {
+			filtered++;
+			continue;
+		}
+		bool fits_empty = true; /* would one pod fit on the node with nothing else on it? */
+		for (size_t r = 0; r < a->pod->request.n; r++)
+			if (a->pod->request.v[r].amount > sl_res_get(&n->alloc, a->pod->request.v[r].name) &&
+			    strcmp(a->pod->request.v[r].name, "pods"))
+				fits_empty = false;
+		if (!fits_empty)
+			too_small++;
+		else if (n->npods == 0)
+			own++;
+		else
+			others++;
+	}
+	struct sl_buf b = SL_BUF_INIT;
+	if (filtered)
+		sl_buf_printf(&b, "%zu node%s fail%s filters that evicting pods does not change", filtered,
+			      filtered == 1 ? "" : "s", filtered == 1 ? "s" : "");
+	if (too_small)
+		sl_buf_printf(&b, "%s%zu node%s ha%s less allocatable than one pod requests", b.len ? "; " : "", too_small,
+			      too_small == 1 ? "" : "s", too_small == 1 ? "s" : "ve");
+	if (own)
+		sl_buf_printf(&b, "%s%zu node%s %s full with this workload's own pods, which have the same priority",
+			      b.len ? "; " : "", own, own == 1 ? "" : "s", own == 1 ? "is" : "are");
+	if (others == 0)
+		sl_note(f, "preemption cannot help: %s", b.s);
+	else
+		sl_note(f,
+			"preemption could make room only by evicting lower-priority pods from %zu node%s where other "
+			"pods run (%s)",
+			others, others == 1 ? "" : "s", b.len ? b.s : "no other node qualifies");
+	sl_buf_free(&b);
+}

@@ -1,0 +1,75 @@
+/* rollout-deadlock — a RollingUpdate that can never finish.
+ *
+ * With maxUnavailable resolved to 0 the Deployment controller removes no old pod until a new
+ * one is Ready, and with room on the nodes for `replicas` pods but not one more, no new pod can
+ * ever be scheduled: the surge pod waits for the old pods' resources, the old pods wait for the
+ * surge pod. The proof uses the exact filters and slot counts of sched.c, so it holds for every
+ * placement of the identical pods. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../linter/fix.h"
+#include "rules.h"
+
+static void check(const struct sl_rule *self, struct sl_check *cx)
+{
+	const struct sl_workload *w = cx->w;
+	const struct sl_analysis *a = cx->a;
+	if (!a || !a->is_rollout || a->strategy != SL_STRATEGY_ROLLING || !a->rollout_deadlock)
+		return;
+	/* Room for fewer than `replicas` pods is a capacity problem (and no room at all is
+	 * `unschedulable`); this rule is about the step from replicas to replicas + 1. */
+	if (a->steady_placed < a->replicas || a->replicas == 0)
+		return;
+	char ref[512], surge[32], unavail[32];
+	sl_object_ref(&w->obj, ref, sizeof ref);
+	sl_intpct_format(&w->max_surge, surge, sizeof surge);
+	sl_intpct_format(&w->max_unavailable, unavail, sizeof unavail);
+
+	const struct sl_ynode *at = w->max_unavailable.node;
+	if (!at)
+		at = sl_ymap_key(w->spec, "strategy");
+	if (!at)
+		at = sl_ymap_key(w->obj.root, "spec");
+	struct sl_finding *f =
+		sl_rule_report(self, cx, at,
+			       "rollout of %s can never finish: the nodes hold its %lld pod%s but not one more, and "
+			       "maxUnavailable %s resolves to 0, so no old pod goes before a new one is Ready",
+			       ref, (long long)a->replicas, a->replicas == 1 ? "" : "s", unavail);
+	sl_note(f, "replicas %lld%s; strategy RollingUpdate%s", (long long)a->replicas,
+		w->replicas_node ? "" : " (defaulted)", w->type_node ? "" : " (defaulted)");
+	sl_note(f,
+		"maxSurge %s%s resolves to %lld (rounded up), maxUnavailable %s%s resolves to %lld (rounded down), of "
+		"%lld replica%s",
+		surge, w->max_surge.set ? "" : " (defaulted)", (long long)a->max_surge, unavail,
+		w->max_unavailable.set ? "" : " (defaulted)", (long long)a->max_unavailable, (long long)a->replicas,
+		a->replicas == 1 ? "" : "s");
+	sl_note_slots(f, cx->model, a);
+	sl_note(f, "the surge pod: %s", a->rollout_fit_error ? a->rollout_fit_error : "no node has room");
+	sl_note_preemption(f, cx->model, a);
+	sl_note(f, "fix: set strategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1 (an old pod goes first, "
+		   "then its replacement takes its place), or use strategy type Recreate, or add capacity");
+	sl_relate_nodes(f, cx->model, a, true);
+	if (w->pod.node_selector_node)
+		sl_add_related(f, &w->pod.node_selector_node->at, "the nodeSelector that narrows the candidate nodes");
+	if (w->pod.affinity_node)
+		sl_add_related(f, &w->pod.affinity_node->at, "the required node affinity that narrows the candidate nodes");
+	sl_fix_rolling_params(sl_fix_new(f, "Roll with maxSurge: 0, maxUnavailable: 1 (replace one pod at a time)"), w,
+			      "0", "1");
+	sl_fix_recreate(sl_fix_new(f, "Use the Recreate strategy (all old pods stop before new ones start)"), w);
+}
+
+const struct sl_rule sl_rule_rollout_deadlock = {
+	.id = "rollout-deadlock",
+	.summary = "A RollingUpdate with maxUnavailable 0 whose surge pod can never be scheduled.",
+	.description =
+		"maxUnavailable resolves to 0, so the Deployment controller keeps every old pod until a new pod is "
+		"Ready, and the nodes the pod template can use hold `replicas` pods but not `replicas + 1`. The new "
+		"pod stays Pending forever and the rollout never progresses.",
+	.help = "Set `strategy.rollingUpdate` to `maxSurge: 0` and `maxUnavailable: 1` so an old pod is removed "
+		"before its replacement is created, or use `strategy.type: Recreate`, or make room for one more pod "
+		"(more nodes the template admits, more of the scarce resource).",
+	.level = SL_ERROR,
+	.needs_nodes = true,
+	.check = check,
+};

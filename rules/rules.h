@@ -1,0 +1,48 @@
+/* rules.h — what a rule is. Each rule lives in one file of rules/ as a `const struct sl_rule`
+ * (its id, its documentation and a check function) and is listed once in registry.c. A check
+ * sees one workload at a time, with the scheduler analysis already computed when there are
+ * nodes, and reports findings into the context. */
+#ifndef SL_RULES_H
+#define SL_RULES_H
+#include <stdbool.h>
+
+#include "../linter/diag.h"
+#include "../linter/k8s.h"
+#include "../linter/sched.h"
+
+struct sl_check {
+	const struct sl_model *model;
+	const struct sl_workload *w;
+	const struct sl_analysis *a; /* NULL when no node is known */
+	struct sl_findings *out;
+	enum sl_level level; /* the level this rule reports at (its default unless configured) */
+};
+
+struct sl_rule {
+	const char *id;
+	const char *summary;	 /* one line: what it proves */
+	const char *description; /* a paragraph: the proof and when it holds */
+	const char *help;	 /* markdown: the fix */
+	enum sl_level level;
+	bool needs_nodes;
+	void (*check)(const struct sl_rule *self, struct sl_check *cx);
+};
+
+extern const struct sl_rule *const sl_rules[];
+extern const unsigned sl_nrules;
+const struct sl_rule *sl_rule_find(const char *id);
+
+/* Shared helpers for rule files (rules/common.c). */
+/* Start a finding for the workload at `at` (falls back to the object's kind line). */
+struct sl_finding *sl_rule_report(const struct sl_rule *r, struct sl_check *cx, const struct sl_ynode *at,
+				  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* "Deployment default/web" */
+void sl_object_ref(const struct sl_object *o, char *out, unsigned n);
+/* Notes that list where the pods could go: per-node slots and what bounds them. */
+void sl_note_slots(struct sl_finding *f, const struct sl_model *m, const struct sl_analysis *a);
+/* Related locations for the nodes that pass every filter but resources. */
+void sl_relate_nodes(struct sl_finding *f, const struct sl_model *m, const struct sl_analysis *a, bool feasible_only);
+/* Whether preemption can help, said the way the scheduler's PostFilter would. */
+void sl_note_preemption(struct sl_finding *f, const struct sl_model *m, const struct sl_analysis *a);
+
+#endif

@@ -1,0 +1,95 @@
+#!/bin/sh
+# The command line as a user meets it: help, version, rule list, usage errors, stdin, directories,
+# --output, --fail-on, colour only on request, exit statuses. Usage: run-cli.sh SCHEDLINT
+set -u
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+cd "$(dirname "$0")/../fixtures" || exit 1
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+seed=rollout-deadlock/seed-gpu-tracker
+
+expect() { # description, expected exit, command...
+	d=$1 want=$2
+	shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" != "$want" ] || grep -q -e Sanitizer -e 'runtime error' "$tmp/err"; then
+		echo "FAIL $d: exit $rc, expected $want"
+		sed 's/^/  | /' "$tmp/err" | head -20
+		fail=$((fail + 1))
+	else
+		pass=$((pass + 1))
+	fi
+}
+has() { # description, file, fixed string
+	if grep -q -F -- "$3" "$2"; then pass=$((pass + 1)); else
+		echo "FAIL $1: '$3' not in output"
+		sed 's/^/  | /' "$2" | head -20
+		fail=$((fail + 1))
+	fi
+}
+hasnt() {
+	if grep -q -F -- "$3" "$2"; then
+		echo "FAIL $1: '$3' in output"
+		fail=$((fail + 1))
+	else pass=$((pass + 1)); fi
+}
+
+expect "--help" 0 "$bin" --help
+has "--help lists --nodes" "$tmp/out" "--nodes FILE"
+expect "--version" 0 "$bin" --version
+has "--version" "$tmp/out" "schedlint "
+expect "--list-rules" 0 "$bin" --list-rules
+has "--list-rules" "$tmp/out" "rollout-deadlock"
+has "--list-rules" "$tmp/out" "unschedulable"
+expect "no arguments" 2 "$bin"
+has "no arguments" "$tmp/err" "no manifests given"
+expect "unknown option" 2 "$bin" --frobnicate x.yaml
+expect "bad --format" 2 "$bin" --format xml $seed/manifest.yaml
+expect "bad --fail-on" 2 "$bin" --fail-on panic $seed/manifest.yaml
+expect "missing --nodes file" 2 "$bin" --nodes nope.yaml $seed/manifest.yaml
+has "missing --nodes file" "$tmp/err" "nope.yaml:1:1: error: cannot open file"
+
+# stdin, and the same verdict as from the file
+expect "stdin" 1 sh -c "'$bin' --nodes $seed/nodes.yaml - < $seed/manifest.yaml"
+has "stdin" "$tmp/out" "<stdin>:11:1: error:"
+# without nodes the node-dependent rules stay silent
+expect "no inventory" 0 "$bin" $seed/manifest.yaml
+# a directory is searched recursively; only *.yaml/*.yml/*.json are read
+mkdir -p "$tmp/tree/a/b"
+cp $seed/manifest.yaml "$tmp/tree/a/b/deploy.yml"
+echo "not: [yaml" >"$tmp/tree/a/notes.txt"
+expect "directory" 1 "$bin" --nodes $seed/nodes.yaml "$tmp/tree"
+has "directory" "$tmp/out" "tree/a/b/deploy.yml:11:1: error:"
+# Nodes among the manifests are an inventory too
+expect "nodes among manifests" 1 "$bin" $seed/nodes.yaml $seed/manifest.yaml
+# --output
+expect "--output" 1 "$bin" --format sarif --output "$tmp/r.sarif" --nodes $seed/nodes.yaml $seed/manifest.yaml
+has "--output" "$tmp/r.sarif" '"ruleId":	"rollout-deadlock"'
+expect "--output to a bad path" 2 "$bin" --output /nonexistent/dir/r.txt $seed/manifest.yaml
+# --fail-on: errors are at or above every level
+expect "--fail-on note" 1 "$bin" --fail-on note --nodes $seed/nodes.yaml $seed/manifest.yaml
+expect "clean with --fail-on note" 0 "$bin" --fail-on note --nodes $seed/nodes.yaml rollout-deadlock/seed-recreate/manifest.yaml
+# colour only on request (stdout is not a terminal here)
+expect "no colour on a pipe" 1 "$bin" --nodes $seed/nodes.yaml $seed/manifest.yaml
+hasnt "no colour on a pipe" "$tmp/out" "$(printf '\033')"
+expect "--color always" 1 "$bin" --color always --nodes $seed/nodes.yaml $seed/manifest.yaml
+has "--color always" "$tmp/out" "$(printf '\033[1;31m')"
+# json carries the finding, its notes and its fixes
+expect "json" 1 "$bin" --format json --nodes $seed/nodes.yaml $seed/manifest.yaml
+has "json" "$tmp/out" '"rule":	"rollout-deadlock"'
+has "json" "$tmp/out" 'maxSurge: 0\n'
+# --fix on stdin is refused quietly: nothing to write back
+expect "--fix keeps stdin alone" 1 sh -c "'$bin' --fix --nodes $seed/nodes.yaml - < $seed/manifest.yaml"
+# an empty file and a file of comments are fine
+: >"$tmp/empty.yaml"
+printf '# nothing here\n---\n...\n' >"$tmp/comments.yaml"
+expect "empty files" 0 "$bin" "$tmp/empty.yaml" "$tmp/comments.yaml"
+# a megabyte scalar is just a long string
+awk 'BEGIN { printf "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n  blob: "; for (i = 0; i < 1048576; i++) printf "x"; printf "\n" }' >"$tmp/big.yaml"
+expect "megabyte scalar" 0 "$bin" "$tmp/big.yaml"
+
+echo "cli: $pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,33 @@
+#!/bin/sh
+# Robustness over the real-world corpus: every file alone (its own Nodes, if any, are its
+# inventory), under the sanitizers. No crash, no sanitizer report, and the diagnostics must be
+# exactly those judged true in tests/corpus-expected.txt (file: message, paths relative to the
+# corpus). Usage: run-corpus.sh SCHEDLINT CORPUS_DIR
+set -u
+bin=$1
+corpus=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+here=$(cd "$(dirname "$0")" && pwd)
+find "$corpus" -type f \( -name '*.yaml' -o -name '*.yml' -o -name '*.json' \) | sort >"$tmp/files"
+n=$(wc -l <"$tmp/files")
+# Two at a time: the sanitizer build is slow to start.
+xargs -P 2 -n 20 sh -c '
+	bin=$0; tmp=$(mktemp -d)
+	for f in "$@"; do
+		"$bin" --color never "$f" >"$tmp/o" 2>"$tmp/e"; rc=$?
+		if [ $rc -ge 3 ] || grep -q -e Sanitizer -e "runtime error" "$tmp/e"; then echo "CRASH $rc $f"; cat "$tmp/e"; fi
+		grep -h -E ": (error|warning): " "$tmp/o" "$tmp/e"
+	done
+	rm -rf "$tmp"' "$bin" <"$tmp/files" | sed "s|^$corpus/||" | sort >"$tmp/got"
+if grep -q '^CRASH' "$tmp/got"; then
+	grep -A20 '^CRASH' "$tmp/got"
+	echo "corpus: $n files, CRASHED"
+	exit 1
+fi
+grep -v '^#' "$here/corpus-expected.txt" | sed '/^$/d' | sort >"$tmp/want"
+if ! diff -u "$tmp/want" "$tmp/got"; then
+	echo "corpus: $n files, diagnostics differ from tests/corpus-expected.txt"
+	exit 1
+fi
+echo "corpus: $n files, no crash, $(wc -l <"$tmp/got") diagnostics, all judged true"

@@ -1,0 +1,98 @@
+#!/bin/sh
+# Golden tests: every directory under fixtures/ that holds an `expected.exit` is one case.
+#   manifest.yaml | manifest.json   the input (or every input listed in `args`)
+#   nodes.yaml, pods.yaml           passed as --nodes / --pods when present
+#   args                            extra arguments, one line (replaces the defaults above)
+#   expected.txt                    stdout of the text format (no colour)
+#   expected.err                    stderr, when the case is about input errors
+#   expected.sarif                  stdout of --format sarif (kept for the SARIF validator)
+#   expected.exit                   the exit status
+#   fixed.yaml                      what --fix makes of manifest.yaml; the fixed file must lint clean
+# UPDATE=1 rewrites the expected files from the current output. A failure prints a unified diff.
+# Usage: run-fixtures.sh SCHEDLINT SARIF_OUT_DIR
+set -u
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+mkdir -p "$2"
+sarif_out=$(cd "$2" && pwd)
+root=$(cd "$(dirname "$0")/.." && pwd)
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for exitfile in $(find "$root/fixtures" -name expected.exit | sort); do
+	dir=$(dirname "$exitfile")
+	name=${dir#"$root/fixtures/"}
+	cd "$dir" || continue
+	if [ -f args ]; then
+		set -- $(cat args)
+	else
+		set --
+		[ -f nodes.yaml ] && set -- "$@" --nodes nodes.yaml
+		[ -f pods.yaml ] && set -- "$@" --pods pods.yaml
+		for m in manifest.yaml manifest.json; do [ -f "$m" ] && set -- "$@" "$m"; done
+	fi
+	ok=1
+	"$bin" --color never "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -ge 3 ] || grep -q -e 'Sanitizer' -e 'runtime error' "$tmp/err"; then
+		echo "FAIL $name: crashed or sanitizer report (exit $rc)"
+		cat "$tmp/err"
+		ok=0
+	fi
+	"$bin" --color never --format sarif "$@" >"$tmp/sarif" 2>/dev/null
+	safe=$(echo "$name" | tr '/' '_')
+	cp "$tmp/sarif" "$sarif_out/$safe.sarif"
+	"$bin" --color never --format json "$@" >/dev/null 2>"$tmp/jerr"
+	[ -s "$tmp/jerr" ] && grep -q -e 'Sanitizer' -e 'runtime error' "$tmp/jerr" && { echo "FAIL $name: sanitizer report in --format json"; ok=0; }
+	if [ "${UPDATE:-}" = 1 ]; then
+		cp "$tmp/out" expected.txt
+		echo $rc >expected.exit
+		[ -f expected.err ] || [ -s "$tmp/err" ] && cp "$tmp/err" expected.err
+		cp "$tmp/sarif" expected.sarif
+	fi
+	for f in txt:out err:err sarif:sarif; do
+		exp=expected.${f%%:*}
+		got=$tmp/${f#*:}
+		[ -f "$exp" ] || continue
+		if ! diff -u "$exp" "$got" >"$tmp/diff"; then
+			echo "FAIL $name: $exp differs"
+			cat "$tmp/diff"
+			ok=0
+		fi
+	done
+	if [ "$(cat expected.exit)" != "$rc" ]; then
+		echo "FAIL $name: exit status $rc, expected $(cat expected.exit)"
+		ok=0
+	fi
+	for fixed in fixed.yaml fixed.json; do
+		[ -f "$fixed" ] || continue
+		input=manifest.${fixed#fixed.}
+		mkdir -p "$tmp/fix"
+		cp "$input" "$tmp/fix/$input"
+		# the case's own arguments, with the input swapped for the copy
+		set --
+		[ -f nodes.yaml ] && set -- "$@" --nodes "$dir/nodes.yaml"
+		[ -f pods.yaml ] && set -- "$@" --pods "$dir/pods.yaml"
+		(cd "$tmp/fix" && "$bin" --color never --fix "$@" "$input" >/dev/null 2>&1)
+		[ "${UPDATE:-}" = 1 ] && cp "$tmp/fix/$input" "$fixed"
+		if ! diff -u "$fixed" "$tmp/fix/$input" >"$tmp/diff"; then
+			echo "FAIL $name: --fix result differs from $fixed"
+			cat "$tmp/diff"
+			ok=0
+		fi
+		if ! (cd "$tmp/fix" && "$bin" --color never "$@" "$input" >"$tmp/refix" 2>&1); then
+			echo "FAIL $name: the fixed manifest does not lint clean"
+			cat "$tmp/refix"
+			ok=0
+		fi
+		(cd "$tmp/fix" && "$bin" --color never --fix "$@" "$input" >/dev/null 2>&1)
+		if ! cmp -s "$fixed" "$tmp/fix/$input"; then
+			echo "FAIL $name: a second --fix changed the file again"
+			ok=0
+		fi
+		rm -rf "$tmp/fix"
+	done
+	if [ $ok = 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+done
+echo "fixtures: $pass passed, $fail failed"
+[ $fail -eq 0 ]

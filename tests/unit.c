@@ -1,0 +1,391 @@
+/* unit — quantities, fence-posts, selectors, tolerations and the YAML loader's edge cases.
+ * Each CHECK prints the failing expression with its line; the run ends with a count. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../linter/buf.h"
+#include "../linter/input.h"
+#include "../linter/k8s.h"
+#include "../linter/quantity.h"
+#include "../linter/sched.h"
+#include "../linter/yamldoc.h"
+
+static int checks, failures;
+#define CHECK(cond)                                                                                                    \
+	do {                                                                                                           \
+		checks++;                                                                                              \
+		if (!(cond)) {                                                                                         \
+			failures++;                                                                                    \
+			fprintf(stderr, "tests/unit.c:%d: check failed: %s\n", __LINE__, #cond);                       \
+		}                                                                                                      \
+	} while (0)
+
+static int64_t q(const char *s, int scale)
+{
+	struct sl_qty x;
+	if (sl_qty_parse(s, &x, NULL) < 0)
+		return -999;
+	return sl_qty_scaled(&x, scale);
+}
+
+static int bad_qty(const char *s)
+{
+	struct sl_qty x;
+	return sl_qty_parse(s, &x, NULL) < 0;
+}
+
+static void test_quantities(void)
+{
+	CHECK(q("250m", 3) == 250);
+	CHECK(q("1", 3) == 1000);
+	CHECK(q("0.5", 3) == 500);
+	CHECK(q("1.5", 0) == 2); /* Value() rounds up */
+	CHECK(q("1.5", 3) == 1500);
+	CHECK(q("100u", 3) == 1); /* MilliValue() rounds up too */
+	CHECK(q("1n", 3) == 1);
+	CHECK(q("0", 3) == 0);
+	CHECK(q("64Mi", 0) == 64LL << 20);
+	CHECK(q("16.5Gi", 0) == (33LL << 30) / 2);
+	CHECK(q("1Ki", 0) == 1024);
+	CHECK(q("1Ei", 0) == 1LL << 60);
+	CHECK(q("1k", 0) == 1000);
+	CHECK(q("1M", 0) == 1000000);
+	CHECK(q("1G", 0) == 1000000000);
+	CHECK(q("1T", 0) == 1000000000000LL);
+	CHECK(q("1P", 0) == 1000000000000000LL);
+	CHECK(q("1E", 0) == 1000000000000000000LL);
+	CHECK(q("1e3", 0) == 1000);
+	CHECK(q("1E3", 0) == 1000);
+	CHECK(q("1.5e3", 3) == 1500000);
+	CHECK(q("2e-3", 3) == 2);
+	CHECK(q("+5", 0) == 5);
+	CHECK(q(".5", 3) == 500);
+	CHECK(q("0.000001", 3) == 1);
+	CHECK(q("8Ei", 3) == INT64_MAX); /* saturates instead of wrapping */
+	CHECK(q("123456789012345678901234567890", 0) == INT64_MAX);
+	CHECK(q("1.0000000000000000000001", 0) == 2); /* a dropped digit still rounds up */
+	CHECK(q("7800m", 3) == 7800);
+	CHECK(bad_qty(""));
+	CHECK(bad_qty("1.5x"));
+	CHECK(bad_qty("x"));
+	CHECK(bad_qty("1ki"));
+	CHECK(bad_qty("1 Gi"));
+	CHECK(bad_qty("1e"));
+	CHECK(bad_qty("."));
+	CHECK(bad_qty("1Gii"));
+	struct sl_qty x;
+	CHECK(sl_qty_parse("1.5", &x, NULL) == 0 && !sl_qty_is_integer(&x));
+	CHECK(sl_qty_parse("2", &x, NULL) == 0 && sl_qty_is_integer(&x));
+	CHECK(sl_qty_parse("1500m", &x, NULL) == 0 && !sl_qty_is_integer(&x));
+	CHECK(sl_qty_parse("2000m", &x, NULL) == 0 && sl_qty_is_integer(&x));
+	CHECK(sl_qty_parse("0.5Ki", &x, NULL) == 0 && sl_qty_is_integer(&x));
+	char buf[32];
+	sl_format_amount("cpu", 250, buf, sizeof buf);
+	CHECK(!strcmp(buf, "250m"));
+	sl_format_amount("cpu", 2000, buf, sizeof buf);
+	CHECK(!strcmp(buf, "2"));
+	sl_format_amount("memory", 64LL << 20, buf, sizeof buf);
+	CHECK(!strcmp(buf, "64Mi"));
+	sl_format_amount("nvidia.com/gpu", 4, buf, sizeof buf);
+	CHECK(!strcmp(buf, "4"));
+}
+
+static int64_t resolve(int64_t v, int pct, int64_t total, int up)
+{
+	struct sl_intpct p = {true, pct != 0, v, NULL};
+	return sl_intpct_resolve(&p, total, up);
+}
+
+static void fence(int64_t replicas, int sp, int64_t s, int up, int64_t u, int64_t *rs, int64_t *ru)
+{
+	struct sl_workload w;
+	memset(&w, 0, sizeof w);
+	w.replicas = replicas;
+	w.max_surge = (struct sl_intpct){true, sp, s, NULL};
+	w.max_unavailable = (struct sl_intpct){true, up, u, NULL};
+	sl_fenceposts(&w, rs, ru);
+}
+
+static void test_fenceposts(void)
+{
+	CHECK(resolve(25, 1, 1, 1) == 1);  /* the seed: ceil(0.25) */
+	CHECK(resolve(25, 1, 1, 0) == 0);  /* floor(0.25) */
+	CHECK(resolve(25, 1, 4, 0) == 1);
+	CHECK(resolve(25, 1, 10, 1) == 3); /* 10 replicas: at most 13 pods */
+	CHECK(resolve(25, 1, 10, 0) == 2); /* and at least 8 available */
+	CHECK(resolve(50, 1, 3, 1) == 2);
+	CHECK(resolve(10, 1, 3, 0) == 0);
+	CHECK(resolve(100, 1, 7, 0) == 7);
+	CHECK(resolve(3, 0, 10, 1) == 3); /* integers are taken as written */
+	CHECK(resolve(0, 1, 0, 1) == 0);
+	int64_t s, u;
+	fence(1, 1, 25, 1, 25, &s, &u);
+	CHECK(s == 1 && u == 0);
+	fence(1, 0, 0, 0, 0, &s, &u); /* both 0: unavailable becomes 1 */
+	CHECK(s == 0 && u == 1);
+	fence(3, 1, 10, 1, 10, &s, &u); /* ceil(0.3)=1, floor(0.3)=0 */
+	CHECK(s == 1 && u == 0);
+	fence(5, 1, 0, 1, 10, &s, &u); /* 0% and floor(0.5)=0 → 0/1 */
+	CHECK(s == 0 && u == 1);
+	fence(0, 1, 25, 1, 25, &s, &u); /* zero replicas: both resolve to 0 → 0/1 */
+	CHECK(s == 0 && u == 1);
+}
+
+/* A node with the given labels (pairs), built by hand. */
+static void mknode(struct sl_node *n, const char *name, struct sl_kv *kv, size_t nkv)
+{
+	memset(n, 0, sizeof *n);
+	n->name = name;
+	n->labels.v = kv;
+	n->labels.n = nkv;
+	n->max_pods = 110;
+}
+
+static void test_selectors(void)
+{
+	struct sl_kv kv[] = {{"zone", "a", NULL, NULL}, {"gpu-mem", "80", NULL, NULL}, {"kubernetes.io/hostname", "n1", NULL, NULL}};
+	struct sl_labels l = {kv, 3};
+	const char *ab[] = {"a", "b"}, *c[] = {"c"}, *v40[] = {"40"}, *v80[] = {"80"}, *bad[] = {"x"}, *two[] = {"1", "2"};
+	struct sl_requirement r;
+	r = (struct sl_requirement){"zone", SL_OP_IN, ab, 2, NULL};
+	CHECK(sl_requirement_matches(&r, &l));
+	r = (struct sl_requirement){"zone", SL_OP_IN, c, 1, NULL};
+	CHECK(!sl_requirement_matches(&r, &l));
+	r = (struct sl_requirement){"zone", SL_OP_NOTIN, c, 1, NULL};
+	CHECK(sl_requirement_matches(&r, &l));
+	r = (struct sl_requirement){"missing", SL_OP_NOTIN, c, 1, NULL}; /* NotIn matches an absent label */
+	CHECK(sl_requirement_matches(&r, &l));
+	r = (struct sl_requirement){"missing", SL_OP_IN, c, 1, NULL};
+	CHECK(!sl_requirement_matches(&r, &l));
+	r = (struct sl_requirement){"zone", SL_OP_EXISTS, NULL, 0, NULL};
+	CHECK(sl_requirement_matches(&r, &l));
+	r = (struct sl_requirement){"zone", SL_OP_DOESNOTEXIST, NULL, 0, NULL};
+	CHECK(!sl_requirement_matches(&r, &l));
+	r = (struct sl_requirement){"missing", SL_OP_DOESNOTEXIST, NULL, 0, NULL};
+	CHECK(sl_requirement_matches(&r, &l));
+	r = (struct sl_requirement){"gpu-mem", SL_OP_GT, v40, 1, NULL};
+	CHECK(sl_requirement_matches(&r, &l));
+	r = (struct sl_requirement){"gpu-mem", SL_OP_GT, v80, 1, NULL}; /* strictly greater */
+	CHECK(!sl_requirement_matches(&r, &l));
+	r = (struct sl_requirement){"gpu-mem", SL_OP_LT, v80, 1, NULL};
+	CHECK(!sl_requirement_matches(&r, &l));
+	r = (struct sl_requirement){"zone", SL_OP_GT, v40, 1, NULL}; /* label not an integer */
+	CHECK(!sl_requirement_matches(&r, &l));
+	r = (struct sl_requirement){"gpu-mem", SL_OP_GT, bad, 1, NULL};
+	CHECK(!sl_requirement_matches(&r, &l));
+	r = (struct sl_requirement){"gpu-mem", SL_OP_GT, two, 2, NULL}; /* exactly one value */
+	CHECK(!sl_requirement_matches(&r, &l));
+	r = (struct sl_requirement){"missing", SL_OP_LT, v80, 1, NULL};
+	CHECK(!sl_requirement_matches(&r, &l));
+
+	struct sl_node n;
+	mknode(&n, "n1", kv, 3);
+	const char *n1[] = {"n1"}, *n2[] = {"n2"};
+	struct sl_requirement f_in = {"metadata.name", SL_OP_IN, n1, 1, NULL};
+	struct sl_requirement f_notin = {"metadata.name", SL_OP_NOTIN, n1, 1, NULL};
+	struct sl_requirement f_other = {"metadata.name", SL_OP_IN, n2, 1, NULL};
+	struct sl_requirement f_badkey = {"metadata.uid", SL_OP_IN, n1, 1, NULL};
+	CHECK(sl_field_matches(&f_in, "n1"));
+	CHECK(!sl_field_matches(&f_notin, "n1"));
+	CHECK(!sl_field_matches(&f_other, "n1"));
+	CHECK(!sl_field_matches(&f_badkey, "n1"));
+	struct sl_requirement zin = {"zone", SL_OP_IN, ab, 2, NULL}, zc = {"zone", SL_OP_IN, c, 1, NULL};
+	struct sl_term empty = {NULL, NULL, 0, 0, NULL};
+	struct sl_term t_ok = {&zin, &f_in, 1, 1, NULL};
+	struct sl_term t_and = {&zc, &f_in, 1, 1, NULL}; /* expressions AND fields */
+	CHECK(!sl_term_matches(&empty, &n)); /* an empty term selects nothing */
+	CHECK(sl_term_matches(&t_ok, &n));
+	CHECK(!sl_term_matches(&t_and, &n));
+
+	struct sl_podspec p;
+	memset(&p, 0, sizeof p);
+	CHECK(sl_node_affinity_matches(&p, &n)); /* no constraints */
+	struct sl_term terms[2] = {t_and, t_ok};
+	p.terms = terms;
+	p.nterms = 2;
+	p.has_required_affinity = true;
+	CHECK(sl_node_affinity_matches(&p, &n)); /* terms OR'd */
+	p.nterms = 1;
+	CHECK(!sl_node_affinity_matches(&p, &n));
+	p.nterms = 0; /* nodeSelectorTerms: [] matches nothing */
+	CHECK(!sl_node_affinity_matches(&p, &n));
+	p.has_required_affinity = false;
+	struct sl_kv sel[] = {{"zone", "a", NULL, NULL}};
+	p.node_selector.v = sel;
+	p.node_selector.n = 1;
+	CHECK(sl_node_affinity_matches(&p, &n));
+	sel[0].val = "b";
+	CHECK(!sl_node_affinity_matches(&p, &n));
+	sel[0].key = "absent";
+	sel[0].val = "";
+	CHECK(!sl_node_affinity_matches(&p, &n)); /* absent is not equal to "" */
+}
+
+static void test_tolerations(void)
+{
+	struct sl_taint gpu = {"nvidia.com/gpu", "present", "NoSchedule", NULL};
+	struct sl_toleration t;
+	t = (struct sl_toleration){"nvidia.com/gpu", "Exists", "", "", NULL};
+	CHECK(sl_tolerates(&t, &gpu));
+	t = (struct sl_toleration){"nvidia.com/gpu", "Equal", "present", "NoSchedule", NULL};
+	CHECK(sl_tolerates(&t, &gpu));
+	t = (struct sl_toleration){"nvidia.com/gpu", "", "present", "", NULL}; /* operator defaults to Equal */
+	CHECK(sl_tolerates(&t, &gpu));
+	t = (struct sl_toleration){"nvidia.com/gpu", "Equal", "absent", "", NULL};
+	CHECK(!sl_tolerates(&t, &gpu));
+	t = (struct sl_toleration){"nvidia.com/gpu", "Exists", "", "NoExecute", NULL}; /* effect must match */
+	CHECK(!sl_tolerates(&t, &gpu));
+	t = (struct sl_toleration){"", "Exists", "", "", NULL}; /* tolerates everything */
+	CHECK(sl_tolerates(&t, &gpu));
+	t = (struct sl_toleration){"other", "Exists", "", "", NULL};
+	CHECK(!sl_tolerates(&t, &gpu));
+	t = (struct sl_toleration){"nvidia.com/gpu", "Bogus", "", "", NULL};
+	CHECK(!sl_tolerates(&t, &gpu));
+
+	struct sl_taint taints[] = {{"pref", "", "PreferNoSchedule", NULL},
+				    {"node.kubernetes.io/not-ready", "", "NoExecute", NULL},
+				    {"dedicated", "batch", "NoSchedule", NULL}};
+	struct sl_node n;
+	mknode(&n, "n", NULL, 0);
+	n.taints = taints;
+	n.ntaints = 3;
+	struct sl_podspec p;
+	memset(&p, 0, sizeof p);
+	/* PreferNoSchedule never blocks; not-ready is tolerated by default; dedicated is not. */
+	CHECK(sl_untolerated_taint(&p, &n) == &taints[2]);
+	struct sl_toleration ded = {"dedicated", "Equal", "batch", "NoSchedule", NULL};
+	p.tols = &ded;
+	p.ntols = 1;
+	CHECK(sl_untolerated_taint(&p, &n) == NULL);
+}
+
+/* Load a YAML string; returns the number of input errors. */
+static size_t load(const char *text, struct sl_ystream *ys, struct sl_findings *fs, struct sl_source **src)
+{
+	*src = sl_source_from_memory("t.yaml", text, strlen(text));
+	sl_yaml_parse(*src, ys, fs);
+	return fs->input_errors;
+}
+
+static void test_yaml(void)
+{
+	struct sl_ystream ys = {0};
+	struct sl_findings fs = {0};
+	struct sl_source *src;
+	/* duplicate keys: the last wins; merge keys: explicit keys win */
+	CHECK(load("a: 1\nb: 2\na: 3\nbase: &b {x: 1, y: 2}\nm:\n  <<: *b\n  y: 9\n", &ys, &fs, &src) == 0);
+	const struct sl_ynode *r = ys.n ? ys.docs[0].root : NULL;
+	CHECK(sl_yis(sl_ymap_get(r, "a"), "3"));
+	CHECK(sl_yis(sl_ypath(r, "m.x"), "1"));
+	CHECK(sl_yis(sl_ypath(r, "m.y"), "9"));
+	CHECK(r && sl_ymap_get(r, "a")->at.line == 3 && sl_ymap_get(r, "a")->at.col == 4);
+	sl_ystream_free(&ys);
+	sl_findings_free(&fs);
+	sl_source_free(src);
+
+	/* an alias bomb is refused without expanding it */
+	struct sl_buf b = SL_BUF_INIT;
+	sl_buf_puts(&b, "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+	for (int i = 1; i < 12; i++)
+		sl_buf_printf(&b, "a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n", i, i, i - 1,
+			      i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
+	CHECK(load(b.s, &ys, &fs, &src) == 1);
+	CHECK(fs.n == 1 && strstr(fs.v[0].message, "alias bomb"));
+	sl_buf_free(&b);
+	sl_ystream_free(&ys);
+	sl_findings_free(&fs);
+	sl_source_free(src);
+
+	/* deep nesting is refused, not recursed into */
+	for (int i = 0; i < 10000; i++)
+		sl_buf_putc(&b, '[');
+	CHECK(load(b.s, &ys, &fs, &src) == 1);
+	CHECK(fs.n == 1 && strstr(fs.v[0].message, "nests deeper"));
+	sl_buf_free(&b);
+	sl_ystream_free(&ys);
+	sl_findings_free(&fs);
+	sl_source_free(src);
+
+	/* positions count code points, offsets count bytes */
+	CHECK(load("k: \"é€\"\nv: 1\n", &ys, &fs, &src) == 0);
+	r = ys.n ? ys.docs[0].root : NULL;
+	const struct sl_ynode *v = sl_ymap_get(r, "v");
+	CHECK(v && v->at.line == 2 && v->at.col == 4 && v->at.off == 14);
+	const struct sl_ynode *k = sl_ymap_get(r, "k");
+	CHECK(k && k->at.ecol == 8 && k->at.end == 10);
+	sl_ystream_free(&ys);
+	sl_findings_free(&fs);
+	sl_source_free(src);
+
+	/* a tab in indentation is named as such */
+	CHECK(load("a:\n\tb: 1\n", &ys, &fs, &src) == 1);
+	CHECK(fs.n == 1 && strstr(fs.v[0].message, "tab"));
+	sl_ystream_free(&ys);
+	sl_findings_free(&fs);
+	sl_source_free(src);
+
+	int64_t i;
+	CHECK(load("a: 12\nb: '12'\nc: 1_000\nd: x\n", &ys, &fs, &src) == 0);
+	r = ys.docs[0].root;
+	CHECK(sl_yint(sl_ymap_get(r, "a"), &i) == 0 && i == 12);
+	CHECK(sl_yint(sl_ymap_get(r, "b"), &i) == -1); /* quoted: a string */
+	CHECK(sl_yint(sl_ymap_get(r, "c"), &i) == 0 && i == 1000);
+	CHECK(sl_yint(sl_ymap_get(r, "d"), &i) == -1);
+	sl_ystream_free(&ys);
+	sl_findings_free(&fs);
+	sl_source_free(src);
+}
+
+/* The effective request of a pod spec given as YAML. */
+static int64_t request_of(const char *yaml, const char *res)
+{
+	struct sl_ystream ys = {0};
+	struct sl_findings fs = {0};
+	struct sl_source *src = sl_source_from_memory("t.yaml", yaml, strlen(yaml));
+	sl_yaml_parse(src, &ys, &fs);
+	struct sl_podspec p;
+	int64_t v = -1;
+	if (ys.n && sl_parse_podspec(src, ys.docs[0].root, "default", NULL, &p, &fs) == 0)
+		v = sl_res_get(&p.request, res);
+	sl_podspec_free(&p);
+	sl_ystream_free(&ys);
+	sl_findings_free(&fs);
+	sl_source_free(src);
+	return v;
+}
+
+static void test_requests(void)
+{
+	/* requests default to limits; containers sum */
+	CHECK(request_of("containers:\n- resources: {limits: {cpu: 250m}}\n- resources: {requests: {cpu: 100m}, "
+			 "limits: {cpu: 1}}\n",
+			 "cpu") == 350);
+	/* an init container raises the request to its own */
+	CHECK(request_of("containers:\n- resources: {requests: {cpu: 2}}\ninitContainers:\n- resources: {requests: {cpu: "
+			 "'8'}}\n",
+			 "cpu") == 8000);
+	/* a restartable (sidecar) init container adds to the containers and to later init containers */
+	CHECK(request_of("containers:\n- resources: {requests: {cpu: 1}}\ninitContainers:\n- restartPolicy: Always\n  "
+			 "resources: {requests: {cpu: 500m}}\n- resources: {requests: {cpu: 1200m}}\n",
+			 "cpu") == 1700);
+	/* overhead is added */
+	CHECK(request_of("containers:\n- resources: {requests: {memory: 64Mi}}\noverhead: {memory: 64Mi}\n", "memory") ==
+	      128LL << 20);
+	/* a bad quantity is an input error */
+	CHECK(request_of("containers:\n- resources: {limits: {nvidia.com/gpu: 1.5x}}\n", "nvidia.com/gpu") == -1);
+	CHECK(request_of("containers:\n- resources: {limits: {nvidia.com/gpu: 1}}\n", "nvidia.com/gpu") == 1);
+	CHECK(request_of("containers: nope\n", "cpu") == -1);
+}
+
+int main(void)
+{
+	test_quantities();
+	test_fenceposts();
+	test_selectors();
+	test_tolerations();
+	test_yaml();
+	test_requests();
+	printf("unit: %d/%d checks passed\n", checks - failures, checks);
+	return failures ? 1 : 0;
+}
