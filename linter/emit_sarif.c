@@ -90,15 +90,7 @@ static cJSON *rule_meta(const struct sl_rule *r)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "id", r->id);
-	/* A PascalCase name, as SARIF viewers expect next to the id. */
-	struct sl_buf name = SL_BUF_INIT;
-	for (const char *p = r->id; *p; p++)
-		if (p == r->id || p[-1] == '-')
-			sl_buf_putc(&name, (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p));
-		else if (*p != '-')
-			sl_buf_putc(&name, *p);
-	cJSON_AddStringToObject(o, "name", name.s);
-	sl_buf_free(&name);
+	cJSON_AddStringToObject(o, "name", r->name);
 	cJSON_AddItemToObject(o, "shortDescription", text_obj(r->summary));
 	cJSON_AddItemToObject(o, "fullDescription", text_obj(r->description));
 	cJSON *help = cJSON_AddObjectToObject(o, "help");

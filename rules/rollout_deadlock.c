@@ -61,6 +61,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 
 const struct sl_rule sl_rule_rollout_deadlock = {
 	.id = "rollout-deadlock",
+	.name = "RolloutCanNeverFinish",
 	.summary = "A RollingUpdate with maxUnavailable 0 whose surge pod can never be scheduled.",
 	.description =
 		"maxUnavailable resolves to 0, so the Deployment controller keeps every old pod until a new pod is "

@@ -20,6 +20,7 @@ struct sl_check {
 
 struct sl_rule {
 	const char *id;
+	const char *name;	 /* PascalCase, distinct from the id (SARIF reportingDescriptor.name) */
 	const char *summary;	 /* one line: what it proves */
 	const char *description; /* a paragraph: the proof and when it holds */
 	const char *help;	 /* markdown: the fix */

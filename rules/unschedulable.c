@@ -70,6 +70,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 
 const struct sl_rule sl_rule_unschedulable = {
 	.id = "unschedulable",
+	.name = "NoNodeFitsPod",
 	.summary = "No node passes the scheduler's filters for a single pod of the workload.",
 	.description = "Every node in the inventory fails at least one Filter plugin of the default scheduler "
 		       "profile (unschedulable, node name, taints, node affinity / nodeSelector, resources) for one "
