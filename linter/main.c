@@ -123,7 +123,7 @@ static int parse_args(int argc, char **argv, struct options *o, int *done)
 		case 'l':
 			for (unsigned i = 0; i < sl_nrules; i++)
 				printf("%-32s %-8s %s%s\n", sl_rules[i]->id, sl_level_name(sl_rules[i]->level),
-				       sl_rules[i]->summary, sl_rules[i]->needs_nodes ? " (needs --nodes)" : "");
+				       sl_rules[i]->summary, sl_rules[i]->needs_nodes ? " (needs nodes: --nodes or Node objects)" : "");
 			*done = 1;
 			return 0;
 		case 'h':
@@ -207,6 +207,13 @@ static int apply_fixes(const struct sl_sources *ss, const struct sl_findings *fs
 	return rc;
 }
 
+/* NO_COLOR counts only when set to something (no-color.org). */
+static bool no_color(void)
+{
+	const char *v = getenv("NO_COLOR");
+	return v && *v;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = {0};
@@ -275,8 +282,8 @@ int main(int argc, char **argv)
 	}
 	int rc = 0;
 	if (out) {
-		bool color = o.color == 1 || (o.color == -1 && out == stdout && isatty(1) && !getenv("NO_COLOR"));
-		bool ecolor = o.color == 1 || (o.color == -1 && isatty(2) && !getenv("NO_COLOR"));
+		bool color = o.color == 1 || (o.color == -1 && out == stdout && isatty(1) && !no_color());
+		bool ecolor = o.color == 1 || (o.color == -1 && isatty(2) && !no_color());
 		/* Input errors always reach stderr; the report format carries them as well. */
 		for (size_t i = 0; i < fs.n; i++)
 			if (!fs.v[i].rule) {

@@ -34,15 +34,19 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	struct sl_finding *f =
 		sl_rule_report(self, cx, at,
 			       "rollout of %s can never finish: the nodes hold its %lld pod%s but not one more, and "
-			       "maxUnavailable %s resolves to 0, so no old pod goes before a new one is Ready",
-			       ref, (long long)a->replicas, a->replicas == 1 ? "" : "s", unavail);
+			       "maxUnavailable %s%s, so no old pod goes before a new one is Ready",
+			       ref, (long long)a->replicas, a->replicas == 1 ? "" : "s", unavail,
+			       w->max_unavailable.percent ? " resolves to 0" : "");
 	sl_note(f, "replicas %lld%s; strategy RollingUpdate%s", (long long)a->replicas,
 		w->replicas_node ? "" : " (defaulted)", w->type_node ? "" : " (defaulted)");
-	sl_note(f,
-		"maxSurge %s%s resolves to %lld (rounded up), maxUnavailable %s%s resolves to %lld (rounded down), of "
-		"%lld replica%s",
-		surge, w->max_surge.set ? "" : " (defaulted)", (long long)a->max_surge, unavail,
-		w->max_unavailable.set ? "" : " (defaulted)", (long long)a->max_unavailable, (long long)a->replicas,
+	/* "resolves" only where a percentage was turned into a count */
+	char rs[64] = "", ru[64] = "";
+	if (w->max_surge.percent)
+		snprintf(rs, sizeof rs, " resolves to %lld (rounded up)", (long long)a->max_surge);
+	if (w->max_unavailable.percent)
+		snprintf(ru, sizeof ru, " resolves to %lld (rounded down)", (long long)a->max_unavailable);
+	sl_note(f, "maxSurge %s%s%s, maxUnavailable %s%s%s, of %lld replica%s", surge, w->max_surge.set ? "" : " (defaulted)",
+		rs, unavail, w->max_unavailable.set ? "" : " (defaulted)", ru, (long long)a->replicas,
 		a->replicas == 1 ? "" : "s");
 	sl_note_slots(f, cx->model, a);
 	sl_note(f, "the surge pod: %s", a->rollout_fit_error ? a->rollout_fit_error : "no node has room");
