@@ -169,7 +169,8 @@ void sl_intpct_format(const struct sl_intpct *p, char *out, unsigned n);
 /* Default namespace used for objects that name none. */
 #define SL_DEFAULT_NAMESPACE "default"
 
-/* Parse a node selector requirement list / term from YAML; used by tests. */
+/* Read a pod spec (requests, nodeSelector, required node affinity, tolerations, nodeName);
+ * input errors go to errs and make it return -1. Free with sl_podspec_free. */
 int sl_parse_podspec(const struct sl_source *src, const struct sl_ynode *spec, const char *ns,
 		     const struct sl_ynode *labels, struct sl_podspec *out, struct sl_findings *errs);
 void sl_podspec_free(struct sl_podspec *p);

@@ -248,14 +248,11 @@ void sl_filter_node(const struct sl_podspec *p, const struct sl_node *n, int64_t
 	fit_resources(p, n, placed, out);
 }
 
-int64_t sl_node_slots(const struct sl_podspec *p, const struct sl_node *n, const char **limit)
+int64_t sl_node_slots(const struct sl_podspec *p, const struct sl_node *n, const struct sl_nodefit *fit,
+		      const char **limit)
 {
-	struct sl_nodefit f;
-	sl_filter_node(p, n, 0, &f);
-	bool ok = f.plugin == SL_FITS || f.plugin == SL_PL_NODE_RESOURCES_FIT;
-	sl_nodefit_clear(&f);
 	*limit = NULL;
-	if (!ok)
+	if (fit->plugin != SL_FITS && fit->plugin != SL_PL_NODE_RESOURCES_FIT)
 		return 0;
 	int64_t slots = n->max_pods - n->npods;
 	if (slots < 0)
@@ -385,7 +382,7 @@ void sl_analyze(const struct sl_model *m, const struct sl_workload *w, struct sl
 		}
 		if (a->fit[i].plugin == SL_FITS)
 			a->nfeasible++;
-		a->slots[i] = sl_node_slots(&w->pod, m->nodes[i], &a->slot_limit[i]);
+		a->slots[i] = sl_node_slots(&w->pod, m->nodes[i], &a->fit[i], &a->slot_limit[i]);
 		a->total_slots = sl_sat_add(a->total_slots, a->slots[i]);
 	}
 	if (a->nfeasible == 0)

@@ -48,8 +48,10 @@ const struct sl_taint *sl_untolerated_taint(const struct sl_podspec *p, const st
 
 /* Run the filters for one more pod of p on n, with `placed` pods of p already there. */
 void sl_filter_node(const struct sl_podspec *p, const struct sl_node *n, int64_t placed, struct sl_nodefit *out);
-/* How many pods of p node n holds at once (0 when a filter other than resources fails). */
-int64_t sl_node_slots(const struct sl_podspec *p, const struct sl_node *n, const char **limit);
+/* How many pods of p node n holds at once, given fit = sl_filter_node(p, n, 0): 0 when a filter
+ * other than resources fails. *limit names what bounds the count ("pods" for the pod count). */
+int64_t sl_node_slots(const struct sl_podspec *p, const struct sl_node *n, const struct sl_nodefit *fit,
+		      const char **limit);
 
 struct sl_analysis {
 	const struct sl_podspec *pod;
