@@ -7,186 +7,186 @@
 
 static void oom(void)
 {
-        fputs("schedlint: out of memory\n", stderr);
-        abort();
+	fputs("schedlint: out of memory\n", stderr);
+	abort();
 }
 
 void *sl_xmalloc(size_t n)
 {
-        void *p = malloc(n ? n : 1);
-        if (!p)
-                oom();
-        return p;
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom();
+	return p;
 }
 
 void *sl_xcalloc(size_t n, size_t size)
 {
-        void *p = calloc(n ? n : 1, size ? size : 1);
-        if (!p)
-                oom();
-        return p;
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		oom();
+	return p;
 }
 
 void *sl_xrealloc(void *p, size_t n)
 {
-        p = realloc(p, n ? n : 1);
-        if (!p)
-                oom();
-        return p;
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		oom();
+	return p;
 }
 
 char *sl_xstrdup(const char *s)
 {
-        size_t n = strlen(s) + 1;
-        return memcpy(sl_xmalloc(n), s, n);
+	size_t n = strlen(s) + 1;
+	return memcpy(sl_xmalloc(n), s, n);
 }
 
 char *sl_xasprintf(const char *fmt, ...)
 {
-        struct sl_buf b = SL_BUF_INIT;
-        va_list ap;
-        va_start(ap, fmt);
-        sl_buf_vprintf(&b, fmt, ap);
-        va_end(ap);
-        return sl_buf_detach(&b);
+	struct sl_buf b = SL_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	sl_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	return sl_buf_detach(&b);
 }
 
 void sl_grow(void *arr, size_t *cap, size_t need, size_t sz)
 {
-        void **p = arr;
-        if (need <= *cap)
-                return;
-        size_t n = *cap ? *cap : 4;
-        while (n < need)
-                n *= 2;
-        *p = sl_xrealloc(*p, n * sz);
-        *cap = n;
+	void **p = arr;
+	if (need <= *cap)
+		return;
+	size_t n = *cap ? *cap : 4;
+	while (n < need)
+		n *= 2;
+	*p = sl_xrealloc(*p, n * sz);
+	*cap = n;
 }
 
 static void reserve(struct sl_buf *b, size_t extra)
 {
-        if (b->len + extra + 1 <= b->cap)
-                return;
-        size_t n = b->cap ? b->cap : 64;
-        while (n < b->len + extra + 1)
-                n *= 2;
-        b->s = sl_xrealloc(b->s, n);
-        b->cap = n;
+	if (b->len + extra + 1 <= b->cap)
+		return;
+	size_t n = b->cap ? b->cap : 64;
+	while (n < b->len + extra + 1)
+		n *= 2;
+	b->s = sl_xrealloc(b->s, n);
+	b->cap = n;
 }
 
 void sl_buf_add(struct sl_buf *b, const char *s, size_t n)
 {
-        reserve(b, n);
-        if (n)
-                memcpy(b->s + b->len, s, n);
-        b->len += n;
-        b->s[b->len] = 0;
+	reserve(b, n);
+	if (n)
+		memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = 0;
 }
 
 void sl_buf_puts(struct sl_buf *b, const char *s)
 {
-        sl_buf_add(b, s, strlen(s));
+	sl_buf_add(b, s, strlen(s));
 }
 
 void sl_buf_putc(struct sl_buf *b, char c)
 {
-        sl_buf_add(b, &c, 1);
+	sl_buf_add(b, &c, 1);
 }
 
 void sl_buf_vprintf(struct sl_buf *b, const char *fmt, va_list ap)
 {
-        va_list cp;
-        va_copy(cp, ap);
-        int n = vsnprintf(NULL, 0, fmt, cp);
-        va_end(cp);
-        if (n < 0)
-                return;
-        reserve(b, (size_t)n);
-        vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-        b->len += (size_t)n;
+	va_list cp;
+	va_copy(cp, ap);
+	int n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		return;
+	reserve(b, (size_t)n);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
 }
 
 void sl_buf_printf(struct sl_buf *b, const char *fmt, ...)
 {
-        va_list ap;
-        va_start(ap, fmt);
-        sl_buf_vprintf(b, fmt, ap);
-        va_end(ap);
+	va_list ap;
+	va_start(ap, fmt);
+	sl_buf_vprintf(b, fmt, ap);
+	va_end(ap);
 }
 
 void sl_buf_reset(struct sl_buf *b)
 {
-        b->len = 0;
-        if (b->s)
-                b->s[0] = 0;
+	b->len = 0;
+	if (b->s)
+		b->s[0] = 0;
 }
 
 char *sl_buf_detach(struct sl_buf *b)
 {
-        char *s = b->s ? b->s : sl_xstrdup("");
-        b->s = NULL;
-        b->len = b->cap = 0;
-        return s;
+	char *s = b->s ? b->s : sl_xstrdup("");
+	b->s = NULL;
+	b->len = b->cap = 0;
+	return s;
 }
 
 void sl_buf_free(struct sl_buf *b)
 {
-        free(b->s);
-        b->s = NULL;
-        b->len = b->cap = 0;
+	free(b->s);
+	b->s = NULL;
+	b->len = b->cap = 0;
 }
 
 const char *sl_buf_str(const struct sl_buf *b)
 {
-        return b->s ? b->s : "";
+	return b->s ? b->s : "";
 }
 
 static size_t str_hash(const char *s)
 {
-        uint64_t h = 1469598103934665603ull;
-        for (; *s; s++)
-                h = (h ^ (unsigned char)*s) * 1099511628211ull;
-        return (size_t)h;
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return (size_t)h;
 }
 
 size_t sl_strmap_get(const struct sl_strmap *m, const char *key)
 {
-        if (!m->cap)
-                return (size_t)-1;
-        for (size_t i = str_hash(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-                if (!m->keys[i])
-                        return (size_t)-1;
-                if (!strcmp(m->keys[i], key))
-                        return m->vals[i];
-        }
+	if (!m->cap)
+		return (size_t)-1;
+	for (size_t i = str_hash(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		if (!m->keys[i])
+			return (size_t)-1;
+		if (!strcmp(m->keys[i], key))
+			return m->vals[i];
+	}
 }
 
 size_t sl_strmap_put(struct sl_strmap *m, const char *key, size_t val)
 {
-        if (2 * (m->n + 1) > m->cap) {
-                /* Keep the load under one half so probes stay short. */
-                struct sl_strmap g = {0, 0, 0, m->cap ? 2 * m->cap : 16};
-                g.keys = sl_xcalloc(g.cap, sizeof *g.keys);
-                g.vals = sl_xcalloc(g.cap, sizeof *g.vals);
-                for (size_t i = 0; i < m->cap; i++)
-                        if (m->keys[i])
-                                sl_strmap_put(&g, m->keys[i], m->vals[i]);
-                sl_strmap_free(m);
-                *m = g;
-        }
-        size_t i;
-        for (i = str_hash(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
-                if (!strcmp(m->keys[i], key))
-                        return m->vals[i];
-        m->keys[i] = key;
-        m->vals[i] = val;
-        m->n++;
-        return val;
+	if (2 * (m->n + 1) > m->cap) {
+		/* Keep the load under one half so probes stay short. */
+		struct sl_strmap g = {0, 0, 0, m->cap ? 2 * m->cap : 16};
+		g.keys = sl_xcalloc(g.cap, sizeof *g.keys);
+		g.vals = sl_xcalloc(g.cap, sizeof *g.vals);
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->keys[i])
+				sl_strmap_put(&g, m->keys[i], m->vals[i]);
+		sl_strmap_free(m);
+		*m = g;
+	}
+	size_t i;
+	for (i = str_hash(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
+		if (!strcmp(m->keys[i], key))
+			return m->vals[i];
+	m->keys[i] = key;
+	m->vals[i] = val;
+	m->n++;
+	return val;
 }
 
 void sl_strmap_free(struct sl_strmap *m)
 {
-        free(m->keys);
-        free(m->vals);
-        memset(m, 0, sizeof *m);
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof *m);
 }

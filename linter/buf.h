@@ -7,13 +7,13 @@
 #include <stddef.h>
 
 struct sl_buf {
-        char *s; /* always NUL-terminated once anything was added */
-        size_t len, cap;
+	char *s; /* always NUL-terminated once anything was added */
+	size_t len, cap;
 };
-#define SL_BUF_INIT                                                                                \
-        {                                                                                          \
-                0, 0, 0                                                                            \
-        }
+#define SL_BUF_INIT                                                                                                    \
+	{                                                                                                              \
+		0, 0, 0                                                                                                \
+	}
 
 void sl_buf_add(struct sl_buf *b, const char *s, size_t n);
 void sl_buf_puts(struct sl_buf *b, const char *s);
@@ -36,9 +36,9 @@ void sl_grow(void *arr, size_t *cap, size_t need, size_t sz);
 /* A string → index map (open addressing, FNV-1a). Keys are borrowed, not copied: they must
  * outlive the map. */
 struct sl_strmap {
-        const char **keys;
-        size_t *vals;
-        size_t n, cap; /* cap is 0 or a power of two */
+	const char **keys;
+	size_t *vals;
+	size_t n, cap; /* cap is 0 or a power of two */
 };
 /* The value stored for key, or (size_t)-1. */
 size_t sl_strmap_get(const struct sl_strmap *m, const char *key);

@@ -15,51 +15,50 @@ int sl_level_parse(const char *s, enum sl_level *out);
 
 /* A byte range of one source with its 1-based line/column (columns count code points). */
 struct sl_span {
-        const struct sl_source *src;
-        size_t off, end;
-        unsigned line, col, eline, ecol;
+	const struct sl_source *src;
+	size_t off, end;
+	unsigned line, col, eline, ecol;
 };
 
 struct sl_related {
-        struct sl_span at;
-        char *text;
+	struct sl_span at;
+	char *text;
 };
 
 /* Replace bytes [at.off, at.end) of at.src with text (an insertion when off == end). */
 struct sl_edit {
-        struct sl_span at;
-        char *text;
+	struct sl_span at;
+	char *text;
 };
 
 struct sl_fix {
-        char *desc;
-        struct sl_edit *edits;
-        size_t nedits, cap;
+	char *desc;
+	struct sl_edit *edits;
+	size_t nedits, cap;
 };
 
 struct sl_finding {
-        const struct sl_rule *rule; /* NULL: an input error */
-        enum sl_level level;
-        struct sl_span at;
-        char *message;
-        char *object; /* "Kind namespace/name": a stable key for fingerprints; may be NULL */
-        char **notes;
-        size_t nnotes, capnotes;
-        struct sl_related *related;
-        size_t nrelated, caprelated;
-        struct sl_fix *fixes;
-        size_t nfixes, capfixes;
+	const struct sl_rule *rule; /* NULL: an input error */
+	enum sl_level level;
+	struct sl_span at;
+	char *message;
+	char *object; /* "Kind namespace/name": a stable key for fingerprints; may be NULL */
+	char **notes;
+	size_t nnotes, capnotes;
+	struct sl_related *related;
+	size_t nrelated, caprelated;
+	struct sl_fix *fixes;
+	size_t nfixes, capfixes;
 };
 
 struct sl_findings {
-        struct sl_finding *v;
-        size_t n, cap;
-        size_t input_errors; /* how many findings are input errors */
+	struct sl_finding *v;
+	size_t n, cap;
+	size_t input_errors; /* how many findings are input errors */
 };
 
 struct sl_finding *sl_report(struct sl_findings *fs, const struct sl_rule *rule, enum sl_level lvl,
-                             const struct sl_span *at, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+			     const struct sl_span *at, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* An input error at a span (or at 1:1 of src when span is NULL and src given). */
 void sl_input_error(struct sl_findings *fs, const struct sl_span *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -67,8 +66,7 @@ void sl_note(struct sl_finding *f, const char *fmt, ...) __attribute__((format(p
 void sl_add_related(struct sl_finding *f, const struct sl_span *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 struct sl_fix *sl_fix_new(struct sl_finding *f, const char *desc);
-void sl_fix_edit(struct sl_fix *fx, const struct sl_source *src, size_t off, size_t end,
-                 const char *text);
+void sl_fix_edit(struct sl_fix *fx, const struct sl_source *src, size_t off, size_t end, const char *text);
 void sl_findings_free(struct sl_findings *fs);
 
 #endif

@@ -7,67 +7,66 @@
 
 static void add_span(cJSON *o, const struct sl_span *at)
 {
-        cJSON_AddStringToObject(o, "file", at->src ? at->src->path : "");
-        cJSON_AddNumberToObject(o, "line", at->line);
-        cJSON_AddNumberToObject(o, "column", at->col);
-        cJSON_AddNumberToObject(o, "endLine", at->eline);
-        cJSON_AddNumberToObject(o, "endColumn", at->ecol);
+	cJSON_AddStringToObject(o, "file", at->src ? at->src->path : "");
+	cJSON_AddNumberToObject(o, "line", at->line);
+	cJSON_AddNumberToObject(o, "column", at->col);
+	cJSON_AddNumberToObject(o, "endLine", at->eline);
+	cJSON_AddNumberToObject(o, "endColumn", at->ecol);
 }
 
 void sl_emit_json(FILE *out, const struct sl_findings *fs)
 {
-        cJSON *root = cJSON_CreateObject();
-        cJSON_AddStringToObject(root, "tool", "schedlint");
-        cJSON_AddStringToObject(root, "version", SL_VERSION);
-        cJSON *findings = cJSON_AddArrayToObject(root, "findings");
-        cJSON *errors = cJSON_AddArrayToObject(root, "errors");
-        for (size_t i = 0; i < fs->n; i++) {
-                const struct sl_finding *f = &fs->v[i];
-                cJSON *o = cJSON_CreateObject();
-                if (f->rule) {
-                        cJSON_AddStringToObject(o, "rule", f->rule->id);
-                        cJSON_AddStringToObject(o, "level", sl_level_name(f->level));
-                }
-                add_span(o, &f->at);
-                if (f->object)
-                        cJSON_AddStringToObject(o, "object", f->object);
-                cJSON_AddStringToObject(o, "message", f->message);
-                if (!f->rule) {
-                        cJSON_AddItemToArray(errors, o);
-                        continue;
-                }
-                cJSON *notes = cJSON_AddArrayToObject(o, "notes");
-                for (size_t j = 0; j < f->nnotes; j++)
-                        cJSON_AddItemToArray(notes, cJSON_CreateString(f->notes[j]));
-                cJSON *rel = cJSON_AddArrayToObject(o, "related");
-                for (size_t j = 0; j < f->nrelated; j++) {
-                        cJSON *r = cJSON_CreateObject();
-                        add_span(r, &f->related[j].at);
-                        cJSON_AddStringToObject(r, "message", f->related[j].text);
-                        cJSON_AddItemToArray(rel, r);
-                }
-                cJSON *fixes = cJSON_AddArrayToObject(o, "fixes");
-                for (size_t j = 0; j < f->nfixes; j++) {
-                        cJSON *fx = cJSON_CreateObject();
-                        cJSON_AddStringToObject(fx, "description", f->fixes[j].desc);
-                        cJSON *edits = cJSON_AddArrayToObject(fx, "edits");
-                        for (size_t k = 0; k < f->fixes[j].nedits; k++) {
-                                const struct sl_edit *e = &f->fixes[j].edits[k];
-                                cJSON *eo = cJSON_CreateObject();
-                                add_span(eo, &e->at);
-                                cJSON_AddNumberToObject(eo, "offset", (double)e->at.off);
-                                cJSON_AddNumberToObject(eo, "length",
-                                                        (double)(e->at.end - e->at.off));
-                                cJSON_AddStringToObject(eo, "text", e->text);
-                                cJSON_AddItemToArray(edits, eo);
-                        }
-                        cJSON_AddItemToArray(fixes, fx);
-                }
-                cJSON_AddItemToArray(findings, o);
-        }
-        char *s = cJSON_Print(root);
-        fputs(s, out);
-        fputc('\n', out);
-        free(s);
-        cJSON_Delete(root);
+	cJSON *root = cJSON_CreateObject();
+	cJSON_AddStringToObject(root, "tool", "schedlint");
+	cJSON_AddStringToObject(root, "version", SL_VERSION);
+	cJSON *findings = cJSON_AddArrayToObject(root, "findings");
+	cJSON *errors = cJSON_AddArrayToObject(root, "errors");
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct sl_finding *f = &fs->v[i];
+		cJSON *o = cJSON_CreateObject();
+		if (f->rule) {
+			cJSON_AddStringToObject(o, "rule", f->rule->id);
+			cJSON_AddStringToObject(o, "level", sl_level_name(f->level));
+		}
+		add_span(o, &f->at);
+		if (f->object)
+			cJSON_AddStringToObject(o, "object", f->object);
+		cJSON_AddStringToObject(o, "message", f->message);
+		if (!f->rule) {
+			cJSON_AddItemToArray(errors, o);
+			continue;
+		}
+		cJSON *notes = cJSON_AddArrayToObject(o, "notes");
+		for (size_t j = 0; j < f->nnotes; j++)
+			cJSON_AddItemToArray(notes, cJSON_CreateString(f->notes[j]));
+		cJSON *rel = cJSON_AddArrayToObject(o, "related");
+		for (size_t j = 0; j < f->nrelated; j++) {
+			cJSON *r = cJSON_CreateObject();
+			add_span(r, &f->related[j].at);
+			cJSON_AddStringToObject(r, "message", f->related[j].text);
+			cJSON_AddItemToArray(rel, r);
+		}
+		cJSON *fixes = cJSON_AddArrayToObject(o, "fixes");
+		for (size_t j = 0; j < f->nfixes; j++) {
+			cJSON *fx = cJSON_CreateObject();
+			cJSON_AddStringToObject(fx, "description", f->fixes[j].desc);
+			cJSON *edits = cJSON_AddArrayToObject(fx, "edits");
+			for (size_t k = 0; k < f->fixes[j].nedits; k++) {
+				const struct sl_edit *e = &f->fixes[j].edits[k];
+				cJSON *eo = cJSON_CreateObject();
+				add_span(eo, &e->at);
+				cJSON_AddNumberToObject(eo, "offset", (double)e->at.off);
+				cJSON_AddNumberToObject(eo, "length", (double)(e->at.end - e->at.off));
+				cJSON_AddStringToObject(eo, "text", e->text);
+				cJSON_AddItemToArray(edits, eo);
+			}
+			cJSON_AddItemToArray(fixes, fx);
+		}
+		cJSON_AddItemToArray(findings, o);
+	}
+	char *s = cJSON_Print(root);
+	fputs(s, out);
+	fputc('\n', out);
+	free(s);
+	cJSON_Delete(root);
 }

@@ -11,28 +11,25 @@
 
 /* A mapping entry to insert: a scalar value, or nested entries. */
 struct sl_yentry {
-        const char *key;
-        const char *val; /* NULL: kids */
-        const struct sl_yentry *kids;
-        size_t nkids;
+	const char *key;
+	const char *val; /* NULL: kids */
+	const struct sl_yentry *kids;
+	size_t nkids;
 };
 
 /* Insert entries into mapping `map` of src, before key node `before` (NULL: the first key). */
 void sl_fix_insert(struct sl_fix *fx, const struct sl_source *src, const struct sl_ynode *map,
-                   const struct sl_ynode *before, const struct sl_yentry *e, size_t n);
+		   const struct sl_ynode *before, const struct sl_yentry *e, size_t n);
 /* Replace a node's text. */
-void sl_fix_replace(struct sl_fix *fx, const struct sl_source *src, const struct sl_ynode *node,
-                    const char *text);
+void sl_fix_replace(struct sl_fix *fx, const struct sl_source *src, const struct sl_ynode *node, const char *text);
 /* Make a Deployment's strategy RollingUpdate with the given maxSurge / maxUnavailable, editing
  * what is written and inserting what is not. */
-void sl_fix_rolling_params(struct sl_fix *fx, const struct sl_workload *w, const char *surge,
-                           const char *unavail);
+void sl_fix_rolling_params(struct sl_fix *fx, const struct sl_workload *w, const char *surge, const char *unavail);
 /* Make a Deployment's strategy Recreate (dropping rollingUpdate, which Recreate forbids). */
 void sl_fix_recreate(struct sl_fix *fx, const struct sl_workload *w);
 
 /* Apply non-overlapping edits of one source; returns a new NUL-terminated buffer. Returns NULL
  * when edits overlap. */
-char *sl_fix_apply(const struct sl_source *src, const struct sl_edit *const *edits, size_t n,
-                   size_t *outlen);
+char *sl_fix_apply(const struct sl_source *src, const struct sl_edit *const *edits, size_t n, size_t *outlen);
 
 #endif

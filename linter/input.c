@@ -17,257 +17,250 @@
 
 static int is_cont(unsigned char c)
 {
-        return (c & 0xC0) == 0x80;
+	return (c & 0xC0) == 0x80;
 }
 
 static void index_lines(struct sl_source *s)
 {
-        size_t cap = 0, ascii = 1;
-        for (size_t i = 0; i < s->len && ascii; i++)
-                ascii = !((unsigned char)s->data[i] & 0x80);
-        if (!ascii) {
-                size_t capcp = 0, chars = 0;
-                for (size_t i = 0; i <= s->len; i++) {
-                        if (i < s->len && is_cont((unsigned char)s->data[i]))
-                                continue;
-                        if (chars % CP_STEP == 0) {
-                                sl_grow(&s->cp, &capcp, s->ncp + 1, sizeof *s->cp);
-                                s->cp[s->ncp++] = i;
-                        }
-                        chars++;
-                }
-        }
-        sl_grow(&s->lines, &cap, 1, sizeof *s->lines);
-        s->lines[s->nlines++] = 0;
-        for (size_t i = 0; i < s->len; i++)
-                if (s->data[i] == '\n') {
-                        sl_grow(&s->lines, &cap, s->nlines + 1, sizeof *s->lines);
-                        s->lines[s->nlines++] = i + 1;
-                }
+	size_t cap = 0, ascii = 1;
+	for (size_t i = 0; i < s->len && ascii; i++)
+		ascii = !((unsigned char)s->data[i] & 0x80);
+	if (!ascii) {
+		size_t capcp = 0, chars = 0;
+		for (size_t i = 0; i <= s->len; i++) {
+			if (i < s->len && is_cont((unsigned char)s->data[i]))
+				continue;
+			if (chars % CP_STEP == 0) {
+				sl_grow(&s->cp, &capcp, s->ncp + 1, sizeof *s->cp);
+				s->cp[s->ncp++] = i;
+			}
+			chars++;
+		}
+	}
+	sl_grow(&s->lines, &cap, 1, sizeof *s->lines);
+	s->lines[s->nlines++] = 0;
+	for (size_t i = 0; i < s->len; i++)
+		if (s->data[i] == '\n') {
+			sl_grow(&s->lines, &cap, s->nlines + 1, sizeof *s->lines);
+			s->lines[s->nlines++] = i + 1;
+		}
 }
 
 struct sl_source *sl_source_from_memory(const char *path, const char *data, size_t len)
 {
-        struct sl_source *s = sl_xcalloc(1, sizeof *s);
-        s->path = sl_xstrdup(path);
-        s->data = sl_xmalloc(len + 1);
-        if (len)
-                memcpy(s->data, data, len);
-        s->data[len] = 0;
-        s->len = len;
-        index_lines(s);
-        return s;
+	struct sl_source *s = sl_xcalloc(1, sizeof *s);
+	s->path = sl_xstrdup(path);
+	s->data = sl_xmalloc(len + 1);
+	if (len)
+		memcpy(s->data, data, len);
+	s->data[len] = 0;
+	s->len = len;
+	index_lines(s);
+	return s;
 }
 
 void sl_source_free(struct sl_source *s)
 {
-        if (!s)
-                return;
-        free(s->path);
-        free(s->data);
-        free(s->lines);
-        free(s->cp);
-        free(s);
+	if (!s)
+		return;
+	free(s->path);
+	free(s->data);
+	free(s->lines);
+	free(s->cp);
+	free(s);
 }
 
 void sl_sources_free(struct sl_sources *ss)
 {
-        for (size_t i = 0; i < ss->n; i++)
-                sl_source_free(ss->v[i]);
-        free(ss->v);
-        memset(ss, 0, sizeof *ss);
+	for (size_t i = 0; i < ss->n; i++)
+		sl_source_free(ss->v[i]);
+	free(ss->v);
+	memset(ss, 0, sizeof *ss);
 }
 
 size_t sl_source_char_to_byte(const struct sl_source *s, size_t charidx)
 {
-        if (!s->cp)
-                return charidx < s->len ? charidx : s->len;
-        if (charidx / CP_STEP >= s->ncp)
-                return s->len;
-        size_t i = s->cp[charidx / CP_STEP];
-        for (size_t k = charidx % CP_STEP; k > 0 && i < s->len; k--) {
-                i++;
-                while (i < s->len && is_cont((unsigned char)s->data[i]))
-                        i++;
-        }
-        return i;
+	if (!s->cp)
+		return charidx < s->len ? charidx : s->len;
+	if (charidx / CP_STEP >= s->ncp)
+		return s->len;
+	size_t i = s->cp[charidx / CP_STEP];
+	for (size_t k = charidx % CP_STEP; k > 0 && i < s->len; k--) {
+		i++;
+		while (i < s->len && is_cont((unsigned char)s->data[i]))
+			i++;
+	}
+	return i;
 }
 
 void sl_source_linecol(const struct sl_source *s, size_t off, unsigned *line, unsigned *col)
 {
-        if (off > s->len)
-                off = s->len;
-        size_t lo = 0, hi = s->nlines;
-        while (hi - lo > 1) { /* last line start <= off */
-                size_t mid = (lo + hi) / 2;
-                if (s->lines[mid] <= off)
-                        lo = mid;
-                else
-                        hi = mid;
-        }
-        unsigned c = 1;
-        for (size_t i = s->lines[lo]; i < off; i++)
-                if (!is_cont((unsigned char)s->data[i]))
-                        c++;
-        *line = (unsigned)lo + 1;
-        *col = c;
+	if (off > s->len)
+		off = s->len;
+	size_t lo = 0, hi = s->nlines;
+	while (hi - lo > 1) { /* last line start <= off */
+		size_t mid = (lo + hi) / 2;
+		if (s->lines[mid] <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	unsigned c = 1;
+	for (size_t i = s->lines[lo]; i < off; i++)
+		if (!is_cont((unsigned char)s->data[i]))
+			c++;
+	*line = (unsigned)lo + 1;
+	*col = c;
 }
 
 size_t sl_source_offset(const struct sl_source *s, unsigned line, unsigned col)
 {
-        if (line == 0)
-                return 0;
-        if (line > s->nlines)
-                return s->len;
-        size_t i = s->lines[line - 1];
-        for (unsigned c = 1; c < col && i < s->len && s->data[i] != '\n'; c++) {
-                i++;
-                while (i < s->len && is_cont((unsigned char)s->data[i]))
-                        i++;
-        }
-        return i;
+	if (line == 0)
+		return 0;
+	if (line > s->nlines)
+		return s->len;
+	size_t i = s->lines[line - 1];
+	for (unsigned c = 1; c < col && i < s->len && s->data[i] != '\n'; c++) {
+		i++;
+		while (i < s->len && is_cont((unsigned char)s->data[i]))
+			i++;
+	}
+	return i;
 }
 
 void sl_source_span(const struct sl_source *s, size_t off, size_t end, struct sl_span *out)
 {
-        out->src = s;
-        out->off = off;
-        out->end = end;
-        sl_source_linecol(s, off, &out->line, &out->col);
-        sl_source_linecol(s, end, &out->eline, &out->ecol);
+	out->src = s;
+	out->off = off;
+	out->end = end;
+	sl_source_linecol(s, off, &out->line, &out->col);
+	sl_source_linecol(s, end, &out->eline, &out->ecol);
 }
 
 static void push(struct sl_sources *ss, struct sl_source *s)
 {
-        sl_grow(&ss->v, &ss->cap, ss->n + 1, sizeof *ss->v);
-        ss->v[ss->n++] = s;
+	sl_grow(&ss->v, &ss->cap, ss->n + 1, sizeof *ss->v);
+	ss->v[ss->n++] = s;
 }
 
 /* An error about a path that has no bytes yet: reported at 1:1 of an empty source so that the
  * message keeps the file:line:col shape editors and problem matchers expect. The source stays in
  * the list (findings point into it) but is marked failed so nothing parses it. */
-static int path_error(struct sl_sources *ss, struct sl_findings *errs, const char *path,
-                      const char *what, int err)
+static int path_error(struct sl_sources *ss, struct sl_findings *errs, const char *path, const char *what, int err)
 {
-        struct sl_source *s = sl_source_from_memory(path, "", 0);
-        s->failed = 1;
-        push(ss, s);
-        struct sl_span at;
-        sl_source_span(s, 0, 0, &at);
-        if (err)
-                sl_input_error(errs, &at, "%s: %s", what, strerror(err));
-        else
-                sl_input_error(errs, &at, "%s", what);
-        return -1;
+	struct sl_source *s = sl_source_from_memory(path, "", 0);
+	s->failed = 1;
+	push(ss, s);
+	struct sl_span at;
+	sl_source_span(s, 0, 0, &at);
+	if (err)
+		sl_input_error(errs, &at, "%s: %s", what, strerror(err));
+	else
+		sl_input_error(errs, &at, "%s", what);
+	return -1;
 }
 
 static int read_stream(FILE *fp, struct sl_buf *b)
 {
-        char tmp[65536];
-        size_t n;
-        while ((n = fread(tmp, 1, sizeof tmp, fp)) > 0) {
-                if (b->len + n > SL_MAX_FILE_BYTES)
-                        return EFBIG;
-                sl_buf_add(b, tmp, n);
-        }
-        return ferror(fp) ? (errno ? errno : EIO) : 0;
+	char tmp[65536];
+	size_t n;
+	while ((n = fread(tmp, 1, sizeof tmp, fp)) > 0) {
+		if (b->len + n > SL_MAX_FILE_BYTES)
+			return EFBIG;
+		sl_buf_add(b, tmp, n);
+	}
+	return ferror(fp) ? (errno ? errno : EIO) : 0;
 }
 
 static int has_manifest_ext(const char *name)
 {
-        size_t n = strlen(name);
-        static const char *const ext[] = {".yaml", ".yml", ".json"};
-        for (size_t i = 0; i < 3; i++) {
-                size_t e = strlen(ext[i]);
-                if (n > e && !strcmp(name + n - e, ext[i]))
-                        return 1;
-        }
-        return 0;
+	size_t n = strlen(name);
+	static const char *const ext[] = {".yaml", ".yml", ".json"};
+	for (size_t i = 0; i < 3; i++) {
+		size_t e = strlen(ext[i]);
+		if (n > e && !strcmp(name + n - e, ext[i]))
+			return 1;
+	}
+	return 0;
 }
 
 static int cmp_str(const void *a, const void *b)
 {
-        return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int add_path(struct sl_sources *ss, const char *path, struct sl_findings *errs, int depth,
-                    int explicit);
+static int add_path(struct sl_sources *ss, const char *path, struct sl_findings *errs, int depth, int explicit);
 
 static int add_dir(struct sl_sources *ss, const char *path, struct sl_findings *errs, int depth)
 {
-        DIR *d = opendir(path);
-        if (!d)
-                return path_error(ss, errs, path, "cannot open directory", errno);
-        char **names = NULL;
-        size_t n = 0, cap = 0;
-        struct dirent *de;
-        while ((de = readdir(d))) {
-                if (de->d_name[0] == '.') /* ., .., and hidden entries such as .git */
-                        continue;
-                sl_grow(&names, &cap, n + 1, sizeof *names);
-                names[n++] = sl_xstrdup(de->d_name);
-        }
-        closedir(d);
-        qsort(names, n, sizeof *names, cmp_str); /* the same order on every machine */
-        int rc = 0;
-        size_t plen = strlen(path);
-        for (size_t i = 0; i < n; i++) {
-                char *child = sl_xasprintf("%s%s%s", path, plen && path[plen - 1] == '/' ? "" : "/",
-                                           names[i]);
-                if (add_path(ss, child, errs, depth + 1, 0) < 0)
-                        rc = -1;
-                free(child);
-                free(names[i]);
-        }
-        free(names);
-        return rc;
+	DIR *d = opendir(path);
+	if (!d)
+		return path_error(ss, errs, path, "cannot open directory", errno);
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.') /* ., .., and hidden entries such as .git */
+			continue;
+		sl_grow(&names, &cap, n + 1, sizeof *names);
+		names[n++] = sl_xstrdup(de->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof *names, cmp_str); /* the same order on every machine */
+	int rc = 0;
+	size_t plen = strlen(path);
+	for (size_t i = 0; i < n; i++) {
+		char *child = sl_xasprintf("%s%s%s", path, plen && path[plen - 1] == '/' ? "" : "/", names[i]);
+		if (add_path(ss, child, errs, depth + 1, 0) < 0)
+			rc = -1;
+		free(child);
+		free(names[i]);
+	}
+	free(names);
+	return rc;
 }
 
-static int add_path(struct sl_sources *ss, const char *path, struct sl_findings *errs, int depth,
-                    int explicit)
+static int add_path(struct sl_sources *ss, const char *path, struct sl_findings *errs, int depth, int explicit)
 {
-        struct stat st;
-        if (depth > MAX_DIR_DEPTH)
-                return path_error(ss, errs, path, "directories nest too deeply (a symlink loop?)",
-                                  0);
-        if (stat(path, &st) < 0)
-                return path_error(ss, errs, path, "cannot open file", errno);
-        if (S_ISDIR(st.st_mode))
-                return add_dir(ss, path, errs, depth);
-        if (!explicit && !has_manifest_ext(path))
-                return 0;
-        FILE *fp = fopen(path, "rb");
-        if (!fp)
-                return path_error(ss, errs, path, "cannot open file", errno);
-        struct sl_buf b = SL_BUF_INIT;
-        int err = read_stream(fp, &b);
-        fclose(fp);
-        if (err) {
-                sl_buf_free(&b);
-                return path_error(ss, errs, path,
-                                  err == EFBIG ? "file is larger than 64 MiB" : "cannot read file",
-                                  err == EFBIG ? 0 : err);
-        }
-        push(ss, sl_source_from_memory(path, b.s ? b.s : "", b.len));
-        sl_buf_free(&b);
-        return 0;
+	struct stat st;
+	if (depth > MAX_DIR_DEPTH)
+		return path_error(ss, errs, path, "directories nest too deeply (a symlink loop?)", 0);
+	if (stat(path, &st) < 0)
+		return path_error(ss, errs, path, "cannot open file", errno);
+	if (S_ISDIR(st.st_mode))
+		return add_dir(ss, path, errs, depth);
+	if (!explicit && !has_manifest_ext(path))
+		return 0;
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return path_error(ss, errs, path, "cannot open file", errno);
+	struct sl_buf b = SL_BUF_INIT;
+	int err = read_stream(fp, &b);
+	fclose(fp);
+	if (err) {
+		sl_buf_free(&b);
+		return path_error(ss, errs, path, err == EFBIG ? "file is larger than 64 MiB" : "cannot read file",
+				  err == EFBIG ? 0 : err);
+	}
+	push(ss, sl_source_from_memory(path, b.s ? b.s : "", b.len));
+	sl_buf_free(&b);
+	return 0;
 }
 
 int sl_input_add(struct sl_sources *ss, const char *path, struct sl_findings *errs)
 {
-        if (!strcmp(path, "-")) {
-                struct sl_buf b = SL_BUF_INIT;
-                int err = read_stream(stdin, &b);
-                if (err) {
-                        sl_buf_free(&b);
-                        return path_error(ss, errs, "<stdin>",
-                                          err == EFBIG ? "input is larger than 64 MiB"
-                                                       : "cannot read",
-                                          err == EFBIG ? 0 : err);
-                }
-                push(ss, sl_source_from_memory("<stdin>", b.s ? b.s : "", b.len));
-                sl_buf_free(&b);
-                return 0;
-        }
-        return add_path(ss, path, errs, 0, 1);
+	if (!strcmp(path, "-")) {
+		struct sl_buf b = SL_BUF_INIT;
+		int err = read_stream(stdin, &b);
+		if (err) {
+			sl_buf_free(&b);
+			return path_error(ss, errs, "<stdin>",
+					  err == EFBIG ? "input is larger than 64 MiB" : "cannot read",
+					  err == EFBIG ? 0 : err);
+		}
+		push(ss, sl_source_from_memory("<stdin>", b.s ? b.s : "", b.len));
+		sl_buf_free(&b);
+		return 0;
+	}
+	return add_path(ss, path, errs, 0, 1);
 }

@@ -12,19 +12,19 @@ struct sl_span;
 #define SL_MAX_FILE_BYTES (64u << 20)
 
 struct sl_source {
-        char *path; /* as the user will recognise it: the argument, or dir/sub/file, or <stdin> */
-        char *data; /* NUL-terminated copy of the bytes */
-        size_t len;
-        size_t *lines; /* byte offset at which each line starts */
-        size_t nlines;
-        size_t *cp; /* byte offset of every 64th code point; NULL when the bytes are ASCII */
-        size_t ncp;
-        int failed; /* could not be read: an input error was reported, nothing to parse */
+	char *path; /* as the user will recognise it: the argument, or dir/sub/file, or <stdin> */
+	char *data; /* NUL-terminated copy of the bytes */
+	size_t len;
+	size_t *lines; /* byte offset at which each line starts */
+	size_t nlines;
+	size_t *cp; /* byte offset of every 64th code point; NULL when the bytes are ASCII */
+	size_t ncp;
+	int failed; /* could not be read: an input error was reported, nothing to parse */
 };
 
 struct sl_sources {
-        struct sl_source **v;
-        size_t n, cap;
+	struct sl_source **v;
+	size_t n, cap;
 };
 
 /* Read path ("-" for stdin; a directory recurses into *.yaml, *.yml, *.json) into sources.

@@ -15,67 +15,57 @@ struct sl_source;
 struct sl_sources;
 
 struct sl_kv {
-        const char *key, *val;
-        const struct sl_ynode *knode, *vnode;
+	const char *key, *val;
+	const struct sl_ynode *knode, *vnode;
 };
 
 struct sl_labels {
-        struct sl_kv *v;
-        size_t n;
+	struct sl_kv *v;
+	size_t n;
 };
 const char *sl_labels_get(const struct sl_labels *l, const char *key); /* NULL when absent */
 
 /* Resource amounts in the scheduler's units (cpu milli, the rest whole units). */
 struct sl_res {
-        const char *name;
-        int64_t amount;
-        const struct sl_ynode *node; /* where it was written, when it was */
+	const char *name;
+	int64_t amount;
+	const struct sl_ynode *node; /* where it was written, when it was */
 };
 struct sl_reslist {
-        struct sl_res *v;
-        size_t n, cap;
+	struct sl_res *v;
+	size_t n, cap;
 };
 int64_t sl_res_get(const struct sl_reslist *l, const char *name);
 const struct sl_res *sl_res_find(const struct sl_reslist *l, const char *name);
-void sl_res_add(struct sl_reslist *l, const char *name, int64_t amount,
-                const struct sl_ynode *node);
-void sl_res_max(struct sl_reslist *l, const char *name, int64_t amount,
-                const struct sl_ynode *node);
+void sl_res_add(struct sl_reslist *l, const char *name, int64_t amount, const struct sl_ynode *node);
+void sl_res_max(struct sl_reslist *l, const char *name, int64_t amount, const struct sl_ynode *node);
 void sl_res_free(struct sl_reslist *l);
 
-enum sl_op {
-        SL_OP_IN,
-        SL_OP_NOTIN,
-        SL_OP_EXISTS,
-        SL_OP_DOESNOTEXIST,
-        SL_OP_GT,
-        SL_OP_LT,
-        SL_OP_BAD
-};
+enum sl_op { SL_OP_IN, SL_OP_NOTIN, SL_OP_EXISTS, SL_OP_DOESNOTEXIST, SL_OP_GT, SL_OP_LT, SL_OP_BAD };
 const char *sl_op_name(enum sl_op op);
 
 struct sl_requirement {
-        const char *key;
-        enum sl_op op;
-        const char **vals;
-        size_t nvals;
-        const struct sl_ynode *node;
+	const char *key;
+	enum sl_op op;
+	const char **vals;
+	size_t nvals;
+	const struct sl_ynode *node;
 };
 
 /* One nodeSelectorTerm: matchExpressions and matchFields, all ANDed. */
 struct sl_term {
-        struct sl_requirement *exprs, *fields;
-        size_t nexprs, nfields;
-        const struct sl_ynode *node;
+	struct sl_requirement *exprs, *fields;
+	size_t nexprs, nfields;
+	const struct sl_ynode *node;
 };
 
 /* A metav1.LabelSelector; matchLabels become In requirements. An absent selector selects
  * nothing and an empty one everything, as metav1.LabelSelectorAsSelector has it. */
 struct sl_selector {
-        bool nothing;
-        struct sl_requirement *reqs;
-        size_t nreqs;
-        const struct sl_ynode *node;
+	bool nothing;
+	struct sl_requirement *reqs;
+	size_t nreqs;
+	const struct sl_ynode *node;
 };
 bool sl_selector_matches(const struct sl_selector *s, const struct sl_labels *l);
 
@@ -83,149 +73,147 @@ bool sl_selector_matches(const struct sl_selector *s, const struct sl_labels *l)
  * own namespace. matchLabelKeys / mismatchLabelKeys take their values from the owning pod's
  * labels when the term is matched (the API server merges them into the selector). */
 struct sl_podterm {
-        struct sl_selector sel;
-        const char **namespaces;
-        size_t nnamespaces;
-        bool has_ns_selector;
-        struct sl_selector ns_sel;
-        const char *topology_key;
-        const char **match_keys, **mismatch_keys;
-        size_t nmatch_keys, nmismatch_keys;
-        const struct sl_ynode *node;
+	struct sl_selector sel;
+	const char **namespaces;
+	size_t nnamespaces;
+	bool has_ns_selector;
+	struct sl_selector ns_sel;
+	const char *topology_key;
+	const char **match_keys, **mismatch_keys;
+	size_t nmatch_keys, nmismatch_keys;
+	const struct sl_ynode *node;
 };
 
 /* A topologySpreadConstraint. */
 struct sl_spread {
-        int64_t max_skew, min_domains;
-        const char *topology_key;
-        bool hard;           /* whenUnsatisfiable: DoNotSchedule */
-        bool honor_affinity; /* nodeAffinityPolicy (default Honor) */
-        bool honor_taints;   /* nodeTaintsPolicy (default Ignore) */
-        struct sl_selector sel;
-        const char **match_keys;
-        size_t nmatch_keys;
-        const struct sl_ynode *node;
+	int64_t max_skew, min_domains;
+	const char *topology_key;
+	bool hard;           /* whenUnsatisfiable: DoNotSchedule */
+	bool honor_affinity; /* nodeAffinityPolicy (default Honor) */
+	bool honor_taints;   /* nodeTaintsPolicy (default Ignore) */
+	struct sl_selector sel;
+	const char **match_keys;
+	size_t nmatch_keys;
+	const struct sl_ynode *node;
 };
 
 /* A container port bound on the node (hostPort, or containerPort under hostNetwork). */
 struct sl_hostport {
-        const char *ip;    /* "0.0.0.0" when unset: every address */
-        const char *proto; /* "TCP" when unset */
-        int64_t port;
-        const struct sl_ynode *node;
+	const char *ip;    /* "0.0.0.0" when unset: every address */
+	const char *proto; /* "TCP" when unset */
+	int64_t port;
+	const struct sl_ynode *node;
 };
 
 struct sl_toleration {
-        const char *key, *op, *value, *effect; /* "" when absent */
-        const struct sl_ynode *node;
+	const char *key, *op, *value, *effect; /* "" when absent */
+	const struct sl_ynode *node;
 };
 
 struct sl_taint {
-        const char *key, *value, *effect;
-        const struct sl_ynode *node;
+	const char *key, *value, *effect;
+	const struct sl_ynode *node;
 };
 
 struct sl_podspec {
-        const struct sl_ynode *node; /* the pod spec mapping */
-        const char *namespace;
-        struct sl_labels labels;   /* the template's (or the Pod's) labels */
-        struct sl_reslist request; /* effective request: containers, init containers, overhead */
-        struct sl_labels node_selector;
-        const struct sl_ynode *node_selector_node;
-        struct sl_term *terms; /* required node affinity; OR'd */
-        size_t nterms;
-        bool has_required_affinity; /* nodeSelectorTerms present (an empty list matches nothing) */
-        const struct sl_ynode *affinity_node;
-        struct sl_toleration *tols;
-        size_t ntols;
-        const char *node_name;
-        const struct sl_ynode *containers_node;
-        struct sl_podterm *affinity, *anti; /* required pod affinity / anti-affinity terms */
-        size_t naffinity, nanti;
-        const struct sl_ynode *affinity_terms_node, *anti_terms_node;
-        struct sl_spread *spread; /* every constraint, ScheduleAnyway included */
-        size_t nspread;
-        const struct sl_ynode *spread_node;
-        struct sl_hostport *ports;
-        size_t nports;
+	const struct sl_ynode *node; /* the pod spec mapping */
+	const char *namespace;
+	struct sl_labels labels;   /* the template's (or the Pod's) labels */
+	struct sl_reslist request; /* effective request: containers, init containers, overhead */
+	struct sl_labels node_selector;
+	const struct sl_ynode *node_selector_node;
+	struct sl_term *terms; /* required node affinity; OR'd */
+	size_t nterms;
+	bool has_required_affinity; /* nodeSelectorTerms present (an empty list matches nothing) */
+	const struct sl_ynode *affinity_node;
+	struct sl_toleration *tols;
+	size_t ntols;
+	const char *node_name;
+	const struct sl_ynode *containers_node;
+	struct sl_podterm *affinity, *anti; /* required pod affinity / anti-affinity terms */
+	size_t naffinity, nanti;
+	const struct sl_ynode *affinity_terms_node, *anti_terms_node;
+	struct sl_spread *spread; /* every constraint, ScheduleAnyway included */
+	size_t nspread;
+	const struct sl_ynode *spread_node;
+	struct sl_hostport *ports;
+	size_t nports;
 };
 /* Whether term (of a pod in owner_ns with owner labels) selects a pod in ns with labels. */
-bool sl_podterm_matches(const struct sl_podterm *t, const char *owner_ns,
-                        const struct sl_labels *owner, const char *ns,
-                        const struct sl_labels *labels);
+bool sl_podterm_matches(const struct sl_podterm *t, const char *owner_ns, const struct sl_labels *owner, const char *ns,
+			const struct sl_labels *labels);
 
 enum sl_strategy { SL_STRATEGY_NONE, SL_STRATEGY_ROLLING, SL_STRATEGY_RECREATE };
 
 /* An int-or-percent rollout parameter, as written or as the API server defaults it. */
 struct sl_intpct {
-        bool set; /* written in the manifest */
-        bool percent;
-        int64_t v;
-        const struct sl_ynode *node;
+	bool set; /* written in the manifest */
+	bool percent;
+	int64_t v;
+	const struct sl_ynode *node;
 };
 
 struct sl_object {
-        const struct sl_source *src;
-        const struct sl_ynode *root;
-        const char *kind, *api_version, *name, *namespace; /* namespace defaults to "default" */
-        const struct sl_ynode *kind_node, *name_node;
+	const struct sl_source *src;
+	const struct sl_ynode *root;
+	const char *kind, *api_version, *name, *namespace; /* namespace defaults to "default" */
+	const struct sl_ynode *kind_node, *name_node;
 };
 
 struct sl_workload {
-        struct sl_object obj;
-        struct sl_podspec pod;
-        const struct sl_ynode *spec;
-        int64_t replicas;
-        const struct sl_ynode *replicas_node; /* NULL: defaulted to 1 */
-        const struct sl_ynode *selector;
-        struct sl_selector sel; /* spec.selector; selects nothing when absent */
-        /* Deployments (and DaemonSets) only */
-        enum sl_strategy strategy;
-        const struct sl_ynode *strategy_node, *type_node, *rolling_node;
-        struct sl_intpct max_surge, max_unavailable;
+	struct sl_object obj;
+	struct sl_podspec pod;
+	const struct sl_ynode *spec;
+	int64_t replicas;
+	const struct sl_ynode *replicas_node; /* NULL: defaulted to 1 */
+	const struct sl_ynode *selector;
+	struct sl_selector sel; /* spec.selector; selects nothing when absent */
+	/* Deployments (and DaemonSets) only */
+	enum sl_strategy strategy;
+	const struct sl_ynode *strategy_node, *type_node, *rolling_node;
+	struct sl_intpct max_surge, max_unavailable;
 };
 
 struct sl_node {
-        const char *name;
-        const struct sl_source *src;
-        const struct sl_ynode *root, *name_node;
-        struct sl_labels labels; /* plus kubernetes.io/hostname = name when absent */
-        struct sl_taint *taints;
-        size_t ntaints;
-        bool unschedulable;
-        struct sl_reslist alloc;
-        int64_t max_pods;
-        /* Load of running pods bound here. */
-        struct sl_reslist used;
-        int64_t npods;
+	const char *name;
+	const struct sl_source *src;
+	const struct sl_ynode *root, *name_node;
+	struct sl_labels labels; /* plus kubernetes.io/hostname = name when absent */
+	struct sl_taint *taints;
+	size_t ntaints;
+	bool unschedulable;
+	struct sl_reslist alloc;
+	int64_t max_pods;
+	/* Load of running pods bound here. */
+	struct sl_reslist used;
+	int64_t npods;
 };
 
 struct sl_pod {
-        struct sl_object obj;
-        struct sl_podspec spec;
-        const char *phase;
+	struct sl_object obj;
+	struct sl_podspec spec;
+	const char *phase;
 };
 
 struct sl_model {
-        struct sl_ystream *streams; /* one per parsed source */
-        size_t nstreams;
-        struct sl_workload **workloads;
-        size_t nworkloads, capworkloads;
-        struct sl_node **nodes;
-        size_t nnodes, capnodes;
-        struct sl_pod **pods;
-        size_t npods, cappods;
+	struct sl_ystream *streams; /* one per parsed source */
+	size_t nstreams;
+	struct sl_workload **workloads;
+	size_t nworkloads, capworkloads;
+	struct sl_node **nodes;
+	size_t nnodes, capnodes;
+	struct sl_pod **pods;
+	size_t npods, cappods;
 };
 
 enum sl_input_role {
-        SL_ROLE_MANIFESTS, /* workloads to check; Nodes and bound Pods in them count too */
-        SL_ROLE_NODES,     /* --nodes: only Node objects are read */
-        SL_ROLE_PODS,      /* --pods: only Pod objects are read, as running pods */
+	SL_ROLE_MANIFESTS, /* workloads to check; Nodes and bound Pods in them count too */
+	SL_ROLE_NODES,     /* --nodes: only Node objects are read */
+	SL_ROLE_PODS,      /* --pods: only Pod objects are read, as running pods */
 };
 
 /* Parse a source and add what it holds. Input errors go to errs; returns -1 if there was any. */
-int sl_model_load(struct sl_model *m, const struct sl_source *src, enum sl_input_role role,
-                  struct sl_findings *errs);
+int sl_model_load(struct sl_model *m, const struct sl_source *src, enum sl_input_role role, struct sl_findings *errs);
 /* Charge every running pod to its node (call once after loading everything). */
 void sl_model_bind_pods(struct sl_model *m);
 void sl_model_free(struct sl_model *m);
@@ -241,8 +229,7 @@ void sl_intpct_format(const struct sl_intpct *p, char *out, unsigned n);
 /* Read a pod spec (requests, nodeSelector, required node affinity, tolerations, nodeName);
  * input errors go to errs and make it return -1. Free with sl_podspec_free. */
 int sl_parse_podspec(const struct sl_source *src, const struct sl_ynode *spec, const char *ns,
-                     const struct sl_ynode *labels, struct sl_podspec *out,
-                     struct sl_findings *errs);
+		     const struct sl_ynode *labels, struct sl_podspec *out, struct sl_findings *errs);
 void sl_podspec_free(struct sl_podspec *p);
 
 #endif

@@ -19,38 +19,28 @@ enum format { FMT_TEXT, FMT_SARIF, FMT_JSON };
 
 /* The option set: the only program-wide state. */
 struct options {
-        const char **nodes, **pods;
-        size_t nnodes, npods, capnodes, cappods;
-        enum format format;
-        const char *output;
-        enum sl_level fail_on;
-        int color; /* -1 auto */
-        bool fix;
+	const char **nodes, **pods;
+	size_t nnodes, npods, capnodes, cappods;
+	enum format format;
+	const char *output;
+	enum sl_level fail_on;
+	int color; /* -1 auto */
+	bool fix;
 };
 
 static const struct opt_doc {
-        struct option o;
-        const char *arg, *help;
+	struct option o;
+	const char *arg, *help;
 } opts[] = {
-    {{"nodes", required_argument, NULL, 'n'},
-     "FILE",
-     "node inventory: kubectl get nodes -o yaml|json (repeatable)"},
-    {{"pods", required_argument, NULL, 'p'},
-     "FILE",
-     "running pods: kubectl get pods -A -o yaml|json (repeatable)"},
+    {{"nodes", required_argument, NULL, 'n'}, "FILE", "node inventory: kubectl get nodes -o yaml|json (repeatable)"},
+    {{"pods", required_argument, NULL, 'p'}, "FILE", "running pods: kubectl get pods -A -o yaml|json (repeatable)"},
     {{"format", required_argument, NULL, 'f'}, "FMT", "text (default), sarif or json"},
-    {{"output", required_argument, NULL, 'o'},
-     "FILE",
-     "write the report to FILE instead of stdout"},
+    {{"output", required_argument, NULL, 'o'}, "FILE", "write the report to FILE instead of stdout"},
     {{"fail-on", required_argument, NULL, 'F'},
      "LEVEL",
      "exit 1 on findings at or above LEVEL: error (default), warning, note"},
-    {{"fix", no_argument, NULL, 'x'},
-     NULL,
-     "apply the first suggested fix of every finding, in place"},
-    {{"color", required_argument, NULL, 'c'},
-     "WHEN",
-     "auto (default: on a terminal, unless NO_COLOR), always, never"},
+    {{"fix", no_argument, NULL, 'x'}, NULL, "apply the first suggested fix of every finding, in place"},
+    {{"color", required_argument, NULL, 'c'}, "WHEN", "auto (default: on a terminal, unless NO_COLOR), always, never"},
     {{"list-rules", no_argument, NULL, 'l'}, NULL, "list the rules and exit"},
     {{"help", no_argument, NULL, 'h'}, NULL, "show this help and exit"},
     {{"version", no_argument, NULL, 'V'}, NULL, "show the version and exit"},
@@ -59,304 +49,290 @@ static const struct opt_doc {
 
 static void usage(FILE *out)
 {
-        fprintf(
-            out,
-            "usage: schedlint [OPTIONS] PATH...\n\n"
-            "Proves from Kubernetes manifests (and a node inventory) that pods will not schedule "
-            "or\n"
-            "that a rollout can never finish. PATH is a file, a directory (searched for *.yaml,\n"
-            "*.yml, *.json) or - for stdin.\n\nOptions:\n");
-        for (size_t i = 0; i < NOPTS; i++) {
-                char left[64];
-                const struct opt_doc *d = &opts[i];
-                if (d->o.val >= 'a' && d->o.val <= 'z' && strchr("npfoh", d->o.val))
-                        snprintf(left, sizeof left, "-%c, --%s%s%s", d->o.val, d->o.name,
-                                 d->arg ? " " : "", d->arg ? d->arg : "");
-                else if (d->o.val == 'V')
-                        snprintf(left, sizeof left, "-V, --%s", d->o.name);
-                else
-                        snprintf(left, sizeof left, "    --%s%s%s", d->o.name, d->arg ? " " : "",
-                                 d->arg ? d->arg : "");
-                fprintf(out, "  %-26s %s\n", left, d->help);
-        }
-        fprintf(out, "\nExit status: 0 no findings at or above --fail-on, 1 findings, 2 usage or "
-                     "input error.\n"
-                     "Rules: schedlint --list-rules; docs: docs/rules/<id>.md, man schedlint.\n");
+	fprintf(out, "usage: schedlint [OPTIONS] PATH...\n\n"
+		     "Proves from Kubernetes manifests (and a node inventory) that pods will not schedule "
+		     "or\n"
+		     "that a rollout can never finish. PATH is a file, a directory (searched for *.yaml,\n"
+		     "*.yml, *.json) or - for stdin.\n\nOptions:\n");
+	for (size_t i = 0; i < NOPTS; i++) {
+		char left[64];
+		const struct opt_doc *d = &opts[i];
+		if (d->o.val >= 'a' && d->o.val <= 'z' && strchr("npfoh", d->o.val))
+			snprintf(left, sizeof left, "-%c, --%s%s%s", d->o.val, d->o.name, d->arg ? " " : "",
+				 d->arg ? d->arg : "");
+		else if (d->o.val == 'V')
+			snprintf(left, sizeof left, "-V, --%s", d->o.name);
+		else
+			snprintf(left, sizeof left, "    --%s%s%s", d->o.name, d->arg ? " " : "", d->arg ? d->arg : "");
+		fprintf(out, "  %-26s %s\n", left, d->help);
+	}
+	fprintf(out, "\nExit status: 0 no findings at or above --fail-on, 1 findings, 2 usage or "
+		     "input error.\n"
+		     "Rules: schedlint --list-rules; docs: docs/rules/<id>.md, man schedlint.\n");
 }
 
 static int parse_args(int argc, char **argv, struct options *o, int *done)
 {
-        struct option lo[NOPTS + 1];
-        for (size_t i = 0; i < NOPTS; i++)
-                lo[i] = opts[i].o;
-        memset(&lo[NOPTS], 0, sizeof lo[NOPTS]);
-        int c;
-        *done = 0;
-        while ((c = getopt_long(argc, argv, "n:p:f:o:hV", lo, NULL)) != -1) {
-                switch (c) {
-                case 'n':
-                        sl_grow(&o->nodes, &o->capnodes, o->nnodes + 1, sizeof *o->nodes);
-                        o->nodes[o->nnodes++] = optarg;
-                        break;
-                case 'p':
-                        sl_grow(&o->pods, &o->cappods, o->npods + 1, sizeof *o->pods);
-                        o->pods[o->npods++] = optarg;
-                        break;
-                case 'f':
-                        if (!strcmp(optarg, "text"))
-                                o->format = FMT_TEXT;
-                        else if (!strcmp(optarg, "sarif"))
-                                o->format = FMT_SARIF;
-                        else if (!strcmp(optarg, "json"))
-                                o->format = FMT_JSON;
-                        else {
-                                fprintf(
-                                    stderr,
-                                    "schedlint: error: unknown format '%s' (text, sarif, json)\n",
-                                    optarg);
-                                return -1;
-                        }
-                        break;
-                case 'o':
-                        o->output = optarg;
-                        break;
-                case 'F':
-                        if (sl_level_parse(optarg, &o->fail_on) < 0 ||
-                            o->fail_on == SL_LEVEL_NONE) {
-                                fprintf(stderr,
-                                        "schedlint: error: --fail-on takes error, warning or note, "
-                                        "not '%s'\n",
-                                        optarg);
-                                return -1;
-                        }
-                        break;
-                case 'x':
-                        o->fix = true;
-                        break;
-                case 'c':
-                        if (!strcmp(optarg, "auto"))
-                                o->color = -1;
-                        else if (!strcmp(optarg, "always"))
-                                o->color = 1;
-                        else if (!strcmp(optarg, "never"))
-                                o->color = 0;
-                        else {
-                                fprintf(stderr,
-                                        "schedlint: error: --color takes auto, always or never, "
-                                        "not '%s'\n",
-                                        optarg);
-                                return -1;
-                        }
-                        break;
-                case 'l':
-                        for (unsigned i = 0; i < sl_nrules; i++)
-                                printf("%-32s %-8s %s%s\n", sl_rules[i]->id,
-                                       sl_level_name(sl_rules[i]->level), sl_rules[i]->summary,
-                                       sl_rules[i]->needs_nodes
-                                           ? " (needs nodes: --nodes or Node objects)"
-                                           : "");
-                        *done = 1;
-                        return 0;
-                case 'h':
-                        usage(stdout);
-                        *done = 1;
-                        return 0;
-                case 'V':
-                        printf("schedlint %s\n", SL_VERSION);
-                        *done = 1;
-                        return 0;
-                default:
-                        fprintf(stderr, "Try 'schedlint --help'.\n");
-                        return -1;
-                }
-        }
-        return 0;
+	struct option lo[NOPTS + 1];
+	for (size_t i = 0; i < NOPTS; i++)
+		lo[i] = opts[i].o;
+	memset(&lo[NOPTS], 0, sizeof lo[NOPTS]);
+	int c;
+	*done = 0;
+	while ((c = getopt_long(argc, argv, "n:p:f:o:hV", lo, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			sl_grow(&o->nodes, &o->capnodes, o->nnodes + 1, sizeof *o->nodes);
+			o->nodes[o->nnodes++] = optarg;
+			break;
+		case 'p':
+			sl_grow(&o->pods, &o->cappods, o->npods + 1, sizeof *o->pods);
+			o->pods[o->npods++] = optarg;
+			break;
+		case 'f':
+			if (!strcmp(optarg, "text"))
+				o->format = FMT_TEXT;
+			else if (!strcmp(optarg, "sarif"))
+				o->format = FMT_SARIF;
+			else if (!strcmp(optarg, "json"))
+				o->format = FMT_JSON;
+			else {
+				fprintf(stderr, "schedlint: error: unknown format '%s' (text, sarif, json)\n", optarg);
+				return -1;
+			}
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'F':
+			if (sl_level_parse(optarg, &o->fail_on) < 0 || o->fail_on == SL_LEVEL_NONE) {
+				fprintf(stderr,
+					"schedlint: error: --fail-on takes error, warning or note, "
+					"not '%s'\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'x':
+			o->fix = true;
+			break;
+		case 'c':
+			if (!strcmp(optarg, "auto"))
+				o->color = -1;
+			else if (!strcmp(optarg, "always"))
+				o->color = 1;
+			else if (!strcmp(optarg, "never"))
+				o->color = 0;
+			else {
+				fprintf(stderr,
+					"schedlint: error: --color takes auto, always or never, "
+					"not '%s'\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'l':
+			for (unsigned i = 0; i < sl_nrules; i++)
+				printf("%-32s %-8s %s%s\n", sl_rules[i]->id, sl_level_name(sl_rules[i]->level),
+				       sl_rules[i]->summary,
+				       sl_rules[i]->needs_nodes ? " (needs nodes: --nodes or Node objects)" : "");
+			*done = 1;
+			return 0;
+		case 'h':
+			usage(stdout);
+			*done = 1;
+			return 0;
+		case 'V':
+			printf("schedlint %s\n", SL_VERSION);
+			*done = 1;
+			return 0;
+		default:
+			fprintf(stderr, "Try 'schedlint --help'.\n");
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /* Write data to path atomically: a temporary file beside it, then rename. */
 static int write_atomic(const char *path, const char *data, size_t len)
 {
-        char *tmp = sl_xasprintf("%s.schedlint-XXXXXX", path);
-        int fd = mkstemp(tmp);
-        if (fd < 0) {
-                free(tmp);
-                return -1;
-        }
-        FILE *fp = fdopen(fd, "wb");
-        int ok = fp && fwrite(data, 1, len, fp) == len;
-        ok = fp && fclose(fp) == 0 && ok;
-        if (!ok || rename(tmp, path) < 0) {
-                unlink(tmp);
-                free(tmp);
-                return -1;
-        }
-        free(tmp);
-        return 0;
+	char *tmp = sl_xasprintf("%s.schedlint-XXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		free(tmp);
+		return -1;
+	}
+	FILE *fp = fdopen(fd, "wb");
+	int ok = fp && fwrite(data, 1, len, fp) == len;
+	ok = fp && fclose(fp) == 0 && ok;
+	if (!ok || rename(tmp, path) < 0) {
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
 }
 
 /* Apply the first fix of each finding, file by file. Fixes that overlap an earlier one in the
  * same file are left for the next run. */
 static int apply_fixes(const struct sl_sources *ss, const struct sl_findings *fs)
 {
-        int rc = 0;
-        for (size_t s = 0; s < ss->n; s++) {
-                const struct sl_source *src = ss->v[s];
-                if (src->failed || !strcmp(src->path, "<stdin>"))
-                        continue;
-                const struct sl_edit **edits = NULL;
-                size_t n = 0, cap = 0, nfixed = 0;
-                for (size_t i = 0; i < fs->n; i++) {
-                        const struct sl_finding *f = &fs->v[i];
-                        if (!f->nfixes || f->fixes[0].nedits == 0 ||
-                            f->fixes[0].edits[0].at.src != src)
-                                continue;
-                        size_t before = n;
-                        for (size_t k = 0; k < f->fixes[0].nedits; k++) {
-                                sl_grow(&edits, &cap, n + 1, sizeof *edits);
-                                edits[n++] = &f->fixes[0].edits[k];
-                        }
-                        size_t len;
-                        char *probe = sl_fix_apply(src, edits, n, &len);
-                        if (!probe)
-                                n = before; /* overlaps: skip this finding's fix */
-                        else
-                                nfixed++;
-                        free(probe);
-                }
-                if (n) {
-                        size_t len;
-                        char *out = sl_fix_apply(src, edits, n, &len);
-                        if (!out || write_atomic(src->path, out, len) < 0) {
-                                fprintf(stderr, "%s:1:1: error: cannot write the fixed file: %s\n",
-                                        src->path, strerror(errno));
-                                rc = -1;
-                        } else
-                                fprintf(stderr, "schedlint: fixed %zu finding%s in %s\n", nfixed,
-                                        nfixed == 1 ? "" : "s", src->path);
-                        free(out);
-                }
-                free(edits);
-        }
-        return rc;
+	int rc = 0;
+	for (size_t s = 0; s < ss->n; s++) {
+		const struct sl_source *src = ss->v[s];
+		if (src->failed || !strcmp(src->path, "<stdin>"))
+			continue;
+		const struct sl_edit **edits = NULL;
+		size_t n = 0, cap = 0, nfixed = 0;
+		for (size_t i = 0; i < fs->n; i++) {
+			const struct sl_finding *f = &fs->v[i];
+			if (!f->nfixes || f->fixes[0].nedits == 0 || f->fixes[0].edits[0].at.src != src)
+				continue;
+			size_t before = n;
+			for (size_t k = 0; k < f->fixes[0].nedits; k++) {
+				sl_grow(&edits, &cap, n + 1, sizeof *edits);
+				edits[n++] = &f->fixes[0].edits[k];
+			}
+			size_t len;
+			char *probe = sl_fix_apply(src, edits, n, &len);
+			if (!probe)
+				n = before; /* overlaps: skip this finding's fix */
+			else
+				nfixed++;
+			free(probe);
+		}
+		if (n) {
+			size_t len;
+			char *out = sl_fix_apply(src, edits, n, &len);
+			if (!out || write_atomic(src->path, out, len) < 0) {
+				fprintf(stderr, "%s:1:1: error: cannot write the fixed file: %s\n", src->path,
+					strerror(errno));
+				rc = -1;
+			} else
+				fprintf(stderr, "schedlint: fixed %zu finding%s in %s\n", nfixed,
+					nfixed == 1 ? "" : "s", src->path);
+			free(out);
+		}
+		free(edits);
+	}
+	return rc;
 }
 
 /* NO_COLOR counts only when set to something (no-color.org). */
 static bool no_color(void)
 {
-        const char *v = getenv("NO_COLOR");
-        return v && *v;
+	const char *v = getenv("NO_COLOR");
+	return v && *v;
 }
 
 int main(int argc, char **argv)
 {
-        struct options o = {0};
-        o.fail_on = SL_ERROR;
-        o.color = -1;
-        int done;
-        if (parse_args(argc, argv, &o, &done) < 0) {
-                free(o.nodes);
-                free(o.pods);
-                return 2;
-        }
-        if (done) {
-                free(o.nodes);
-                free(o.pods);
-                return 0;
-        }
-        if (optind >= argc) {
-                fprintf(stderr, "schedlint: error: no manifests given\n");
-                usage(stderr);
-                free(o.nodes);
-                free(o.pods);
-                return 2;
-        }
+	struct options o = {0};
+	o.fail_on = SL_ERROR;
+	o.color = -1;
+	int done;
+	if (parse_args(argc, argv, &o, &done) < 0) {
+		free(o.nodes);
+		free(o.pods);
+		return 2;
+	}
+	if (done) {
+		free(o.nodes);
+		free(o.pods);
+		return 0;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "schedlint: error: no manifests given\n");
+		usage(stderr);
+		free(o.nodes);
+		free(o.pods);
+		return 2;
+	}
 
-        struct sl_sources ss = {0};
-        struct sl_findings fs = {0};
-        struct sl_model m = {0};
-        /* load → model: inventories first so that their errors come first */
-        for (size_t i = 0; i < o.nnodes + o.npods; i++) {
-                const char *path = i < o.nnodes ? o.nodes[i] : o.pods[i - o.nnodes];
-                size_t first = ss.n;
-                sl_input_add(&ss, path, &fs);
-                for (size_t s = first; s < ss.n; s++)
-                        if (!ss.v[s]->failed)
-                                sl_model_load(&m, ss.v[s],
-                                              i < o.nnodes ? SL_ROLE_NODES : SL_ROLE_PODS, &fs);
-        }
-        for (int i = optind; i < argc; i++) {
-                size_t first = ss.n;
-                sl_input_add(&ss, argv[i], &fs);
-                for (size_t s = first; s < ss.n; s++)
-                        if (!ss.v[s]->failed)
-                                sl_model_load(&m, ss.v[s], SL_ROLE_MANIFESTS, &fs);
-        }
-        /* inventory → check */
-        sl_model_bind_pods(&m);
-        struct sl_cluster *cl = m.nnodes ? sl_cluster_new(&m) : NULL;
-        for (size_t i = 0; i < m.nworkloads; i++) {
-                struct sl_analysis a;
-                bool have = m.nnodes > 0;
-                if (have)
-                        sl_analyze(cl, m.workloads[i], &a);
-                for (unsigned r = 0; r < sl_nrules; r++) {
-                        const struct sl_rule *rule = sl_rules[r];
-                        if (rule->needs_nodes && !have)
-                                continue;
-                        struct sl_check cx = {&m, m.workloads[i], have ? &a : NULL, &fs,
-                                              rule->level};
-                        rule->check(rule, &cx);
-                }
-                if (have)
-                        sl_analysis_free(&a);
-        }
-        sl_cluster_free(cl);
-        /* report */
-        FILE *out = stdout;
-        if (o.output && !(out = fopen(o.output, "w"))) {
-                fprintf(stderr, "schedlint: error: cannot write %s: %s\n", o.output,
-                        strerror(errno));
-                out = NULL;
-        }
-        int rc = 0;
-        if (out) {
-                bool color =
-                    o.color == 1 || (o.color == -1 && out == stdout && isatty(1) && !no_color());
-                bool ecolor = o.color == 1 || (o.color == -1 && isatty(2) && !no_color());
-                /* Input errors always reach stderr; the report format carries them as well. */
-                for (size_t i = 0; i < fs.n; i++)
-                        if (!fs.v[i].rule) {
-                                struct sl_findings one = {&fs.v[i], 1, 1, 1};
-                                sl_emit_text(stderr, &one, ecolor, true);
-                        }
-                if (o.format == FMT_TEXT)
-                        sl_emit_text(out, &fs, color, false);
-                else if (o.format == FMT_SARIF)
-                        sl_emit_sarif(out, &fs);
-                else
-                        sl_emit_json(out, &fs);
-                if (out != stdout && fclose(out) != 0) {
-                        fprintf(stderr, "schedlint: error: cannot write %s\n", o.output);
-                        rc = 2;
-                }
-        } else
-                rc = 2;
-        if (o.fix && apply_fixes(&ss, &fs) < 0)
-                rc = 2;
-        size_t counts[4] = {0};
-        for (size_t i = 0; i < fs.n; i++)
-                if (fs.v[i].rule)
-                        counts[fs.v[i].level]++;
-        if (!rc && fs.input_errors)
-                rc = 2;
-        if (!rc)
-                for (int l = o.fail_on; l <= SL_ERROR; l++)
-                        if (counts[l])
-                                rc = 1;
-        sl_model_free(&m);
-        sl_findings_free(&fs);
-        sl_sources_free(&ss);
-        free(o.nodes);
-        free(o.pods);
-        return rc;
+	struct sl_sources ss = {0};
+	struct sl_findings fs = {0};
+	struct sl_model m = {0};
+	/* load → model: inventories first so that their errors come first */
+	for (size_t i = 0; i < o.nnodes + o.npods; i++) {
+		const char *path = i < o.nnodes ? o.nodes[i] : o.pods[i - o.nnodes];
+		size_t first = ss.n;
+		sl_input_add(&ss, path, &fs);
+		for (size_t s = first; s < ss.n; s++)
+			if (!ss.v[s]->failed)
+				sl_model_load(&m, ss.v[s], i < o.nnodes ? SL_ROLE_NODES : SL_ROLE_PODS, &fs);
+	}
+	for (int i = optind; i < argc; i++) {
+		size_t first = ss.n;
+		sl_input_add(&ss, argv[i], &fs);
+		for (size_t s = first; s < ss.n; s++)
+			if (!ss.v[s]->failed)
+				sl_model_load(&m, ss.v[s], SL_ROLE_MANIFESTS, &fs);
+	}
+	/* inventory → check */
+	sl_model_bind_pods(&m);
+	struct sl_cluster *cl = m.nnodes ? sl_cluster_new(&m) : NULL;
+	for (size_t i = 0; i < m.nworkloads; i++) {
+		struct sl_analysis a;
+		bool have = m.nnodes > 0;
+		if (have)
+			sl_analyze(cl, m.workloads[i], &a);
+		for (unsigned r = 0; r < sl_nrules; r++) {
+			const struct sl_rule *rule = sl_rules[r];
+			if (rule->needs_nodes && !have)
+				continue;
+			struct sl_check cx = {&m, m.workloads[i], have ? &a : NULL, &fs, rule->level};
+			rule->check(rule, &cx);
+		}
+		if (have)
+			sl_analysis_free(&a);
+	}
+	sl_cluster_free(cl);
+	/* report */
+	FILE *out = stdout;
+	if (o.output && !(out = fopen(o.output, "w"))) {
+		fprintf(stderr, "schedlint: error: cannot write %s: %s\n", o.output, strerror(errno));
+		out = NULL;
+	}
+	int rc = 0;
+	if (out) {
+		bool color = o.color == 1 || (o.color == -1 && out == stdout && isatty(1) && !no_color());
+		bool ecolor = o.color == 1 || (o.color == -1 && isatty(2) && !no_color());
+		/* Input errors always reach stderr; the report format carries them as well. */
+		for (size_t i = 0; i < fs.n; i++)
+			if (!fs.v[i].rule) {
+				struct sl_findings one = {&fs.v[i], 1, 1, 1};
+				sl_emit_text(stderr, &one, ecolor, true);
+			}
+		if (o.format == FMT_TEXT)
+			sl_emit_text(out, &fs, color, false);
+		else if (o.format == FMT_SARIF)
+			sl_emit_sarif(out, &fs);
+		else
+			sl_emit_json(out, &fs);
+		if (out != stdout && fclose(out) != 0) {
+			fprintf(stderr, "schedlint: error: cannot write %s\n", o.output);
+			rc = 2;
+		}
+	} else
+		rc = 2;
+	if (o.fix && apply_fixes(&ss, &fs) < 0)
+		rc = 2;
+	size_t counts[4] = {0};
+	for (size_t i = 0; i < fs.n; i++)
+		if (fs.v[i].rule)
+			counts[fs.v[i].level]++;
+	if (!rc && fs.input_errors)
+		rc = 2;
+	if (!rc)
+		for (int l = o.fail_on; l <= SL_ERROR; l++)
+			if (counts[l])
+				rc = 1;
+	sl_model_free(&m);
+	sl_findings_free(&fs);
+	sl_sources_free(&ss);
+	free(o.nodes);
+	free(o.pods);
+	return rc;
 }

@@ -8,11 +8,11 @@
 #include <stdint.h>
 
 struct sl_qty {
-        uint64_t mant; /* significant decimal digits (at most 18 kept) */
-        int exp10;     /* value = mant * 10^exp10 * 2^exp2 (+ sticky) */
-        int exp2;
-        bool sticky; /* nonzero digits were dropped beyond the 18 kept: value is a bit larger */
-        bool neg;
+	uint64_t mant; /* significant decimal digits (at most 18 kept) */
+	int exp10;     /* value = mant * 10^exp10 * 2^exp2 (+ sticky) */
+	int exp2;
+	bool sticky; /* nonzero digits were dropped beyond the 18 kept: value is a bit larger */
+	bool neg;
 };
 
 /* Parse the Kubernetes quantity grammar: sign, digits, optional fraction, optional suffix

@@ -12,15 +12,15 @@
 #include "k8s.h"
 
 enum sl_plugin {
-        SL_FITS = 0,
-        SL_PL_NODE_UNSCHEDULABLE,
-        SL_PL_NODE_NAME,
-        SL_PL_TAINT_TOLERATION,
-        SL_PL_NODE_AFFINITY,
-        SL_PL_NODE_PORTS,
-        SL_PL_NODE_RESOURCES_FIT,
-        SL_PL_POD_TOPOLOGY_SPREAD,
-        SL_PL_INTER_POD_AFFINITY,
+	SL_FITS = 0,
+	SL_PL_NODE_UNSCHEDULABLE,
+	SL_PL_NODE_NAME,
+	SL_PL_TAINT_TOLERATION,
+	SL_PL_NODE_AFFINITY,
+	SL_PL_NODE_PORTS,
+	SL_PL_NODE_RESOURCES_FIT,
+	SL_PL_POD_TOPOLOGY_SPREAD,
+	SL_PL_INTER_POD_AFFINITY,
 };
 const char *sl_plugin_name(enum sl_plugin p);
 /* Whether evicting pods could ever make a node pass this filter (it cannot change labels,
@@ -29,10 +29,10 @@ bool sl_plugin_preemptible(enum sl_plugin p);
 
 #define SL_MAX_REASONS 8
 struct sl_nodefit {
-        enum sl_plugin plugin; /* SL_FITS when every filter passes */
-        bool excluded;         /* left out by PreFilter: not run, not counted in the reasons */
-        size_t nreasons;
-        char *reasons[SL_MAX_REASONS];
+	enum sl_plugin plugin; /* SL_FITS when every filter passes */
+	bool excluded;         /* left out by PreFilter: not run, not counted in the reasons */
+	size_t nreasons;
+	char *reasons[SL_MAX_REASONS];
 };
 void sl_nodefit_clear(struct sl_nodefit *f);
 
@@ -56,38 +56,36 @@ void sl_cluster_free(struct sl_cluster *c);
 /* How many pods of p node n holds at once by resources and the pod count alone, given
  * fit = the filters for one pod: 0 when a filter other than resources fails. *limit names what
  * bounds the count ("pods" for the pod count). */
-int64_t sl_node_slots(const struct sl_podspec *p, const struct sl_node *n,
-                      const struct sl_nodefit *fit, const char **limit);
+int64_t sl_node_slots(const struct sl_podspec *p, const struct sl_node *n, const struct sl_nodefit *fit,
+		      const char **limit);
 
 struct sl_analysis {
-        const struct sl_podspec *pod;
-        size_t nnodes;
-        struct sl_nodefit *fit; /* one pod of the template on the inventory as it is */
-        size_t nfeasible, nexcluded;
-        char *fit_error; /* the FailedScheduling text when nfeasible == 0 */
-        /* Placement. When only resources limit the pods (no inter-pod terms, spread or host ports),
-         * slots are per-node capacities and the count is exact whatever order the scheduler picks;
-         * otherwise pods are placed one after another, as the scheduler would (`sequential`), and
-         * slots[i] is what landed on node i. */
-        bool sequential;
-        int64_t *slots;
-        const char *
-            *slot_limit; /* per node: the resource that bounds the slots ("pods" for the count) */
-        int64_t total_slots;  /* pods that fit at once (sequential: placed, replicas and surge) */
-        int64_t *surge_slots; /* sequential only: new pods placed per node */
-        int64_t own_running;  /* the workload's own running pods found among the running pods */
-        int64_t replicas;
-        int64_t steady_placed;
-        char *steady_fit_error;
-        struct sl_nodefit
-            *steady_fit; /* per node, when steady_placed < replicas: why the next pod fails */
-        bool is_rollout; /* a Deployment */
-        enum sl_strategy strategy;
-        int64_t max_surge, max_unavailable; /* resolved; 0/0 for Recreate */
-        int64_t surge_placed;
-        char *rollout_fit_error;
-        struct sl_nodefit *rollout_fit; /* per node, when surge_placed < max_surge */
-        bool rollout_deadlock;
+	const struct sl_podspec *pod;
+	size_t nnodes;
+	struct sl_nodefit *fit; /* one pod of the template on the inventory as it is */
+	size_t nfeasible, nexcluded;
+	char *fit_error; /* the FailedScheduling text when nfeasible == 0 */
+	/* Placement. When only resources limit the pods (no inter-pod terms, spread or host ports),
+	 * slots are per-node capacities and the count is exact whatever order the scheduler picks;
+	 * otherwise pods are placed one after another, as the scheduler would (`sequential`), and
+	 * slots[i] is what landed on node i. */
+	bool sequential;
+	int64_t *slots;
+	const char **slot_limit; /* per node: the resource that bounds the slots ("pods" for the count) */
+	int64_t total_slots;     /* pods that fit at once (sequential: placed, replicas and surge) */
+	int64_t *surge_slots;    /* sequential only: new pods placed per node */
+	int64_t own_running;     /* the workload's own running pods found among the running pods */
+	int64_t replicas;
+	int64_t steady_placed;
+	char *steady_fit_error;
+	struct sl_nodefit *steady_fit; /* per node, when steady_placed < replicas: why the next pod fails */
+	bool is_rollout;               /* a Deployment */
+	enum sl_strategy strategy;
+	int64_t max_surge, max_unavailable; /* resolved; 0/0 for Recreate */
+	int64_t surge_placed;
+	char *rollout_fit_error;
+	struct sl_nodefit *rollout_fit; /* per node, when surge_placed < max_surge */
+	bool rollout_deadlock;
 };
 
 void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, struct sl_analysis *a);

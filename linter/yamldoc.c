@@ -11,539 +11,527 @@
 /* --- arena: every node and string of a stream, freed at once ------------------------------ */
 
 struct sl_arena_chunk {
-        struct sl_arena_chunk *next;
-        size_t used, cap;
-        max_align_t data[];
+	struct sl_arena_chunk *next;
+	size_t used, cap;
+	max_align_t data[];
 };
 
 static void *arena_alloc(struct sl_ystream *ys, size_t n)
 {
-        n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
-        struct sl_arena_chunk *c = ys->chunks;
-        if (!c || c->cap - c->used < n) {
-                size_t cap = n > 65536 ? n : 65536;
-                c = sl_xmalloc(sizeof *c + cap);
-                c->used = 0;
-                c->cap = cap;
-                c->next = ys->chunks;
-                ys->chunks = c;
-        }
-        void *p = (char *)c->data + c->used;
-        c->used += n;
-        return p;
+	n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+	struct sl_arena_chunk *c = ys->chunks;
+	if (!c || c->cap - c->used < n) {
+		size_t cap = n > 65536 ? n : 65536;
+		c = sl_xmalloc(sizeof *c + cap);
+		c->used = 0;
+		c->cap = cap;
+		c->next = ys->chunks;
+		ys->chunks = c;
+	}
+	void *p = (char *)c->data + c->used;
+	c->used += n;
+	return p;
 }
 
 void sl_ystream_free(struct sl_ystream *ys)
 {
-        while (ys->chunks) {
-                struct sl_arena_chunk *n = ys->chunks->next;
-                free(ys->chunks);
-                ys->chunks = n;
-        }
-        free(ys->docs);
-        memset(ys, 0, sizeof *ys);
+	while (ys->chunks) {
+		struct sl_arena_chunk *n = ys->chunks->next;
+		free(ys->chunks);
+		ys->chunks = n;
+	}
+	free(ys->docs);
+	memset(ys, 0, sizeof *ys);
 }
 
 /* --- building ------------------------------------------------------------------------------ */
 
 struct frame {
-        struct sl_ynode *node;
-        struct sl_ynode **items; /* heap while open; copied to the arena when closed */
-        size_t n, cap;
-        char *anchor;
+	struct sl_ynode *node;
+	struct sl_ynode **items; /* heap while open; copied to the arena when closed */
+	size_t n, cap;
+	char *anchor;
 };
 
 struct anchor {
-        char *name;
-        struct sl_ynode *node;
+	char *name;
+	struct sl_ynode *node;
 };
 
 struct builder {
-        struct sl_ystream *ys;
-        const struct sl_source *src;
-        struct frame *stack;
-        size_t depth, cap;
-        struct anchor *anchors;
-        size_t nanchors, capanchors;
-        struct sl_ynode *root;
-        size_t weight; /* of the open document */
+	struct sl_ystream *ys;
+	const struct sl_source *src;
+	struct frame *stack;
+	size_t depth, cap;
+	struct anchor *anchors;
+	size_t nanchors, capanchors;
+	struct sl_ynode *root;
+	size_t weight; /* of the open document */
 };
 
-static void mark_span(const struct sl_source *src, yaml_mark_t a, yaml_mark_t b,
-                      struct sl_span *out)
+static void mark_span(const struct sl_source *src, yaml_mark_t a, yaml_mark_t b, struct sl_span *out)
 {
-        size_t off = sl_source_char_to_byte(src, a.index);
-        size_t end = sl_source_char_to_byte(src, b.index);
-        sl_source_span(src, off, end < off ? off : end, out);
+	size_t off = sl_source_char_to_byte(src, a.index);
+	size_t end = sl_source_char_to_byte(src, b.index);
+	sl_source_span(src, off, end < off ? off : end, out);
 }
 
 static size_t sat_add(size_t a, size_t b)
 {
-        return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+	return a > SIZE_MAX - b ? SIZE_MAX : a + b;
 }
 
 static int key_eq(const struct sl_ynode *a, const struct sl_ynode *b)
 {
-        return a->kind == SL_YSCALAR && b->kind == SL_YSCALAR && a->len == b->len &&
-               !memcmp(a->str, b->str, a->len);
+	return a->kind == SL_YSCALAR && b->kind == SL_YSCALAR && a->len == b->len && !memcmp(a->str, b->str, a->len);
 }
 
 static int is_merge_key(const struct sl_ynode *k)
 {
-        return k->kind == SL_YSCALAR && k->plain && k->len == 2 && !memcmp(k->str, "<<", 2);
+	return k->kind == SL_YSCALAR && k->plain && k->len == 2 && !memcmp(k->str, "<<", 2);
 }
 
 struct pair {
-        struct sl_ynode *k, *v;
-        size_t order;
+	struct sl_ynode *k, *v;
+	size_t order;
 };
 
 static int cmp_pair(const void *a, const void *b)
 {
-        const struct pair *x = a, *y = b;
-        int xs = x->k->kind == SL_YSCALAR, ys = y->k->kind == SL_YSCALAR;
-        if (xs != ys)
-                return xs - ys;
-        if (xs) {
-                size_t n = x->k->len < y->k->len ? x->k->len : y->k->len;
-                int c = memcmp(x->k->str, y->k->str, n);
-                if (c)
-                        return c;
-                if (x->k->len != y->k->len)
-                        return x->k->len < y->k->len ? -1 : 1;
-        }
-        return x->order < y->order ? -1 : x->order > y->order;
+	const struct pair *x = a, *y = b;
+	int xs = x->k->kind == SL_YSCALAR, ys = y->k->kind == SL_YSCALAR;
+	if (xs != ys)
+		return xs - ys;
+	if (xs) {
+		size_t n = x->k->len < y->k->len ? x->k->len : y->k->len;
+		int c = memcmp(x->k->str, y->k->str, n);
+		if (c)
+			return c;
+		if (x->k->len != y->k->len)
+			return x->k->len < y->k->len ? -1 : 1;
+	}
+	return x->order < y->order ? -1 : x->order > y->order;
 }
 
 static int cmp_order(const void *a, const void *b)
 {
-        const struct pair *x = a, *y = b;
-        return x->order < y->order ? -1 : x->order > y->order;
+	const struct pair *x = a, *y = b;
+	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static void add_pair(struct pair **ps, size_t *n, size_t *cap, struct sl_ynode *k,
-                     struct sl_ynode *v, size_t order)
+static void add_pair(struct pair **ps, size_t *n, size_t *cap, struct sl_ynode *k, struct sl_ynode *v, size_t order)
 {
-        sl_grow(ps, cap, *n + 1, sizeof **ps);
-        (*ps)[*n].k = k;
-        (*ps)[*n].v = v;
-        (*ps)[*n].order = order;
-        (*n)++;
+	sl_grow(ps, cap, *n + 1, sizeof **ps);
+	(*ps)[*n].k = k;
+	(*ps)[*n].v = v;
+	(*ps)[*n].order = order;
+	(*n)++;
 }
 
 /* Close a mapping: apply merge keys (explicit keys win, then earlier merged maps win), then keep
  * only the last of duplicate keys. Sorting keeps this O(n log n) for hostile key counts. */
 static void finish_map(struct builder *b, struct frame *f)
 {
-        struct pair *ps = NULL;
-        size_t n = 0, cap = 0, order = 0;
-        struct sl_ynode **merges = NULL;
-        size_t nm = 0, capm = 0;
-        for (size_t i = 0; i + 1 < f->n; i += 2) {
-                if (is_merge_key(f->items[i])) {
-                        struct sl_ynode *v = f->items[i + 1];
-                        if (v->kind == SL_YMAP) {
-                                sl_grow(&merges, &capm, nm + 1, sizeof *merges);
-                                merges[nm++] = v;
-                        } else if (v->kind == SL_YSEQ) {
-                                for (size_t j = 0; j < v->n; j++)
-                                        if (v->v[j]->kind == SL_YMAP) {
-                                                sl_grow(&merges, &capm, nm + 1, sizeof *merges);
-                                                merges[nm++] = v->v[j];
-                                        }
-                        }
-                        continue;
-                }
-                add_pair(&ps, &n, &cap, f->items[i], f->items[i + 1], order++);
-        }
-        /* Merged keys rank below every explicit key, and earlier merge sources win: give them
-         * "orders" that sort before explicit ones in the last-wins pass below, in reverse. */
-        size_t explicit_n = n;
-        for (size_t m = nm; m-- > 0;)
-                for (size_t j = 0; j < merges[m]->n; j++)
-                        add_pair(&ps, &n, &cap, merges[m]->v[2 * j], merges[m]->v[2 * j + 1], 0);
-        /* Renumber: merged pairs first (lowest), explicit after, so "last wins" = explicit wins. */
-        for (size_t i = explicit_n; i < n; i++)
-                ps[i].order = i - explicit_n;
-        for (size_t i = 0; i < explicit_n; i++)
-                ps[i].order += n - explicit_n;
-        free(merges);
-        if (n > 1) {
-                qsort(ps, n, sizeof *ps, cmp_pair);
-                size_t w = 0;
-                for (size_t i = 0; i < n; i++) {
-                        if (i + 1 < n && key_eq(ps[i].k, ps[i + 1].k))
-                                continue; /* a later pair with the same key wins */
-                        ps[w++] = ps[i];
-                }
-                n = w;
-                qsort(ps, n, sizeof *ps, cmp_order);
-        }
-        struct sl_ynode *node = f->node;
-        node->n = n;
-        node->v = arena_alloc(b->ys, (2 * n + 1) * sizeof *node->v);
-        size_t weight = 1;
-        for (size_t i = 0; i < n; i++) {
-                node->v[2 * i] = ps[i].k;
-                node->v[2 * i + 1] = ps[i].v;
-                weight = sat_add(weight, sat_add(ps[i].k->weight, ps[i].v->weight));
-        }
-        node->weight = weight;
-        free(ps);
+	struct pair *ps = NULL;
+	size_t n = 0, cap = 0, order = 0;
+	struct sl_ynode **merges = NULL;
+	size_t nm = 0, capm = 0;
+	for (size_t i = 0; i + 1 < f->n; i += 2) {
+		if (is_merge_key(f->items[i])) {
+			struct sl_ynode *v = f->items[i + 1];
+			if (v->kind == SL_YMAP) {
+				sl_grow(&merges, &capm, nm + 1, sizeof *merges);
+				merges[nm++] = v;
+			} else if (v->kind == SL_YSEQ) {
+				for (size_t j = 0; j < v->n; j++)
+					if (v->v[j]->kind == SL_YMAP) {
+						sl_grow(&merges, &capm, nm + 1, sizeof *merges);
+						merges[nm++] = v->v[j];
+					}
+			}
+			continue;
+		}
+		add_pair(&ps, &n, &cap, f->items[i], f->items[i + 1], order++);
+	}
+	/* Merged keys rank below every explicit key, and earlier merge sources win: give them
+	 * "orders" that sort before explicit ones in the last-wins pass below, in reverse. */
+	size_t explicit_n = n;
+	for (size_t m = nm; m-- > 0;)
+		for (size_t j = 0; j < merges[m]->n; j++)
+			add_pair(&ps, &n, &cap, merges[m]->v[2 * j], merges[m]->v[2 * j + 1], 0);
+	/* Renumber: merged pairs first (lowest), explicit after, so "last wins" = explicit wins. */
+	for (size_t i = explicit_n; i < n; i++)
+		ps[i].order = i - explicit_n;
+	for (size_t i = 0; i < explicit_n; i++)
+		ps[i].order += n - explicit_n;
+	free(merges);
+	if (n > 1) {
+		qsort(ps, n, sizeof *ps, cmp_pair);
+		size_t w = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (i + 1 < n && key_eq(ps[i].k, ps[i + 1].k))
+				continue; /* a later pair with the same key wins */
+			ps[w++] = ps[i];
+		}
+		n = w;
+		qsort(ps, n, sizeof *ps, cmp_order);
+	}
+	struct sl_ynode *node = f->node;
+	node->n = n;
+	node->v = arena_alloc(b->ys, (2 * n + 1) * sizeof *node->v);
+	size_t weight = 1;
+	for (size_t i = 0; i < n; i++) {
+		node->v[2 * i] = ps[i].k;
+		node->v[2 * i + 1] = ps[i].v;
+		weight = sat_add(weight, sat_add(ps[i].k->weight, ps[i].v->weight));
+	}
+	node->weight = weight;
+	free(ps);
 }
 
 static void finish_seq(struct builder *b, struct frame *f)
 {
-        struct sl_ynode *node = f->node;
-        node->n = f->n;
-        node->v = arena_alloc(b->ys, (f->n + 1) * sizeof *node->v);
-        size_t weight = 1;
-        for (size_t i = 0; i < f->n; i++) {
-                node->v[i] = f->items[i];
-                weight = sat_add(weight, f->items[i]->weight);
-        }
-        node->weight = weight;
+	struct sl_ynode *node = f->node;
+	node->n = f->n;
+	node->v = arena_alloc(b->ys, (f->n + 1) * sizeof *node->v);
+	size_t weight = 1;
+	for (size_t i = 0; i < f->n; i++) {
+		node->v[i] = f->items[i];
+		weight = sat_add(weight, f->items[i]->weight);
+	}
+	node->weight = weight;
 }
 
 static void define_anchor(struct builder *b, const char *name, struct sl_ynode *n)
 {
-        for (size_t i = b->nanchors; i-- > 0;)
-                if (!strcmp(b->anchors[i].name, name)) {
-                        b->anchors[i].node = n; /* a redefinition shadows the earlier anchor */
-                        return;
-                }
-        sl_grow(&b->anchors, &b->capanchors, b->nanchors + 1, sizeof *b->anchors);
-        b->anchors[b->nanchors].name = sl_xstrdup(name);
-        b->anchors[b->nanchors++].node = n;
+	for (size_t i = b->nanchors; i-- > 0;)
+		if (!strcmp(b->anchors[i].name, name)) {
+			b->anchors[i].node = n; /* a redefinition shadows the earlier anchor */
+			return;
+		}
+	sl_grow(&b->anchors, &b->capanchors, b->nanchors + 1, sizeof *b->anchors);
+	b->anchors[b->nanchors].name = sl_xstrdup(name);
+	b->anchors[b->nanchors++].node = n;
 }
 
 static void clear_anchors(struct builder *b)
 {
-        for (size_t i = 0; i < b->nanchors; i++)
-                free(b->anchors[i].name);
-        b->nanchors = 0;
+	for (size_t i = 0; i < b->nanchors; i++)
+		free(b->anchors[i].name);
+	b->nanchors = 0;
 }
 
 static void clear_stack(struct builder *b)
 {
-        for (size_t i = 0; i < b->depth; i++) {
-                free(b->stack[i].items);
-                free(b->stack[i].anchor);
-        }
-        b->depth = 0;
+	for (size_t i = 0; i < b->depth; i++) {
+		free(b->stack[i].items);
+		free(b->stack[i].anchor);
+	}
+	b->depth = 0;
 }
 
 /* Attach a finished node to the open collection (or make it the root). 0, or -1 on a limit. */
 static int attach(struct builder *b, struct sl_ynode *n)
 {
-        b->weight = sat_add(b->weight, n->weight);
-        if (b->depth == 0) {
-                b->root = n;
-                return 0;
-        }
-        struct frame *f = &b->stack[b->depth - 1];
-        sl_grow(&f->items, &f->cap, f->n + 1, sizeof *f->items);
-        f->items[f->n++] = n;
-        return 0;
+	b->weight = sat_add(b->weight, n->weight);
+	if (b->depth == 0) {
+		b->root = n;
+		return 0;
+	}
+	struct frame *f = &b->stack[b->depth - 1];
+	sl_grow(&f->items, &f->cap, f->n + 1, sizeof *f->items);
+	f->items[f->n++] = n;
+	return 0;
 }
 
 static const char *describe_problem(const struct sl_source *src, const yaml_parser_t *p, size_t off)
 {
-        if (off < src->len && src->data[off] == '\t')
-                return "a tab character where YAML allows only spaces for indentation";
-        return p->problem ? p->problem : "malformed YAML";
+	if (off < src->len && src->data[off] == '\t')
+		return "a tab character where YAML allows only spaces for indentation";
+	return p->problem ? p->problem : "malformed YAML";
 }
 
 int sl_yaml_parse(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs)
 {
-        yaml_parser_t p;
-        yaml_event_t ev;
-        struct builder b;
-        memset(&b, 0, sizeof b);
-        b.ys = out;
-        b.src = src;
-        if (!yaml_parser_initialize(&p)) {
-                sl_input_error(errs, NULL, "%s: cannot initialise the YAML parser", src->path);
-                return -1;
-        }
-        yaml_parser_set_input_string(&p, (const unsigned char *)src->data, src->len);
-        yaml_parser_set_encoding(&p, YAML_UTF8_ENCODING);
-        int rc = 0, done = 0;
-        unsigned docno = 0;
-        while (!done) {
-                if (!yaml_parser_parse(&p, &ev)) {
-                        struct sl_span at;
-                        size_t off = sl_source_char_to_byte(src, p.problem_mark.index);
-                        if (p.error == YAML_READER_ERROR)
-                                off = p.problem_offset < src->len ? p.problem_offset : src->len;
-                        sl_source_span(src, off, off, &at);
-                        const char *what = describe_problem(src, &p, off);
-                        if (p.context && strcmp(what, p.problem ? p.problem : "") == 0 &&
-                            strcmp(p.context, "while scanning for the next token"))
-                                sl_input_error(errs, &at,
-                                               "invalid YAML: %s, %s that starts at %u:%u", what,
-                                               p.context, (unsigned)p.context_mark.line + 1,
-                                               (unsigned)p.context_mark.column + 1);
-                        else
-                                sl_input_error(errs, &at, "invalid YAML: %s", what);
-                        rc = -1;
-                        break;
-                }
-                struct sl_ynode *n = NULL;
-                const char *anchor = NULL;
-                int err = 0;
-                switch (ev.type) {
-                case YAML_STREAM_END_EVENT:
-                        done = 1;
-                        break;
-                case YAML_DOCUMENT_START_EVENT:
-                        b.root = NULL;
-                        b.weight = 0;
-                        break;
-                case YAML_DOCUMENT_END_EVENT:
-                        sl_grow(&out->docs, &out->cap, out->n + 1, sizeof *out->docs);
-                        out->docs[out->n].src = src;
-                        out->docs[out->n].root = b.root;
-                        out->docs[out->n++].index = docno++;
-                        clear_anchors(&b);
-                        break;
-                case YAML_ALIAS_EVENT: {
-                        const char *name = (const char *)ev.data.alias.anchor;
-                        for (size_t i = b.nanchors; i-- > 0;)
-                                if (!strcmp(b.anchors[i].name, name)) {
-                                        n = b.anchors[i].node;
-                                        break;
-                                }
-                        if (!n) {
-                                struct sl_span at;
-                                mark_span(src, ev.start_mark, ev.end_mark, &at);
-                                sl_input_error(errs, &at,
-                                               "invalid YAML: alias *%s refers to no anchor", name);
-                                err = 1;
-                                break;
-                        }
-                        if (n->weight == 0) { /* still open: the alias is inside its own anchor */
-                                struct sl_span at;
-                                mark_span(src, ev.start_mark, ev.end_mark, &at);
-                                sl_input_error(
-                                    errs, &at,
-                                    "invalid YAML: alias *%s refers to an enclosing node", name);
-                                err = 1;
-                                break;
-                        }
-                        attach(&b, n);
-                        break;
-                }
-                case YAML_SCALAR_EVENT:
-                        n = arena_alloc(out, sizeof *n);
-                        memset(n, 0, sizeof *n);
-                        n->kind = SL_YSCALAR;
-                        n->plain =
-                            ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev.data.scalar.tag;
-                        mark_span(src, ev.start_mark, ev.end_mark, &n->at);
-                        n->len = ev.data.scalar.length;
-                        {
-                                char *s = arena_alloc(out, n->len + 1);
-                                memcpy(s, ev.data.scalar.value, n->len);
-                                s[n->len] = 0;
-                                n->str = s;
-                        }
-                        n->weight = 1;
-                        anchor = (const char *)ev.data.scalar.anchor;
-                        if (anchor)
-                                define_anchor(&b, anchor, n);
-                        attach(&b, n);
-                        break;
-                case YAML_SEQUENCE_START_EVENT:
-                case YAML_MAPPING_START_EVENT: {
-                        if (b.depth >= SL_YAML_MAX_DEPTH) {
-                                struct sl_span at;
-                                mark_span(src, ev.start_mark, ev.end_mark, &at);
-                                sl_input_error(errs, &at, "document nests deeper than %d levels",
-                                               SL_YAML_MAX_DEPTH);
-                                err = 1;
-                                break;
-                        }
-                        n = arena_alloc(out, sizeof *n);
-                        memset(n, 0, sizeof *n);
-                        int is_map = ev.type == YAML_MAPPING_START_EVENT;
-                        n->kind = is_map ? SL_YMAP : SL_YSEQ;
-                        n->flow = is_map ? ev.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE
-                                         : ev.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
-                        mark_span(src, ev.start_mark, ev.end_mark, &n->at);
-                        anchor = (const char *)(is_map ? ev.data.mapping_start.anchor
-                                                       : ev.data.sequence_start.anchor);
-                        sl_grow(&b.stack, &b.cap, b.depth + 1, sizeof *b.stack);
-                        struct frame *f = &b.stack[b.depth++];
-                        memset(f, 0, sizeof *f);
-                        f->node = n;
-                        f->anchor = anchor ? sl_xstrdup(anchor) : NULL;
-                        break;
-                }
-                case YAML_SEQUENCE_END_EVENT:
-                case YAML_MAPPING_END_EVENT: {
-                        struct frame *f = &b.stack[--b.depth];
-                        n = f->node;
-                        if (n->kind == SL_YMAP)
-                                finish_map(&b, f);
-                        else
-                                finish_seq(&b, f);
-                        /* The span runs from the start of the collection to the end of its last
-                         * child: libyaml's end mark for block collections lies on the next line. */
-                        {
-                                size_t end = n->at.end;
-                                if (!n->flow) {
-                                        end = n->at.off;
-                                        for (size_t i = 0;
-                                             i < (n->kind == SL_YMAP ? 2 * n->n : n->n); i++)
-                                                if (n->v[i]->at.end > end)
-                                                        end = n->v[i]->at.end;
-                                } else {
-                                        size_t e = sl_source_char_to_byte(src, ev.end_mark.index);
-                                        end = e > end ? e : end;
-                                }
-                                sl_source_span(src, n->at.off, end, &n->at);
-                        }
-                        free(f->items);
-                        if (f->anchor) {
-                                define_anchor(&b, f->anchor, n);
-                                free(f->anchor);
-                        }
-                        if (n->weight > SL_YAML_MAX_NODES) {
-                                sl_input_error(errs, &n->at,
-                                               "document expands to more than %d nodes through "
-                                               "aliases (an alias bomb?)",
-                                               SL_YAML_MAX_NODES);
-                                err = 1;
-                                break;
-                        }
-                        attach(&b, n);
-                        break;
-                }
-                default:
-                        break;
-                }
-                if (!err && b.weight > SL_YAML_MAX_NODES) {
-                        struct sl_span at;
-                        mark_span(src, ev.start_mark, ev.end_mark, &at);
-                        sl_input_error(errs, &at,
-                                       "document expands to more than %d nodes through aliases (an "
-                                       "alias bomb?)",
-                                       SL_YAML_MAX_NODES);
-                        err = 1;
-                }
-                yaml_event_delete(&ev);
-                if (err) {
-                        rc = -1;
-                        break;
-                }
-        }
-        clear_stack(&b);
-        clear_anchors(&b);
-        free(b.stack);
-        free(b.anchors);
-        yaml_parser_delete(&p);
-        return rc;
+	yaml_parser_t p;
+	yaml_event_t ev;
+	struct builder b;
+	memset(&b, 0, sizeof b);
+	b.ys = out;
+	b.src = src;
+	if (!yaml_parser_initialize(&p)) {
+		sl_input_error(errs, NULL, "%s: cannot initialise the YAML parser", src->path);
+		return -1;
+	}
+	yaml_parser_set_input_string(&p, (const unsigned char *)src->data, src->len);
+	yaml_parser_set_encoding(&p, YAML_UTF8_ENCODING);
+	int rc = 0, done = 0;
+	unsigned docno = 0;
+	while (!done) {
+		if (!yaml_parser_parse(&p, &ev)) {
+			struct sl_span at;
+			size_t off = sl_source_char_to_byte(src, p.problem_mark.index);
+			if (p.error == YAML_READER_ERROR)
+				off = p.problem_offset < src->len ? p.problem_offset : src->len;
+			sl_source_span(src, off, off, &at);
+			const char *what = describe_problem(src, &p, off);
+			if (p.context && strcmp(what, p.problem ? p.problem : "") == 0 &&
+			    strcmp(p.context, "while scanning for the next token"))
+				sl_input_error(errs, &at, "invalid YAML: %s, %s that starts at %u:%u", what, p.context,
+					       (unsigned)p.context_mark.line + 1, (unsigned)p.context_mark.column + 1);
+			else
+				sl_input_error(errs, &at, "invalid YAML: %s", what);
+			rc = -1;
+			break;
+		}
+		struct sl_ynode *n = NULL;
+		const char *anchor = NULL;
+		int err = 0;
+		switch (ev.type) {
+		case YAML_STREAM_END_EVENT:
+			done = 1;
+			break;
+		case YAML_DOCUMENT_START_EVENT:
+			b.root = NULL;
+			b.weight = 0;
+			break;
+		case YAML_DOCUMENT_END_EVENT:
+			sl_grow(&out->docs, &out->cap, out->n + 1, sizeof *out->docs);
+			out->docs[out->n].src = src;
+			out->docs[out->n].root = b.root;
+			out->docs[out->n++].index = docno++;
+			clear_anchors(&b);
+			break;
+		case YAML_ALIAS_EVENT: {
+			const char *name = (const char *)ev.data.alias.anchor;
+			for (size_t i = b.nanchors; i-- > 0;)
+				if (!strcmp(b.anchors[i].name, name)) {
+					n = b.anchors[i].node;
+					break;
+				}
+			if (!n) {
+				struct sl_span at;
+				mark_span(src, ev.start_mark, ev.end_mark, &at);
+				sl_input_error(errs, &at, "invalid YAML: alias *%s refers to no anchor", name);
+				err = 1;
+				break;
+			}
+			if (n->weight == 0) { /* still open: the alias is inside its own anchor */
+				struct sl_span at;
+				mark_span(src, ev.start_mark, ev.end_mark, &at);
+				sl_input_error(errs, &at, "invalid YAML: alias *%s refers to an enclosing node", name);
+				err = 1;
+				break;
+			}
+			attach(&b, n);
+			break;
+		}
+		case YAML_SCALAR_EVENT:
+			n = arena_alloc(out, sizeof *n);
+			memset(n, 0, sizeof *n);
+			n->kind = SL_YSCALAR;
+			n->plain = ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev.data.scalar.tag;
+			mark_span(src, ev.start_mark, ev.end_mark, &n->at);
+			n->len = ev.data.scalar.length;
+			{
+				char *s = arena_alloc(out, n->len + 1);
+				memcpy(s, ev.data.scalar.value, n->len);
+				s[n->len] = 0;
+				n->str = s;
+			}
+			n->weight = 1;
+			anchor = (const char *)ev.data.scalar.anchor;
+			if (anchor)
+				define_anchor(&b, anchor, n);
+			attach(&b, n);
+			break;
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT: {
+			if (b.depth >= SL_YAML_MAX_DEPTH) {
+				struct sl_span at;
+				mark_span(src, ev.start_mark, ev.end_mark, &at);
+				sl_input_error(errs, &at, "document nests deeper than %d levels", SL_YAML_MAX_DEPTH);
+				err = 1;
+				break;
+			}
+			n = arena_alloc(out, sizeof *n);
+			memset(n, 0, sizeof *n);
+			int is_map = ev.type == YAML_MAPPING_START_EVENT;
+			n->kind = is_map ? SL_YMAP : SL_YSEQ;
+			n->flow = is_map ? ev.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE
+					 : ev.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
+			mark_span(src, ev.start_mark, ev.end_mark, &n->at);
+			anchor = (const char *)(is_map ? ev.data.mapping_start.anchor : ev.data.sequence_start.anchor);
+			sl_grow(&b.stack, &b.cap, b.depth + 1, sizeof *b.stack);
+			struct frame *f = &b.stack[b.depth++];
+			memset(f, 0, sizeof *f);
+			f->node = n;
+			f->anchor = anchor ? sl_xstrdup(anchor) : NULL;
+			break;
+		}
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT: {
+			struct frame *f = &b.stack[--b.depth];
+			n = f->node;
+			if (n->kind == SL_YMAP)
+				finish_map(&b, f);
+			else
+				finish_seq(&b, f);
+			/* The span runs from the start of the collection to the end of its last
+			 * child: libyaml's end mark for block collections lies on the next line. */
+			{
+				size_t end = n->at.end;
+				if (!n->flow) {
+					end = n->at.off;
+					for (size_t i = 0; i < (n->kind == SL_YMAP ? 2 * n->n : n->n); i++)
+						if (n->v[i]->at.end > end)
+							end = n->v[i]->at.end;
+				} else {
+					size_t e = sl_source_char_to_byte(src, ev.end_mark.index);
+					end = e > end ? e : end;
+				}
+				sl_source_span(src, n->at.off, end, &n->at);
+			}
+			free(f->items);
+			if (f->anchor) {
+				define_anchor(&b, f->anchor, n);
+				free(f->anchor);
+			}
+			if (n->weight > SL_YAML_MAX_NODES) {
+				sl_input_error(errs, &n->at,
+					       "document expands to more than %d nodes through "
+					       "aliases (an alias bomb?)",
+					       SL_YAML_MAX_NODES);
+				err = 1;
+				break;
+			}
+			attach(&b, n);
+			break;
+		}
+		default:
+			break;
+		}
+		if (!err && b.weight > SL_YAML_MAX_NODES) {
+			struct sl_span at;
+			mark_span(src, ev.start_mark, ev.end_mark, &at);
+			sl_input_error(errs, &at,
+				       "document expands to more than %d nodes through aliases (an "
+				       "alias bomb?)",
+				       SL_YAML_MAX_NODES);
+			err = 1;
+		}
+		yaml_event_delete(&ev);
+		if (err) {
+			rc = -1;
+			break;
+		}
+	}
+	clear_stack(&b);
+	clear_anchors(&b);
+	free(b.stack);
+	free(b.anchors);
+	yaml_parser_delete(&p);
+	return rc;
 }
 
 /* --- lookups -------------------------------------------------------------------------------- */
 
 const struct sl_ynode *sl_ymap_key(const struct sl_ynode *map, const char *key)
 {
-        if (!map || map->kind != SL_YMAP)
-                return NULL;
-        size_t kl = strlen(key);
-        for (size_t i = 0; i < map->n; i++) {
-                const struct sl_ynode *k = map->v[2 * i];
-                if (k->kind == SL_YSCALAR && k->len == kl && !memcmp(k->str, key, kl))
-                        return k;
-        }
-        return NULL;
+	if (!map || map->kind != SL_YMAP)
+		return NULL;
+	size_t kl = strlen(key);
+	for (size_t i = 0; i < map->n; i++) {
+		const struct sl_ynode *k = map->v[2 * i];
+		if (k->kind == SL_YSCALAR && k->len == kl && !memcmp(k->str, key, kl))
+			return k;
+	}
+	return NULL;
 }
 
 const struct sl_ynode *sl_ymap_get(const struct sl_ynode *map, const char *key)
 {
-        if (!map || map->kind != SL_YMAP)
-                return NULL;
-        size_t kl = strlen(key);
-        for (size_t i = 0; i < map->n; i++) {
-                const struct sl_ynode *k = map->v[2 * i];
-                if (k->kind == SL_YSCALAR && k->len == kl && !memcmp(k->str, key, kl))
-                        return map->v[2 * i + 1];
-        }
-        return NULL;
+	if (!map || map->kind != SL_YMAP)
+		return NULL;
+	size_t kl = strlen(key);
+	for (size_t i = 0; i < map->n; i++) {
+		const struct sl_ynode *k = map->v[2 * i];
+		if (k->kind == SL_YSCALAR && k->len == kl && !memcmp(k->str, key, kl))
+			return map->v[2 * i + 1];
+	}
+	return NULL;
 }
 
 const struct sl_ynode *sl_ypath(const struct sl_ynode *n, const char *dotted)
 {
-        char part[128];
-        while (n && *dotted) {
-                const char *dot = strchr(dotted, '.');
-                size_t l = dot ? (size_t)(dot - dotted) : strlen(dotted);
-                if (l >= sizeof part)
-                        return NULL;
-                memcpy(part, dotted, l);
-                part[l] = 0;
-                n = sl_ymap_get(n, part);
-                dotted += l + (dot ? 1 : 0);
-        }
-        return n;
+	char part[128];
+	while (n && *dotted) {
+		const char *dot = strchr(dotted, '.');
+		size_t l = dot ? (size_t)(dot - dotted) : strlen(dotted);
+		if (l >= sizeof part)
+			return NULL;
+		memcpy(part, dotted, l);
+		part[l] = 0;
+		n = sl_ymap_get(n, part);
+		dotted += l + (dot ? 1 : 0);
+	}
+	return n;
 }
 
 bool sl_yscalar(const struct sl_ynode *n)
 {
-        return n && n->kind == SL_YSCALAR;
+	return n && n->kind == SL_YSCALAR;
 }
 
 bool sl_ynull(const struct sl_ynode *n)
 {
-        if (!n)
-                return true;
-        if (n->kind != SL_YSCALAR || !n->plain)
-                return false;
-        return n->len == 0 || !strcmp(n->str, "~") || !strcmp(n->str, "null") ||
-               !strcmp(n->str, "Null") || !strcmp(n->str, "NULL");
+	if (!n)
+		return true;
+	if (n->kind != SL_YSCALAR || !n->plain)
+		return false;
+	return n->len == 0 || !strcmp(n->str, "~") || !strcmp(n->str, "null") || !strcmp(n->str, "Null") ||
+	       !strcmp(n->str, "NULL");
 }
 
 bool sl_yis(const struct sl_ynode *n, const char *s)
 {
-        return sl_yscalar(n) && !strcmp(n->str, s);
+	return sl_yscalar(n) && !strcmp(n->str, s);
 }
 
 int sl_yint(const struct sl_ynode *n, int64_t *out)
 {
-        if (!sl_yscalar(n) || !n->plain || n->len == 0)
-                return -1;
-        const char *s = n->str;
-        int neg = 0;
-        if (*s == '-' || *s == '+')
-                neg = *s++ == '-';
-        if (!*s)
-                return -1;
-        int64_t v = 0;
-        for (; *s; s++) {
-                if (*s == '_') /* YAML 1.1 digit separator */
-                        continue;
-                if (*s < '0' || *s > '9')
-                        return -1;
-                if (v > (INT64_MAX - (*s - '0')) / 10)
-                        return -2;
-                v = v * 10 + (*s - '0');
-        }
-        *out = neg ? -v : v;
-        return 0;
+	if (!sl_yscalar(n) || !n->plain || n->len == 0)
+		return -1;
+	const char *s = n->str;
+	int neg = 0;
+	if (*s == '-' || *s == '+')
+		neg = *s++ == '-';
+	if (!*s)
+		return -1;
+	int64_t v = 0;
+	for (; *s; s++) {
+		if (*s == '_') /* YAML 1.1 digit separator */
+			continue;
+		if (*s < '0' || *s > '9')
+			return -1;
+		if (v > (INT64_MAX - (*s - '0')) / 10)
+			return -2;
+		v = v * 10 + (*s - '0');
+	}
+	*out = neg ? -v : v;
+	return 0;
 }
 
 const char *sl_ykind_name(const struct sl_ynode *n)
 {
-        if (!n)
-                return "nothing";
-        switch (n->kind) {
-        case SL_YMAP:
-                return "a mapping";
-        case SL_YSEQ:
-                return "a list";
-        default:
-                return sl_ynull(n) ? "null" : "a scalar";
-        }
+	if (!n)
+		return "nothing";
+	switch (n->kind) {
+	case SL_YMAP:
+		return "a mapping";
+	case SL_YSEQ:
+		return "a list";
+	default:
+		return sl_ynull(n) ? "null" : "a scalar";
+	}
 }

@@ -17,28 +17,28 @@
 enum sl_ykind { SL_YSCALAR = 1, SL_YSEQ, SL_YMAP };
 
 struct sl_ynode {
-        enum sl_ykind kind;
-        bool plain; /* scalar written without quotes: only those are typed (null, bool, int) */
-        bool flow;  /* collection written in flow style ({} / []) */
-        struct sl_span at;
-        const char *str; /* scalar value, NUL-terminated */
-        size_t len;
-        struct sl_ynode **v; /* seq: n items; map: key0, val0, key1, val1 … (n pairs) */
-        size_t n;
-        size_t weight; /* nodes in the expansion, saturating */
+	enum sl_ykind kind;
+	bool plain; /* scalar written without quotes: only those are typed (null, bool, int) */
+	bool flow;  /* collection written in flow style ({} / []) */
+	struct sl_span at;
+	const char *str; /* scalar value, NUL-terminated */
+	size_t len;
+	struct sl_ynode **v; /* seq: n items; map: key0, val0, key1, val1 … (n pairs) */
+	size_t n;
+	size_t weight; /* nodes in the expansion, saturating */
 };
 
 struct sl_ydoc {
-        const struct sl_source *src;
-        struct sl_ynode *root; /* NULL for an empty document */
-        unsigned index;        /* 0-based position in the stream */
+	const struct sl_source *src;
+	struct sl_ynode *root; /* NULL for an empty document */
+	unsigned index;        /* 0-based position in the stream */
 };
 
 struct sl_arena_chunk;
 struct sl_ystream {
-        struct sl_arena_chunk *chunks;
-        struct sl_ydoc *docs;
-        size_t n, cap;
+	struct sl_arena_chunk *chunks;
+	struct sl_ydoc *docs;
+	size_t n, cap;
 };
 
 /* Parse every document of src. Complete documents before an error are kept. Returns 0, or -1
@@ -49,7 +49,7 @@ void sl_ystream_free(struct sl_ystream *ys);
 /* Lookups. All accept NULL and return NULL / false for a wrong kind. */
 const struct sl_ynode *sl_ymap_get(const struct sl_ynode *map, const char *key);
 const struct sl_ynode *sl_ymap_key(const struct sl_ynode *map, const char *key); /* the key node */
-const struct sl_ynode *sl_ypath(const struct sl_ynode *n, const char *dotted); /* "spec.template" */
+const struct sl_ynode *sl_ypath(const struct sl_ynode *n, const char *dotted);   /* "spec.template" */
 bool sl_ynull(const struct sl_ynode *n); /* absent, or a plain null / ~ / empty scalar */
 bool sl_yscalar(const struct sl_ynode *n);
 bool sl_yis(const struct sl_ynode *n, const char *s); /* scalar equal to s */

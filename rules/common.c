@@ -48,7 +48,8 @@ void sl_note_slots(struct sl_finding *f, const struct sl_model *m, const struct 
 		const char *lim = a->slot_limit[i];
 		sl_buf_printf(&b, "%s%s: %lld", listed > 1 ? "; " : "", n->name, (long long)a->slots[i]);
 		if (lim && !strcmp(lim, "pods"))
-			sl_buf_printf(&b, " (pod count %lld of %lld used)", (long long)n->npods, (long long)n->max_pods);
+			sl_buf_printf(&b, " (pod count %lld of %lld used)", (long long)n->npods,
+				      (long long)n->max_pods);
 		else if (lim) {
 			char al[48], us[48];
 			sl_format_amount(lim, sl_res_get(&n->alloc, lim), al, sizeof al);
@@ -123,8 +124,8 @@ void sl_note_preemption(struct sl_finding *f, const struct sl_model *m, const st
 		sl_buf_printf(&b, "%zu node%s fail%s filters that evicting pods does not change", filtered,
 			      filtered == 1 ? "" : "s", filtered == 1 ? "s" : "");
 	if (too_small)
-		sl_buf_printf(&b, "%s%zu node%s ha%s less allocatable than one pod requests", b.len ? "; " : "", too_small,
-			      too_small == 1 ? "" : "s", too_small == 1 ? "s" : "ve");
+		sl_buf_printf(&b, "%s%zu node%s ha%s less allocatable than one pod requests", b.len ? "; " : "",
+			      too_small, too_small == 1 ? "" : "s", too_small == 1 ? "s" : "ve");
 	if (own)
 		sl_buf_printf(&b, "%s%zu node%s %s full with this workload's own pods, which have the same priority",
 			      b.len ? "; " : "", own, own == 1 ? "" : "s", own == 1 ? "is" : "are");

@@ -8,8 +8,8 @@ extern const struct sl_rule sl_rule_rollout_deadlock;
 extern const struct sl_rule sl_rule_unschedulable;
 
 const struct sl_rule *const sl_rules[] = {
-	&sl_rule_rollout_deadlock,
-	&sl_rule_unschedulable,
+    &sl_rule_rollout_deadlock,
+    &sl_rule_unschedulable,
 };
 const unsigned sl_nrules = sizeof sl_rules / sizeof sl_rules[0];
 

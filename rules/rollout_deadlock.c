@@ -32,11 +32,11 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	if (!at)
 		at = sl_ymap_key(w->obj.root, "spec");
 	struct sl_finding *f =
-		sl_rule_report(self, cx, at,
-			       "rollout of %s can never finish: the nodes hold its %lld pod%s but not one more, and "
-			       "maxUnavailable %s%s, so no old pod goes before a new one is Ready",
-			       ref, (long long)a->replicas, a->replicas == 1 ? "" : "s", unavail,
-			       w->max_unavailable.percent ? " resolves to 0" : "");
+	    sl_rule_report(self, cx, at,
+			   "rollout of %s can never finish: the nodes hold its %lld pod%s but not one more, and "
+			   "maxUnavailable %s%s, so no old pod goes before a new one is Ready",
+			   ref, (long long)a->replicas, a->replicas == 1 ? "" : "s", unavail,
+			   w->max_unavailable.percent ? " resolves to 0" : "");
 	sl_note(f, "replicas %lld%s; strategy RollingUpdate%s", (long long)a->replicas,
 		w->replicas_node ? "" : " (defaulted)", w->type_node ? "" : " (defaulted)");
 	/* "resolves" only where a percentage was turned into a count */
@@ -45,9 +45,9 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		snprintf(rs, sizeof rs, " resolves to %lld (rounded up)", (long long)a->max_surge);
 	if (w->max_unavailable.percent)
 		snprintf(ru, sizeof ru, " resolves to %lld (rounded down)", (long long)a->max_unavailable);
-	sl_note(f, "maxSurge %s%s%s, maxUnavailable %s%s%s, of %lld replica%s", surge, w->max_surge.set ? "" : " (defaulted)",
-		rs, unavail, w->max_unavailable.set ? "" : " (defaulted)", ru, (long long)a->replicas,
-		a->replicas == 1 ? "" : "s");
+	sl_note(f, "maxSurge %s%s%s, maxUnavailable %s%s%s, of %lld replica%s", surge,
+		w->max_surge.set ? "" : " (defaulted)", rs, unavail, w->max_unavailable.set ? "" : " (defaulted)", ru,
+		(long long)a->replicas, a->replicas == 1 ? "" : "s");
 	sl_note_slots(f, cx->model, a);
 	sl_note(f, "the surge pod: %s", a->rollout_fit_error ? a->rollout_fit_error : "no node has room");
 	sl_note_preemption(f, cx->model, a);
@@ -57,24 +57,24 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	if (w->pod.node_selector_node)
 		sl_add_related(f, &w->pod.node_selector_node->at, "the nodeSelector that narrows the candidate nodes");
 	if (w->pod.affinity_node)
-		sl_add_related(f, &w->pod.affinity_node->at, "the required node affinity that narrows the candidate nodes");
+		sl_add_related(f, &w->pod.affinity_node->at,
+			       "the required node affinity that narrows the candidate nodes");
 	sl_fix_rolling_params(sl_fix_new(f, "Roll with maxSurge: 0, maxUnavailable: 1 (replace one pod at a time)"), w,
 			      "0", "1");
 	sl_fix_recreate(sl_fix_new(f, "Use the Recreate strategy (all old pods stop before new ones start)"), w);
 }
 
 const struct sl_rule sl_rule_rollout_deadlock = {
-	.id = "rollout-deadlock",
-	.name = "RolloutCanNeverFinish",
-	.summary = "A RollingUpdate with maxUnavailable 0 whose surge pod can never be scheduled.",
-	.description =
-		"maxUnavailable resolves to 0, so the Deployment controller keeps every old pod until a new pod is "
-		"Ready, and the nodes the pod template can use hold `replicas` pods but not `replicas + 1`. The new "
-		"pod stays Pending forever and the rollout never progresses.",
-	.help = "Set `strategy.rollingUpdate` to `maxSurge: 0` and `maxUnavailable: 1` so an old pod is removed "
-		"before its replacement is created, or use `strategy.type: Recreate`, or make room for one more pod "
-		"(more nodes the template admits, more of the scarce resource).",
-	.level = SL_ERROR,
-	.needs_nodes = true,
-	.check = check,
+    .id = "rollout-deadlock",
+    .name = "RolloutCanNeverFinish",
+    .summary = "A RollingUpdate with maxUnavailable 0 whose surge pod can never be scheduled.",
+    .description = "maxUnavailable resolves to 0, so the Deployment controller keeps every old pod until a new pod is "
+		   "Ready, and the nodes the pod template can use hold `replicas` pods but not `replicas + 1`. The new "
+		   "pod stays Pending forever and the rollout never progresses.",
+    .help = "Set `strategy.rollingUpdate` to `maxSurge: 0` and `maxUnavailable: 1` so an old pod is removed "
+	    "before its replacement is created, or use `strategy.type: Recreate`, or make room for one more pod "
+	    "(more nodes the template admits, more of the scarce resource).",
+    .level = SL_ERROR,
+    .needs_nodes = true,
+    .check = check,
 };

@@ -20,10 +20,10 @@ struct sl_check {
 
 struct sl_rule {
 	const char *id;
-	const char *name;	 /* PascalCase, distinct from the id (SARIF reportingDescriptor.name) */
-	const char *summary;	 /* one line: what it proves */
+	const char *name;        /* PascalCase, distinct from the id (SARIF reportingDescriptor.name) */
+	const char *summary;     /* one line: what it proves */
 	const char *description; /* a paragraph: the proof and when it holds */
-	const char *help;	 /* markdown: the fix */
+	const char *help;        /* markdown: the fix */
 	enum sl_level level;
 	bool needs_nodes;
 	void (*check)(const struct sl_rule *self, struct sl_check *cx);

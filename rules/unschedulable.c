@@ -56,10 +56,12 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		return;
 	char ref[512];
 	sl_object_ref(&cx->w->obj, ref, sizeof ref);
-	struct sl_finding *f = sl_rule_report(self, cx, culprit(cx), "no node can run a pod of %s: %s", ref, a->fit_error);
+	struct sl_finding *f =
+	    sl_rule_report(self, cx, culprit(cx), "no node can run a pod of %s: %s", ref, a->fit_error);
 	if (a->nexcluded)
-		sl_note(f, "%zu node%s left out before filtering: the required node affinity names other nodes in "
-			   "matchFields metadata.name",
+		sl_note(f,
+			"%zu node%s left out before filtering: the required node affinity names other nodes in "
+			"matchFields metadata.name",
 			a->nexcluded, a->nexcluded == 1 ? " is" : "s are");
 	sl_note_slots(f, cx->model, a);
 	sl_note_preemption(f, cx->model, a);
@@ -69,15 +71,15 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 }
 
 const struct sl_rule sl_rule_unschedulable = {
-	.id = "unschedulable",
-	.name = "NoNodeFitsPod",
-	.summary = "No node passes the scheduler's filters for a single pod of the workload.",
-	.description = "Every node in the inventory fails at least one Filter plugin of the default scheduler "
-		       "profile (unschedulable, node name, taints, node affinity / nodeSelector, resources) for one "
-		       "pod of the template, so every pod stays Pending.",
-	.help = "Read the breakdown: relax `nodeSelector` / required node affinity, add tolerations for the "
-		"taints, lower the requests, or add nodes that satisfy them.",
-	.level = SL_ERROR,
-	.needs_nodes = true,
-	.check = check,
+    .id = "unschedulable",
+    .name = "NoNodeFitsPod",
+    .summary = "No node passes the scheduler's filters for a single pod of the workload.",
+    .description = "Every node in the inventory fails at least one Filter plugin of the default scheduler "
+		   "profile (unschedulable, node name, taints, node affinity / nodeSelector, resources) for one "
+		   "pod of the template, so every pod stays Pending.",
+    .help = "Read the breakdown: relax `nodeSelector` / required node affinity, add tolerations for the "
+	    "taints, lower the requests, or add nodes that satisfy them.",
+    .level = SL_ERROR,
+    .needs_nodes = true,
+    .check = check,
 };

@@ -17,16 +17,16 @@ static int verbose;
 
 static char *slurp(const char *path)
 {
-        FILE *fp = fopen(path, "rb");
-        if (!fp)
-                return NULL;
-        struct sl_buf b = SL_BUF_INIT;
-        char tmp[8192];
-        size_t n;
-        while ((n = fread(tmp, 1, sizeof tmp, fp)) > 0)
-                sl_buf_add(&b, tmp, n);
-        fclose(fp);
-        return sl_buf_detach(&b);
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return NULL;
+	struct sl_buf b = SL_BUF_INIT;
+	char tmp[8192];
+	size_t n;
+	while ((n = fread(tmp, 1, sizeof tmp, fp)) > 0)
+		sl_buf_add(&b, tmp, n);
+	fclose(fp);
+	return sl_buf_detach(&b);
 }
 
 /* Features whose filters arrive with step 2 (InterPodAffinity, PodTopologySpread, NodePorts). */
@@ -34,205 +34,199 @@ static int fails;
 
 static void mismatch(const char *id, const char *what, const char *want, const char *got)
 {
-        fails++;
-        if (verbose)
-                printf("  %s: %s: want %s, got %s\n", id, what, want, got);
+	fails++;
+	if (verbose)
+		printf("  %s: %s: want %s, got %s\n", id, what, want, got);
 }
 
 static void cmp_int(const char *id, const char *what, const cJSON *want, long long got, int *bad)
 {
-        if (!cJSON_IsNumber(want))
-                return;
-        if ((long long)want->valuedouble != got) {
-                char w[32], g[32];
-                snprintf(w, sizeof w, "%lld", (long long)want->valuedouble);
-                snprintf(g, sizeof g, "%lld", got);
-                mismatch(id, what, w, g);
-                *bad = 1;
-        }
+	if (!cJSON_IsNumber(want))
+		return;
+	if ((long long)want->valuedouble != got) {
+		char w[32], g[32];
+		snprintf(w, sizeof w, "%lld", (long long)want->valuedouble);
+		snprintf(g, sizeof g, "%lld", got);
+		mismatch(id, what, w, g);
+		*bad = 1;
+	}
 }
 
 static void cmp_str(const char *id, const char *what, const cJSON *want, const char *got, int *bad)
 {
-        const char *w = cJSON_IsString(want) ? want->valuestring : NULL;
-        if ((w == NULL) != (got == NULL) || (w && strcmp(w, got))) {
-                mismatch(id, what, w ? w : "null", got ? got : "null");
-                *bad = 1;
-        }
+	const char *w = cJSON_IsString(want) ? want->valuestring : NULL;
+	if ((w == NULL) != (got == NULL) || (w && strcmp(w, got))) {
+		mismatch(id, what, w ? w : "null", got ? got : "null");
+		*bad = 1;
+	}
 }
 
 static int cmp_reasons(const void *a, const void *b)
 {
-        return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static int run_case(const char *dir, const char *id)
 {
-        char *p;
-        struct sl_findings errs = {0};
-        struct sl_sources ss = {0};
-        struct sl_model m = {0};
-        int bad = 0;
-        static const char *const files[] = {"nodes.yaml", "pods.yaml", "workload.yaml"};
-        static const enum sl_input_role roles[] = {SL_ROLE_NODES, SL_ROLE_PODS, SL_ROLE_MANIFESTS};
-        for (int i = 0; i < 3; i++) {
-                p = sl_xasprintf("%s/%s", dir, files[i]);
-                if (sl_input_add(&ss, p, &errs) == 0)
-                        sl_model_load(&m, ss.v[ss.n - 1], roles[i], &errs);
-                free(p);
-        }
-        sl_model_bind_pods(&m);
-        p = sl_xasprintf("%s/expected.json", dir);
-        char *etext = slurp(p);
-        free(p);
-        cJSON *e = etext ? cJSON_Parse(etext) : NULL;
-        free(etext);
-        if (errs.n || m.nworkloads != 1 || !e) {
-                mismatch(id, "load", "one workload, no errors",
-                         errs.n ? errs.v[0].message : "no workload");
-                bad = 1;
-                goto out;
-        }
-        struct sl_analysis a;
-        struct sl_cluster *cl = sl_cluster_new(&m);
-        sl_analyze(cl, m.workloads[0], &a);
-        const cJSON *feasible = cJSON_GetObjectItem(e, "feasible_nodes");
-        const cJSON *failures = cJSON_GetObjectItem(e, "node_failures");
-        for (size_t i = 0; i < m.nnodes; i++) {
-                const char *nm = m.nodes[i]->name;
-                int want_ok = 0;
-                const cJSON *it;
-                cJSON_ArrayForEach(it, feasible) if (cJSON_IsString(it) &&
-                                                     !strcmp(it->valuestring, nm)) want_ok = 1;
-                const struct sl_nodefit *f = &a.fit[i];
-                char what[256];
-                snprintf(what, sizeof what, "node %s", nm);
-                if (want_ok) {
-                        if (f->plugin != SL_FITS) {
-                                mismatch(id, what, "feasible", sl_plugin_name(f->plugin));
-                                bad = 1;
-                        }
-                        continue;
-                }
-                const cJSON *nf = cJSON_GetObjectItem(failures, nm);
-                const cJSON *pl = cJSON_GetObjectItem(nf, "plugin");
-                if (!cJSON_IsString(pl) || strcmp(pl->valuestring, sl_plugin_name(f->plugin))) {
-                        mismatch(id, what, cJSON_IsString(pl) ? pl->valuestring : "?",
-                                 f->plugin ? sl_plugin_name(f->plugin) : "feasible");
-                        bad = 1;
-                        continue;
-                }
-                if (cJSON_IsTrue(cJSON_GetObjectItem(nf, "excluded_by_prefilter")) != f->excluded) {
-                        mismatch(id, what, "excluded_by_prefilter as expected",
-                                 f->excluded ? "excluded" : "filtered");
-                        bad = 1;
-                }
-                /* Reasons are a set: Go iterates the pod's scalar resources in map order. */
-                const cJSON *rs = cJSON_GetObjectItem(nf, "reasons");
-                size_t nw = (size_t)cJSON_GetArraySize(rs);
-                const char **w = sl_xcalloc(nw + 1, sizeof *w);
-                for (size_t k = 0; k < nw; k++)
-                        w[k] = cJSON_GetArrayItem(rs, (int)k)->valuestring;
-                char **g = sl_xcalloc(f->nreasons + 1, sizeof *g);
-                for (size_t k = 0; k < f->nreasons; k++)
-                        g[k] = f->reasons[k];
-                qsort(w, nw, sizeof *w, cmp_reasons);
-                qsort(g, f->nreasons, sizeof *g, cmp_reasons);
-                int same = nw == f->nreasons;
-                for (size_t k = 0; same && k < nw; k++)
-                        same = !strcmp(w[k], g[k]);
-                if (!same) {
-                        mismatch(id, what, nw ? w[0] : "no reasons",
-                                 f->nreasons ? g[0] : "no reasons");
-                        bad = 1;
-                }
-                free(w);
-                free(g);
-        }
-        cmp_str(id, "fit_error", cJSON_GetObjectItem(e, "fit_error"), a.fit_error, &bad);
-        if (cJSON_GetObjectItem(e, "replicas")) {
-                cmp_int(id, "replicas", cJSON_GetObjectItem(e, "replicas"), a.replicas, &bad);
-                cmp_int(id, "steady_state_placed", cJSON_GetObjectItem(e, "steady_state_placed"),
-                        a.steady_placed, &bad);
-                cmp_str(id, "steady_state_fit_error",
-                        cJSON_GetObjectItem(e, "steady_state_fit_error"), a.steady_fit_error, &bad);
-                cmp_int(id, "max_surge", cJSON_GetObjectItem(e, "max_surge"), a.max_surge, &bad);
-                cmp_int(id, "max_unavailable", cJSON_GetObjectItem(e, "max_unavailable"),
-                        a.max_unavailable, &bad);
-                cmp_int(id, "surge_placed", cJSON_GetObjectItem(e, "surge_placed"), a.surge_placed,
-                        &bad);
-                cmp_str(id, "rollout_fit_error", cJSON_GetObjectItem(e, "rollout_fit_error"),
-                        a.rollout_fit_error, &bad);
-                const cJSON *dl = cJSON_GetObjectItem(e, "rollout_deadlock");
-                if (cJSON_IsBool(dl) && cJSON_IsTrue(dl) != a.rollout_deadlock) {
-                        mismatch(id, "rollout_deadlock", cJSON_IsTrue(dl) ? "true" : "false",
-                                 a.rollout_deadlock ? "true" : "false");
-                        bad = 1;
-                }
-        }
-        sl_analysis_free(&a);
-        sl_cluster_free(cl);
+	char *p;
+	struct sl_findings errs = {0};
+	struct sl_sources ss = {0};
+	struct sl_model m = {0};
+	int bad = 0;
+	static const char *const files[] = {"nodes.yaml", "pods.yaml", "workload.yaml"};
+	static const enum sl_input_role roles[] = {SL_ROLE_NODES, SL_ROLE_PODS, SL_ROLE_MANIFESTS};
+	for (int i = 0; i < 3; i++) {
+		p = sl_xasprintf("%s/%s", dir, files[i]);
+		if (sl_input_add(&ss, p, &errs) == 0)
+			sl_model_load(&m, ss.v[ss.n - 1], roles[i], &errs);
+		free(p);
+	}
+	sl_model_bind_pods(&m);
+	p = sl_xasprintf("%s/expected.json", dir);
+	char *etext = slurp(p);
+	free(p);
+	cJSON *e = etext ? cJSON_Parse(etext) : NULL;
+	free(etext);
+	if (errs.n || m.nworkloads != 1 || !e) {
+		mismatch(id, "load", "one workload, no errors", errs.n ? errs.v[0].message : "no workload");
+		bad = 1;
+		goto out;
+	}
+	struct sl_analysis a;
+	struct sl_cluster *cl = sl_cluster_new(&m);
+	sl_analyze(cl, m.workloads[0], &a);
+	const cJSON *feasible = cJSON_GetObjectItem(e, "feasible_nodes");
+	const cJSON *failures = cJSON_GetObjectItem(e, "node_failures");
+	for (size_t i = 0; i < m.nnodes; i++) {
+		const char *nm = m.nodes[i]->name;
+		int want_ok = 0;
+		const cJSON *it;
+		cJSON_ArrayForEach(it, feasible) if (cJSON_IsString(it) && !strcmp(it->valuestring, nm)) want_ok = 1;
+		const struct sl_nodefit *f = &a.fit[i];
+		char what[256];
+		snprintf(what, sizeof what, "node %s", nm);
+		if (want_ok) {
+			if (f->plugin != SL_FITS) {
+				mismatch(id, what, "feasible", sl_plugin_name(f->plugin));
+				bad = 1;
+			}
+			continue;
+		}
+		const cJSON *nf = cJSON_GetObjectItem(failures, nm);
+		const cJSON *pl = cJSON_GetObjectItem(nf, "plugin");
+		if (!cJSON_IsString(pl) || strcmp(pl->valuestring, sl_plugin_name(f->plugin))) {
+			mismatch(id, what, cJSON_IsString(pl) ? pl->valuestring : "?",
+				 f->plugin ? sl_plugin_name(f->plugin) : "feasible");
+			bad = 1;
+			continue;
+		}
+		if (cJSON_IsTrue(cJSON_GetObjectItem(nf, "excluded_by_prefilter")) != f->excluded) {
+			mismatch(id, what, "excluded_by_prefilter as expected", f->excluded ? "excluded" : "filtered");
+			bad = 1;
+		}
+		/* Reasons are a set: Go iterates the pod's scalar resources in map order. */
+		const cJSON *rs = cJSON_GetObjectItem(nf, "reasons");
+		size_t nw = (size_t)cJSON_GetArraySize(rs);
+		const char **w = sl_xcalloc(nw + 1, sizeof *w);
+		for (size_t k = 0; k < nw; k++)
+			w[k] = cJSON_GetArrayItem(rs, (int)k)->valuestring;
+		char **g = sl_xcalloc(f->nreasons + 1, sizeof *g);
+		for (size_t k = 0; k < f->nreasons; k++)
+			g[k] = f->reasons[k];
+		qsort(w, nw, sizeof *w, cmp_reasons);
+		qsort(g, f->nreasons, sizeof *g, cmp_reasons);
+		int same = nw == f->nreasons;
+		for (size_t k = 0; same && k < nw; k++)
+			same = !strcmp(w[k], g[k]);
+		if (!same) {
+			mismatch(id, what, nw ? w[0] : "no reasons", f->nreasons ? g[0] : "no reasons");
+			bad = 1;
+		}
+		free(w);
+		free(g);
+	}
+	cmp_str(id, "fit_error", cJSON_GetObjectItem(e, "fit_error"), a.fit_error, &bad);
+	if (cJSON_GetObjectItem(e, "replicas")) {
+		cmp_int(id, "replicas", cJSON_GetObjectItem(e, "replicas"), a.replicas, &bad);
+		cmp_int(id, "steady_state_placed", cJSON_GetObjectItem(e, "steady_state_placed"), a.steady_placed,
+			&bad);
+		cmp_str(id, "steady_state_fit_error", cJSON_GetObjectItem(e, "steady_state_fit_error"),
+			a.steady_fit_error, &bad);
+		cmp_int(id, "max_surge", cJSON_GetObjectItem(e, "max_surge"), a.max_surge, &bad);
+		cmp_int(id, "max_unavailable", cJSON_GetObjectItem(e, "max_unavailable"), a.max_unavailable, &bad);
+		cmp_int(id, "surge_placed", cJSON_GetObjectItem(e, "surge_placed"), a.surge_placed, &bad);
+		cmp_str(id, "rollout_fit_error", cJSON_GetObjectItem(e, "rollout_fit_error"), a.rollout_fit_error,
+			&bad);
+		const cJSON *dl = cJSON_GetObjectItem(e, "rollout_deadlock");
+		if (cJSON_IsBool(dl) && cJSON_IsTrue(dl) != a.rollout_deadlock) {
+			mismatch(id, "rollout_deadlock", cJSON_IsTrue(dl) ? "true" : "false",
+				 a.rollout_deadlock ? "true" : "false");
+			bad = 1;
+		}
+	}
+	sl_analysis_free(&a);
+	sl_cluster_free(cl);
 out:
-        cJSON_Delete(e);
-        sl_model_free(&m);
-        sl_findings_free(&errs);
-        sl_sources_free(&ss);
-        return bad;
+	cJSON_Delete(e);
+	sl_model_free(&m);
+	sl_findings_free(&errs);
+	sl_sources_free(&ss);
+	return bad;
 }
 
 static int cmp_names(const void *a, const void *b)
 {
-        return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 int main(int argc, char **argv)
 {
-        if (argc < 2) {
-                fprintf(stderr, "usage: conformance CASES_DIR [-v|-vv] [CASE…]\n");
-                return 2;
-        }
-        const char *only = NULL;
-        for (int i = 2; i < argc; i++) {
-                if (!strcmp(argv[i], "-v"))
-                        verbose = 1;
-                else if (!strcmp(argv[i], "-vv"))
-                        verbose = 2;
-                else
-                        only = argv[i];
-        }
-        DIR *d = opendir(argv[1]);
-        if (!d) {
-                perror(argv[1]);
-                return 2;
-        }
-        char **ids = NULL;
-        size_t n = 0, cap = 0;
-        struct dirent *de;
-        while ((de = readdir(d)))
-                if (de->d_name[0] != '.') {
-                        sl_grow(&ids, &cap, n + 1, sizeof *ids);
-                        ids[n++] = sl_xstrdup(de->d_name);
-                }
-        closedir(d);
-        qsort(ids, n, sizeof *ids, cmp_names);
-        int agree = 0, disagree = 0;
-        for (size_t i = 0; i < n; i++) {
-                if (only && strcmp(only, ids[i])) {
-                        free(ids[i]);
-                        continue;
-                }
-                char *dir = sl_xasprintf("%s/%s", argv[1], ids[i]);
-                int bad = run_case(dir, ids[i]);
-                free(dir);
-                if (bad) {
-                        disagree++;
-                        printf("DISAGREE %s\n", ids[i]);
-                } else
-                        agree++;
-                free(ids[i]);
-        }
-        free(ids);
-        printf("conformance: %d/%d cases agree with kube-scheduler v1.26.7, %d disagree\n", agree,
-               agree + disagree, disagree);
-        return disagree ? 1 : 0;
+	if (argc < 2) {
+		fprintf(stderr, "usage: conformance CASES_DIR [-v|-vv] [CASE…]\n");
+		return 2;
+	}
+	const char *only = NULL;
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "-v"))
+			verbose = 1;
+		else if (!strcmp(argv[i], "-vv"))
+			verbose = 2;
+		else
+			only = argv[i];
+	}
+	DIR *d = opendir(argv[1]);
+	if (!d) {
+		perror(argv[1]);
+		return 2;
+	}
+	char **ids = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.') {
+			sl_grow(&ids, &cap, n + 1, sizeof *ids);
+			ids[n++] = sl_xstrdup(de->d_name);
+		}
+	closedir(d);
+	qsort(ids, n, sizeof *ids, cmp_names);
+	int agree = 0, disagree = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (only && strcmp(only, ids[i])) {
+			free(ids[i]);
+			continue;
+		}
+		char *dir = sl_xasprintf("%s/%s", argv[1], ids[i]);
+		int bad = run_case(dir, ids[i]);
+		free(dir);
+		if (bad) {
+			disagree++;
+			printf("DISAGREE %s\n", ids[i]);
+		} else
+			agree++;
+		free(ids[i]);
+	}
+	free(ids);
+	printf("conformance: %d/%d cases agree with kube-scheduler v1.26.7, %d disagree\n", agree, agree + disagree,
+	       disagree);
+	return disagree ? 1 : 0;
 }

@@ -109,8 +109,8 @@ static void fence(int64_t replicas, int sp, int64_t s, int up, int64_t u, int64_
 
 static void test_fenceposts(void)
 {
-	CHECK(resolve(25, 1, 1, 1) == 1);  /* the seed: ceil(0.25) */
-	CHECK(resolve(25, 1, 1, 0) == 0);  /* floor(0.25) */
+	CHECK(resolve(25, 1, 1, 1) == 1); /* the seed: ceil(0.25) */
+	CHECK(resolve(25, 1, 1, 0) == 0); /* floor(0.25) */
 	CHECK(resolve(25, 1, 4, 0) == 1);
 	CHECK(resolve(25, 1, 10, 1) == 3); /* 10 replicas: at most 13 pods */
 	CHECK(resolve(25, 1, 10, 0) == 2); /* and at least 8 available */
@@ -144,9 +144,11 @@ static void mknode(struct sl_node *n, const char *name, struct sl_kv *kv, size_t
 
 static void test_selectors(void)
 {
-	struct sl_kv kv[] = {{"zone", "a", NULL, NULL}, {"gpu-mem", "80", NULL, NULL}, {"kubernetes.io/hostname", "n1", NULL, NULL}};
+	struct sl_kv kv[] = {
+	    {"zone", "a", NULL, NULL}, {"gpu-mem", "80", NULL, NULL}, {"kubernetes.io/hostname", "n1", NULL, NULL}};
 	struct sl_labels l = {kv, 3};
-	const char *ab[] = {"a", "b"}, *c[] = {"c"}, *v40[] = {"40"}, *v80[] = {"80"}, *bad[] = {"x"}, *two[] = {"1", "2"};
+	const char *ab[] = {"a", "b"}, *c[] = {"c"}, *v40[] = {"40"}, *v80[] = {"80"}, *bad[] = {"x"},
+		   *two[] = {"1", "2"};
 	struct sl_requirement r;
 	r = (struct sl_requirement){"zone", SL_OP_IN, ab, 2, NULL};
 	CHECK(sl_requirement_matches(&r, &l));
@@ -194,7 +196,7 @@ static void test_selectors(void)
 	struct sl_term empty = {NULL, NULL, 0, 0, NULL};
 	struct sl_term t_ok = {&zin, &f_in, 1, 1, NULL};
 	struct sl_term t_and = {&zc, &f_in, 1, 1, NULL}; /* expressions AND fields */
-	CHECK(!sl_term_matches(&empty, &n)); /* an empty term selects nothing */
+	CHECK(!sl_term_matches(&empty, &n));             /* an empty term selects nothing */
 	CHECK(sl_term_matches(&t_ok, &n));
 	CHECK(!sl_term_matches(&t_and, &n));
 
@@ -288,8 +290,8 @@ static void test_yaml(void)
 	struct sl_buf b = SL_BUF_INIT;
 	sl_buf_puts(&b, "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
 	for (int i = 1; i < 12; i++)
-		sl_buf_printf(&b, "a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n", i, i, i - 1,
-			      i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
+		sl_buf_printf(&b, "a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n", i, i,
+			      i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
 	CHECK(load(b.s, &ys, &fs, &src) == 1);
 	CHECK(fs.n == 1 && strstr(fs.v[0].message, "alias bomb"));
 	sl_buf_free(&b);
@@ -362,16 +364,17 @@ static void test_requests(void)
 			 "limits: {cpu: 1}}\n",
 			 "cpu") == 350);
 	/* an init container raises the request to its own */
-	CHECK(request_of("containers:\n- resources: {requests: {cpu: 2}}\ninitContainers:\n- resources: {requests: {cpu: "
-			 "'8'}}\n",
-			 "cpu") == 8000);
+	CHECK(
+	    request_of("containers:\n- resources: {requests: {cpu: 2}}\ninitContainers:\n- resources: {requests: {cpu: "
+		       "'8'}}\n",
+		       "cpu") == 8000);
 	/* a restartable (sidecar) init container adds to the containers and to later init containers */
 	CHECK(request_of("containers:\n- resources: {requests: {cpu: 1}}\ninitContainers:\n- restartPolicy: Always\n  "
 			 "resources: {requests: {cpu: 500m}}\n- resources: {requests: {cpu: 1200m}}\n",
 			 "cpu") == 1700);
 	/* overhead is added */
-	CHECK(request_of("containers:\n- resources: {requests: {memory: 64Mi}}\noverhead: {memory: 64Mi}\n", "memory") ==
-	      128LL << 20);
+	CHECK(request_of("containers:\n- resources: {requests: {memory: 64Mi}}\noverhead: {memory: 64Mi}\n",
+			 "memory") == 128LL << 20);
 	/* a bad quantity is an input error */
 	CHECK(request_of("containers:\n- resources: {limits: {nvidia.com/gpu: 1.5x}}\n", "nvidia.com/gpu") == -1);
 	CHECK(request_of("containers:\n- resources: {limits: {nvidia.com/gpu: 1}}\n", "nvidia.com/gpu") == 1);
