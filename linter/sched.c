@@ -616,6 +616,7 @@ struct sim {
 	bool self_aff;
 	struct spread_state *sp;
 	size_t nsp;
+	bool reverse; /* choose the node the scheduler likes least (the order check) */
 };
 
 static size_t slot_of(struct sim *s, const char *key)
@@ -927,7 +928,7 @@ static size_t choose(const struct sim *s, const size_t *cand, size_t ncand)
 				rmax = raw[c];
 		}
 	}
-	int64_t best = -1;
+	int64_t best = INT64_MIN;
 	size_t pick = cand[0];
 	int64_t pcpu = nonzero(s->p, "cpu"), pmem = nonzero(s->p, "memory");
 	for (size_t c = 0; c < ncand; c++) {
@@ -958,7 +959,9 @@ static size_t choose(const struct sim *s, const size_t *cand, size_t ncand)
 		if (fm > 1)
 			fm = 1;
 		score += (int64_t)((1 - fabs(fc - fm) / 2) * 100);
-		if (score > best) {
+		if (s->reverse)
+			score = -score;
+		if (score > best || (s->reverse && score == best)) {
 			best = score;
 			pick = i;
 		}
@@ -1161,48 +1164,76 @@ static void analyze_by_slots(const struct sl_model *m, const struct sl_workload 
 	free_fits(full, n);
 }
 
-/* Inter-pod terms, spread or host ports: the count depends on where each pod went, so pods are
- * placed one after another as the scheduler would. */
-static void analyze_in_sequence(struct sim *s, const struct sl_workload *w, struct sl_analysis *a)
+/* Place the replicas (generation 0) after the workload's own running pods, then the surge
+ * (generation 1). With a, records the verdicts for the first pod and why placement stopped. */
+static void place_all(struct sim *s, const struct sl_workload *w, struct sl_analysis *a, int64_t own,
+		      int64_t *steady, int64_t *surge, struct sl_nodefit **steady_fit, struct sl_nodefit **rollout_fit)
 {
-	size_t n = a->nnodes;
-	size_t *cand = sl_xcalloc(n + 1, sizeof *cand);
+	size_t *cand = sl_xcalloc(s->n + 1, sizeof *cand);
 	phase_begin(s, 0);
-	for (size_t i = 0; i < n; i++)
-		if (s->static_ok[i])
-			filter_dynamic(s, i, &a->fit[i]);
-	int64_t placed = a->own_running < a->replicas ? a->own_running : a->replicas;
-	while (placed < a->replicas) {
+	if (a)
+		for (size_t i = 0; i < s->n; i++)
+			if (s->static_ok[i])
+				filter_dynamic(s, i, &a->fit[i]);
+	*steady = own;
+	*surge = 0;
+	while (*steady < w->replicas) {
 		size_t i = step(s, cand);
 		if (i == (size_t)-1) {
-			a->steady_fit = explain_step(s, a->fit);
-			a->steady_fit_error = fit_error_text(n, a->steady_fit, n);
+			if (a)
+				*steady_fit = explain_step(s, a->fit);
 			break;
 		}
 		place(s, i, 0);
-		placed++;
+		(*steady)++;
 	}
-	a->steady_placed = placed;
 	if (w->strategy == SL_STRATEGY_ROLLING) {
+		int64_t max_surge, max_unavailable;
+		sl_fenceposts(w, &max_surge, &max_unavailable);
 		phase_begin(s, 1);
-		while (a->surge_placed < a->max_surge) {
+		while (*surge < max_surge) {
 			size_t i = step(s, cand);
 			if (i == (size_t)-1) {
-				a->rollout_fit = explain_step(s, a->fit);
-				a->rollout_fit_error = fit_error_text(n, a->rollout_fit, n);
+				if (a)
+					*rollout_fit = explain_step(s, a->fit);
 				break;
 			}
 			place(s, i, 1);
-			a->surge_placed++;
+			(*surge)++;
 		}
 	}
+	free(cand);
+}
+
+/* Inter-pod terms, spread or host ports: the count depends on where each pod went, so pods are
+ * placed one after another as the scheduler would. When that stops short, the placement is
+ * repeated in the opposite order of preference: a different count means the verdict depends on
+ * the order, not only on the nodes. */
+static void analyze_in_sequence(struct sim *s, const struct sl_workload *w, struct sl_analysis *a,
+				const char *old_hash)
+{
+	size_t n = a->nnodes;
+	int64_t own = a->own_running < a->replicas ? a->own_running : a->replicas;
+	place_all(s, w, a, own, &a->steady_placed, &a->surge_placed, &a->steady_fit, &a->rollout_fit);
+	if (a->steady_fit)
+		a->steady_fit_error = fit_error_text(n, a->steady_fit, n);
+	if (a->rollout_fit)
+		a->rollout_fit_error = fit_error_text(n, a->rollout_fit, n);
 	a->surge_slots = sl_xcalloc(n + 1, sizeof *a->surge_slots);
 	for (size_t i = 0; i < n; i++) {
 		a->slots[i] = s->placed_gen[0][i];
 		a->surge_slots[i] = s->placed_gen[1][i];
 	}
-	a->total_slots = (placed - (a->own_running < a->replicas ? a->own_running : a->replicas)) + a->surge_placed;
-	free(cand);
+	a->total_slots = a->steady_placed - own + a->surge_placed;
+	if (a->steady_fit || a->rollout_fit) {
+		struct sim r;
+		int64_t steady, surge;
+		sim_init(&r, s->cl, w, s->excluded, s->static_ok, old_hash);
+		r.reverse = true;
+		place_all(&r, w, NULL, own, &steady, &surge, NULL, NULL);
+		a->order_dependent = steady != a->steady_placed || surge != a->surge_placed;
+		sim_free(&r);
+	}
 }
 
 void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, struct sl_analysis *a)
@@ -1229,11 +1260,12 @@ void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, struct sl_an
 		sl_fenceposts(w, &a->max_surge, &a->max_unavailable);
 
 	struct sim s;
-	sim_init(&s, cl, w, excluded, static_ok, hash ? hash : "schedlint-old");
+	const char *old_hash = hash ? hash : "schedlint-old";
+	sim_init(&s, cl, w, excluded, static_ok, old_hash);
 	const struct sl_podspec *p = &w->pod;
 	a->sequential = p->naffinity || p->nanti || s.nsp || p->nports || blocked_by_running(cl, w, s.gl);
 	if (a->sequential)
-		analyze_in_sequence(&s, w, a);
+		analyze_in_sequence(&s, w, a, old_hash);
 	else
 		analyze_by_slots(m, w, excluded, static_ok, a);
 	sim_free(&s);

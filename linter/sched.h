@@ -70,6 +70,9 @@ struct sl_analysis {
 	 * otherwise pods are placed one after another, as the scheduler would (`sequential`), and
 	 * slots[i] is what landed on node i. */
 	bool sequential;
+	/* Sequential placement stopped short in the scheduler's order of preference, but not in the
+	 * opposite order: the verdict depends on placement, not only on the nodes. */
+	bool order_dependent;
 	int64_t *slots;
 	const char **slot_limit; /* per node: the resource that bounds the slots ("pods" for the count) */
 	int64_t total_slots;     /* pods that fit at once (sequential: placed, replicas and surge) */

@@ -34,8 +34,77 @@ struct sl_finding *sl_rule_report(const struct sl_rule *r, struct sl_check *cx, 
 
 #define MAX_LISTED 6
 
+enum sl_cause sl_blocking_cause(const struct sl_analysis *a, const struct sl_nodefit *fits)
+{
+	size_t count[SL_CAUSE_RESOURCES + 1] = {0};
+	if (!fits)
+		return SL_CAUSE_NONE;
+	for (size_t i = 0; i < a->nnodes; i++) {
+		const struct sl_nodefit *f = &fits[i];
+		if (f->excluded || f->plugin < SL_PL_NODE_PORTS)
+			continue;
+		switch (f->plugin) {
+		case SL_PL_POD_TOPOLOGY_SPREAD:
+			count[SL_CAUSE_SPREAD]++;
+			break;
+		case SL_PL_INTER_POD_AFFINITY:
+			count[f->nreasons && strstr(f->reasons[0], "anti-affinity") ? SL_CAUSE_ANTI : SL_CAUSE_AFFINITY]++;
+			break;
+		case SL_PL_NODE_PORTS:
+			count[SL_CAUSE_PORTS]++;
+			break;
+		default:
+			count[SL_CAUSE_RESOURCES]++;
+		}
+	}
+	enum sl_cause best = SL_CAUSE_NONE;
+	for (int c = SL_CAUSE_SPREAD; c <= SL_CAUSE_RESOURCES; c++)
+		if (count[c] > count[best])
+			best = (enum sl_cause)c;
+	return best;
+}
+
+bool sl_note_order(struct sl_finding *f, const struct sl_analysis *a)
+{
+	if (!a->sequential)
+		return false;
+	if (a->order_dependent)
+		sl_note(f, "this depends on where the scheduler puts each pod: placed in the order its default scoring "
+			   "picks they stop short, placed in another order more fit");
+	else
+		sl_note(f, "pods were placed one after another as the default scheduler scores nodes; placing them in "
+			   "the opposite order of preference gives the same counts");
+	return a->order_dependent;
+}
+
 void sl_note_slots(struct sl_finding *f, const struct sl_model *m, const struct sl_analysis *a)
 {
+	if (a->sequential) {
+		struct sl_buf b = SL_BUF_INIT;
+		size_t listed = 0, used = 0;
+		for (size_t i = 0; i < a->nnodes; i++) {
+			if (!a->slots[i] && !a->surge_slots[i])
+				continue;
+			used++;
+			if (listed++ >= MAX_LISTED)
+				continue;
+			sl_buf_printf(&b, "%s%s: %lld", listed > 1 ? "; " : "", m->nodes[i]->name, (long long)a->slots[i]);
+			if (a->surge_slots[i])
+				sl_buf_printf(&b, " + %lld new", (long long)a->surge_slots[i]);
+		}
+		if (listed > MAX_LISTED)
+			sl_buf_printf(&b, "; and %zu more", listed - MAX_LISTED);
+		int64_t placed = a->steady_placed - (a->own_running < a->replicas ? a->own_running : a->replicas);
+		if (a->own_running)
+			sl_note(f, "%lld of its pods already run (found among the running pods)", (long long)a->own_running);
+		if (used)
+			sl_note(f, "placed one after another, as the scheduler would: %s", b.s);
+		else if (placed == 0)
+			sl_note(f, "not one pod of it can be placed");
+		sl_buf_free(&b);
+		return;
+	}
+
 	struct sl_buf b = SL_BUF_INIT;
 	size_t listed = 0, candidates = 0;
 	for (size_t i = 0; i < a->nnodes; i++) {
@@ -59,6 +128,10 @@ void sl_note_slots(struct sl_finding *f, const struct sl_model *m, const struct 
 	}
 	if (listed > MAX_LISTED)
 		sl_buf_printf(&b, "; and %zu more", listed - MAX_LISTED);
+	if (a->own_running)
+		sl_note(f, "%lld of its pods already run (found among the running pods); they are its replicas, and "
+			   "their requests are in the nodes' use below",
+			(long long)a->own_running);
 	if (candidates == 0)
 		sl_note(f, "no node passes the filters other than resources, so no pod of it fits anywhere");
 	else
@@ -79,7 +152,10 @@ void sl_relate_nodes(struct sl_finding *f, const struct sl_model *m, const struc
 		const struct sl_node *n = m->nodes[i];
 		if (!n->name_node)
 			continue;
-		if (candidate)
+		if (candidate && a->sequential)
+			sl_add_related(f, &n->name_node->at, "node %s takes %lld pod%s of the template", n->name,
+				       (long long)a->slots[i], a->slots[i] == 1 ? "" : "s");
+		else if (candidate)
 			sl_add_related(f, &n->name_node->at, "node %s has room for %lld pod%s of the template", n->name,
 				       (long long)a->slots[i], a->slots[i] == 1 ? "" : "s");
 		else {
@@ -127,8 +203,8 @@ void sl_note_preemption(struct sl_finding *f, const struct sl_model *m, const st
 		sl_buf_printf(&b, "%s%zu node%s ha%s less allocatable than one pod requests", b.len ? "; " : "",
 			      too_small, too_small == 1 ? "" : "s", too_small == 1 ? "s" : "ve");
 	if (own)
-		sl_buf_printf(&b, "%s%zu node%s %s full with this workload's own pods, which have the same priority",
-			      b.len ? "; " : "", own, own == 1 ? "" : "s", own == 1 ? "is" : "are");
+		sl_buf_printf(&b, "%s%zu node%s hold%s only this workload's own pods, which have the same priority",
+			      b.len ? "; " : "", own, own == 1 ? "" : "s", own == 1 ? "s" : "");
 	if (others == 0)
 		sl_note(f, "preemption cannot help: %s", b.s);
 	else
@@ -137,4 +213,29 @@ void sl_note_preemption(struct sl_finding *f, const struct sl_model *m, const st
 			"pods run (%s)",
 			others, others == 1 ? "" : "s", b.len ? b.s : "no other node qualifies");
 	sl_buf_free(&b);
+}
+
+struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check *cx, enum sl_cause cause,
+				       const struct sl_ynode *at, const char *why)
+{
+	const struct sl_analysis *a = cx->a;
+	const struct sl_workload *w = cx->w;
+	if (!a || a->nfeasible == 0 || a->steady_placed >= a->replicas || !strcmp(w->obj.kind, "DaemonSet"))
+		return NULL;
+	enum sl_cause c = sl_blocking_cause(a, a->steady_fit);
+	if (c != cause && !(cause == SL_CAUSE_RESOURCES && (c == SL_CAUSE_AFFINITY || c == SL_CAUSE_NONE)))
+		return NULL;
+	char ref[512];
+	sl_object_ref(&w->obj, ref, sizeof ref);
+	if (!at)
+		at = w->replicas_node ? w->replicas_node : sl_ymap_key(w->obj.root, "spec");
+	struct sl_finding *f = sl_rule_report(r, cx, at, "only %lld of the %lld replicas of %s can run at once: %s",
+					      (long long)a->steady_placed, (long long)a->replicas, ref, why);
+	sl_note(f, "replicas %lld%s", (long long)a->replicas, w->replicas_node ? "" : " (defaulted)");
+	sl_note_slots(f, cx->model, a);
+	sl_note(f, "the next pod: %s", a->steady_fit_error);
+	if (sl_note_order(f, a) && f->level == SL_ERROR)
+		f->level = SL_WARNING;
+	sl_note_preemption(f, cx->model, a);
+	return f;
 }

@@ -11,6 +11,22 @@
 #include "../linter/fix.h"
 #include "rules.h"
 
+/* The template's first required anti-affinity term that selects the template's own pods and is
+ * not yet scoped to one ReplicaSet. */
+static const struct sl_podterm *own_anti_term(const struct sl_workload *w)
+{
+	const struct sl_podspec *p = &w->pod;
+	for (size_t t = 0; t < p->nanti; t++) {
+		const struct sl_podterm *term = &p->anti[t];
+		bool scoped = false;
+		for (size_t k = 0; k < term->nmatch_keys; k++)
+			scoped |= !strcmp(term->match_keys[k], "pod-template-hash");
+		if (!scoped && sl_podterm_matches(term, p->namespace, &p->labels, p->namespace, &p->labels))
+			return term;
+	}
+	return NULL;
+}
+
 static void check(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_workload *w = cx->w;
@@ -31,12 +47,31 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		at = sl_ymap_key(w->spec, "strategy");
 	if (!at)
 		at = sl_ymap_key(w->obj.root, "spec");
-	struct sl_finding *f =
-	    sl_rule_report(self, cx, at,
-			   "rollout of %s can never finish: the nodes hold its %lld pod%s but not one more, and "
-			   "maxUnavailable %s%s, so no old pod goes before a new one is Ready",
-			   ref, (long long)a->replicas, a->replicas == 1 ? "" : "s", unavail,
-			   w->max_unavailable.percent ? " resolves to 0" : "");
+	enum sl_cause cause = sl_blocking_cause(a, a->rollout_fit);
+	char why[256];
+	switch (cause) {
+	case SL_CAUSE_ANTI:
+		snprintf(why, sizeof why,
+			 "required anti-affinity keeps the surge pod out of every domain that holds one of its %lld old pods",
+			 (long long)a->replicas);
+		break;
+	case SL_CAUSE_PORTS:
+		snprintf(why, sizeof why, "its %lld old pod%s hold the host port on every node that admits the surge pod",
+			 (long long)a->replicas, a->replicas == 1 ? "" : "s");
+		break;
+	case SL_CAUSE_SPREAD:
+		snprintf(why, sizeof why,
+			 "beside its %lld old pods the surge pod would exceed maxSkew on every node with room",
+			 (long long)a->replicas);
+		break;
+	default:
+		snprintf(why, sizeof why, "the nodes hold its %lld pod%s but not one more", (long long)a->replicas,
+			 a->replicas == 1 ? "" : "s");
+	}
+	struct sl_finding *f = sl_rule_report(self, cx, at,
+					      "rollout of %s can never finish: %s, and maxUnavailable %s%s, so no old pod "
+					      "goes before a new one is Ready",
+					      ref, why, unavail, w->max_unavailable.percent ? " resolves to 0" : "");
 	sl_note(f, "replicas %lld%s; strategy RollingUpdate%s", (long long)a->replicas,
 		w->replicas_node ? "" : " (defaulted)", w->type_node ? "" : " (defaulted)");
 	/* "resolves" only where a percentage was turned into a count */
@@ -50,7 +85,14 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		(long long)a->replicas, a->replicas == 1 ? "" : "s");
 	sl_note_slots(f, cx->model, a);
 	sl_note(f, "the surge pod: %s", a->rollout_fit_error ? a->rollout_fit_error : "no node has room");
+	if (sl_note_order(f, a) && f->level == SL_ERROR)
+		f->level = SL_WARNING;
 	sl_note_preemption(f, cx->model, a);
+	const struct sl_podterm *self_term = cause == SL_CAUSE_ANTI ? own_anti_term(w) : NULL;
+	if (self_term)
+		sl_note(f, "with matchLabelKeys: [pod-template-hash] on the anti-affinity term (Kubernetes 1.29+, "
+			   "MatchLabelKeysInPodAffinity) old and new pods no longer repel each other; the rollout that "
+			   "adds it still meets the old pods' terms, so roll that one with maxUnavailable: 1");
 	sl_note(f, "fix: set strategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1 (an old pod goes first, "
 		   "then its replacement takes its place), or use strategy type Recreate, or add capacity");
 	sl_relate_nodes(f, cx->model, a, true);
@@ -61,6 +103,12 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 			       "the required node affinity that narrows the candidate nodes");
 	sl_fix_rolling_params(sl_fix_new(f, "Roll with maxSurge: 0, maxUnavailable: 1 (replace one pod at a time)"), w,
 			      "0", "1");
+	if (self_term && self_term->node && !self_term->node->flow) {
+		const struct sl_yentry e = {"matchLabelKeys", "[pod-template-hash]", NULL, 0};
+		sl_fix_insert(sl_fix_new(f, "Add matchLabelKeys: [pod-template-hash] to the anti-affinity term, so it "
+					    "only repels pods of the same ReplicaSet"),
+			      w->obj.src, self_term->node, NULL, &e, 1);
+	}
 	sl_fix_recreate(sl_fix_new(f, "Use the Recreate strategy (all old pods stop before new ones start)"), w);
 }
 

@@ -43,6 +43,25 @@ void sl_object_ref(const struct sl_object *o, char *out, unsigned n);
 void sl_note_slots(struct sl_finding *f, const struct sl_model *m, const struct sl_analysis *a);
 /* Related locations for the nodes that pass every filter but resources. */
 void sl_relate_nodes(struct sl_finding *f, const struct sl_model *m, const struct sl_analysis *a, bool feasible_only);
+/* What stops the next pod on the nodes that pass the filters which ignore other pods, judged
+ * from a per-node verdict (steady_fit or rollout_fit): the filter that rejects most of them. */
+enum sl_cause {
+	SL_CAUSE_NONE,
+	SL_CAUSE_SPREAD,    /* PodTopologySpread */
+	SL_CAUSE_ANTI,	    /* InterPodAffinity: its own or a running pod's anti-affinity */
+	SL_CAUSE_AFFINITY,  /* InterPodAffinity: no pod to be near */
+	SL_CAUSE_PORTS,	    /* NodePorts */
+	SL_CAUSE_RESOURCES, /* NodeResourcesFit */
+};
+enum sl_cause sl_blocking_cause(const struct sl_analysis *a, const struct sl_nodefit *fits);
+/* Whether a finding from a sequential placement holds only for the order the scheduler's
+ * scoring picks (see sl_analysis.order_dependent); adds the note that says so. */
+bool sl_note_order(struct sl_finding *f, const struct sl_analysis *a);
+/* The workload's replicas do not all fit at once (steady_placed < replicas, some node passes the
+ * filters for one pod) and cause is what stops them: report it with the proof notes that all
+ * such rules share. Returns NULL when this is not the case. */
+struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check *cx, enum sl_cause cause,
+				       const struct sl_ynode *at, const char *why);
 /* Whether preemption can help, said the way the scheduler's PostFilter would. */
 void sl_note_preemption(struct sl_finding *f, const struct sl_model *m, const struct sl_analysis *a);
 

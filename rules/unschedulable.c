@@ -52,7 +52,10 @@ static const struct sl_ynode *culprit(const struct sl_check *cx)
 static void check(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_analysis *a = cx->a;
-	if (!a || a->nfeasible > 0 || a->replicas == 0 || !strcmp(cx->w->obj.kind, "DaemonSet"))
+	/* Replicas that already run (found among the running pods) need no node; when all of them
+	 * do, a pod that fits nowhere is the rollout's problem (rollout-deadlock), not this rule's. */
+	if (!a || a->nfeasible > 0 || a->replicas == 0 || a->steady_placed >= a->replicas ||
+	    !strcmp(cx->w->obj.kind, "DaemonSet"))
 		return;
 	char ref[512];
 	sl_object_ref(&cx->w->obj, ref, sizeof ref);
