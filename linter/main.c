@@ -1,5 +1,6 @@
 /* main.c — the CLI: one options table, the pipeline load → model → inventory → check → report →
  * fix, and the exit status (0 clean, 1 findings at or above --fail-on, 2 usage or input error). */
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include "../rules/rules.h"
 #include "buf.h"
 #include "emit.h"
+#include "explain.h"
 #include "fix.h"
 #include "input.h"
 #include "k8s.h"
@@ -26,6 +28,7 @@ struct options {
 	enum sl_level fail_on;
 	int color; /* -1 auto */
 	bool fix;
+	bool explain;
 };
 
 static const struct opt_doc {
@@ -41,6 +44,9 @@ static const struct opt_doc {
      "exit 1 on findings at or above LEVEL: error (default), warning, note"},
     {{"fix", no_argument, NULL, 'x'}, NULL, "apply the first suggested fix of every finding, in place"},
     {{"color", required_argument, NULL, 'c'}, "WHEN", "auto (default: on a terminal, unless NO_COLOR), always, never"},
+    {{"explain", no_argument, NULL, 'E'},
+     NULL,
+     "instead of findings, show per workload each node's verdict, the pods it takes and the totals"},
     {{"list-rules", no_argument, NULL, 'l'}, NULL, "list the rules and exit"},
     {{"help", no_argument, NULL, 'h'}, NULL, "show this help and exit"},
     {{"version", no_argument, NULL, 'V'}, NULL, "show the version and exit"},
@@ -115,6 +121,9 @@ static int parse_args(int argc, char **argv, struct options *o, int *done)
 			break;
 		case 'x':
 			o->fix = true;
+			break;
+		case 'E':
+			o->explain = true;
 			break;
 		case 'c':
 			if (!strcmp(optarg, "auto"))
@@ -273,11 +282,23 @@ int main(int argc, char **argv)
 	/* inventory → check */
 	sl_model_bind_pods(&m);
 	struct sl_cluster *cl = m.nnodes ? sl_cluster_new(&m) : NULL;
+	struct sl_buf explained = SL_BUF_INIT;
+	cJSON *explained_json = o.explain && o.format != FMT_TEXT ? cJSON_CreateArray() : NULL;
 	for (size_t i = 0; i < m.nworkloads; i++) {
 		struct sl_analysis a;
 		bool have = m.nnodes > 0;
 		if (have)
 			sl_analyze(cl, m.workloads[i], &a);
+		if (o.explain) {
+			if (explained_json)
+				cJSON_AddItemToArray(explained_json,
+						     sl_explain_json(&m, m.workloads[i], have ? &a : NULL));
+			else
+				sl_explain_text(&explained, &m, m.workloads[i], have ? &a : NULL);
+			if (have)
+				sl_analysis_free(&a);
+			continue;
+		}
 		for (unsigned r = 0; r < sl_nrules; r++) {
 			const struct sl_rule *rule = sl_rules[r];
 			if (rule->needs_nodes && !have)
@@ -305,7 +326,19 @@ int main(int argc, char **argv)
 				struct sl_findings one = {&fs.v[i], 1, 1, 1};
 				sl_emit_text(stderr, &one, ecolor, true);
 			}
-		if (o.format == FMT_TEXT)
+		if (o.explain && explained_json) {
+			cJSON *root = cJSON_CreateObject();
+			cJSON_AddStringToObject(root, "tool", "schedlint");
+			cJSON_AddStringToObject(root, "version", SL_VERSION);
+			cJSON_AddItemToObject(root, "explain", explained_json);
+			explained_json = NULL;
+			char *text = cJSON_Print(root);
+			fprintf(out, "%s\n", text);
+			free(text);
+			cJSON_Delete(root);
+		} else if (o.explain)
+			fputs(sl_buf_str(&explained), out);
+		else if (o.format == FMT_TEXT)
 			sl_emit_text(out, &fs, color, false);
 		else if (o.format == FMT_SARIF)
 			sl_emit_sarif(out, &fs);
@@ -329,6 +362,8 @@ int main(int argc, char **argv)
 		for (int l = o.fail_on; l <= SL_ERROR; l++)
 			if (counts[l])
 				rc = 1;
+	cJSON_Delete(explained_json);
+	sl_buf_free(&explained);
 	sl_model_free(&m);
 	sl_findings_free(&fs);
 	sl_sources_free(&ss);

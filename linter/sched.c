@@ -1166,8 +1166,8 @@ static void analyze_by_slots(const struct sl_model *m, const struct sl_workload 
 
 /* Place the replicas (generation 0) after the workload's own running pods, then the surge
  * (generation 1). With a, records the verdicts for the first pod and why placement stopped. */
-static void place_all(struct sim *s, const struct sl_workload *w, struct sl_analysis *a, int64_t own,
-		      int64_t *steady, int64_t *surge, struct sl_nodefit **steady_fit, struct sl_nodefit **rollout_fit)
+static void place_all(struct sim *s, const struct sl_workload *w, struct sl_analysis *a, int64_t own, int64_t *steady,
+		      int64_t *surge, struct sl_nodefit **steady_fit, struct sl_nodefit **rollout_fit)
 {
 	size_t *cand = sl_xcalloc(s->n + 1, sizeof *cand);
 	phase_begin(s, 0);
@@ -1209,8 +1209,7 @@ static void place_all(struct sim *s, const struct sl_workload *w, struct sl_anal
  * placed one after another as the scheduler would. When that stops short, the placement is
  * repeated in the opposite order of preference: a different count means the verdict depends on
  * the order, not only on the nodes. */
-static void analyze_in_sequence(struct sim *s, const struct sl_workload *w, struct sl_analysis *a,
-				const char *old_hash)
+static void analyze_in_sequence(struct sim *s, const struct sl_workload *w, struct sl_analysis *a, const char *old_hash)
 {
 	size_t n = a->nnodes;
 	int64_t own = a->own_running < a->replicas ? a->own_running : a->replicas;

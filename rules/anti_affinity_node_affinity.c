@@ -15,7 +15,8 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	const struct sl_ynode *at = p->anti_terms_node;
 	const char *key = p->nanti ? p->anti[0].topology_key : "its topology key";
 	char why[512];
-	snprintf(why, sizeof why, "required pod anti-affinity allows one pod per %s, and the nodes the template admits "
+	snprintf(why, sizeof why,
+		 "required pod anti-affinity allows one pod per %s, and the nodes the template admits "
 		 "offer no more",
 		 key);
 	struct sl_finding *f = sl_report_shortfall(self, cx, SL_CAUSE_ANTI, at, why);
@@ -31,15 +32,15 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 }
 
 const struct sl_rule sl_rule_anti_affinity_vs_node_affinity = {
-	.id = "anti-affinity-vs-node-affinity",
-	.name = "AntiAffinityNeedsMoreDomains",
-	.summary = "Required pod anti-affinity needs more topology domains than the admitted nodes offer.",
-	.description = "The template's required anti-affinity keeps its pods in distinct domains of the topology key, "
-		       "and the nodes its nodeSelector, node affinity and tolerations admit (with what already runs "
-		       "there) offer fewer domains than `replicas`.",
-	.help = "Lower `replicas`, admit more nodes, choose a topology key with more domains, or make the term "
-		"preferred instead of required.",
-	.level = SL_ERROR,
-	.needs_nodes = true,
-	.check = check,
+    .id = "anti-affinity-vs-node-affinity",
+    .name = "AntiAffinityNeedsMoreDomains",
+    .summary = "Required pod anti-affinity needs more topology domains than the admitted nodes offer.",
+    .description = "The template's required anti-affinity keeps its pods in distinct domains of the topology key, "
+		   "and the nodes its nodeSelector, node affinity and tolerations admit (with what already runs "
+		   "there) offer fewer domains than `replicas`.",
+    .help = "Lower `replicas`, admit more nodes, choose a topology key with more domains, or make the term "
+	    "preferred instead of required.",
+    .level = SL_ERROR,
+    .needs_nodes = true,
+    .check = check,
 };

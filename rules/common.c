@@ -48,7 +48,8 @@ enum sl_cause sl_blocking_cause(const struct sl_analysis *a, const struct sl_nod
 			count[SL_CAUSE_SPREAD]++;
 			break;
 		case SL_PL_INTER_POD_AFFINITY:
-			count[f->nreasons && strstr(f->reasons[0], "anti-affinity") ? SL_CAUSE_ANTI : SL_CAUSE_AFFINITY]++;
+			count[f->nreasons && strstr(f->reasons[0], "anti-affinity") ? SL_CAUSE_ANTI
+										    : SL_CAUSE_AFFINITY]++;
 			break;
 		case SL_PL_NODE_PORTS:
 			count[SL_CAUSE_PORTS]++;
@@ -88,7 +89,8 @@ void sl_note_slots(struct sl_finding *f, const struct sl_model *m, const struct 
 			used++;
 			if (listed++ >= MAX_LISTED)
 				continue;
-			sl_buf_printf(&b, "%s%s: %lld", listed > 1 ? "; " : "", m->nodes[i]->name, (long long)a->slots[i]);
+			sl_buf_printf(&b, "%s%s: %lld", listed > 1 ? "; " : "", m->nodes[i]->name,
+				      (long long)a->slots[i]);
 			if (a->surge_slots[i])
 				sl_buf_printf(&b, " + %lld new", (long long)a->surge_slots[i]);
 		}
@@ -96,7 +98,8 @@ void sl_note_slots(struct sl_finding *f, const struct sl_model *m, const struct 
 			sl_buf_printf(&b, "; and %zu more", listed - MAX_LISTED);
 		int64_t placed = a->steady_placed - (a->own_running < a->replicas ? a->own_running : a->replicas);
 		if (a->own_running)
-			sl_note(f, "%lld of its pods already run (found among the running pods)", (long long)a->own_running);
+			sl_note(f, "%lld of its pods already run (found among the running pods)",
+				(long long)a->own_running);
 		if (used)
 			sl_note(f, "placed one after another, as the scheduler would: %s", b.s);
 		else if (placed == 0)
@@ -129,8 +132,9 @@ void sl_note_slots(struct sl_finding *f, const struct sl_model *m, const struct 
 	if (listed > MAX_LISTED)
 		sl_buf_printf(&b, "; and %zu more", listed - MAX_LISTED);
 	if (a->own_running)
-		sl_note(f, "%lld of its pods already run (found among the running pods); they are its replicas, and "
-			   "their requests are in the nodes' use below",
+		sl_note(f,
+			"%lld of its pods already run (found among the running pods); they are its replicas, and "
+			"their requests are in the nodes' use below",
 			(long long)a->own_running);
 	if (candidates == 0)
 		sl_note(f, "no node passes the filters other than resources, so no pod of it fits anywhere");

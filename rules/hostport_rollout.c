@@ -25,15 +25,15 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 }
 
 const struct sl_rule sl_rule_hostport_rollout = {
-	.id = "hostport-rollout",
-	.name = "HostPortLimitsReplicas",
-	.summary = "Host ports allow one pod per node, and the workload asks for more pods than admissible nodes.",
-	.description = "Every pod of the template binds the same host port, so NodePorts admits at most one per node. "
-		       "With more replicas (or replicas plus the rollout's surge) than nodes the template admits, "
-		       "the remaining pods stay Pending.",
-	.help = "Drop `hostPort` and expose the pods through a Service, run the workload as a DaemonSet, or keep "
-		"`replicas` at or below the number of admissible nodes and roll with `maxSurge: 0, maxUnavailable: 1`.",
-	.level = SL_ERROR,
-	.needs_nodes = true,
-	.check = check,
+    .id = "hostport-rollout",
+    .name = "HostPortLimitsReplicas",
+    .summary = "Host ports allow one pod per node, and the workload asks for more pods than admissible nodes.",
+    .description = "Every pod of the template binds the same host port, so NodePorts admits at most one per node. "
+		   "With more replicas (or replicas plus the rollout's surge) than nodes the template admits, "
+		   "the remaining pods stay Pending.",
+    .help = "Drop `hostPort` and expose the pods through a Service, run the workload as a DaemonSet, or keep "
+	    "`replicas` at or below the number of admissible nodes and roll with `maxSurge: 0, maxUnavailable: 1`.",
+    .level = SL_ERROR,
+    .needs_nodes = true,
+    .check = check,
 };

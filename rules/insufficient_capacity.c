@@ -13,8 +13,8 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_analysis *a = cx->a;
 	const struct sl_workload *w = cx->w;
-	struct sl_finding *f =
-		sl_report_shortfall(self, cx, SL_CAUSE_RESOURCES, NULL, "the nodes the template admits have no room for more");
+	struct sl_finding *f = sl_report_shortfall(self, cx, SL_CAUSE_RESOURCES, NULL,
+						   "the nodes the template admits have no room for more");
 	if (!f)
 		return;
 	sl_note(f, "fix: lower replicas to %lld, lower the requests, or add nodes the template admits",
@@ -29,15 +29,15 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 }
 
 const struct sl_rule sl_rule_insufficient_capacity = {
-	.id = "insufficient-capacity",
-	.name = "ReplicasExceedCapacity",
-	.summary = "Fewer than `replicas` pods of the workload fit on the nodes at once.",
-	.description = "At least one node passes the scheduler's filters for a pod of the template, but the nodes it "
-		       "admits, with the pods already running on them, have room for fewer pods than `replicas`. "
-		       "The remaining pods stay Pending.",
-	.help = "Lower `replicas` to what fits, lower the requests, or add capacity on nodes the template admits "
-		"(labels it selects, taints it tolerates).",
-	.level = SL_ERROR,
-	.needs_nodes = true,
-	.check = check,
+    .id = "insufficient-capacity",
+    .name = "ReplicasExceedCapacity",
+    .summary = "Fewer than `replicas` pods of the workload fit on the nodes at once.",
+    .description = "At least one node passes the scheduler's filters for a pod of the template, but the nodes it "
+		   "admits, with the pods already running on them, have room for fewer pods than `replicas`. "
+		   "The remaining pods stay Pending.",
+    .help = "Lower `replicas` to what fits, lower the requests, or add capacity on nodes the template admits "
+	    "(labels it selects, taints it tolerates).",
+    .level = SL_ERROR,
+    .needs_nodes = true,
+    .check = check,
 };

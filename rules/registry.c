@@ -12,12 +12,12 @@ extern const struct sl_rule sl_rule_hostport_rollout;
 extern const struct sl_rule sl_rule_anti_affinity_vs_node_affinity;
 
 const struct sl_rule *const sl_rules[] = {
-	&sl_rule_rollout_deadlock,
-	&sl_rule_unschedulable,
-	&sl_rule_insufficient_capacity,
-	&sl_rule_topology_spread_unsatisfiable,
-	&sl_rule_anti_affinity_vs_node_affinity,
-	&sl_rule_hostport_rollout,
+    &sl_rule_rollout_deadlock,
+    &sl_rule_unschedulable,
+    &sl_rule_insufficient_capacity,
+    &sl_rule_topology_spread_unsatisfiable,
+    &sl_rule_anti_affinity_vs_node_affinity,
+    &sl_rule_hostport_rollout,
 };
 const unsigned sl_nrules = sizeof sl_rules / sizeof sl_rules[0];
 

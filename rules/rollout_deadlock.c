@@ -52,11 +52,13 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	switch (cause) {
 	case SL_CAUSE_ANTI:
 		snprintf(why, sizeof why,
-			 "required anti-affinity keeps the surge pod out of every domain that holds one of its %lld old pods",
+			 "required anti-affinity keeps the surge pod out of every domain that holds one of its %lld "
+			 "old pods",
 			 (long long)a->replicas);
 		break;
 	case SL_CAUSE_PORTS:
-		snprintf(why, sizeof why, "its %lld old pod%s hold the host port on every node that admits the surge pod",
+		snprintf(why, sizeof why,
+			 "its %lld old pod%s hold the host port on every node that admits the surge pod",
 			 (long long)a->replicas, a->replicas == 1 ? "" : "s");
 		break;
 	case SL_CAUSE_SPREAD:
@@ -68,10 +70,11 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		snprintf(why, sizeof why, "the nodes hold its %lld pod%s but not one more", (long long)a->replicas,
 			 a->replicas == 1 ? "" : "s");
 	}
-	struct sl_finding *f = sl_rule_report(self, cx, at,
-					      "rollout of %s can never finish: %s, and maxUnavailable %s%s, so no old pod "
-					      "goes before a new one is Ready",
-					      ref, why, unavail, w->max_unavailable.percent ? " resolves to 0" : "");
+	struct sl_finding *f =
+	    sl_rule_report(self, cx, at,
+			   "rollout of %s can never finish: %s, and maxUnavailable %s%s, so no old pod "
+			   "goes before a new one is Ready",
+			   ref, why, unavail, w->max_unavailable.percent ? " resolves to 0" : "");
 	sl_note(f, "replicas %lld%s; strategy RollingUpdate%s", (long long)a->replicas,
 		w->replicas_node ? "" : " (defaulted)", w->type_node ? "" : " (defaulted)");
 	/* "resolves" only where a percentage was turned into a count */

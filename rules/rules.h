@@ -48,9 +48,9 @@ void sl_relate_nodes(struct sl_finding *f, const struct sl_model *m, const struc
 enum sl_cause {
 	SL_CAUSE_NONE,
 	SL_CAUSE_SPREAD,    /* PodTopologySpread */
-	SL_CAUSE_ANTI,	    /* InterPodAffinity: its own or a running pod's anti-affinity */
+	SL_CAUSE_ANTI,      /* InterPodAffinity: its own or a running pod's anti-affinity */
 	SL_CAUSE_AFFINITY,  /* InterPodAffinity: no pod to be near */
-	SL_CAUSE_PORTS,	    /* NodePorts */
+	SL_CAUSE_PORTS,     /* NodePorts */
 	SL_CAUSE_RESOURCES, /* NodeResourcesFit */
 };
 enum sl_cause sl_blocking_cause(const struct sl_analysis *a, const struct sl_nodefit *fits);

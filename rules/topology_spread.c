@@ -36,16 +36,16 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 }
 
 const struct sl_rule sl_rule_topology_spread_unsatisfiable = {
-	.id = "topology-spread-unsatisfiable",
-	.name = "TopologySpreadCannotPlaceReplicas",
-	.summary = "DoNotSchedule topology spread cannot place `replicas` pods within maxSkew.",
-	.description = "Placed one after another as the scheduler places them, the pods of the workload stop short of "
-		       "`replicas` because every node with room would raise its domain more than maxSkew above the "
-		       "least-populated eligible domain.",
-	.help = "Raise `maxSkew`, switch to `whenUnsatisfiable: ScheduleAnyway`, make ineligible domains drop out "
-		"(`nodeTaintsPolicy: Honor`, node affinity with `nodeAffinityPolicy: Honor`), or add capacity in the "
-		"domain that holds the minimum.",
-	.level = SL_ERROR,
-	.needs_nodes = true,
-	.check = check,
+    .id = "topology-spread-unsatisfiable",
+    .name = "TopologySpreadCannotPlaceReplicas",
+    .summary = "DoNotSchedule topology spread cannot place `replicas` pods within maxSkew.",
+    .description = "Placed one after another as the scheduler places them, the pods of the workload stop short of "
+		   "`replicas` because every node with room would raise its domain more than maxSkew above the "
+		   "least-populated eligible domain.",
+    .help = "Raise `maxSkew`, switch to `whenUnsatisfiable: ScheduleAnyway`, make ineligible domains drop out "
+	    "(`nodeTaintsPolicy: Honor`, node affinity with `nodeAffinityPolicy: Honor`), or add capacity in the "
+	    "domain that holds the minimum.",
+    .level = SL_ERROR,
+    .needs_nodes = true,
+    .check = check,
 };

@@ -91,5 +91,18 @@ expect "empty files" 0 "$bin" "$tmp/empty.yaml" "$tmp/comments.yaml"
 awk 'BEGIN { printf "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n  blob: "; for (i = 0; i < 1048576; i++) printf "x"; printf "\n" }' >"$tmp/big.yaml"
 expect "megabyte scalar" 0 "$bin" "$tmp/big.yaml"
 
+# --explain: the per-node table and totals, in text and JSON, exit 0 even where rules would fire
+expect "--explain text" 0 "$bin" --explain --nodes $seed/nodes.yaml $seed/manifest.yaml
+has "--explain verdict" "$tmp/out" "tracker-node        1      -  pass"
+has "--explain filter" "$tmp/out" "NodeAffinity: node(s) didn't match Pod's node affinity/selector"
+has "--explain surge" "$tmp/out" "with the surge: 0 of 1 new pod fit beside them (1 at once); the rollout can never finish"
+aa=anti-affinity-vs-node-affinity/three-replicas-two-web-nodes
+expect "--explain sequential" 0 "$bin" --explain --nodes $aa/nodes.yaml $aa/manifest.yaml
+has "--explain placed" "$tmp/out" "at once: 2 of 3 replicas, placed one after another as the scheduler would"
+expect "--explain json" 0 "$bin" --explain --format json --nodes $seed/nodes.yaml $seed/manifest.yaml
+has "--explain json deadlock" "$tmp/out" '"rollout_deadlock":	true'
+has "--explain json reasons" "$tmp/out" '"limited_by":	"nvidia.com/gpu"'
+expect "--explain without nodes" 0 "$bin" --explain $seed/manifest.yaml
+has "--explain no nodes" "$tmp/out" "no nodes known"
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -1,0 +1,150 @@
+/* explain.c — `--explain`: for each workload, every node's verdict for one pod (pass, or the
+ * failing filter and the scheduler's reason), how many pods each node takes, and the totals with
+ * and without the rollout's surge. Text for people, JSON for tools; both from one analysis. */
+#include "explain.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "buf.h"
+#include "input.h"
+
+static void verdict(const struct sl_nodefit *f, struct sl_buf *b)
+{
+	if (f->plugin == SL_FITS) {
+		sl_buf_puts(b, f->excluded ? "left out by PreFilter (fits otherwise)" : "pass");
+		return;
+	}
+	sl_buf_printf(b, "%s%s: ", f->excluded ? "left out by PreFilter; " : "", sl_plugin_name(f->plugin));
+	for (size_t r = 0; r < f->nreasons; r++)
+		sl_buf_printf(b, "%s%s", r ? ", " : "", f->reasons[r]);
+}
+
+static void header(const struct sl_workload *w, const struct sl_analysis *a, struct sl_buf *b)
+{
+	const struct sl_span *at = &(w->obj.kind_node ? w->obj.kind_node : w->obj.root)->at;
+	sl_buf_printf(b, "%s %s/%s (%s:%d): replicas %lld", w->obj.kind, w->obj.namespace, w->obj.name,
+		      at->src ? at->src->path : "-", at->line, (long long)w->replicas);
+	if (!a)
+		return;
+	if (a->strategy == SL_STRATEGY_ROLLING)
+		sl_buf_printf(b, ", RollingUpdate (maxSurge %lld, maxUnavailable %lld)", (long long)a->max_surge,
+			      (long long)a->max_unavailable);
+	else if (a->strategy == SL_STRATEGY_RECREATE)
+		sl_buf_puts(b, ", Recreate");
+}
+
+void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct sl_workload *w,
+		     const struct sl_analysis *a)
+{
+	if (out->len)
+		sl_buf_putc(out, '\n');
+	header(w, a, out);
+	sl_buf_putc(out, '\n');
+	if (!a) {
+		sl_buf_puts(out, "  no nodes known: give an inventory with --nodes (kubectl get nodes -o yaml)\n");
+		return;
+	}
+	size_t width = 4;
+	for (size_t i = 0; i < a->nnodes; i++)
+		if (strlen(m->nodes[i]->name) > width)
+			width = strlen(m->nodes[i]->name);
+	const char *col = a->sequential ? "placed" : "room";
+	sl_buf_printf(out, "  %-*s  %6s  %5s  %s\n", (int)width, "node", col, "surge", "verdict for one pod");
+	struct sl_buf v = SL_BUF_INIT;
+	for (size_t i = 0; i < a->nnodes; i++) {
+		sl_buf_reset(&v);
+		verdict(&a->fit[i], &v);
+		char surge[24] = "-";
+		if (a->sequential)
+			snprintf(surge, sizeof surge, "%lld", (long long)a->surge_slots[i]);
+		sl_buf_printf(out, "  %-*s  %6lld  %5s  %s\n", (int)width, m->nodes[i]->name, (long long)a->slots[i],
+			      surge, sl_buf_str(&v));
+	}
+	sl_buf_free(&v);
+	sl_buf_printf(out, "  one pod: %zu of %zu node%s pass every filter", a->nfeasible, a->nnodes,
+		      a->nnodes == 1 ? "" : "s");
+	if (a->nexcluded)
+		sl_buf_printf(out, " (%zu left out by PreFilter)", a->nexcluded);
+	sl_buf_puts(out, a->fit_error ? ": " : "\n");
+	if (a->fit_error)
+		sl_buf_printf(out, "%s\n", a->fit_error);
+	if (a->own_running)
+		sl_buf_printf(out, "  already running: %lld of its pods\n", (long long)a->own_running);
+	if (a->sequential)
+		sl_buf_printf(out,
+			      "  at once: %lld of %lld replicas, placed one after another as the scheduler would%s\n",
+			      (long long)a->steady_placed, (long long)a->replicas,
+			      a->order_dependent ? " (another order places more)" : "");
+	else
+		sl_buf_printf(out, "  at once: room for %lld pod%s; %lld of %lld replicas placed\n",
+			      (long long)a->total_slots, a->total_slots == 1 ? "" : "s", (long long)a->steady_placed,
+			      (long long)a->replicas);
+	if (a->steady_fit_error)
+		sl_buf_printf(out, "  the next pod: %s\n", a->steady_fit_error);
+	if (a->strategy == SL_STRATEGY_ROLLING) {
+		sl_buf_printf(out, "  with the surge: %lld of %lld new pod%s fit beside them (%lld at once)%s\n",
+			      (long long)a->surge_placed, (long long)a->max_surge, a->max_surge == 1 ? "" : "s",
+			      (long long)(a->steady_placed + a->surge_placed),
+			      a->rollout_deadlock ? "; the rollout can never finish" : "");
+		if (a->rollout_fit_error)
+			sl_buf_printf(out, "  the surge pod: %s\n", a->rollout_fit_error);
+	}
+}
+
+static cJSON *str_or_null(const char *s)
+{
+	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+cJSON *sl_explain_json(const struct sl_model *m, const struct sl_workload *w, const struct sl_analysis *a)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON *id = cJSON_AddObjectToObject(o, "workload");
+	cJSON_AddStringToObject(id, "kind", w->obj.kind);
+	cJSON_AddStringToObject(id, "namespace", w->obj.namespace);
+	cJSON_AddStringToObject(id, "name", w->obj.name ? w->obj.name : "");
+	cJSON_AddStringToObject(id, "file", w->obj.src ? w->obj.src->path : "-");
+	if (!a) {
+		cJSON_AddNullToObject(o, "nodes");
+		return o;
+	}
+	cJSON_AddNumberToObject(o, "replicas", (double)a->replicas);
+	cJSON_AddBoolToObject(o, "sequential", a->sequential);
+	cJSON *nodes = cJSON_AddArrayToObject(o, "nodes");
+	for (size_t i = 0; i < a->nnodes; i++) {
+		const struct sl_nodefit *f = &a->fit[i];
+		cJSON *n = cJSON_CreateObject();
+		cJSON_AddStringToObject(n, "name", m->nodes[i]->name);
+		cJSON_AddBoolToObject(n, "passes", f->plugin == SL_FITS);
+		if (f->plugin != SL_FITS)
+			cJSON_AddStringToObject(n, "plugin", sl_plugin_name(f->plugin));
+		cJSON *rs = cJSON_AddArrayToObject(n, "reasons");
+		for (size_t r = 0; r < f->nreasons; r++)
+			cJSON_AddItemToArray(rs, cJSON_CreateString(f->reasons[r]));
+		cJSON_AddBoolToObject(n, "excluded_by_prefilter", f->excluded);
+		cJSON_AddNumberToObject(n, a->sequential ? "placed" : "room", (double)a->slots[i]);
+		if (a->sequential)
+			cJSON_AddNumberToObject(n, "surge_placed", (double)a->surge_slots[i]);
+		if (a->slot_limit[i])
+			cJSON_AddStringToObject(n, "limited_by", a->slot_limit[i]);
+		cJSON_AddItemToArray(nodes, n);
+	}
+	cJSON_AddNumberToObject(o, "feasible_nodes", (double)a->nfeasible);
+	cJSON_AddItemToObject(o, "fit_error", str_or_null(a->fit_error));
+	cJSON_AddNumberToObject(o, "own_running", (double)a->own_running);
+	if (!a->sequential)
+		cJSON_AddNumberToObject(o, "room", (double)a->total_slots);
+	cJSON_AddNumberToObject(o, "steady_state_placed", (double)a->steady_placed);
+	cJSON_AddItemToObject(o, "steady_state_fit_error", str_or_null(a->steady_fit_error));
+	cJSON_AddBoolToObject(o, "order_dependent", a->order_dependent);
+	if (a->strategy == SL_STRATEGY_ROLLING) {
+		cJSON_AddNumberToObject(o, "max_surge", (double)a->max_surge);
+		cJSON_AddNumberToObject(o, "max_unavailable", (double)a->max_unavailable);
+		cJSON_AddNumberToObject(o, "surge_placed", (double)a->surge_placed);
+		cJSON_AddNumberToObject(o, "with_surge", (double)(a->steady_placed + a->surge_placed));
+		cJSON_AddItemToObject(o, "rollout_fit_error", str_or_null(a->rollout_fit_error));
+		cJSON_AddBoolToObject(o, "rollout_deadlock", a->rollout_deadlock);
+	}
+	return o;
+}
