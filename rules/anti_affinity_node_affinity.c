@@ -15,10 +15,13 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	const struct sl_ynode *at = p->anti_terms_node;
 	const char *key = p->nanti ? p->anti[0].topology_key : "its topology key";
 	char why[512];
-	snprintf(why, sizeof why,
-		 "required pod anti-affinity allows one pod per %s, and the nodes the template admits "
-		 "offer no more",
-		 key);
+	if (p->nanti)
+		snprintf(why, sizeof why,
+			 "required pod anti-affinity allows one pod per %s, and the nodes the template admits offer no more",
+			 key);
+	else
+		snprintf(why, sizeof why, "the required anti-affinity of pods already running keeps it off the other "
+					  "nodes the template admits");
 	struct sl_finding *f = sl_report_shortfall(self, cx, SL_CAUSE_ANTI, at, why);
 	if (!f)
 		return;

@@ -20,6 +20,11 @@
 #include <unistd.h>
 
 enum { NNODES = 5000, NPODS = 20000, NWORKLOADS = 10000, NAPPS = 500, NNS = 20, RUNS = 3 };
+/* Nodes and pods go out as Lists of this many items, one YAML document each, as concatenated
+ * `kubectl get -n NS -o yaml` outputs would be. One 20,000-pod List is what `kubectl get pods -A`
+ * prints, but schedlint rejects a document of more than 2,000,000 YAML nodes as an alias bomb
+ * (yamldoc.c), and counts a nested node once per enclosing collection towards that limit. */
+#define LIST_ITEMS 1000
 #define TARGET_S 1.0
 #define TARGET_MB 500.0
 
@@ -119,7 +124,10 @@ static void gen_node(FILE *f, int i)
 	n->type = pl->t0 + (int)rnd((unsigned)pl->nt);
 	const struct itype *t = &itypes[n->type];
 	n->gpus_free = t->gpus;
+	/* Every draw is its own statement: argument evaluation order differs between compilers,
+	 * and the data must not. */
 	int z = (int)rnd(6), cordoned = pct(1) && rnd(2), notready = rnd(500) == 0;
+	unsigned rv = 100000 + rnd(900000), uid = rnd(1u << 31), inst = rnd(1u << 31);
 	fprintf(f, "- apiVersion: v1\n  kind: Node\n  metadata:\n    annotations:\n"
 		   "      node.alpha.kubernetes.io/ttl: \"0\"\n    creationTimestamp: \"2024-03-0%dT08:%02d:00Z\"\n"
 		   "    labels:\n      beta.kubernetes.io/arch: amd64\n      beta.kubernetes.io/os: linux\n",
@@ -132,9 +140,9 @@ static void gen_node(FILE *f, int i)
 		   "      kubernetes.io/os: linux\n      node.kubernetes.io/instance-type: %s\n      pool: %s\n"
 		   "      topology.kubernetes.io/region: %.9s\n      topology.kubernetes.io/zone: %s\n"
 		   "    name: node-%05d\n    resourceVersion: \"%u\"\n    uid: %08x-2fa1-11d2-883f-%012x\n",
-		i + 1, t->name, pl->name, zones[z], zones[z], i + 1, 100000 + rnd(900000), (unsigned)i, rnd(1u << 31));
+		i + 1, t->name, pl->name, zones[z], zones[z], i + 1, rv, (unsigned)i, uid);
 	fprintf(f, "  spec:\n    podCIDR: 10.%d.%d.0/24\n    providerID: aws:///%s/i-0%015x\n", 64 + i / 256, i % 256,
-		zones[z], rnd(1u << 31));
+		zones[z], inst);
 	if (pl->tkey || cordoned || notready) {
 		fputs("    taints:\n", f);
 		if (pl->tkey)
@@ -195,17 +203,21 @@ static void gen_pod(FILE *f)
 	unsigned a = rnd(NAPPS), ni = rnd(NNODES);
 	struct node *n = &nodes[ni];
 	uint64_t h = mix(a + 1);
-	char app[64], name[96];
+	char app[64], name[96], id[6];
+	for (int j = 0; j < 5; j++)
+		id[j] = sfx[rnd(27)];
+	id[5] = 0;
+	unsigned day = rnd(9), hour = rnd(10), rv = rnd(1u << 30);
+	unsigned long long uid = mix(rng);
 	app_name(app, sizeof app, a);
-	snprintf(name, sizeof name, "%s-%09llx-%c%c%c%c%c", app, (unsigned long long)(h & 0xfffffffffull),
-		 sfx[rnd(27)], sfx[rnd(27)], sfx[rnd(27)], sfx[rnd(27)], sfx[rnd(27)]);
+	snprintf(name, sizeof name, "%s-%09llx-%s", app, (unsigned long long)(h & 0xfffffffffull), id);
 	fprintf(f, "- apiVersion: v1\n  kind: Pod\n  metadata:\n    creationTimestamp: \"2024-04-2%uT1%u:00:00Z\"\n"
 		   "    generateName: %.*s\n    labels:\n      app: %s\n      pod-template-hash: %09llx\n"
 		   "    name: %s\n    namespace: team-%c\n    ownerReferences:\n    - apiVersion: apps/v1\n"
 		   "      blockOwnerDeletion: true\n      controller: true\n      kind: ReplicaSet\n"
 		   "      name: %s-%09llx\n      uid: %016llx\n    resourceVersion: \"%u\"\n  spec:\n",
-		rnd(9), rnd(10), (int)strlen(name) - 5, name, app, (unsigned long long)(h & 0xfffffffffull), name,
-		ns_of(a), app, (unsigned long long)(h & 0xfffffffffull), (unsigned long long)mix(rng), rnd(1u << 30));
+		day, hour, (int)strlen(name) - 5, name, app, (unsigned long long)(h & 0xfffffffffull), name,
+		ns_of(a), app, (unsigned long long)(h & 0xfffffffffull), uid, rv);
 	/* Per-app traits, so all pods of one app agree as they would under one template. */
 	if (h % 20 == 0)
 		fprintf(f, "    affinity:\n      podAntiAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution:\n"
@@ -238,9 +250,11 @@ static void gen_pod(FILE *f)
 		   "    terminationGracePeriodSeconds: 30\n    tolerations:\n",
 		ni + 1);
 	pod_tolerations(f, &pools[n->pool], "    ");
+	int done = pct(1);
+	unsigned ip1 = 128 + rnd(64), ip2 = rnd(256), ip3 = 1 + rnd(254);
 	fprintf(f, "  status:\n    phase: %s\n    podIP: 10.%u.%u.%u\n    qosClass: Burstable\n"
 		   "    startTime: \"2024-04-20T10:00:00Z\"\n",
-		pct(1) ? "Succeeded" : "Running", 128 + rnd(64), rnd(256), 1 + rnd(254));
+		done ? "Succeeded" : "Running", ip1, ip2, ip3);
 }
 
 static void gen_workload(FILE *f, unsigned i)
@@ -296,14 +310,15 @@ static void gen_workload(FILE *f, unsigned i)
 		      "            nodeSelectorTerms:\n            - matchExpressions:\n",
 		      f);
 		const char *e = "              - key: ";
+		unsigned x = rnd(3), y = 3 + rnd(3);
 		switch (rnd(gpu ? 6 : 5)) {
 		case 0: fprintf(f, "%stopology.kubernetes.io/zone\n                operator: In\n"
 				   "                values:\n                - %s\n                - %s\n",
-				e, zones[rnd(3)], zones[3 + rnd(3)]); break;
+				e, zones[x], zones[y]); break;
 		case 1: fprintf(f, "%stopology.kubernetes.io/zone\n                operator: NotIn\n"
 				   "                values: [%s]\n", e, PICK(zones)); break;
 		case 2: fprintf(f, "%snode.kubernetes.io/instance-type\n                operator: In\n"
-				   "                values: [%s, %s]\n", e, itypes[rnd(3)].name, itypes[3 + rnd(3)].name); break;
+				   "                values: [%s, %s]\n", e, itypes[x].name, itypes[y].name); break;
 		case 3: fprintf(f, "%sdisktype\n                operator: Exists\n", e); break;
 		case 4: fprintf(f, "%snode.kubernetes.io/instance-type\n                operator: NotIn\n"
 				   "                values: [%s]\n", e, itypes[rnd(6)].name); break;
@@ -315,11 +330,13 @@ static void gen_workload(FILE *f, unsigned i)
 			   "          - labelSelector:\n              matchLabels:\n                app: %s\n"
 			   "            topologyKey: %s\n",
 			app, pct(80) ? "kubernetes.io/hostname" : "topology.kubernetes.io/zone");
+	unsigned skew = 1 + rnd(2);
+	int by_zone = pct(60);
 	if (spread)
 		fprintf(f, "      topologySpreadConstraints:\n      - maxSkew: %u\n        topologyKey: %s\n"
 			   "        whenUnsatisfiable: DoNotSchedule\n        labelSelector:\n          matchLabels:\n"
 			   "            app: %s\n",
-			1 + rnd(2), pct(60) ? "topology.kubernetes.io/zone" : "kubernetes.io/hostname", app);
+			skew, by_zone ? "topology.kubernetes.io/zone" : "kubernetes.io/hostname", app);
 	if (gpu)
 		fputs("      tolerations:\n      - key: nvidia.com/gpu\n        operator: Exists\n        effect: NoSchedule\n", f);
 	else if (tol) {
@@ -345,6 +362,14 @@ static void gen_workload(FILE *f, unsigned i)
 		      f);
 }
 
+#define LIST_END "kind: List\nmetadata:\n  resourceVersion: \"\"\n"
+static void list_break(FILE *f, int i)
+{
+	if (i % LIST_ITEMS)
+		return;
+	fputs(i ? LIST_END "---\napiVersion: v1\nitems:\n" : "apiVersion: v1\nitems:\n", f);
+}
+
 static int gen(const char *dir, uint64_t seed)
 {
 	struct timespec t0, t1;
@@ -357,16 +382,18 @@ static int gen(const char *dir, uint64_t seed)
 	struct out o;
 	if (out_open(&o, dir, "nodes.yaml"))
 		return 1;
-	fputs("apiVersion: v1\nitems:\n", o.f);
-	for (int i = 0; i < NNODES; i++)
+	for (int i = 0; i < NNODES; i++) {
+		list_break(o.f, i);
 		gen_node(o.f, i);
-	fputs("kind: List\nmetadata:\n  resourceVersion: \"\"\n", o.f);
+	}
+	fputs(LIST_END, o.f);
 	if (out_close(&o) || out_open(&o, dir, "pods.yaml"))
 		return 1;
-	fputs("apiVersion: v1\nitems:\n", o.f);
-	for (int i = 0; i < NPODS; i++)
+	for (int i = 0; i < NPODS; i++) {
+		list_break(o.f, i);
 		gen_pod(o.f);
-	fputs("kind: List\nmetadata:\n  resourceVersion: \"\"\n", o.f);
+	}
+	fputs(LIST_END, o.f);
 	if (out_close(&o) || out_open(&o, dir, "workloads.yaml"))
 		return 1;
 	for (unsigned i = 0; i < NWORKLOADS; i++)

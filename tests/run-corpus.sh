@@ -30,4 +30,14 @@ if ! diff -u "$tmp/want" "$tmp/got"; then
 	echo "corpus: $n files, diagnostics differ from tests/corpus-expected.txt"
 	exit 1
 fi
-echo "corpus: $n files, no crash, $(wc -l <"$tmp/got") diagnostics, all judged true"
+# The whole corpus at once under --explain: every workload against all of the corpus's Node
+# objects. Only the input errors judged above may appear, and nothing may crash.
+"$bin" --explain --color never "$corpus" >"$tmp/explain" 2>"$tmp/explain.err"
+rc=$?
+if [ $rc -ge 3 ] || grep -q -e Sanitizer -e "runtime error" "$tmp/explain.err" ||
+	[ "$(grep -c ': error: ' "$tmp/explain.err")" != "$(wc -l <"$tmp/want")" ]; then
+	head -20 "$tmp/explain.err"
+	echo "corpus: --explain over the whole corpus failed (exit $rc)"
+	exit 1
+fi
+echo "corpus: $n files, no crash, $(wc -l <"$tmp/got") diagnostics, all judged true; --explain over all of it: $(grep -c '^  one pod' "$tmp/explain") workloads on $(sed -n 's/^  one pod: [0-9]* of \([0-9]*\) node.*/\1/p' "$tmp/explain" | head -1) nodes"

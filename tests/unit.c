@@ -381,6 +381,78 @@ static void test_requests(void)
 	CHECK(request_of("containers: nope\n", "cpu") == -1);
 }
 
+/* Pod terms, spread constraints and host ports, parsed from YAML as the model reads them. */
+static void test_pod_terms(void)
+{
+	const char *yaml =
+		"spec:\n"
+		"  hostNetwork: true\n"
+		"  containers:\n"
+		"  - ports: [{containerPort: 9100}, {containerPort: 53, protocol: UDP, hostIP: 10.0.0.1}]\n"
+		"  affinity:\n"
+		"    podAntiAffinity:\n"
+		"      requiredDuringSchedulingIgnoredDuringExecution:\n"
+		"      - {labelSelector: {matchLabels: {app: web}}, topologyKey: kubernetes.io/hostname}\n"
+		"      - {labelSelector: {matchLabels: {app: web}}, matchLabelKeys: [pod-template-hash], topologyKey: z}\n"
+		"      - {labelSelector: {matchLabels: {app: web}}, mismatchLabelKeys: [pod-template-hash], topologyKey: z}\n"
+		"      - {labelSelector: {matchExpressions: [{key: tier, operator: NotIn, values: [db]}]}, "
+		"namespaces: [other], topologyKey: z}\n"
+		"      - {labelSelector: {}, namespaceSelector: {}, topologyKey: z}\n"
+		"      - {topologyKey: z}\n"
+		"  topologySpreadConstraints:\n"
+		"  - {maxSkew: 2, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: "
+		"web}}}\n"
+		"  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway, nodeTaintsPolicy: Honor, "
+		"nodeAffinityPolicy: Ignore, minDomains: 3}\n"
+		"labels: {app: web, pod-template-hash: h1}\n";
+	struct sl_ystream ys = {0};
+	struct sl_findings fs = {0};
+	struct sl_source *src = sl_source_from_memory("t.yaml", yaml, strlen(yaml));
+	sl_yaml_parse(src, &ys, &fs);
+	struct sl_podspec p;
+	const struct sl_ynode *root = ys.n ? ys.docs[0].root : NULL;
+	CHECK(root && sl_parse_podspec(src, sl_ymap_get(root, "spec"), "default", sl_ymap_get(root, "labels"), &p,
+				       &fs) == 0);
+	if (!root || fs.n) {
+		sl_ystream_free(&ys);
+		sl_findings_free(&fs);
+		sl_source_free(src);
+		return;
+	}
+	struct sl_kv h1v[] = {{"app", "web", NULL, NULL}, {"pod-template-hash", "h1", NULL, NULL}};
+	struct sl_kv h2v[] = {{"app", "web", NULL, NULL}, {"pod-template-hash", "h2", NULL, NULL}};
+	struct sl_kv dbv[] = {{"app", "x", NULL, NULL}, {"tier", "db", NULL, NULL}};
+	struct sl_labels h1 = {h1v, 2}, h2 = {h2v, 2}, db = {dbv, 2}, none = {NULL, 0};
+	CHECK(p.nanti == 6 && p.nspread == 2 && p.nports == 2);
+	/* the pod's own namespace by default */
+	CHECK(sl_podterm_matches(&p.anti[0], "default", &h1, "default", &h2));
+	CHECK(!sl_podterm_matches(&p.anti[0], "default", &h1, "other", &h2));
+	/* matchLabelKeys: same ReplicaSet only; mismatchLabelKeys: other ReplicaSets only */
+	CHECK(sl_podterm_matches(&p.anti[1], "default", &h1, "default", &h1));
+	CHECK(!sl_podterm_matches(&p.anti[1], "default", &h1, "default", &h2));
+	CHECK(!sl_podterm_matches(&p.anti[2], "default", &h1, "default", &h1));
+	CHECK(sl_podterm_matches(&p.anti[2], "default", &h1, "default", &h2));
+	/* NotIn matches a pod without the key; namespaces replace the default */
+	CHECK(sl_podterm_matches(&p.anti[3], "default", &h1, "other", &h2));
+	CHECK(!sl_podterm_matches(&p.anti[3], "default", &h1, "default", &h2));
+	CHECK(!sl_podterm_matches(&p.anti[3], "default", &h1, "other", &db));
+	/* empty selectors: every pod in every namespace; an absent labelSelector: nothing */
+	CHECK(sl_podterm_matches(&p.anti[4], "default", &h1, "kube-system", &none));
+	CHECK(!sl_podterm_matches(&p.anti[5], "default", &h1, "default", &h1));
+	/* spread defaults: nodeAffinityPolicy Honor, nodeTaintsPolicy Ignore, minDomains 1 */
+	CHECK(p.spread[0].hard && p.spread[0].max_skew == 2 && p.spread[0].honor_affinity && !p.spread[0].honor_taints &&
+	      p.spread[0].min_domains == 1);
+	CHECK(!p.spread[1].hard && !p.spread[1].honor_affinity && p.spread[1].honor_taints && p.spread[1].min_domains == 3);
+	CHECK(sl_selector_matches(&p.spread[0].sel, &h2) && !sl_selector_matches(&p.spread[0].sel, &db));
+	/* hostNetwork: hostPort defaults to containerPort; TCP and 0.0.0.0 by default */
+	CHECK(p.ports[0].port == 9100 && !strcmp(p.ports[0].proto, "TCP") && !strcmp(p.ports[0].ip, "0.0.0.0"));
+	CHECK(p.ports[1].port == 53 && !strcmp(p.ports[1].proto, "UDP") && !strcmp(p.ports[1].ip, "10.0.0.1"));
+	sl_podspec_free(&p);
+	sl_ystream_free(&ys);
+	sl_findings_free(&fs);
+	sl_source_free(src);
+}
+
 int main(void)
 {
 	test_quantities();
@@ -389,6 +461,7 @@ int main(void)
 	test_tolerations();
 	test_yaml();
 	test_requests();
+	test_pod_terms();
 	printf("unit: %d/%d checks passed\n", checks - failures, checks);
 	return failures ? 1 : 0;
 }
