@@ -190,3 +190,23 @@ void sl_strmap_free(struct sl_strmap *m)
 	free(m->vals);
 	memset(m, 0, sizeof *m);
 }
+
+const char *sl_intern(struct sl_strpool *p, const char *s)
+{
+	size_t i = sl_strmap_get(&p->map, s);
+	if (i != (size_t)-1)
+		return p->v[i];
+	sl_grow(&p->v, &p->cap, p->n + 1, sizeof *p->v);
+	p->v[p->n] = sl_xstrdup(s);
+	sl_strmap_put(&p->map, p->v[p->n], p->n);
+	return p->v[p->n++];
+}
+
+void sl_strpool_free(struct sl_strpool *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i]);
+	free(p->v);
+	sl_strmap_free(&p->map);
+	memset(p, 0, sizeof *p);
+}

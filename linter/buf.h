@@ -46,4 +46,13 @@ size_t sl_strmap_get(const struct sl_strmap *m, const char *key);
 size_t sl_strmap_put(struct sl_strmap *m, const char *key, size_t val);
 void sl_strmap_free(struct sl_strmap *m);
 
+/* Interned strings: one copy of each, owned by the pool, stable until it is freed. */
+struct sl_strpool {
+	struct sl_strmap map;
+	char **v;
+	size_t n, cap;
+};
+const char *sl_intern(struct sl_strpool *p, const char *s);
+void sl_strpool_free(struct sl_strpool *p);
+
 #endif

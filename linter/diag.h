@@ -5,6 +5,7 @@
 #define SL_DIAG_H
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct sl_source;
 struct sl_rule;
@@ -14,9 +15,11 @@ const char *sl_level_name(enum sl_level l);
 int sl_level_parse(const char *s, enum sl_level *out);
 
 /* A byte range of one source with its 1-based line/column (columns count code points). */
+/* Offsets fit 32 bits: a source is at most 64 MiB (input.c). Every YAML node carries one, so
+ * it is kept small. */
 struct sl_span {
 	const struct sl_source *src;
-	size_t off, end;
+	uint32_t off, end;
 	unsigned line, col, eline, ecol;
 };
 

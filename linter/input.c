@@ -95,21 +95,32 @@ size_t sl_source_char_to_byte(const struct sl_source *s, size_t charidx)
 
 void sl_source_linecol(const struct sl_source *s, size_t off, unsigned *line, unsigned *col)
 {
+	sl_source_linecol_hint(s, off, (size_t)-1, line, col);
+}
+
+void sl_source_linecol_hint(const struct sl_source *s, size_t off, size_t hint, unsigned *line, unsigned *col)
+{
 	if (off > s->len)
 		off = s->len;
 	size_t lo = 0, hi = s->nlines;
-	while (hi - lo > 1) { /* last line start <= off */
+	if (hint < s->nlines && s->lines[hint] <= off && (hint + 1 == s->nlines || s->lines[hint + 1] > off))
+		lo = hi = hint; /* the hint is right: no search */
+	while (hi - lo > 1) {   /* last line start <= off */
 		size_t mid = (lo + hi) / 2;
 		if (s->lines[mid] <= off)
 			lo = mid;
 		else
 			hi = mid;
 	}
+	*line = (unsigned)lo + 1;
+	if (!s->cp) { /* ASCII: one byte, one code point */
+		*col = (unsigned)(off - s->lines[lo]) + 1;
+		return;
+	}
 	unsigned c = 1;
 	for (size_t i = s->lines[lo]; i < off; i++)
 		if (!is_cont((unsigned char)s->data[i]))
 			c++;
-	*line = (unsigned)lo + 1;
 	*col = c;
 }
 
@@ -130,11 +141,17 @@ size_t sl_source_offset(const struct sl_source *s, unsigned line, unsigned col)
 
 void sl_source_span(const struct sl_source *s, size_t off, size_t end, struct sl_span *out)
 {
+	sl_source_span_hint(s, off, end, (size_t)-1, (size_t)-1, out);
+}
+
+void sl_source_span_hint(const struct sl_source *s, size_t off, size_t end, size_t lhint, size_t ehint,
+			 struct sl_span *out)
+{
 	out->src = s;
 	out->off = off;
 	out->end = end;
-	sl_source_linecol(s, off, &out->line, &out->col);
-	sl_source_linecol(s, end, &out->eline, &out->ecol);
+	sl_source_linecol_hint(s, off, lhint, &out->line, &out->col);
+	sl_source_linecol_hint(s, end, ehint, &out->eline, &out->ecol);
 }
 
 static void push(struct sl_sources *ss, struct sl_source *s)

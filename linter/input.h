@@ -36,10 +36,15 @@ void sl_sources_free(struct sl_sources *ss);
 
 /* 1-based line/column (code points) of a byte offset, and the reverse. */
 void sl_source_linecol(const struct sl_source *s, size_t off, unsigned *line, unsigned *col);
+/* The same, given a guess of the 0-based line (a parser's line count, which agrees unless the
+ * text has lone CRs or Unicode line separators); a wrong guess costs a search. */
+void sl_source_linecol_hint(const struct sl_source *s, size_t off, size_t hint, unsigned *line, unsigned *col);
 size_t sl_source_offset(const struct sl_source *s, unsigned line, unsigned col);
 /* Byte offset of a code-point index (libyaml counts marks in code points). */
 size_t sl_source_char_to_byte(const struct sl_source *s, size_t charidx);
 /* A span covering [off, end). */
 void sl_source_span(const struct sl_source *s, size_t off, size_t end, struct sl_span *out);
+void sl_source_span_hint(const struct sl_source *s, size_t off, size_t end, size_t lhint, size_t ehint,
+			 struct sl_span *out);
 
 #endif

@@ -880,12 +880,12 @@ static int load_node(struct sl_model *m, struct ctx *c, const struct sl_object *
 	}
 	/* The same node named twice (two inventories, or a manifest and an inventory): the later
 	 * description replaces the earlier one, as a later `kubectl apply` would. */
-	for (size_t i = 0; i < m->nnodes; i++)
-		if (!strcmp(m->nodes[i]->name, n->name)) {
-			node_free(m->nodes[i]);
-			m->nodes[i] = n;
-			return 0;
-		}
+	size_t at = sl_strmap_put(&m->node_index, n->name, m->nnodes);
+	if (at != m->nnodes) {
+		node_free(m->nodes[at]);
+		m->nodes[at] = n;
+		return 0;
+	}
 	sl_grow(&m->nodes, &m->capnodes, m->nnodes + 1, sizeof *m->nodes);
 	m->nodes[m->nnodes++] = n;
 	return 0;
@@ -976,21 +976,23 @@ int sl_model_load(struct sl_model *m, const struct sl_source *src, enum sl_input
 
 void sl_model_bind_pods(struct sl_model *m)
 {
+	struct sl_strmap names = {0};
+	for (size_t j = 0; j < m->nnodes; j++)
+		sl_strmap_put(&names, m->nodes[j]->name, j);
 	for (size_t i = 0; i < m->npods; i++) {
 		const struct sl_pod *p = m->pods[i];
 		/* The scheduler's cache leaves out finished pods: they hold no resources. */
 		if (!strcmp(p->phase, "Succeeded") || !strcmp(p->phase, "Failed") || !p->spec.node_name)
 			continue;
-		for (size_t j = 0; j < m->nnodes; j++) {
-			struct sl_node *n = m->nodes[j];
-			if (strcmp(n->name, p->spec.node_name))
-				continue;
-			for (size_t r = 0; r < p->spec.request.n; r++)
-				sl_res_add(&n->used, p->spec.request.v[r].name, p->spec.request.v[r].amount, NULL);
-			n->npods++;
-			break;
-		}
+		size_t j = sl_strmap_get(&names, p->spec.node_name);
+		if (j == (size_t)-1)
+			continue;
+		struct sl_node *n = m->nodes[j];
+		for (size_t r = 0; r < p->spec.request.n; r++)
+			sl_res_add(&n->used, p->spec.request.v[r].name, p->spec.request.v[r].amount, NULL);
+		n->npods++;
 	}
+	sl_strmap_free(&names);
 }
 
 void sl_model_free(struct sl_model *m)
@@ -1009,6 +1011,7 @@ void sl_model_free(struct sl_model *m)
 	for (size_t i = 0; i < m->nstreams; i++)
 		sl_ystream_free(&m->streams[i]);
 	free(m->streams);
+	sl_strmap_free(&m->node_index);
 	free(m->workloads);
 	free(m->nodes);
 	free(m->pods);

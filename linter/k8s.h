@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
 #include "diag.h"
 #include "yamldoc.h"
 
@@ -202,6 +203,7 @@ struct sl_model {
 	size_t nworkloads, capworkloads;
 	struct sl_node **nodes;
 	size_t nnodes, capnodes;
+	struct sl_strmap node_index; /* name → index into nodes */
 	struct sl_pod **pods;
 	size_t npods, cappods;
 };

@@ -288,7 +288,7 @@ int main(int argc, char **argv)
 		struct sl_analysis a;
 		bool have = m.nnodes > 0;
 		if (have)
-			sl_analyze(cl, m.workloads[i], &a);
+			sl_analyze(cl, m.workloads[i], o.explain, &a);
 		if (o.explain) {
 			if (explained_json)
 				cJSON_AddItemToArray(explained_json,

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,25 +25,19 @@ bool sl_plugin_preemptible(enum sl_plugin p)
 
 void sl_nodefit_clear(struct sl_nodefit *f)
 {
-	for (size_t i = 0; i < f->nreasons; i++)
-		free(f->reasons[i]);
 	memset(f, 0, sizeof *f);
 }
 
-static void fail(struct sl_nodefit *f, enum sl_plugin p, char *reason)
+static void fail(struct sl_nodefit *f, enum sl_plugin p, const char *reason)
 {
 	f->plugin = p;
 	if (f->nreasons < SL_MAX_REASONS)
 		f->reasons[f->nreasons++] = reason;
-	else
-		free(reason);
 }
 
 static void copy_fit(struct sl_nodefit *dst, const struct sl_nodefit *src)
 {
 	*dst = *src;
-	for (size_t r = 0; r < src->nreasons; r++)
-		dst->reasons[r] = sl_xstrdup(src->reasons[r]);
 }
 
 /* --- label and field matching (component-helpers nodeaffinity) ----------------------------- */
@@ -239,6 +234,19 @@ const struct sl_taint *sl_untolerated_taint(const struct sl_podspec *p, const st
 	return NULL;
 }
 
+static const char *intern_printf(struct sl_strpool *pool, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static const char *intern_printf(struct sl_strpool *pool, const char *fmt, ...)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	sl_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	const char *r = sl_intern(pool, sl_buf_str(&b));
+	sl_buf_free(&b);
+	return r;
+}
+
 /* --- resources ---------------------------------------------------------------------------------
  */
 
@@ -273,14 +281,15 @@ static bool request_all_zero(const struct sl_reslist *req)
 /* NodeResourcesFit: allocatable < request + requested (+ `placed` more of this pod). cpu, memory
  * and ephemeral-storage are always compared, even at a request of 0; scalar resources when the
  * pod names them. With out NULL, stops at the first shortage. Returns whether anything is short. */
-static bool fit_resources(const struct sl_podspec *p, const struct sl_node *n, int64_t placed, struct sl_nodefit *out)
+static bool fit_resources(struct sl_strpool *pool, const struct sl_podspec *p, const struct sl_node *n, int64_t placed,
+			  struct sl_nodefit *out)
 {
 	bool short_ = false;
 	if (n->npods + placed + 1 > n->max_pods) {
 		if (!out)
 			return true;
 		short_ = true;
-		fail(out, SL_PL_NODE_RESOURCES_FIT, sl_xstrdup("Too many pods"));
+		fail(out, SL_PL_NODE_RESOURCES_FIT, "Too many pods");
 	}
 	if (request_all_zero(&p->request))
 		return short_;
@@ -295,7 +304,7 @@ static bool fit_resources(const struct sl_podspec *p, const struct sl_node *n, i
 			if (!out)
 				return true;
 			short_ = true;
-			fail(out, SL_PL_NODE_RESOURCES_FIT, sl_xasprintf("Insufficient %s", nm));
+			fail(out, SL_PL_NODE_RESOURCES_FIT, intern_printf(pool, "Insufficient %s", nm));
 		}
 	}
 	return short_;
@@ -303,25 +312,26 @@ static bool fit_resources(const struct sl_podspec *p, const struct sl_node *n, i
 
 /* The filters that look only at the node and the pod spec, never at other pods:
  * NodeUnschedulable, NodeName, TaintToleration, NodeAffinity. Returns whether all pass. */
-static bool filter_static(const struct sl_podspec *p, const struct sl_node *n, struct sl_nodefit *out)
+static bool filter_static(struct sl_strpool *pool, const struct sl_podspec *p, const struct sl_node *n,
+			  struct sl_nodefit *out)
 {
 	static const struct sl_taint unschedulable_taint = {"node.kubernetes.io/unschedulable", "", "NoSchedule", NULL};
 	if (n->unschedulable && !tolerated(p, &unschedulable_taint)) {
-		fail(out, SL_PL_NODE_UNSCHEDULABLE, sl_xstrdup("node(s) were unschedulable"));
+		fail(out, SL_PL_NODE_UNSCHEDULABLE, "node(s) were unschedulable");
 		return false;
 	}
 	if (p->node_name && strcmp(p->node_name, n->name)) {
-		fail(out, SL_PL_NODE_NAME, sl_xstrdup("node(s) didn't match the requested node name"));
+		fail(out, SL_PL_NODE_NAME, "node(s) didn't match the requested node name");
 		return false;
 	}
 	const struct sl_taint *t = sl_untolerated_taint(p, n);
 	if (t) {
 		fail(out, SL_PL_TAINT_TOLERATION,
-		     sl_xasprintf("node(s) had untolerated taint {%s: %s}", t->key, t->value));
+		     intern_printf(pool, "node(s) had untolerated taint {%s: %s}", t->key, t->value));
 		return false;
 	}
 	if (!sl_node_affinity_matches(p, n)) {
-		fail(out, SL_PL_NODE_AFFINITY, sl_xstrdup("node(s) didn't match Pod's node affinity/selector"));
+		fail(out, SL_PL_NODE_AFFINITY, "node(s) didn't match Pod's node affinity/selector");
 		return false;
 	}
 	return true;
@@ -451,6 +461,65 @@ struct topo {
 	size_t ndom;
 };
 
+/* Items grouped under string keys (an item may sit under several), as CSR arrays: the items of
+ * group g are items[start[g]] .. items[start[g + 1] - 1]; keys.v[g] is its key. */
+struct group_index {
+	struct sl_strpool keys;
+	size_t *start;
+	size_t *items;
+};
+
+struct gi_pair {
+	size_t group, item;
+};
+
+struct gi_builder {
+	struct group_index *gi;
+	struct gi_pair *v;
+	size_t n, cap;
+};
+
+static void gi_add(struct gi_builder *b, const char *key, size_t item)
+{
+	sl_intern(&b->gi->keys, key);
+	sl_grow(&b->v, &b->cap, b->n + 1, sizeof *b->v);
+	b->v[b->n++] = (struct gi_pair){sl_strmap_get(&b->gi->keys.map, key), item};
+}
+
+static void gi_finish(struct gi_builder *b)
+{
+	struct group_index *gi = b->gi;
+	size_t ng = gi->keys.n;
+	gi->start = sl_xcalloc(ng + 2, sizeof *gi->start);
+	gi->items = sl_xcalloc(b->n + 1, sizeof *gi->items);
+	for (size_t k = 0; k < b->n; k++)
+		gi->start[b->v[k].group + 2]++;
+	for (size_t g = 2; g < ng + 2; g++)
+		gi->start[g] += gi->start[g - 1];
+	for (size_t k = 0; k < b->n; k++) /* stable: items stay in the order they were added */
+		gi->items[gi->start[b->v[k].group + 1]++] = b->v[k].item;
+	free(b->v);
+}
+
+/* The items under key (none when the key is unknown). */
+static const size_t *gi_get(const struct group_index *gi, const char *key, size_t *n)
+{
+	size_t g = sl_strmap_get(&gi->keys.map, key);
+	if (g == (size_t)-1 || !gi->start) {
+		*n = 0;
+		return NULL;
+	}
+	*n = gi->start[g + 1] - gi->start[g];
+	return gi->items + gi->start[g];
+}
+
+static void gi_free(struct group_index *gi)
+{
+	sl_strpool_free(&gi->keys);
+	free(gi->start);
+	free(gi->items);
+}
+
 struct sl_cluster {
 	const struct sl_model *m;
 	size_t n;
@@ -460,11 +529,25 @@ struct sl_cluster {
 	const struct sl_pod **pods;
 	size_t npods;
 	size_t *pod_node;
-	size_t *anti; /* indexes into pods: those with required anti-affinity terms */
-	size_t nanti;
+	struct group_index by_ns;    /* running pods by namespace */
+	struct group_index by_label; /* running pods by "namespace\x1fkey\x1fvalue" of each label */
+	/* Running pods with required anti-affinity: by namespace when every term keeps to the pod's
+	 * own namespace, else in anti_wild. */
+	struct group_index anti_by_ns;
+	size_t *anti_wild;
+	size_t nanti_wild;
+	/* Nodes with the same labels (but the hostname), taints and cordon form a class: the filters
+	 * that look only at the node give them one verdict. */
+	size_t *cls;
+	size_t ncls;
 	int64_t *nz_cpu, *nz_mem; /* per node: requests as scoring counts them (0 becomes 100m / 200Mi) */
+	int64_t *alloc_cpu, *alloc_mem, *used_cpu, *used_mem; /* per node, for scoring */
+	int64_t *alloc_eph, *used_eph;
 	struct topo *topos;
 	size_t ntopos, captopos;
+	struct sl_strpool reasons; /* the reason texts of every analysis */
+	uint32_t *stamp;           /* per running pod: the last visit's epoch (so each is counted once) */
+	uint32_t epoch;
 };
 
 #define NONZERO_CPU 100
@@ -480,6 +563,38 @@ static bool pod_running(const struct sl_pod *p)
 {
 	/* The scheduler's cache leaves out finished pods. */
 	return strcmp(p->phase, "Succeeded") && strcmp(p->phase, "Failed") && p->spec.node_name;
+}
+
+static bool terms_keep_namespace(const struct sl_podspec *p)
+{
+	for (size_t t = 0; t < p->nanti; t++)
+		if (p->anti[t].nnamespaces || p->anti[t].has_ns_selector)
+			return false;
+	return true;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The class key of a node: cordon, taints, and its labels but the hostname, sorted. */
+static void class_key(const struct sl_node *nd, struct sl_buf *b)
+{
+	sl_buf_reset(b);
+	sl_buf_printf(b, "%d", nd->unschedulable);
+	for (size_t t = 0; t < nd->ntaints; t++)
+		sl_buf_printf(b, "\x1e%s\x1f%s\x1f%s", nd->taints[t].key, nd->taints[t].value, nd->taints[t].effect);
+	const char **kv = sl_xcalloc(nd->labels.n + 1, sizeof *kv);
+	size_t nkv = 0;
+	for (size_t l = 0; l < nd->labels.n; l++)
+		if (strcmp(nd->labels.v[l].key, "kubernetes.io/hostname"))
+			kv[nkv++] = nd->labels.v[l].key;
+	qsort(kv, nkv, sizeof *kv, cmp_str);
+	sl_buf_puts(b, "\x1d");
+	for (size_t l = 0; l < nkv; l++)
+		sl_buf_printf(b, "\x1e%s\x1f%s", kv[l], sl_labels_get(&nd->labels, kv[l]));
+	free(kv);
 }
 
 struct sl_cluster *sl_cluster_new(const struct sl_model *m)
@@ -502,9 +617,24 @@ struct sl_cluster *sl_cluster_new(const struct sl_model *m)
 	c->npods = c->pod_start[c->n + 1];
 	c->pods = sl_xcalloc(c->npods + 1, sizeof *c->pods);
 	c->pod_node = sl_xcalloc(c->npods + 1, sizeof *c->pod_node);
-	c->anti = sl_xcalloc(c->npods + 1, sizeof *c->anti);
+	c->anti_wild = sl_xcalloc(c->npods + 1, sizeof *c->anti_wild);
+	c->stamp = sl_xcalloc(c->npods + 1, sizeof *c->stamp);
 	c->nz_cpu = sl_xcalloc(c->n + 1, sizeof *c->nz_cpu);
 	c->nz_mem = sl_xcalloc(c->n + 1, sizeof *c->nz_mem);
+	c->alloc_cpu = sl_xcalloc(c->n + 1, sizeof *c->alloc_cpu);
+	c->alloc_mem = sl_xcalloc(c->n + 1, sizeof *c->alloc_mem);
+	c->used_cpu = sl_xcalloc(c->n + 1, sizeof *c->used_cpu);
+	c->used_mem = sl_xcalloc(c->n + 1, sizeof *c->used_mem);
+	c->alloc_eph = sl_xcalloc(c->n + 1, sizeof *c->alloc_eph);
+	c->used_eph = sl_xcalloc(c->n + 1, sizeof *c->used_eph);
+	for (size_t i = 0; i < c->n; i++) {
+		c->alloc_eph[i] = sl_res_get(&m->nodes[i]->alloc, "ephemeral-storage");
+		c->used_eph[i] = sl_res_get(&m->nodes[i]->used, "ephemeral-storage");
+		c->alloc_cpu[i] = sl_res_get(&m->nodes[i]->alloc, "cpu");
+		c->alloc_mem[i] = sl_res_get(&m->nodes[i]->alloc, "memory");
+		c->used_cpu[i] = sl_res_get(&m->nodes[i]->used, "cpu");
+		c->used_mem[i] = sl_res_get(&m->nodes[i]->used, "memory");
+	}
 	for (size_t i = 0; i < m->npods; i++) {
 		if (where[i] == (size_t)-1)
 			continue;
@@ -514,9 +644,35 @@ struct sl_cluster *sl_cluster_new(const struct sl_model *m)
 		c->nz_cpu[where[i]] += nonzero(&m->pods[i]->spec, "cpu");
 		c->nz_mem[where[i]] += nonzero(&m->pods[i]->spec, "memory");
 	}
-	for (size_t k = 0; k < c->npods; k++)
-		if (c->pods[k]->spec.nanti)
-			c->anti[c->nanti++] = k;
+	struct gi_builder ns = {&c->by_ns, NULL, 0, 0}, lab = {&c->by_label, NULL, 0, 0},
+			  anti = {&c->anti_by_ns, NULL, 0, 0};
+	struct sl_buf key = SL_BUF_INIT;
+	for (size_t k = 0; k < c->npods; k++) {
+		const struct sl_podspec *p = &c->pods[k]->spec;
+		gi_add(&ns, p->namespace, k);
+		for (size_t l = 0; l < p->labels.n; l++) {
+			sl_buf_reset(&key);
+			sl_buf_printf(&key, "%s\x1f%s\x1f%s", p->namespace, p->labels.v[l].key, p->labels.v[l].val);
+			gi_add(&lab, key.s, k);
+		}
+		if (p->nanti && terms_keep_namespace(p))
+			gi_add(&anti, p->namespace, k);
+		else if (p->nanti)
+			c->anti_wild[c->nanti_wild++] = k;
+	}
+	gi_finish(&ns);
+	gi_finish(&lab);
+	gi_finish(&anti);
+	struct sl_strpool classes = {0};
+	c->cls = sl_xcalloc(c->n + 1, sizeof *c->cls);
+	for (size_t i = 0; i < c->n; i++) {
+		class_key(m->nodes[i], &key);
+		sl_intern(&classes, sl_buf_str(&key));
+		c->cls[i] = sl_strmap_get(&classes.map, sl_buf_str(&key));
+	}
+	c->ncls = classes.n;
+	sl_strpool_free(&classes);
+	sl_buf_free(&key);
 	free(where);
 	sl_strmap_free(&names);
 	return c;
@@ -529,13 +685,101 @@ void sl_cluster_free(struct sl_cluster *c)
 	for (size_t i = 0; i < c->ntopos; i++)
 		free(c->topos[i].dom);
 	free(c->topos);
+	sl_strpool_free(&c->reasons);
+	gi_free(&c->by_ns);
+	gi_free(&c->by_label);
+	gi_free(&c->anti_by_ns);
+	free(c->anti_wild);
+	free(c->stamp);
+	free(c->cls);
 	free(c->pod_start);
 	free(c->pods);
 	free(c->pod_node);
-	free(c->anti);
 	free(c->nz_cpu);
 	free(c->nz_mem);
+	free(c->alloc_cpu);
+	free(c->alloc_mem);
+	free(c->used_cpu);
+	free(c->used_mem);
+	free(c->alloc_eph);
+	free(c->used_eph);
 	free(c);
+}
+
+/* A pod's requests in the form the capacity count wants: the three resources every node has,
+ * and the scalar (extended) ones it names. */
+struct podres {
+	bool all_zero;
+	int64_t cpu, mem, eph;
+	const struct sl_res *scalar[8];
+	size_t nscalar;
+	bool many; /* more scalar resources than fit above: use the general count */
+};
+
+static void podres_init(struct podres *r, const struct sl_podspec *p)
+{
+	memset(r, 0, sizeof *r);
+	r->all_zero = request_all_zero(&p->request);
+	r->cpu = sl_res_get(&p->request, "cpu");
+	r->mem = sl_res_get(&p->request, "memory");
+	r->eph = sl_res_get(&p->request, "ephemeral-storage");
+	for (size_t k = 0; k < p->request.n; k++)
+		if (is_scalar_resource(p->request.v[k].name)) {
+			if (r->nscalar == 8)
+				r->many = true;
+			else
+				r->scalar[r->nscalar++] = &p->request.v[k];
+		}
+}
+
+static int64_t fit_count(int64_t req, int64_t free_)
+{
+	/* A zero request still fails on an overcommitted node (allocatable < requested). */
+	return req <= 0 ? (free_ < 0 ? 0 : INT64_MAX) : free_ <= 0 ? 0 : free_ / req;
+}
+
+/* sl_node_slots for a node that passes the other filters, from the cluster's arrays. */
+static int64_t node_capacity(const struct sl_cluster *c, const struct podres *r, const struct sl_podspec *p, size_t i)
+{
+	const struct sl_node *nd = c->m->nodes[i];
+	if (r->many) {
+		struct sl_nodefit pass = {0};
+		const char *limit;
+		return sl_node_slots(p, nd, &pass, &limit);
+	}
+	int64_t slots = nd->max_pods - nd->npods;
+	if (slots < 0)
+		slots = 0;
+	if (r->all_zero)
+		return slots;
+	int64_t v;
+	if ((v = fit_count(r->cpu, c->alloc_cpu[i] - c->used_cpu[i])) < slots)
+		slots = v;
+	if ((v = fit_count(r->mem, c->alloc_mem[i] - c->used_mem[i])) < slots)
+		slots = v;
+	if ((v = fit_count(r->eph, c->alloc_eph[i] - c->used_eph[i])) < slots)
+		slots = v;
+	for (size_t k = 0; k < r->nscalar; k++) {
+		const char *nm = r->scalar[k]->name;
+		if ((v = fit_count(r->scalar[k]->amount, sl_res_get(&nd->alloc, nm) - sl_res_get(&nd->used, nm))) <
+		    slots)
+			slots = v;
+	}
+	return slots;
+}
+
+/* Running pods that a selector (of pods in namespace ns) can select: those carrying the value of
+ * one of its single-valued In requirements, else every pod of the namespace. */
+static const size_t *pods_for(const struct sl_cluster *c, const char *ns, const struct sl_selector *sel,
+			      struct sl_buf *scratch, size_t *n)
+{
+	for (size_t r = 0; sel && !sel->nothing && r < sel->nreqs; r++)
+		if (sel->reqs[r].op == SL_OP_IN && sel->reqs[r].nvals == 1) {
+			sl_buf_reset(scratch);
+			sl_buf_printf(scratch, "%s\x1f%s\x1f%s", ns, sel->reqs[r].key, sel->reqs[r].vals[0]);
+			return gi_get(&c->by_label, scratch->s, n);
+		}
+	return gi_get(&c->by_ns, ns, n);
 }
 
 /* The domains of a topology key, computed once per key and run. */
@@ -582,10 +826,11 @@ struct tslot {
 struct spread_state {
 	const struct sl_spread *c;
 	size_t topo;
-	int64_t *cnt;  /* matching pods per domain, on eligible nodes */
-	bool *present; /* domains with an eligible node */
-	int64_t min;   /* the global minimum the skew is measured from */
-	bool self;     /* the incoming pod matches its own selector */
+	int64_t *cnt;      /* matching pods per domain, on eligible nodes */
+	bool *present;     /* domains with an eligible node */
+	int64_t min;       /* the global minimum the skew is measured from */
+	bool self;         /* the incoming pod matches its own selector */
+	signed char *elig; /* per node: 0 not known yet, 1 eligible, -1 not */
 };
 
 struct placement {
@@ -616,7 +861,13 @@ struct sim {
 	bool self_aff;
 	struct spread_state *sp;
 	size_t nsp;
-	bool reverse; /* choose the node the scheduler likes least (the order check) */
+	bool reverse;                     /* choose the node the scheduler likes least (the order check) */
+	int64_t *cap;                     /* per node: pods of the template its free resources hold; -1 not known yet */
+	int64_t pcpu, pmem, nzcpu, nzmem; /* the pod's requests, as filtered and as scored */
+	int64_t *raw;                     /* scratch for choose() */
+	struct podres res;
+	size_t nall; /* nodes the scheduler filters at all (PreFilter may narrow them) */
+	size_t next_start;
 };
 
 static size_t slot_of(struct sim *s, const char *key)
@@ -654,15 +905,19 @@ static bool all_terms_match(const struct sl_podterm *ts, size_t n, const char *o
  * passes the constraint's node inclusion policies. */
 static bool spread_eligible(const struct sim *s, const struct spread_state *st, size_t i)
 {
+	if (st->elig[i])
+		return st->elig[i] > 0;
 	const struct sl_node *nd = s->m->nodes[i];
-	for (size_t k = 0; k < s->nsp; k++)
+	bool ok = true;
+	for (size_t k = 0; k < s->nsp && ok; k++)
 		if (s->sp[k].c->hard == st->c->hard && dom_of(s, s->sp[k].topo, i) < 0)
-			return false;
-	if (st->c->honor_affinity && !sl_node_affinity_matches(s->p, nd))
-		return false;
-	if (st->c->honor_taints && sl_untolerated_taint(s->p, nd))
-		return false;
-	return true;
+			ok = false;
+	if (ok && st->c->honor_affinity && !sl_node_affinity_matches(s->p, nd))
+		ok = false;
+	if (ok && st->c->honor_taints && sl_untolerated_taint(s->p, nd))
+		ok = false;
+	st->elig[i] = ok ? 1 : -1;
+	return ok;
 }
 
 /* A pod (of ns with labels) on node i enters the counts of the incoming pod. */
@@ -736,6 +991,45 @@ static void place_contrib(struct sim *s, size_t node, int gen)
 	count_blocks(s, node, s->p->anti, s->p->nanti, s->p->namespace, &s->gl[gen]);
 }
 
+/* The running pods enter the counts, each once. Terms and constraints select pods of the pod's
+ * own namespace unless they name others, so only the pods their selectors can match are
+ * visited. */
+static void count_running(struct sim *s)
+{
+	struct sl_cluster *cl = s->cl;
+	const struct sl_podspec *p = s->p;
+	if (!p->naffinity && !p->nanti && !s->nsp)
+		return;
+	bool wild = false;
+	for (size_t t = 0; t < p->naffinity + p->nanti; t++) {
+		const struct sl_podterm *term = t < p->naffinity ? &p->affinity[t] : &p->anti[t - p->naffinity];
+		wild |= term->nnamespaces || term->has_ns_selector;
+	}
+	if (wild) {
+		for (size_t k = 0; k < cl->npods; k++)
+			count_pod(s, cl->pod_node[k], cl->pods[k]->spec.namespace, &cl->pods[k]->spec.labels);
+		return;
+	}
+	cl->epoch++;
+	struct sl_buf scratch = SL_BUF_INIT;
+	for (size_t t = 0; t < p->naffinity + p->nanti + s->nsp; t++) {
+		const struct sl_selector *sel = t < p->naffinity ? &p->affinity[t].sel
+						: t < p->naffinity + p->nanti
+						    ? &p->anti[t - p->naffinity].sel
+						    : &s->sp[t - p->naffinity - p->nanti].c->sel;
+		size_t n;
+		const size_t *ks = pods_for(cl, p->namespace, sel, &scratch, &n);
+		for (size_t j = 0; j < n; j++) {
+			size_t k = ks[j];
+			if (cl->stamp[k] == cl->epoch)
+				continue;
+			cl->stamp[k] = cl->epoch;
+			count_pod(s, cl->pod_node[k], cl->pods[k]->spec.namespace, &cl->pods[k]->spec.labels);
+		}
+	}
+	sl_buf_free(&scratch);
+}
+
 /* Counts for an incoming pod of generation gen, from the running pods and the pods placed so
  * far. */
 static void phase_begin(struct sim *s, int gen)
@@ -761,15 +1055,14 @@ static void phase_begin(struct sim *s, int gen)
 	}
 	s->self_aff = all_terms_match(s->p->affinity, s->p->naffinity, s->p->namespace, &s->gl[gen], s->p->namespace,
 				      &s->gl[gen]);
+	count_running(s);
 	const struct sl_cluster *cl = s->cl;
-	if (s->p->naffinity || s->p->nanti || s->nsp)
-		for (size_t i = 0; i < s->n; i++)
-			for (size_t k = cl->pod_start[i]; k < cl->pod_start[i + 1]; k++)
-				count_pod(s, i, cl->pods[k]->spec.namespace, &cl->pods[k]->spec.labels);
-	for (size_t a = 0; a < cl->nanti; a++) {
-		const struct sl_pod *q = cl->pods[cl->anti[a]];
-		count_blocks(s, cl->pod_node[cl->anti[a]], q->spec.anti, q->spec.nanti, q->spec.namespace,
-			     &q->spec.labels);
+	size_t nq;
+	const size_t *q = gi_get(&cl->anti_by_ns, s->p->namespace, &nq);
+	for (size_t a = 0; a < nq + cl->nanti_wild; a++) {
+		size_t k = a < nq ? q[a] : cl->anti_wild[a - nq];
+		const struct sl_podspec *o = &cl->pods[k]->spec;
+		count_blocks(s, cl->pod_node[k], o->anti, o->nanti, o->namespace, &o->labels);
 	}
 	for (size_t l = 0; l < s->nlog; l++)
 		place_contrib(s, s->log[l].node, s->log[l].gen);
@@ -826,11 +1119,16 @@ static enum sl_plugin filter_dynamic(const struct sim *s, size_t i, struct sl_no
 	const struct sl_node *nd = s->m->nodes[i];
 	if (!node_ports_free(s, i)) {
 		if (out)
-			fail(out, SL_PL_NODE_PORTS,
-			     sl_xstrdup("node(s) didn't have free ports for the requested pod ports"));
+			fail(out, SL_PL_NODE_PORTS, "node(s) didn't have free ports for the requested pod ports");
 		return SL_PL_NODE_PORTS;
 	}
-	if (fit_resources(p, nd, s->placed[i], out))
+	if (!out) {
+		/* Identical pods: the node holds cap of them, whatever else is decided. */
+		if (s->cap[i] < 0)
+			s->cap[i] = node_capacity(s->cl, &s->res, p, i);
+		if (s->placed[i] >= s->cap[i])
+			return SL_PL_NODE_RESOURCES_FIT;
+	} else if (fit_resources(&s->cl->reasons, p, nd, s->placed[i], out))
 		return SL_PL_NODE_RESOURCES_FIT;
 	for (size_t k = 0; k < s->nsp; k++) {
 		const struct spread_state *st = &s->sp[k];
@@ -840,15 +1138,15 @@ static enum sl_plugin filter_dynamic(const struct sim *s, size_t i, struct sl_no
 		if (d < 0) {
 			if (out)
 				fail(out, SL_PL_POD_TOPOLOGY_SPREAD,
-				     sl_xstrdup("node(s) didn't match pod topology spread "
-						"constraints (missing required label)"));
+				     "node(s) didn't match pod topology spread "
+				     "constraints (missing required label)");
 			return SL_PL_POD_TOPOLOGY_SPREAD;
 		}
 		int64_t match = st->present[d] ? st->cnt[d] : 0;
 		if (match + (st->self ? 1 : 0) - st->min > st->c->max_skew) {
 			if (out)
 				fail(out, SL_PL_POD_TOPOLOGY_SPREAD,
-				     sl_xstrdup("node(s) didn't match pod topology spread constraints"));
+				     "node(s) didn't match pod topology spread constraints");
 			return SL_PL_POD_TOPOLOGY_SPREAD;
 		}
 	}
@@ -866,8 +1164,7 @@ static enum sl_plugin filter_dynamic(const struct sim *s, size_t i, struct sl_no
 		 * keys. */
 		if (missing || (!exist && !(s->aff_sum == 0 && s->self_aff))) {
 			if (out)
-				fail(out, SL_PL_INTER_POD_AFFINITY,
-				     sl_xstrdup("node(s) didn't match pod affinity rules"));
+				fail(out, SL_PL_INTER_POD_AFFINITY, "node(s) didn't match pod affinity rules");
 			return SL_PL_INTER_POD_AFFINITY;
 		}
 	}
@@ -878,7 +1175,7 @@ static enum sl_plugin filter_dynamic(const struct sim *s, size_t i, struct sl_no
 			if (d >= 0 && x->anti[d] > 0) {
 				if (out)
 					fail(out, SL_PL_INTER_POD_AFFINITY,
-					     sl_xstrdup("node(s) didn't match pod anti-affinity rules"));
+					     "node(s) didn't match pod anti-affinity rules");
 				return SL_PL_INTER_POD_AFFINITY;
 			}
 		}
@@ -889,8 +1186,8 @@ static enum sl_plugin filter_dynamic(const struct sim *s, size_t i, struct sl_no
 		if (d >= 0 && s->ts[x].block[d]) {
 			if (out)
 				fail(out, SL_PL_INTER_POD_AFFINITY,
-				     sl_xstrdup("node(s) didn't satisfy existing pods "
-						"anti-affinity rules"));
+				     "node(s) didn't satisfy existing pods "
+				     "anti-affinity rules");
 			return SL_PL_INTER_POD_AFFINITY;
 		}
 	}
@@ -903,57 +1200,65 @@ static enum sl_plugin filter_dynamic(const struct sim *s, size_t i, struct sl_no
  * go to the node listed first (the scheduler picks among them at random). */
 static size_t choose(const struct sim *s, const size_t *cand, size_t ncand)
 {
-	int64_t *raw = sl_xcalloc(ncand, sizeof *raw);
-	bool *ignored = sl_xcalloc(ncand, sizeof *ignored);
+	/* PodTopologySpread scores ScheduleAnyway constraints only: matching pods in the node's
+	 * domain, weighted by log(domains + 2); nodes without a key are ignored (score 0). */
+	int64_t *raw = s->raw;
 	int64_t rmin = INT64_MAX, rmax = 0;
-	for (size_t c = 0; c < ncand; c++) {
+	bool soft = false;
+	double weight[16];
+	size_t nw = 0;
+	for (size_t k = 0; k < s->nsp && nw < 16; k++) {
+		const struct spread_state *st = &s->sp[k];
+		size_t ndomains = 0;
+		if (st->c->hard)
+			continue;
+		soft = true;
+		for (size_t x = 0; x < s->cl->topos[st->topo].ndom; x++)
+			ndomains += st->present[x];
+		weight[nw++] = log((double)ndomains + 2);
+	}
+	for (size_t c = 0; soft && c < ncand; c++) {
 		double sc = 0;
-		for (size_t k = 0; k < s->nsp; k++) {
+		size_t w = 0;
+		raw[c] = -1;
+		for (size_t k = 0; k < s->nsp && w < nw; k++) {
 			const struct spread_state *st = &s->sp[k];
+			if (st->c->hard)
+				continue;
 			int32_t d = dom_of(s, st->topo, cand[c]);
-			if (d < 0) {
-				ignored[c] = true;
+			if (d < 0)
 				break;
-			}
-			size_t ndomains = 0;
-			for (size_t x = 0; x < s->cl->topos[st->topo].ndom; x++)
-				ndomains += st->present[x];
-			sc += (double)(st->present[d] ? st->cnt[d] : 0) * log((double)ndomains + 2);
+			sc += (double)(st->present[d] ? st->cnt[d] : 0) * weight[w++];
 		}
+		if (w < nw)
+			continue; /* ignored */
 		raw[c] = (int64_t)(sc + 0.5);
-		if (!ignored[c]) {
-			if (raw[c] < rmin)
-				rmin = raw[c];
-			if (raw[c] > rmax)
-				rmax = raw[c];
-		}
+		if (raw[c] < rmin)
+			rmin = raw[c];
+		if (raw[c] > rmax)
+			rmax = raw[c];
 	}
 	int64_t best = INT64_MIN;
 	size_t pick = cand[0];
-	int64_t pcpu = nonzero(s->p, "cpu"), pmem = nonzero(s->p, "memory");
+	const struct sl_cluster *cl = s->cl;
 	for (size_t c = 0; c < ncand; c++) {
 		size_t i = cand[c];
-		const struct sl_node *nd = s->m->nodes[i];
 		int64_t score = 0;
-		if (s->nsp)
-			score += 2 * (ignored[c] ? 0 : rmax == 0 ? 100 : 100 * (rmax + rmin - raw[c]) / rmax);
-		int64_t acpu = sl_res_get(&nd->alloc, "cpu"), amem = sl_res_get(&nd->alloc, "memory");
-		int64_t rcpu = s->cl->nz_cpu[i] + (s->placed[i] + 1) * pcpu;
-		int64_t rmem = s->cl->nz_mem[i] + (s->placed[i] + 1) * pmem;
+		if (soft)
+			score += 2 * (raw[c] < 0 ? 0 : rmax == 0 ? 100 : 100 * (rmax + rmin - raw[c]) / rmax);
+		/* NodeResourcesFit LeastAllocated over cpu and memory, with scoring's non-zero requests */
+		int64_t acpu = cl->alloc_cpu[i], amem = cl->alloc_mem[i];
+		int64_t rcpu = cl->nz_cpu[i] + (s->placed[i] + 1) * s->nzcpu;
+		int64_t rmem = cl->nz_mem[i] + (s->placed[i] + 1) * s->nzmem;
 		int64_t la = 0;
 		if (acpu > 0 && rcpu <= acpu)
 			la += (acpu - rcpu) * 100 / acpu;
 		if (amem > 0 && rmem <= amem)
 			la += (amem - rmem) * 100 / amem;
 		score += la / 2;
-		double fc = acpu > 0 ? (double)(sl_res_get(&nd->used, "cpu") +
-						(s->placed[i] + 1) * sl_res_get(&s->p->request, "cpu")) /
-					   (double)acpu
-				     : 1;
-		double fm = amem > 0 ? (double)(sl_res_get(&nd->used, "memory") +
-						(s->placed[i] + 1) * sl_res_get(&s->p->request, "memory")) /
-					   (double)amem
-				     : 1;
+		/* NodeResourcesBalancedAllocation: 1 - the spread of the two fractions */
+		double fc = acpu > 0 ? (double)(cl->used_cpu[i] + (s->placed[i] + 1) * s->pcpu) / (double)acpu : 1;
+		double fm = amem > 0 ? (double)(cl->used_mem[i] + (s->placed[i] + 1) * s->pmem) / (double)amem : 1;
 		if (fc > 1)
 			fc = 1;
 		if (fm > 1)
@@ -966,18 +1271,35 @@ static size_t choose(const struct sim *s, const size_t *cand, size_t ncand)
 			pick = i;
 		}
 	}
-	free(raw);
-	free(ignored);
 	return pick;
 }
 
 /* One scheduling attempt for the next pod: the chosen node, or (size_t)-1 when none fits. */
+/* How many feasible nodes the scheduler looks for before it stops filtering
+ * (numFeasibleNodesToFind, percentageOfNodesToScore left at its adaptive default). */
+static size_t feasible_to_find(size_t nall)
+{
+	if (nall < 100)
+		return nall;
+	int64_t pct = 50 - (int64_t)nall / 125;
+	if (pct < 5)
+		pct = 5;
+	size_t want = nall * (size_t)pct / 100;
+	return want < 100 ? 100 : want;
+}
+
 static size_t step(struct sim *s, size_t *cand)
 {
-	size_t ncand = 0;
-	for (size_t i = 0; i < s->n; i++)
+	/* Like the scheduler, filter from where the previous attempt stopped, and stop once enough
+	 * feasible nodes are found: placement follows, and large inventories stay cheap. */
+	size_t ncand = 0, k;
+	size_t want = feasible_to_find(s->nall);
+	for (k = 0; k < s->n && ncand < want; k++) {
+		size_t i = (s->next_start + k) % s->n;
 		if (!s->excluded[i] && s->static_ok[i] && filter_dynamic(s, i, NULL) == SL_FITS)
 			cand[ncand++] = i;
+	}
+	s->next_start = (s->next_start + k) % s->n;
 	return ncand ? choose(s, cand, ncand) : (size_t)-1;
 }
 
@@ -1017,10 +1339,21 @@ static void sim_init(struct sim *s, struct sl_cluster *cl, const struct sl_workl
 	s->n = cl->n;
 	s->excluded = excluded;
 	s->static_ok = static_ok;
+	for (size_t i = 0; i < s->n; i++)
+		s->nall += !excluded[i];
 	bool deploy = w->strategy != SL_STRATEGY_NONE;
 	labels_with_hash(&s->gl[0], &w->pod.labels, deploy ? old_hash : NULL);
 	labels_with_hash(&s->gl[1], &w->pod.labels, deploy ? "schedlint-new" : NULL);
 	s->placed = sl_xcalloc(s->n + 1, sizeof *s->placed);
+	s->cap = sl_xcalloc(s->n + 1, sizeof *s->cap);
+	for (size_t i = 0; i < s->n; i++)
+		s->cap[i] = -1;
+	s->raw = sl_xcalloc(s->n + 1, sizeof *s->raw);
+	podres_init(&s->res, &w->pod);
+	s->pcpu = sl_res_get(&w->pod.request, "cpu");
+	s->pmem = sl_res_get(&w->pod.request, "memory");
+	s->nzcpu = nonzero(&w->pod, "cpu");
+	s->nzmem = nonzero(&w->pod, "memory");
 	s->placed_gen[0] = sl_xcalloc(s->n + 1, sizeof *s->placed_gen[0]);
 	s->placed_gen[1] = sl_xcalloc(s->n + 1, sizeof *s->placed_gen[1]);
 	const struct sl_podspec *p = s->p;
@@ -1032,13 +1365,13 @@ static void sim_init(struct sim *s, struct sl_cluster *cl, const struct sl_workl
 		s->anti_ts[t] = slot_of(s, p->anti[t].topology_key);
 	s->sp = sl_xcalloc(p->nspread + 1, sizeof *s->sp);
 	for (size_t k = 0; k < p->nspread; k++) {
-		if (!p->spread[k].hard)
-			continue; /* ScheduleAnyway constraints only score */
+		/* DoNotSchedule constraints filter; ScheduleAnyway ones only score. */
 		struct spread_state *st = &s->sp[s->nsp++];
 		st->c = &p->spread[k];
 		st->topo = topo_id(cl, st->c->topology_key);
 		st->cnt = sl_xcalloc(cl->topos[st->topo].ndom + 1, sizeof *st->cnt);
 		st->present = sl_xcalloc(cl->topos[st->topo].ndom + 1, sizeof *st->present);
+		st->elig = sl_xcalloc(s->n + 1, sizeof *st->elig);
 	}
 }
 
@@ -1047,6 +1380,8 @@ static void sim_free(struct sim *s)
 	free(s->gl[0].v);
 	free(s->gl[1].v);
 	free(s->placed);
+	free(s->cap);
+	free(s->raw);
 	free(s->placed_gen[0]);
 	free(s->placed_gen[1]);
 	free(s->log);
@@ -1061,6 +1396,7 @@ static void sim_free(struct sim *s)
 	for (size_t k = 0; k < s->nsp; k++) {
 		free(s->sp[k].cnt);
 		free(s->sp[k].present);
+		free(s->sp[k].elig);
 	}
 	free(s->sp);
 }
@@ -1069,12 +1405,13 @@ static void sim_free(struct sim *s)
  * generation) somewhere: then every placement matters, not only resources. */
 static bool blocked_by_running(const struct sl_cluster *cl, const struct sl_workload *w, const struct sl_labels *gl)
 {
-	for (size_t a = 0; a < cl->nanti; a++) {
-		const struct sl_pod *q = cl->pods[cl->anti[a]];
-		for (size_t t = 0; t < q->spec.nanti; t++)
+	size_t nq;
+	const size_t *q = gi_get(&cl->anti_by_ns, w->pod.namespace, &nq);
+	for (size_t a = 0; a < nq + cl->nanti_wild; a++) {
+		const struct sl_podspec *o = &cl->pods[a < nq ? q[a] : cl->anti_wild[a - nq]]->spec;
+		for (size_t t = 0; t < o->nanti; t++)
 			for (int g = 0; g < 2; g++)
-				if (sl_podterm_matches(&q->spec.anti[t], q->spec.namespace, &q->spec.labels,
-						       w->pod.namespace, &gl[g]))
+				if (sl_podterm_matches(&o->anti[t], o->namespace, &o->labels, w->pod.namespace, &gl[g]))
 					return true;
 	}
 	return false;
@@ -1089,8 +1426,12 @@ static int64_t own_pods(const struct sl_cluster *cl, const struct sl_workload *w
 	*hash = NULL;
 	if (w->strategy == SL_STRATEGY_NONE)
 		return 0;
-	for (size_t k = 0; k < cl->npods; k++) {
-		const struct sl_podspec *q = &cl->pods[k]->spec;
+	struct sl_buf scratch = SL_BUF_INIT;
+	size_t nk;
+	const size_t *ks = pods_for(cl, w->pod.namespace, &w->sel, &scratch, &nk);
+	sl_buf_free(&scratch);
+	for (size_t j = 0; j < nk; j++) {
+		const struct sl_podspec *q = &cl->pods[ks[j]]->spec;
 		const char *h = sl_labels_get(&q->labels, "pod-template-hash");
 		if (!h || strcmp(q->namespace, w->pod.namespace) || !sl_selector_matches(&w->sel, &q->labels))
 			continue;
@@ -1120,13 +1461,13 @@ static void free_fits(struct sl_nodefit *f, size_t n)
 
 /* Resources alone limit the pods: each node's capacity is fixed and the count does not depend on
  * the order the scheduler places them in. */
-static void analyze_by_slots(const struct sl_model *m, const struct sl_workload *w, const bool *excluded,
-			     const bool *static_ok, struct sl_analysis *a)
+static void analyze_by_slots(struct sl_strpool *pool, const struct sl_model *m, const struct sl_workload *w,
+			     const bool *excluded, const bool *static_ok, struct sl_analysis *a)
 {
 	size_t n = a->nnodes;
 	for (size_t i = 0; i < n; i++) {
 		if (static_ok[i])
-			fit_resources(&w->pod, m->nodes[i], 0, &a->fit[i]);
+			fit_resources(pool, &w->pod, m->nodes[i], 0, &a->fit[i]);
 		if (excluded[i])
 			continue;
 		a->slots[i] = sl_node_slots(&w->pod, m->nodes[i], &a->fit[i], &a->slot_limit[i]);
@@ -1145,7 +1486,7 @@ static void analyze_by_slots(const struct sl_model *m, const struct sl_workload 
 			if (!static_ok[i])
 				copy_fit(&full[i], &a->fit[i]);
 			else
-				fit_resources(&w->pod, m->nodes[i], a->slots[i], &full[i]);
+				fit_resources(pool, &w->pod, m->nodes[i], a->slots[i], &full[i]);
 			full[i].excluded = excluded[i];
 		}
 	}
@@ -1235,51 +1576,160 @@ static void analyze_in_sequence(struct sim *s, const struct sl_workload *w, stru
 	}
 }
 
-void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, struct sl_analysis *a)
+/* Whether the filters that look only at the node give every node of a class the same verdict:
+ * not when the pod names nodes (nodeName, metadata.name fields, the hostname label). */
+static bool judged_by_class(const struct sl_podspec *p)
+{
+	if (p->node_name || sl_labels_get(&p->node_selector, "kubernetes.io/hostname"))
+		return false;
+	for (size_t t = 0; t < p->nterms; t++) {
+		if (p->terms[t].nfields)
+			return false;
+		for (size_t e = 0; e < p->terms[t].nexprs; e++)
+			if (!strcmp(p->terms[t].exprs[e].key, "kubernetes.io/hostname"))
+				return false;
+	}
+	return true;
+}
+
+/* The common case, decided without per-node detail: resources alone limit the pods, and the
+ * nodes have room for every replica and the surge. Returns false when a closer look is needed. */
+static bool fits_at_a_glance(const struct sl_cluster *cl, const struct sl_workload *w, const bool *excluded,
+			     const bool *static_ok, struct sl_analysis *a)
+{
+	struct podres r;
+	podres_init(&r, &w->pod);
+	int64_t own = a->own_running < a->replicas ? a->own_running : a->replicas;
+	int64_t need = a->replicas - own + a->max_surge;
+	if (a->strategy == SL_STRATEGY_ROLLING && a->max_unavailable == 0 && a->max_surge == 0 && a->replicas > 0)
+		return false; /* the formula's deadlock; let the full analysis say so */
+	if (need < 1)
+		need = 1; /* still prove that one pod fits somewhere */
+	for (size_t i = 0; i < a->nnodes; i++) {
+		if (excluded[i] || !static_ok[i])
+			continue;
+		a->total_slots = sl_sat_add(a->total_slots, node_capacity(cl, &r, &w->pod, i));
+		if (a->total_slots >= need) {
+			a->nfeasible = 1; /* at least; the count was not needed */
+			a->steady_placed = a->replicas;
+			a->surge_placed = a->max_surge;
+			return true;
+		}
+	}
+	return false;
+}
+
+void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, bool detail, struct sl_analysis *a)
 {
 	const struct sl_model *m = cl->m;
 	memset(a, 0, sizeof *a);
 	size_t n = cl->n;
-	a->pod = &w->pod;
+	const struct sl_podspec *p = &w->pod;
+	a->pod = p;
 	a->nnodes = n;
-	a->fit = sl_xcalloc(n + 1, sizeof *a->fit);
-	a->slots = sl_xcalloc(n + 1, sizeof *a->slots);
-	a->slot_limit = sl_xcalloc(n + 1, sizeof *a->slot_limit);
-	bool *excluded = sl_xcalloc(n + 1, sizeof *excluded);
-	bool *static_ok = sl_xcalloc(n + 1, sizeof *static_ok);
-	prefilter(&w->pod, m, excluded);
-	for (size_t i = 0; i < n; i++)
-		static_ok[i] = filter_static(&w->pod, m->nodes[i], &a->fit[i]);
-	const char *hash;
-	a->own_running = own_pods(cl, w, &hash);
 	a->replicas = w->replicas;
 	a->strategy = w->strategy;
 	a->is_rollout = w->strategy != SL_STRATEGY_NONE;
 	if (w->strategy == SL_STRATEGY_ROLLING)
 		sl_fenceposts(w, &a->max_surge, &a->max_unavailable);
-
-	struct sim s;
+	const char *hash;
+	a->own_running = own_pods(cl, w, &hash);
 	const char *old_hash = hash ? hash : "schedlint-old";
-	sim_init(&s, cl, w, excluded, static_ok, old_hash);
-	const struct sl_podspec *p = &w->pod;
-	a->sequential = p->naffinity || p->nanti || s.nsp || p->nports || blocked_by_running(cl, w, s.gl);
-	if (a->sequential)
-		analyze_in_sequence(&s, w, a, old_hash);
-	else
-		analyze_by_slots(m, w, excluded, static_ok, a);
-	sim_free(&s);
 
+	bool *excluded = sl_xcalloc(n + 1, sizeof *excluded);
+	bool *static_ok = sl_xcalloc(n + 1, sizeof *static_ok);
+	prefilter(p, m, excluded);
+	/* The node-only filters, once per class of identical nodes when the pod names no node. */
+	bool by_class = judged_by_class(p);
+	struct sl_nodefit *cls_fit = by_class ? sl_xcalloc(cl->ncls + 1, sizeof *cls_fit) : NULL;
+	signed char *cls_ok = by_class ? sl_xcalloc(cl->ncls + 1, 1) : NULL; /* 0 unknown, 1 pass, -1 fail */
+	struct sl_nodefit scratch;
+	if (detail)
+		a->fit = sl_xcalloc(n + 1, sizeof *a->fit);
 	for (size_t i = 0; i < n; i++) {
-		/* Never filtered by the scheduler, and so absent from its message; the first filter
-		 * that would fail is still worth showing. */
-		a->fit[i].excluded = excluded[i];
-		if (excluded[i])
-			a->nexcluded++;
-		else if (a->fit[i].plugin == SL_FITS)
-			a->nfeasible++;
+		struct sl_nodefit *out = detail ? &a->fit[i] : &scratch;
+		if (!by_class) {
+			memset(&scratch, 0, sizeof scratch);
+			static_ok[i] = filter_static(&cl->reasons, p, m->nodes[i], out);
+			continue;
+		}
+		size_t c = cl->cls[i];
+		if (!cls_ok[c])
+			cls_ok[c] = filter_static(&cl->reasons, p, m->nodes[i], &cls_fit[c]) ? 1 : -1;
+		static_ok[i] = cls_ok[c] > 0;
+		if (detail)
+			*out = cls_fit[c];
 	}
-	if (a->nfeasible == 0)
-		a->fit_error = fit_error_text(n, a->fit, n);
+	free(cls_fit);
+	free(cls_ok);
+
+	struct sl_labels gl[2];
+	bool deploy = w->strategy != SL_STRATEGY_NONE;
+	labels_with_hash(&gl[0], &p->labels, deploy ? old_hash : NULL);
+	labels_with_hash(&gl[1], &p->labels, deploy ? "schedlint-new" : NULL);
+	bool hard_spread = false;
+	for (size_t k = 0; k < p->nspread; k++)
+		hard_spread |= p->spread[k].hard;
+	a->sequential = p->naffinity || p->nanti || hard_spread || p->nports || blocked_by_running(cl, w, gl);
+	free(gl[0].v);
+	free(gl[1].v);
+
+	bool done = false;
+	if (!detail && !a->sequential)
+		done = fits_at_a_glance(cl, w, excluded, static_ok, a);
+	if (!detail && a->sequential) {
+		struct sim s;
+		int64_t steady, surge;
+		int64_t own = a->own_running < a->replicas ? a->own_running : a->replicas;
+		sim_init(&s, cl, w, excluded, static_ok, old_hash);
+		place_all(&s, w, NULL, own, &steady, &surge, NULL, NULL);
+		sim_free(&s);
+		if (steady == a->replicas && surge == a->max_surge && steady > 0 &&
+		    !(a->strategy == SL_STRATEGY_ROLLING && a->max_unavailable == 0 && surge == 0)) {
+			a->nfeasible = 1; /* at least */
+			a->steady_placed = steady;
+			a->surge_placed = surge;
+			a->total_slots = steady - own + surge;
+			done = true;
+		}
+	}
+	if (!done) {
+		/* Something does not fit: the full picture, node by node, for the proof. */
+		struct sl_analysis full;
+		free(excluded);
+		free(static_ok);
+		if (!detail) {
+			sl_analyze(cl, w, true, &full);
+			*a = full;
+			return;
+		}
+		a->slots = sl_xcalloc(n + 1, sizeof *a->slots);
+		a->slot_limit = sl_xcalloc(n + 1, sizeof *a->slot_limit);
+		excluded = sl_xcalloc(n + 1, sizeof *excluded);
+		static_ok = sl_xcalloc(n + 1, sizeof *static_ok);
+		prefilter(p, m, excluded);
+		for (size_t i = 0; i < n; i++)
+			static_ok[i] = a->fit[i].plugin == SL_FITS;
+		if (a->sequential) {
+			struct sim s;
+			sim_init(&s, cl, w, excluded, static_ok, old_hash);
+			analyze_in_sequence(&s, w, a, old_hash);
+			sim_free(&s);
+		} else
+			analyze_by_slots(&cl->reasons, m, w, excluded, static_ok, a);
+		for (size_t i = 0; i < n; i++) {
+			/* Never filtered by the scheduler, and so absent from its message; the first filter
+			 * that would fail is still worth showing. */
+			a->fit[i].excluded = excluded[i];
+			if (excluded[i])
+				a->nexcluded++;
+			else if (a->fit[i].plugin == SL_FITS)
+				a->nfeasible++;
+		}
+		if (a->nfeasible == 0)
+			a->fit_error = fit_error_text(n, a->fit, n);
+		a->detailed = true;
+	}
 	a->rollout_deadlock =
 	    w->strategy == SL_STRATEGY_ROLLING && a->max_unavailable == 0 && a->surge_placed == 0 && a->replicas > 0;
 	free(excluded);

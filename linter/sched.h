@@ -32,7 +32,7 @@ struct sl_nodefit {
 	enum sl_plugin plugin; /* SL_FITS when every filter passes */
 	bool excluded;         /* left out by PreFilter: not run, not counted in the reasons */
 	size_t nreasons;
-	char *reasons[SL_MAX_REASONS];
+	const char *reasons[SL_MAX_REASONS]; /* static or interned by the cluster: never freed here */
 };
 void sl_nodefit_clear(struct sl_nodefit *f);
 
@@ -69,6 +69,7 @@ struct sl_analysis {
 	 * slots are per-node capacities and the count is exact whatever order the scheduler picks;
 	 * otherwise pods are placed one after another, as the scheduler would (`sequential`), and
 	 * slots[i] is what landed on node i. */
+	bool detailed; /* the per-node arrays below are filled */
 	bool sequential;
 	/* Sequential placement stopped short in the scheduler's order of preference, but not in the
 	 * opposite order: the verdict depends on placement, not only on the nodes. */
@@ -91,7 +92,11 @@ struct sl_analysis {
 	bool rollout_deadlock;
 };
 
-void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, struct sl_analysis *a);
+/* Analyse one workload. Without detail, a workload whose replicas and surge all fit is settled
+ * without per-node arrays (fit, slots… stay NULL, nfeasible is 1 for "at least one"); anything
+ * that does not fit, or detail (--explain, the conformance suite), gets every node's verdict
+ * (detailed). */
+void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, bool detail, struct sl_analysis *a);
 void sl_analysis_free(struct sl_analysis *a);
 
 #endif

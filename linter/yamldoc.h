@@ -12,20 +12,20 @@
 #include "diag.h"
 
 #define SL_YAML_MAX_DEPTH 256
-#define SL_YAML_MAX_NODES 2000000 /* expanded node count of one document */
+#define SL_YAML_MAX_NODES 2000000 /* nodes one document may add through aliases */
 
 enum sl_ykind { SL_YSCALAR = 1, SL_YSEQ, SL_YMAP };
 
 struct sl_ynode {
-	enum sl_ykind kind;
-	bool plain; /* scalar written without quotes: only those are typed (null, bool, int) */
-	bool flow;  /* collection written in flow style ({} / []) */
 	struct sl_span at;
-	const char *str; /* scalar value, NUL-terminated */
-	size_t len;
+	const char *str;     /* scalar value, NUL-terminated */
 	struct sl_ynode **v; /* seq: n items; map: key0, val0, key1, val1 … (n pairs) */
-	size_t n;
-	size_t weight; /* nodes in the expansion, saturating */
+	uint32_t len;        /* of str (a source is at most 64 MiB) */
+	uint32_t n;
+	uint32_t weight; /* nodes in the expansion, saturating (the limit is far below) */
+	uint8_t kind;    /* enum sl_ykind */
+	bool plain;      /* scalar written without quotes: only those are typed (null, bool, int) */
+	bool flow;       /* collection written in flow style ({} / []) */
 };
 
 struct sl_ydoc {
@@ -37,6 +37,7 @@ struct sl_ydoc {
 struct sl_arena_chunk;
 struct sl_ystream {
 	struct sl_arena_chunk *chunks;
+	struct sl_arena_chunk *strchunks; /* scalar text, packed without alignment */
 	struct sl_ydoc *docs;
 	size_t n, cap;
 };

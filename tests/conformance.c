@@ -94,7 +94,7 @@ static int run_case(const char *dir, const char *id)
 	}
 	struct sl_analysis a;
 	struct sl_cluster *cl = sl_cluster_new(&m);
-	sl_analyze(cl, m.workloads[0], &a);
+	sl_analyze(cl, m.workloads[0], true, &a);
 	const cJSON *feasible = cJSON_GetObjectItem(e, "feasible_nodes");
 	const cJSON *failures = cJSON_GetObjectItem(e, "node_failures");
 	for (size_t i = 0; i < m.nnodes; i++) {
@@ -130,7 +130,7 @@ static int run_case(const char *dir, const char *id)
 		const char **w = sl_xcalloc(nw + 1, sizeof *w);
 		for (size_t k = 0; k < nw; k++)
 			w[k] = cJSON_GetArrayItem(rs, (int)k)->valuestring;
-		char **g = sl_xcalloc(f->nreasons + 1, sizeof *g);
+		const char **g = sl_xcalloc(f->nreasons + 1, sizeof *g);
 		for (size_t k = 0; k < f->nreasons; k++)
 			g[k] = f->reasons[k];
 		qsort(w, nw, sizeof *w, cmp_reasons);
