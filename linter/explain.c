@@ -50,7 +50,7 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct 
 		if (strlen(m->nodes[i]->name) > width)
 			width = strlen(m->nodes[i]->name);
 	const char *col = a->sequential ? "placed" : "room";
-	sl_buf_printf(out, "  %-*s  %6s  %5s  %s\n", (int)width, "node", col, "surge", "verdict for one pod");
+	sl_buf_printf(out, "  %-*s  %6s  %5s  %s\n", (int)width, "node", col, "surge", "verdict for the first pod");
 	struct sl_buf v = SL_BUF_INIT;
 	for (size_t i = 0; i < a->nnodes; i++) {
 		sl_buf_reset(&v);
@@ -66,6 +66,8 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct 
 		      a->nnodes == 1 ? "" : "s");
 	if (a->nexcluded)
 		sl_buf_printf(out, " (%zu left out by PreFilter)", a->nexcluded);
+	if (a->own_running)
+		sl_buf_printf(out, " beside the %lld of its pods that run", (long long)a->own_running);
 	sl_buf_puts(out, a->fit_error ? ": " : "\n");
 	if (a->fit_error)
 		sl_buf_printf(out, "%s\n", a->fit_error);
@@ -82,7 +84,10 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct 
 			      (long long)a->replicas);
 	if (a->steady_fit_error)
 		sl_buf_printf(out, "  the next pod: %s\n", a->steady_fit_error);
-	if (a->strategy == SL_STRATEGY_ROLLING) {
+	if (a->strategy == SL_STRATEGY_ROLLING && a->max_surge == 0)
+		sl_buf_printf(out, "  with the surge: none (maxSurge 0)%s\n",
+			      a->rollout_deadlock ? "; the rollout can never finish" : "");
+	else if (a->strategy == SL_STRATEGY_ROLLING) {
 		sl_buf_printf(out, "  with the surge: %lld of %lld new pod%s fit beside them (%lld at once)%s\n",
 			      (long long)a->surge_placed, (long long)a->max_surge, a->max_surge == 1 ? "" : "s",
 			      (long long)(a->steady_placed + a->surge_placed),

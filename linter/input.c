@@ -46,6 +46,17 @@ static void index_lines(struct sl_source *s)
 		}
 }
 
+/* Take over b's bytes (no copy: inventories run to tens of megabytes). */
+static struct sl_source *source_adopt(const char *path, struct sl_buf *b)
+{
+	struct sl_source *s = sl_xcalloc(1, sizeof *s);
+	s->path = sl_xstrdup(path);
+	s->len = b->len;
+	s->data = sl_buf_detach(b);
+	index_lines(s);
+	return s;
+}
+
 struct sl_source *sl_source_from_memory(const char *path, const char *data, size_t len)
 {
 	struct sl_source *s = sl_xcalloc(1, sizeof *s);
@@ -177,14 +188,27 @@ static int path_error(struct sl_sources *ss, struct sl_findings *errs, const cha
 	return -1;
 }
 
-static int read_stream(FILE *fp, struct sl_buf *b)
+/* Read all of fp into b; size_hint (a regular file's size) saves the regrowth. */
+static int read_stream(FILE *fp, struct sl_buf *b, size_t size_hint)
 {
-	char tmp[65536];
-	size_t n;
-	while ((n = fread(tmp, 1, sizeof tmp, fp)) > 0) {
-		if (b->len + n > SL_MAX_FILE_BYTES)
+	if (size_hint > SL_MAX_FILE_BYTES)
+		return EFBIG;
+	if (size_hint && b->cap < size_hint + 2) { /* +1 for the NUL, +1 to see the end */
+		b->s = sl_xrealloc(b->s, size_hint + 2);
+		b->cap = size_hint + 2;
+	}
+	for (;;) {
+		if (b->cap - b->len < 2) {
+			b->cap = b->cap ? 2 * b->cap : 65536;
+			b->s = sl_xrealloc(b->s, b->cap);
+		}
+		size_t n = fread(b->s + b->len, 1, b->cap - b->len - 1, fp);
+		b->len += n;
+		b->s[b->len] = 0;
+		if (b->len > SL_MAX_FILE_BYTES)
 			return EFBIG;
-		sl_buf_add(b, tmp, n);
+		if (n == 0)
+			break;
 	}
 	return ferror(fp) ? (errno ? errno : EIO) : 0;
 }
@@ -252,15 +276,14 @@ static int add_path(struct sl_sources *ss, const char *path, struct sl_findings 
 	if (!fp)
 		return path_error(ss, errs, path, "cannot open file", errno);
 	struct sl_buf b = SL_BUF_INIT;
-	int err = read_stream(fp, &b);
+	int err = read_stream(fp, &b, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0);
 	fclose(fp);
 	if (err) {
 		sl_buf_free(&b);
 		return path_error(ss, errs, path, err == EFBIG ? "file is larger than 64 MiB" : "cannot read file",
 				  err == EFBIG ? 0 : err);
 	}
-	push(ss, sl_source_from_memory(path, b.s ? b.s : "", b.len));
-	sl_buf_free(&b);
+	push(ss, source_adopt(path, &b));
 	return 0;
 }
 
@@ -268,15 +291,14 @@ int sl_input_add(struct sl_sources *ss, const char *path, struct sl_findings *er
 {
 	if (!strcmp(path, "-")) {
 		struct sl_buf b = SL_BUF_INIT;
-		int err = read_stream(stdin, &b);
+		int err = read_stream(stdin, &b, 0);
 		if (err) {
 			sl_buf_free(&b);
 			return path_error(ss, errs, "<stdin>",
 					  err == EFBIG ? "input is larger than 64 MiB" : "cannot read",
 					  err == EFBIG ? 0 : err);
 		}
-		push(ss, sl_source_from_memory("<stdin>", b.s ? b.s : "", b.len));
-		sl_buf_free(&b);
+		push(ss, source_adopt("<stdin>", &b));
 		return 0;
 	}
 	return add_path(ss, path, errs, 0, 1);

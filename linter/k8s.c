@@ -966,7 +966,36 @@ int sl_model_load(struct sl_model *m, const struct sl_source *src, enum sl_input
 	m->streams = sl_xrealloc(m->streams, (m->nstreams + 1) * sizeof *m->streams);
 	struct sl_ystream *ys = &m->streams[m->nstreams++];
 	memset(ys, 0, sizeof *ys);
-	int rc = sl_yaml_parse(src, ys, errs);
+	/* Inventories are large (kubectl prints managedFields, status, images…) and little of them
+	 * is read: keep only what the model reads. Manifests are kept whole, for positions and fixes. */
+	static const char *const node_paths[] = {
+	    "apiVersion",      "kind",        "metadata.name",      "metadata.generateName",
+	    "metadata.labels", "spec.taints", "spec.unschedulable", "status.allocatable",
+	    "status.capacity", NULL};
+	static const char *const pod_paths[] = {"apiVersion",
+						"kind",
+						"metadata.name",
+						"metadata.namespace",
+						"metadata.labels",
+						"spec.nodeName",
+						"spec.nodeSelector",
+						"spec.affinity",
+						"spec.tolerations",
+						"spec.topologySpreadConstraints",
+						"spec.hostNetwork",
+						"spec.overhead",
+						"spec.containers[].name",
+						"spec.containers[].resources",
+						"spec.containers[].ports",
+						"spec.initContainers[].name",
+						"spec.initContainers[].resources",
+						"spec.initContainers[].restartPolicy",
+						"status.phase",
+						NULL};
+	int rc = sl_yaml_parse_keep(src, ys, errs,
+				    role == SL_ROLE_NODES  ? node_paths
+				    : role == SL_ROLE_PODS ? pod_paths
+							   : NULL);
 	struct ctx c = {src, errs, 0};
 	for (size_t i = 0; i < ys->n; i++)
 		if (load_object(m, &c, ys->docs[i].root, role, 0) < 0)

@@ -252,6 +252,12 @@ int main(int argc, char **argv)
 		free(o.pods);
 		return 0;
 	}
+	if (o.explain && o.format == FMT_SARIF) {
+		fprintf(stderr, "schedlint: error: --explain prints text or json, not sarif\n");
+		free(o.nodes);
+		free(o.pods);
+		return 2;
+	}
 	if (optind >= argc) {
 		fprintf(stderr, "schedlint: error: no manifests given\n");
 		usage(stderr);

@@ -809,6 +809,8 @@ static size_t topo_id(struct sl_cluster *c, const char *key)
 	return c->ntopos++;
 }
 
+static bool judged_by_class(const struct sl_podspec *p);
+
 /* --- sequential placement ------------------------------------------------------------------------
  */
 
@@ -826,11 +828,12 @@ struct tslot {
 struct spread_state {
 	const struct sl_spread *c;
 	size_t topo;
-	int64_t *cnt;      /* matching pods per domain, on eligible nodes */
-	bool *present;     /* domains with an eligible node */
-	int64_t min;       /* the global minimum the skew is measured from */
-	bool self;         /* the incoming pod matches its own selector */
-	signed char *elig; /* per node: 0 not known yet, 1 eligible, -1 not */
+	int64_t *cnt;          /* matching pods per domain, on eligible nodes */
+	bool *present;         /* domains with an eligible node */
+	int64_t min;           /* the global minimum the skew is measured from */
+	bool self;             /* the incoming pod matches its own selector */
+	signed char *elig;     /* per node: 0 not known yet, 1 eligible, -1 not */
+	signed char *elig_cls; /* per node class: the same for the node-only part, when it is shared */
 };
 
 struct placement {
@@ -912,10 +915,16 @@ static bool spread_eligible(const struct sim *s, const struct spread_state *st, 
 	for (size_t k = 0; k < s->nsp && ok; k++)
 		if (s->sp[k].c->hard == st->c->hard && dom_of(s, s->sp[k].topo, i) < 0)
 			ok = false;
-	if (ok && st->c->honor_affinity && !sl_node_affinity_matches(s->p, nd))
-		ok = false;
-	if (ok && st->c->honor_taints && sl_untolerated_taint(s->p, nd))
-		ok = false;
+	signed char *cls = st->elig_cls ? &st->elig_cls[s->cl->cls[i]] : NULL;
+	if (ok && cls && *cls)
+		ok = *cls > 0;
+	else if (ok) {
+		bool node_ok = !(st->c->honor_affinity && !sl_node_affinity_matches(s->p, nd)) &&
+			       !(st->c->honor_taints && sl_untolerated_taint(s->p, nd));
+		if (cls)
+			*cls = node_ok ? 1 : -1;
+		ok = node_ok;
+	}
 	st->elig[i] = ok ? 1 : -1;
 	return ok;
 }
@@ -1372,6 +1381,7 @@ static void sim_init(struct sim *s, struct sl_cluster *cl, const struct sl_workl
 		st->cnt = sl_xcalloc(cl->topos[st->topo].ndom + 1, sizeof *st->cnt);
 		st->present = sl_xcalloc(cl->topos[st->topo].ndom + 1, sizeof *st->present);
 		st->elig = sl_xcalloc(s->n + 1, sizeof *st->elig);
+		st->elig_cls = judged_by_class(p) ? sl_xcalloc(cl->ncls + 1, sizeof *st->elig_cls) : NULL;
 	}
 }
 
@@ -1397,6 +1407,7 @@ static void sim_free(struct sim *s)
 		free(s->sp[k].cnt);
 		free(s->sp[k].present);
 		free(s->sp[k].elig);
+		free(s->sp[k].elig_cls);
 	}
 	free(s->sp);
 }
@@ -1420,7 +1431,7 @@ static bool blocked_by_running(const struct sl_cluster *cl, const struct sl_work
 /* The workload's own pods among the running ones: same namespace, selected by its selector and,
  * for a Deployment, stamped with a pod-template-hash (a pod without one is not a ReplicaSet's).
  * Returns their count and the hash of the first. */
-static int64_t own_pods(const struct sl_cluster *cl, const struct sl_workload *w, const char **hash)
+static int64_t own_pods(const struct sl_cluster *cl, const struct sl_workload *w, const char **hash, int64_t *per_node)
 {
 	int64_t n = 0;
 	*hash = NULL;
@@ -1437,6 +1448,8 @@ static int64_t own_pods(const struct sl_cluster *cl, const struct sl_workload *w
 			continue;
 		if (!*hash)
 			*hash = h;
+		if (per_node)
+			per_node[cl->pod_node[ks[j]]]++;
 		n++;
 	}
 	return n;
@@ -1633,7 +1646,7 @@ void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, bool detail,
 	if (w->strategy == SL_STRATEGY_ROLLING)
 		sl_fenceposts(w, &a->max_surge, &a->max_unavailable);
 	const char *hash;
-	a->own_running = own_pods(cl, w, &hash);
+	a->own_running = own_pods(cl, w, &hash, NULL);
 	const char *old_hash = hash ? hash : "schedlint-old";
 
 	bool *excluded = sl_xcalloc(n + 1, sizeof *excluded);
@@ -1705,6 +1718,8 @@ void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, bool detail,
 		}
 		a->slots = sl_xcalloc(n + 1, sizeof *a->slots);
 		a->slot_limit = sl_xcalloc(n + 1, sizeof *a->slot_limit);
+		a->own_on = sl_xcalloc(n + 1, sizeof *a->own_on);
+		own_pods(cl, w, &hash, a->own_on);
 		excluded = sl_xcalloc(n + 1, sizeof *excluded);
 		static_ok = sl_xcalloc(n + 1, sizeof *static_ok);
 		prefilter(p, m, excluded);
@@ -1743,6 +1758,7 @@ void sl_analysis_free(struct sl_analysis *a)
 	free_fits(a->rollout_fit, a->nnodes);
 	free(a->slots);
 	free(a->surge_slots);
+	free(a->own_on);
 	free(a->slot_limit);
 	free(a->fit_error);
 	free(a->steady_fit_error);

@@ -79,6 +79,7 @@ struct sl_analysis {
 	int64_t total_slots;     /* pods that fit at once (sequential: placed, replicas and surge) */
 	int64_t *surge_slots;    /* sequential only: new pods placed per node */
 	int64_t own_running;     /* the workload's own running pods found among the running pods */
+	int64_t *own_on;         /* detailed: how many of them run on each node */
 	int64_t replicas;
 	int64_t steady_placed;
 	char *steady_fit_error;

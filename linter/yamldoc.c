@@ -73,6 +73,8 @@ struct frame {
 	struct sl_ynode **items; /* heap while open; copied to the arena when closed */
 	size_t n, cap;
 	char *anchor;
+	const char *comp; /* its key in the parent mapping, "[]" in a sequence, NULL at the root */
+	bool keep_all;    /* inside a kept path: nothing below is dropped */
 };
 
 struct anchor {
@@ -89,7 +91,81 @@ struct builder {
 	size_t nanchors, capanchors;
 	struct sl_ynode *root;
 	size_t aliased; /* nodes the open document's aliases stand for */
+	/* Keeping only some paths (sl_yaml_parse_keep) */
+	const char *const *keep;
+	bool drop_next;      /* a key was dropped: its value goes too */
+	bool keep_next;      /* a key inside a kept path was read: keep all of its value */
+	size_t skip;         /* > 0: inside a dropped value, at this nesting */
+	bool skipped_anchor; /* an anchor went with a dropped value */
+	bool need_full;      /* an alias named a dropped anchor: parse again, keeping all */
 };
+
+/* Whether the components c[0..k) lie on a kept path: 0 no, 1 on the way to one (look again
+ * below), 2 inside one (keep everything below). A pattern is "a.b[].c": "[]" steps into a
+ * sequence's items. */
+static int path_kept(const char *const *keep, const char *const *c, size_t k)
+{
+	int best = 0;
+	for (; *keep && best < 2; keep++) {
+		const char *pat = *keep;
+		size_t i = 0;
+		bool same = true;
+		while (same && i < k && *pat) {
+			const char *comp = c[i];
+			size_t len = strcspn(pat, ".[");
+			if (!strcmp(comp, "[]")) {
+				same = pat[0] == '[';
+				pat += same ? 2 : 0;
+			} else {
+				same = len == strlen(comp) && !strncmp(pat, comp, len);
+				pat += len;
+			}
+			if (*pat == '.')
+				pat++;
+			i++;
+		}
+		if (!same)
+			continue;
+		if (!*pat) /* the pattern is used up: c is it or below it */
+			best = 2;
+		else if (i == k)
+			best = best > 1 ? best : 1;
+	}
+	return best;
+}
+
+/* Whether the key about to be read (a scalar in key position of the open mapping) and its value
+ * are dropped. Paths are taken from the object: the document, or each item of a top-level
+ * `items` list. *keep_all: everything below the key is kept. */
+static bool drop_key(struct builder *b, const char *key, bool *keep_all)
+{
+	*keep_all = false;
+	if (!b->keep || b->depth == 0)
+		return false;
+	const struct frame *top = &b->stack[b->depth - 1];
+	if (top->keep_all) {
+		*keep_all = true;
+		return false;
+	}
+	if (top->node->kind != SL_YMAP || top->n % 2)
+		return false;
+	size_t base = 0;
+	if (b->depth >= 3 && b->stack[0].node->kind == SL_YMAP && b->stack[1].comp &&
+	    !strcmp(b->stack[1].comp, "items") && b->stack[1].node->kind == SL_YSEQ)
+		base = 2;
+	if (b->depth <= base)
+		return false;
+	if (b->depth == 1 && !strcmp(key, "items"))
+		return false; /* a List's items are objects: paths start inside each */
+	const char *c[SL_YAML_MAX_DEPTH + 1];
+	size_t k = 0;
+	for (size_t d = base + 1; d < b->depth; d++)
+		c[k++] = b->stack[d].comp;
+	c[k++] = key;
+	int r = path_kept(b->keep, c, k);
+	*keep_all = r == 2;
+	return r == 0;
+}
 
 static void mark_span(const struct sl_source *src, yaml_mark_t a, yaml_mark_t b, struct sl_span *out)
 {
@@ -276,7 +352,22 @@ static const char *describe_problem(const struct sl_source *src, const yaml_pars
 	return p->problem ? p->problem : "malformed YAML";
 }
 
-int sl_yaml_parse(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs)
+static const char *event_anchor(const yaml_event_t *ev)
+{
+	switch (ev->type) {
+	case YAML_SCALAR_EVENT:
+		return (const char *)ev->data.scalar.anchor;
+	case YAML_SEQUENCE_START_EVENT:
+		return (const char *)ev->data.sequence_start.anchor;
+	case YAML_MAPPING_START_EVENT:
+		return (const char *)ev->data.mapping_start.anchor;
+	default:
+		return NULL;
+	}
+}
+
+static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs, const char *const *keep,
+		 bool *need_full)
 {
 	yaml_parser_t p;
 	yaml_event_t ev;
@@ -284,6 +375,7 @@ int sl_yaml_parse(const struct sl_source *src, struct sl_ystream *out, struct sl
 	memset(&b, 0, sizeof b);
 	b.ys = out;
 	b.src = src;
+	b.keep = keep;
 	if (!yaml_parser_initialize(&p)) {
 		sl_input_error(errs, NULL, "%s: cannot initialise the YAML parser", src->path);
 		return -1;
@@ -312,6 +404,41 @@ int sl_yaml_parse(const struct sl_source *src, struct sl_ystream *out, struct sl
 		struct sl_ynode *n = NULL;
 		const char *anchor = NULL;
 		int err = 0;
+		bool keep_all = false;
+		if (b.skip) {
+			/* inside a dropped value: only its nesting and its anchors matter */
+			if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT)
+				b.skip++;
+			else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT)
+				b.skip--;
+			b.skipped_anchor |= event_anchor(&ev) != NULL;
+			yaml_event_delete(&ev);
+			continue;
+		}
+		if (b.drop_next) { /* the value of a dropped key */
+			b.drop_next = false;
+			b.skipped_anchor |= event_anchor(&ev) != NULL;
+			if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT)
+				b.skip = 1;
+			yaml_event_delete(&ev);
+			continue;
+		}
+		if (b.keep && ev.type == YAML_SCALAR_EVENT && b.depth && b.stack[b.depth - 1].node->kind == SL_YMAP &&
+		    b.stack[b.depth - 1].n % 2 == 0) {
+			bool all;
+			if (drop_key(&b, (const char *)ev.data.scalar.value, &all)) {
+				b.skipped_anchor |= event_anchor(&ev) != NULL;
+				b.drop_next = true;
+				yaml_event_delete(&ev);
+				continue;
+			}
+			b.keep_next = all;
+		} else if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+			/* a collection opening: below a kept key, or in a frame that keeps all */
+			keep_all = b.keep_next || (b.depth && b.stack[b.depth - 1].keep_all) || !b.keep;
+			b.keep_next = false;
+		} else if (ev.type == YAML_SCALAR_EVENT || ev.type == YAML_ALIAS_EVENT)
+			b.keep_next = false;
 		switch (ev.type) {
 		case YAML_STREAM_END_EVENT:
 			done = 1;
@@ -334,6 +461,11 @@ int sl_yaml_parse(const struct sl_source *src, struct sl_ystream *out, struct sl
 					n = b.anchors[i].node;
 					break;
 				}
+			if (!n && b.skipped_anchor) {
+				b.need_full = true; /* its anchor may have been dropped */
+				err = 1;
+				break;
+			}
 			if (!n) {
 				struct sl_span at;
 				mark_span(src, ev.start_mark, ev.end_mark, &at);
@@ -390,10 +522,20 @@ int sl_yaml_parse(const struct sl_source *src, struct sl_ystream *out, struct sl
 					 : ev.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
 			mark_span(src, ev.start_mark, ev.end_mark, &n->at);
 			anchor = (const char *)(is_map ? ev.data.mapping_start.anchor : ev.data.sequence_start.anchor);
+			const char *comp = NULL;
+			if (b.depth) {
+				const struct frame *up = &b.stack[b.depth - 1];
+				comp = up->node->kind == SL_YSEQ ? "[]"
+				       : up->n % 2 && up->items[up->n - 1]->kind == SL_YSCALAR
+					   ? up->items[up->n - 1]->str
+					   : "";
+			}
 			sl_grow(&b.stack, &b.cap, b.depth + 1, sizeof *b.stack);
 			struct frame *f = &b.stack[b.depth++];
 			memset(f, 0, sizeof *f);
 			f->node = n;
+			f->comp = comp;
+			f->keep_all = keep_all;
 			f->anchor = anchor ? sl_xstrdup(anchor) : NULL;
 			break;
 		}
@@ -451,6 +593,24 @@ int sl_yaml_parse(const struct sl_source *src, struct sl_ystream *out, struct sl
 	free(b.stack);
 	free(b.anchors);
 	yaml_parser_delete(&p);
+	*need_full = b.need_full;
+	return rc;
+}
+
+int sl_yaml_parse(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs)
+{
+	return sl_yaml_parse_keep(src, out, errs, NULL);
+}
+
+int sl_yaml_parse_keep(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs,
+		       const char *const *keep)
+{
+	bool need_full = false;
+	int rc = parse(src, out, errs, keep, &need_full);
+	if (need_full) {
+		sl_ystream_free(out);
+		rc = parse(src, out, errs, NULL, &need_full);
+	}
 	return rc;
 }
 

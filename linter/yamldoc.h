@@ -45,6 +45,12 @@ struct sl_ystream {
 /* Parse every document of src. Complete documents before an error are kept. Returns 0, or -1
  * after reporting an input error into errs. */
 int sl_yaml_parse(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs);
+/* The same, keeping only values on the paths in keep (NULL-terminated patterns such as
+ * "spec.containers[].resources", from each object: the document, or each item of a top-level
+ * `items` list), for inputs of which little is read. Everything else is dropped unbuilt. An
+ * alias to a dropped anchor makes it parse again, keeping everything. */
+int sl_yaml_parse_keep(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs,
+		       const char *const *keep);
 void sl_ystream_free(struct sl_ystream *ys);
 
 /* Lookups. All accept NULL and return NULL / false for a wrong kind. */

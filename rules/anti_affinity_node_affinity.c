@@ -16,12 +16,14 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	const char *key = p->nanti ? p->anti[0].topology_key : "its topology key";
 	char why[512];
 	if (p->nanti)
-		snprintf(why, sizeof why,
-			 "required pod anti-affinity allows one pod per %s, and the nodes the template admits offer no more",
-			 key);
+		snprintf(
+		    why, sizeof why,
+		    "required pod anti-affinity allows one pod per %s, and the nodes the template admits offer no more",
+		    key);
 	else
-		snprintf(why, sizeof why, "the required anti-affinity of pods already running keeps it off the other "
-					  "nodes the template admits");
+		snprintf(why, sizeof why,
+			 "the required anti-affinity of pods already running keeps it off the other "
+			 "nodes the template admits");
 	struct sl_finding *f = sl_report_shortfall(self, cx, SL_CAUSE_ANTI, at, why);
 	if (!f)
 		return;
@@ -29,8 +31,14 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		sl_add_related(f, &p->node_selector_node->at, "the nodeSelector that limits the domains");
 	if (p->affinity_node)
 		sl_add_related(f, &p->affinity_node->at, "the required node affinity that limits the domains");
-	sl_note(f, "fix: lower replicas to the number of domains, admit more nodes, use a wider topologyKey, or make "
-		   "the term preferred (preferredDuringSchedulingIgnoredDuringExecution)");
+	if (p->nanti)
+		sl_note(f,
+			"fix: lower replicas to the number of domains, admit more nodes, use a topology key with more "
+			"domains (kubernetes.io/hostname rather than a zone), or make the term preferred "
+			"(preferredDuringSchedulingIgnoredDuringExecution)");
+	else
+		sl_note(f, "fix: the running pods' anti-affinity terms select this workload's labels: narrow their "
+			   "selectors, or admit more nodes");
 	sl_relate_nodes(f, cx->model, cx->a, true);
 }
 

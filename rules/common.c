@@ -126,7 +126,13 @@ void sl_note_slots(struct sl_finding *f, const struct sl_model *m, const struct 
 			char al[48], us[48];
 			sl_format_amount(lim, sl_res_get(&n->alloc, lim), al, sizeof al);
 			sl_format_amount(lim, sl_res_get(&n->used, lim), us, sizeof us);
-			sl_buf_printf(&b, " (%s: %s allocatable, %s used by other pods)", lim, al, us);
+			int64_t own = a->own_on ? a->own_on[i] : 0;
+			if (own)
+				sl_buf_printf(&b,
+					      " (%s: %s allocatable, %s used by running pods, %lld of them its own)",
+					      lim, al, us, (long long)own);
+			else
+				sl_buf_printf(&b, " (%s: %s allocatable, %s used by other pods)", lim, al, us);
 		}
 	}
 	if (listed > MAX_LISTED)
@@ -172,18 +178,22 @@ void sl_relate_nodes(struct sl_finding *f, const struct sl_model *m, const struc
 	}
 }
 
-void sl_note_preemption(struct sl_finding *f, const struct sl_model *m, const struct sl_analysis *a)
+void sl_note_preemption(struct sl_finding *f, const struct sl_model *m, const struct sl_analysis *a,
+			const struct sl_nodefit *fits)
 {
 	/* Preemption evicts lower-priority pods. It cannot change labels, taints or cordons, it
 	 * cannot make a node larger than it is, and the workload's own pods have the same priority
 	 * as the pod that waits. So it can help only where other pods hold the resources. */
 	size_t filtered = 0, too_small = 0, own = 0, others = 0;
 	for (size_t i = 0; i < a->nnodes; i++) {
-		const struct sl_nodefit *fit = &a->fit[i];
+		const struct sl_nodefit *fit = &fits[i];
 		const struct sl_node *n = m->nodes[i];
 		if (fit->excluded)
 			continue;
-		if (fit->plugin != SL_FITS && !sl_plugin_preemptible(fit->plugin)) {
+		/* Pod affinity that finds no pod, and a missing topology key, are unresolvable too. */
+		bool unresolvable = fit->nreasons && (strstr(fit->reasons[0], "didn't match pod affinity rules") ||
+						      strstr(fit->reasons[0], "(missing required label)"));
+		if (fit->plugin != SL_FITS && (!sl_plugin_preemptible(fit->plugin) || unresolvable)) {
 			filtered++;
 			continue;
 		}
@@ -194,8 +204,8 @@ void sl_note_preemption(struct sl_finding *f, const struct sl_model *m, const st
 				fits_empty = false;
 		if (!fits_empty)
 			too_small++;
-		else if (n->npods == 0)
-			own++;
+		else if (n->npods - (a->own_on ? a->own_on[i] : 0) <= 0)
+			own++; /* nothing on it but this workload's pods (running or placed) */
 		else
 			others++;
 	}
@@ -207,7 +217,7 @@ void sl_note_preemption(struct sl_finding *f, const struct sl_model *m, const st
 		sl_buf_printf(&b, "%s%zu node%s ha%s less allocatable than one pod requests", b.len ? "; " : "",
 			      too_small, too_small == 1 ? "" : "s", too_small == 1 ? "s" : "ve");
 	if (own)
-		sl_buf_printf(&b, "%s%zu node%s hold%s only this workload's own pods, which have the same priority",
+		sl_buf_printf(&b, "%s%zu node%s hold%s no pods but this workload's own, which have the same priority",
 			      b.len ? "; " : "", own, own == 1 ? "" : "s", own == 1 ? "s" : "");
 	if (others == 0)
 		sl_note(f, "preemption cannot help: %s", b.s);
@@ -224,7 +234,9 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 {
 	const struct sl_analysis *a = cx->a;
 	const struct sl_workload *w = cx->w;
-	if (!a || a->nfeasible == 0 || a->steady_placed >= a->replicas || !strcmp(w->obj.kind, "DaemonSet"))
+	/* No pod placed at all is `unschedulable`; running replicas with no room for more is a
+	 * shortfall. */
+	if (!a || a->steady_placed >= a->replicas || a->steady_placed == 0 || !strcmp(w->obj.kind, "DaemonSet"))
 		return NULL;
 	enum sl_cause c = sl_blocking_cause(a, a->steady_fit);
 	if (c != cause && !(cause == SL_CAUSE_RESOURCES && (c == SL_CAUSE_AFFINITY || c == SL_CAUSE_NONE)))
@@ -240,6 +252,6 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 	sl_note(f, "the next pod: %s", a->steady_fit_error);
 	if (sl_note_order(f, a) && f->level == SL_ERROR)
 		f->level = SL_WARNING;
-	sl_note_preemption(f, cx->model, a);
+	sl_note_preemption(f, cx->model, a, a->steady_fit);
 	return f;
 }

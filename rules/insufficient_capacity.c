@@ -13,18 +13,37 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_analysis *a = cx->a;
 	const struct sl_workload *w = cx->w;
-	struct sl_finding *f = sl_report_shortfall(self, cx, SL_CAUSE_RESOURCES, NULL,
-						   "the nodes the template admits have no room for more");
+	if (!a)
+		return;
+	bool affinity = sl_blocking_cause(a, a->steady_fit) == SL_CAUSE_AFFINITY;
+	const char *why = affinity ? "its required pod affinity admits no other node with room"
+				   : "the nodes the template admits have no room for more";
+	struct sl_finding *f = sl_report_shortfall(self, cx, SL_CAUSE_RESOURCES, NULL, why);
 	if (!f)
 		return;
-	sl_note(f, "fix: lower replicas to %lld, lower the requests, or add nodes the template admits",
-		(long long)a->steady_placed);
+	if (affinity)
+		sl_note(
+		    f,
+		    "fix: relax the required pod affinity (a wider topologyKey), lower replicas to %lld, or add room "
+		    "where its pods are",
+		    (long long)a->steady_placed);
+	else
+		sl_note(f, "fix: lower replicas to %lld, lower the requests, or add nodes the template admits",
+			(long long)a->steady_placed);
 	sl_relate_nodes(f, cx->model, a, true);
 	if (w->replicas_node && a->steady_placed > 0) {
-		char v[32], desc[96];
+		char v[32], desc[160];
 		snprintf(v, sizeof v, "%lld", (long long)a->steady_placed);
-		snprintf(desc, sizeof desc, "Lower replicas to %s, what the nodes hold", v);
-		sl_fix_replace(sl_fix_new(f, desc), w->obj.src, w->replicas_node, v);
+		/* At exactly what fits, a surge pod never fits: with maxUnavailable resolving to 0
+		 * that count would deadlock every rollout, so the fix replaces one pod at a time. */
+		bool deadlocks = w->strategy == SL_STRATEGY_ROLLING &&
+				 sl_intpct_resolve(&w->max_unavailable, a->steady_placed, false) == 0;
+		snprintf(desc, sizeof desc, "Lower replicas to %s, what the nodes hold%s", v,
+			 deadlocks ? ", and roll with maxSurge: 0, maxUnavailable: 1 (no room for a surge pod)" : "");
+		struct sl_fix *fx = sl_fix_new(f, desc);
+		sl_fix_replace(fx, w->obj.src, w->replicas_node, v);
+		if (deadlocks)
+			sl_fix_rolling_params(fx, w, "0", "1");
 	}
 }
 

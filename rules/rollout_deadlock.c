@@ -90,12 +90,14 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	sl_note(f, "the surge pod: %s", a->rollout_fit_error ? a->rollout_fit_error : "no node has room");
 	if (sl_note_order(f, a) && f->level == SL_ERROR)
 		f->level = SL_WARNING;
-	sl_note_preemption(f, cx->model, a);
+	sl_note_preemption(f, cx->model, a, a->rollout_fit ? a->rollout_fit : a->fit);
 	const struct sl_podterm *self_term = cause == SL_CAUSE_ANTI ? own_anti_term(w) : NULL;
 	if (self_term)
-		sl_note(f, "with matchLabelKeys: [pod-template-hash] on the anti-affinity term (Kubernetes 1.29+, "
-			   "MatchLabelKeysInPodAffinity) old and new pods no longer repel each other; the rollout that "
-			   "adds it still meets the old pods' terms, so roll that one with maxUnavailable: 1");
+		sl_note(
+		    f, "with matchLabelKeys: [pod-template-hash] on the anti-affinity term (Kubernetes 1.31+, or 1.29+ "
+		       "with the MatchLabelKeysInPodAffinity gate; older API servers drop the field) old and new pods "
+		       "no longer repel each other; the rollout that adds it still meets the old pods' terms, so roll "
+		       "that one with maxUnavailable: 1");
 	sl_note(f, "fix: set strategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1 (an old pod goes first, "
 		   "then its replacement takes its place), or use strategy type Recreate, or add capacity");
 	sl_relate_nodes(f, cx->model, a, true);

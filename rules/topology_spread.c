@@ -23,15 +23,42 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 				      (long long)p->spread[k].max_skew);
 		}
 	char why[512];
-	snprintf(why, sizeof why, "DoNotSchedule spread over %s rejects the other nodes", b.s ? b.s : "?");
+	snprintf(why, sizeof why, "every node with room would break the DoNotSchedule spread over %s", b.s ? b.s : "?");
 	struct sl_finding *f = sl_report_shortfall(self, cx, SL_CAUSE_SPREAD, at, why);
 	sl_buf_free(&b);
 	if (!f)
 		return;
-	sl_note(f, "a domain that can take no more pods (full, or tainted and not tolerated while nodeTaintsPolicy is "
-		   "Ignore) still counts as eligible and holds the minimum down");
-	sl_note(f, "fix: raise maxSkew, use whenUnsatisfiable: ScheduleAnyway, set nodeTaintsPolicy: Honor, or add "
-		   "capacity in the least-populated domain");
+	/* Say what holds the minimum down, from the nodes of the constraint's domains that take no
+	 * pod for another reason. */
+	const struct sl_analysis *a = cx->a;
+	bool tainted = false, unaffine = false;
+	const struct sl_spread *c = NULL;
+	for (size_t k = 0; k < p->nspread && !c; k++)
+		if (p->spread[k].hard)
+			c = &p->spread[k];
+	for (size_t i = 0; c && i < a->nnodes; i++) {
+		if (!sl_labels_get(&cx->model->nodes[i]->labels, c->topology_key))
+			continue;
+		tainted |= a->steady_fit[i].plugin == SL_PL_TAINT_TOLERATION && !c->honor_taints;
+		unaffine |= a->steady_fit[i].plugin == SL_PL_NODE_AFFINITY && !c->honor_affinity;
+	}
+	if (tainted)
+		sl_note(f,
+			"a domain whose nodes carry a taint the pod does not tolerate still counts (nodeTaintsPolicy "
+			"Ignore, the default) and holds the global minimum at 0");
+	if (unaffine)
+		sl_note(f,
+			"a domain whose nodes the pod's node affinity rejects still counts (nodeAffinityPolicy Ignore) "
+			"and holds the global minimum down");
+	if (c && c->min_domains > 1)
+		sl_note(f, "minDomains %lld: with fewer eligible domains the global minimum is taken as 0",
+			(long long)c->min_domains);
+	sl_note(f,
+		"fix: %sraise maxSkew, use whenUnsatisfiable: ScheduleAnyway, or add capacity in the domain that "
+		"holds the minimum",
+		tainted    ? "set nodeTaintsPolicy: Honor, "
+		: unaffine ? "set nodeAffinityPolicy: Honor, "
+			   : "");
 	sl_relate_nodes(f, cx->model, cx->a, true);
 }
 

@@ -49,13 +49,41 @@ static const struct sl_ynode *culprit(const struct sl_check *cx)
 	return pod->node && pod->node->kind == SL_YMAP && pod->node->n ? pod->node->v[0] : NULL;
 }
 
+/* The fix that fits what rejected most nodes. */
+static const char *fix_for(const struct sl_check *cx)
+{
+	const struct sl_analysis *a = cx->a;
+	size_t count[SL_PL_INTER_POD_AFFINITY + 1] = {0};
+	for (size_t i = 0; i < a->nnodes; i++)
+		if (!a->fit[i].excluded)
+			count[a->fit[i].plugin]++;
+	size_t best = 1;
+	for (size_t p = 1; p <= SL_PL_INTER_POD_AFFINITY; p++)
+		if (count[p] > count[best])
+			best = p;
+	switch (best) {
+	case SL_PL_NODE_PORTS:
+		return "free the host port on the nodes, or drop hostPort and expose the pods through a Service";
+	case SL_PL_NODE_RESOURCES_FIT:
+		return "lower the requests, or add nodes (or free capacity) the template admits";
+	case SL_PL_POD_TOPOLOGY_SPREAD:
+		return "give every node the topology key, or relax the spread constraint (maxSkew, ScheduleAnyway)";
+	case SL_PL_INTER_POD_AFFINITY:
+		return "relax the required pod affinity / anti-affinity, or run the pods it needs first";
+	case SL_PL_TAINT_TOLERATION:
+	case SL_PL_NODE_UNSCHEDULABLE:
+		return "tolerate the taints (or uncordon the nodes), or add nodes without them";
+	default:
+		return "relax the nodeSelector / node affinity, or add nodes that satisfy them";
+	}
+}
+
 static void check(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_analysis *a = cx->a;
 	/* Replicas that already run (found among the running pods) need no node; when all of them
 	 * do, a pod that fits nowhere is the rollout's problem (rollout-deadlock), not this rule's. */
-	if (!a || a->nfeasible > 0 || a->replicas == 0 || a->steady_placed >= a->replicas ||
-	    !strcmp(cx->w->obj.kind, "DaemonSet"))
+	if (!a || a->nfeasible > 0 || a->replicas == 0 || a->steady_placed > 0 || !strcmp(cx->w->obj.kind, "DaemonSet"))
 		return;
 	char ref[512];
 	sl_object_ref(&cx->w->obj, ref, sizeof ref);
@@ -67,9 +95,8 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 			"matchFields metadata.name",
 			a->nexcluded, a->nexcluded == 1 ? " is" : "s are");
 	sl_note_slots(f, cx->model, a);
-	sl_note_preemption(f, cx->model, a);
-	sl_note(f, "fix: relax the nodeSelector / node affinity, tolerate the taints, lower the requests, or add nodes "
-		   "that satisfy them");
+	sl_note_preemption(f, cx->model, a, a->fit);
+	sl_note(f, "fix: %s", fix_for(cx));
 	sl_relate_nodes(f, cx->model, a, false);
 }
 

@@ -453,6 +453,41 @@ static void test_pod_terms(void)
 	sl_source_free(src);
 }
 
+/* Inventories keep only the paths the model reads; an alias to a dropped anchor falls back to
+ * keeping everything. */
+static void test_keep_paths(void)
+{
+	static const char *const keep[] = {"metadata.name", "spec.containers[].resources", NULL};
+	const char *text = "kind: List\nitems:\n- metadata: {name: a, annotations: {x: y}}\n"
+			   "  spec:\n    containers:\n    - {name: c, image: i, resources: {requests: {cpu: 1}}}\n"
+			   "  status: {phase: Running}\n";
+	struct sl_ystream ys = {0};
+	struct sl_findings fs = {0};
+	struct sl_source *src = sl_source_from_memory("t.yaml", text, strlen(text));
+	CHECK(sl_yaml_parse_keep(src, &ys, &fs, keep) == 0 && ys.n == 1);
+	const struct sl_ynode *items = ys.n ? sl_ymap_get(ys.docs[0].root, "items") : NULL;
+	const struct sl_ynode *item = items && items->kind == SL_YSEQ && items->n ? items->v[0] : NULL;
+	CHECK(item && sl_yis(sl_ypath(item, "metadata.name"), "a"));
+	CHECK(item && !sl_ypath(item, "metadata.annotations") && !sl_ymap_get(item, "status"));
+	const struct sl_ynode *ctr = item ? sl_ypath(item, "spec.containers") : NULL;
+	CHECK(ctr && ctr->n == 1 && sl_yis(sl_ypath(ctr->v[0], "resources.requests.cpu"), "1"));
+	CHECK(ctr && ctr->n == 1 && !sl_ymap_get(ctr->v[0], "image") && !sl_ymap_get(ctr->v[0], "name"));
+	sl_ystream_free(&ys);
+	sl_findings_free(&fs);
+	sl_source_free(src);
+
+	/* the anchor sits in a dropped value and a kept one refers to it: parsed again, whole */
+	text = "metadata: {name: &n a, labels: {x: *n}}\nstatus: {phase: &p Running}\n"
+	       "spec: {containers: [{resources: {requests: {cpu: *p}}}]}\n";
+	src = sl_source_from_memory("t.yaml", text, strlen(text));
+	CHECK(sl_yaml_parse_keep(src, &ys, &fs, keep) == 0 && fs.n == 0);
+	const struct sl_ynode *r = ys.n ? ys.docs[0].root : NULL;
+	CHECK(r && sl_yis(sl_ypath(r, "status.phase"), "Running"));
+	sl_ystream_free(&ys);
+	sl_findings_free(&fs);
+	sl_source_free(src);
+}
+
 int main(void)
 {
 	test_quantities();
@@ -462,6 +497,7 @@ int main(void)
 	test_yaml();
 	test_requests();
 	test_pod_terms();
+	test_keep_paths();
 	printf("unit: %d/%d checks passed\n", checks - failures, checks);
 	return failures ? 1 : 0;
 }
