@@ -140,3 +140,14 @@ void sl_findings_free(struct sl_findings *fs)
 	free(fs->v);
 	memset(fs, 0, sizeof *fs);
 }
+
+void sl_findings_move(struct sl_findings *dst, struct sl_findings *src)
+{
+	for (size_t i = 0; i < src->n; i++) {
+		sl_grow(&dst->v, &dst->cap, dst->n + 1, sizeof *dst->v);
+		dst->v[dst->n++] = src->v[i];
+	}
+	dst->input_errors += src->input_errors;
+	free(src->v);
+	memset(src, 0, sizeof *src);
+}

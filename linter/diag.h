@@ -71,5 +71,7 @@ void sl_add_related(struct sl_finding *f, const struct sl_span *at, const char *
 struct sl_fix *sl_fix_new(struct sl_finding *f, const char *desc);
 void sl_fix_edit(struct sl_fix *fx, const struct sl_source *src, size_t off, size_t end, const char *text);
 void sl_findings_free(struct sl_findings *fs);
+/* Append src's findings to dst (in order) and empty src. */
+void sl_findings_move(struct sl_findings *dst, struct sl_findings *src);
 
 #endif

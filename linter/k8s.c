@@ -1,5 +1,8 @@
 #include "k8s.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -961,13 +964,10 @@ static int load_object(struct sl_model *m, struct ctx *c, const struct sl_ynode 
 	return rc;
 }
 
-int sl_model_load(struct sl_model *m, const struct sl_source *src, enum sl_input_role role, struct sl_findings *errs)
+/* Inventories are large (kubectl prints managedFields, status, images…) and little of them is
+ * read: keep only what the model reads. Manifests are kept whole, for positions and fixes. */
+static const char *const *keep_paths(enum sl_input_role role)
 {
-	m->streams = sl_xrealloc(m->streams, (m->nstreams + 1) * sizeof *m->streams);
-	struct sl_ystream *ys = &m->streams[m->nstreams++];
-	memset(ys, 0, sizeof *ys);
-	/* Inventories are large (kubectl prints managedFields, status, images…) and little of them
-	 * is read: keep only what the model reads. Manifests are kept whole, for positions and fixes. */
 	static const char *const node_paths[] = {
 	    "apiVersion",      "kind",        "metadata.name",      "metadata.generateName",
 	    "metadata.labels", "spec.taints", "spec.unschedulable", "status.allocatable",
@@ -992,14 +992,73 @@ int sl_model_load(struct sl_model *m, const struct sl_source *src, enum sl_input
 						"spec.initContainers[].restartPolicy",
 						"status.phase",
 						NULL};
-	int rc = sl_yaml_parse_keep(src, ys, errs,
-				    role == SL_ROLE_NODES  ? node_paths
-				    : role == SL_ROLE_PODS ? pod_paths
-							   : NULL);
-	struct ctx c = {src, errs, 0};
-	for (size_t i = 0; i < ys->n; i++)
-		if (load_object(m, &c, ys->docs[i].root, role, 0) < 0)
+
+	return role == SL_ROLE_NODES ? node_paths : role == SL_ROLE_PODS ? pod_paths : NULL;
+}
+
+int sl_model_load(struct sl_model *m, const struct sl_source *src, enum sl_input_role role, struct sl_findings *errs)
+{
+	struct sl_load one = {src, role};
+	return sl_model_load_many(m, &one, 1, errs);
+}
+
+struct parse_job {
+	const struct sl_load *in;
+	struct sl_ystream *ys;
+	struct sl_findings errs;
+	int rc;
+};
+
+struct parse_queue {
+	struct parse_job *jobs;
+	size_t n;
+	atomic_size_t next;
+};
+
+static void *parse_worker(void *arg)
+{
+	struct parse_queue *q = arg;
+	for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;) {
+		struct parse_job *j = &q->jobs[i];
+		if (!j->in->src->failed)
+			j->rc = sl_yaml_parse_keep(j->in->src, j->ys, &j->errs, keep_paths(j->in->role));
+	}
+	return NULL;
+}
+
+int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, struct sl_findings *errs)
+{
+	if (!n)
+		return 0;
+	m->streams = sl_xrealloc(m->streams, (m->nstreams + n) * sizeof *m->streams);
+	struct parse_job *jobs = sl_xcalloc(n, sizeof *jobs);
+	for (size_t i = 0; i < n; i++) {
+		jobs[i].in = &v[i];
+		jobs[i].ys = &m->streams[m->nstreams + i];
+		memset(jobs[i].ys, 0, sizeof *jobs[i].ys);
+	}
+	m->nstreams += n;
+	/* Parsing is most of the time on large inputs and each source parses alone: a second
+	 * thread takes the next source while the first is busy. Loading the model stays in order. */
+	struct parse_queue q = {jobs, n, 0};
+	pthread_t helper;
+	bool threaded = n > 1 && pthread_create(&helper, NULL, parse_worker, &q) == 0;
+	parse_worker(&q);
+	if (threaded)
+		pthread_join(helper, NULL);
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].src->failed)
+			continue;
+		sl_findings_move(errs, &jobs[i].errs);
+		if (jobs[i].rc < 0)
 			rc = -1;
+		struct ctx c = {v[i].src, errs, 0};
+		for (size_t d = 0; d < jobs[i].ys->n; d++)
+			if (load_object(m, &c, jobs[i].ys->docs[d].root, v[i].role, 0) < 0)
+				rc = -1;
+	}
+	free(jobs);
 	return rc;
 }
 

@@ -3,6 +3,8 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,6 +231,87 @@ static int apply_fixes(const struct sl_sources *ss, const struct sl_findings *fs
 	return rc;
 }
 
+/* The check of every workload, shared by the threads that run it. */
+struct check_job {
+	const struct options *o;
+	const struct sl_model *m;
+	struct sl_cluster *cl;
+	struct sl_findings *found; /* per workload */
+	struct sl_buf *text;       /* per workload, --explain */
+	cJSON **json;              /* per workload, --explain --format json */
+	atomic_size_t next;
+};
+
+static void check_one(struct check_job *job, size_t i)
+{
+	const struct sl_model *m = job->m;
+	const struct sl_workload *w = m->workloads[i];
+	struct sl_analysis a;
+	bool have = m->nnodes > 0;
+	if (have)
+		sl_analyze(job->cl, w, job->o->explain, &a);
+	if (job->o->explain) {
+		if (job->o->format != FMT_TEXT)
+			job->json[i] = sl_explain_json(m, w, have ? &a : NULL);
+		else
+			sl_explain_text(&job->text[i], m, w, have ? &a : NULL);
+	} else
+		for (unsigned r = 0; r < sl_nrules; r++) {
+			const struct sl_rule *rule = sl_rules[r];
+			if (rule->needs_nodes && !have)
+				continue;
+			struct sl_check cx = {m, w, have ? &a : NULL, &job->found[i], rule->level};
+			rule->check(rule, &cx);
+		}
+	if (have)
+		sl_analysis_free(&a);
+}
+
+static void *check_worker(void *arg)
+{
+	struct check_job *job = arg;
+	for (size_t i; (i = atomic_fetch_add(&job->next, 1)) < job->m->nworkloads;)
+		check_one(job, i);
+	return NULL;
+}
+
+struct src_rank {
+	size_t src, seq;
+};
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct src_rank *x = a, *y = b;
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Input errors in the order of the sources they concern (reading errors came first, parsing
+ * and model errors after), each source's own in the order they were found. */
+static void order_by_source(struct sl_findings *fs, const struct sl_sources *ss)
+{
+	if (fs->n < 2)
+		return;
+	struct src_rank *r = sl_xcalloc(fs->n + 1, sizeof *r);
+	for (size_t i = 0; i < fs->n; i++) {
+		r[i].seq = i;
+		r[i].src = ss->n;
+		for (size_t s = 0; s < ss->n; s++)
+			if (fs->v[i].at.src == ss->v[s]) {
+				r[i].src = s;
+				break;
+			}
+	}
+	qsort(r, fs->n, sizeof *r, cmp_rank);
+	struct sl_finding *v = sl_xcalloc(fs->n + 1, sizeof *v);
+	for (size_t i = 0; i < fs->n; i++)
+		v[i] = fs->v[r[i].seq];
+	memcpy(fs->v, v, fs->n * sizeof *v);
+	free(v);
+	free(r);
+}
+
 /* NO_COLOR counts only when set to something (no-color.org). */
 static bool no_color(void)
 {
@@ -269,52 +352,58 @@ int main(int argc, char **argv)
 	struct sl_sources ss = {0};
 	struct sl_findings fs = {0};
 	struct sl_model m = {0};
-	/* load → model: inventories first so that their errors come first */
-	for (size_t i = 0; i < o.nnodes + o.npods; i++) {
-		const char *path = i < o.nnodes ? o.nodes[i] : o.pods[i - o.nnodes];
+	/* load → model: inventories first so that their errors come first; sources parse in
+	 * parallel, then load in order */
+	struct sl_load *loads = NULL;
+	size_t nloads = 0, caploads = 0;
+	for (size_t i = 0; i < o.nnodes + o.npods + (size_t)(argc - optind); i++) {
+		bool inv = i < o.nnodes + o.npods;
+		const char *path = i < o.nnodes ? o.nodes[i]
+				   : inv        ? o.pods[i - o.nnodes]
+						: argv[optind + (i - o.nnodes - o.npods)];
+		enum sl_input_role role = i < o.nnodes ? SL_ROLE_NODES : inv ? SL_ROLE_PODS : SL_ROLE_MANIFESTS;
 		size_t first = ss.n;
 		sl_input_add(&ss, path, &fs);
-		for (size_t s = first; s < ss.n; s++)
-			if (!ss.v[s]->failed)
-				sl_model_load(&m, ss.v[s], i < o.nnodes ? SL_ROLE_NODES : SL_ROLE_PODS, &fs);
+		for (size_t s = first; s < ss.n; s++) {
+			sl_grow(&loads, &caploads, nloads + 1, sizeof *loads);
+			loads[nloads++] = (struct sl_load){ss.v[s], role};
+		}
 	}
-	for (int i = optind; i < argc; i++) {
-		size_t first = ss.n;
-		sl_input_add(&ss, argv[i], &fs);
-		for (size_t s = first; s < ss.n; s++)
-			if (!ss.v[s]->failed)
-				sl_model_load(&m, ss.v[s], SL_ROLE_MANIFESTS, &fs);
-	}
+	sl_model_load_many(&m, loads, nloads, &fs);
+	free(loads);
+	order_by_source(&fs, &ss);
 	/* inventory → check */
 	sl_model_bind_pods(&m);
 	struct sl_cluster *cl = m.nnodes ? sl_cluster_new(&m) : NULL;
 	struct sl_buf explained = SL_BUF_INIT;
 	cJSON *explained_json = o.explain && o.format != FMT_TEXT ? cJSON_CreateArray() : NULL;
-	for (size_t i = 0; i < m.nworkloads; i++) {
-		struct sl_analysis a;
-		bool have = m.nnodes > 0;
-		if (have)
-			sl_analyze(cl, m.workloads[i], o.explain, &a);
-		if (o.explain) {
-			if (explained_json)
-				cJSON_AddItemToArray(explained_json,
-						     sl_explain_json(&m, m.workloads[i], have ? &a : NULL));
-			else
-				sl_explain_text(&explained, &m, m.workloads[i], have ? &a : NULL);
-			if (have)
-				sl_analysis_free(&a);
-			continue;
-		}
-		for (unsigned r = 0; r < sl_nrules; r++) {
-			const struct sl_rule *rule = sl_rules[r];
-			if (rule->needs_nodes && !have)
-				continue;
-			struct sl_check cx = {&m, m.workloads[i], have ? &a : NULL, &fs, rule->level};
-			rule->check(rule, &cx);
-		}
-		if (have)
-			sl_analysis_free(&a);
+	struct check_job job = {&o, &m, cl, NULL, NULL, NULL, 0};
+	size_t nw = m.nworkloads;
+	job.found = sl_xcalloc(nw + 1, sizeof *job.found);
+	if (o.explain) {
+		job.text = sl_xcalloc(nw + 1, sizeof *job.text);
+		job.json = sl_xcalloc(nw + 1, sizeof *job.json);
 	}
+	/* Workloads are independent: two threads take them in turn; results merge in order. */
+	pthread_t helper;
+	bool threaded = nw > 1 && pthread_create(&helper, NULL, check_worker, &job) == 0;
+	check_worker(&job);
+	if (threaded)
+		pthread_join(helper, NULL);
+	for (size_t i = 0; i < nw; i++) {
+		sl_findings_move(&fs, &job.found[i]);
+		if (job.text) {
+			if (explained.len && job.text[i].len)
+				sl_buf_putc(&explained, '\n');
+			sl_buf_add(&explained, sl_buf_str(&job.text[i]), job.text[i].len);
+			sl_buf_free(&job.text[i]);
+		}
+		if (job.json && job.json[i])
+			cJSON_AddItemToArray(explained_json, job.json[i]);
+	}
+	free(job.found);
+	free(job.text);
+	free(job.json);
 	sl_cluster_free(cl);
 	/* report */
 	FILE *out = stdout;

@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,15 +236,23 @@ const struct sl_taint *sl_untolerated_taint(const struct sl_podspec *p, const st
 	return NULL;
 }
 
-static const char *intern_printf(struct sl_strpool *pool, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static const char *intern_printf(struct sl_strpool *pool, const char *fmt, ...)
+/* Reason texts, shared by the analyses of every workload (which may run on several threads). */
+struct reasons {
+	struct sl_strpool pool;
+	pthread_mutex_t lock;
+};
+
+static const char *intern_printf(struct reasons *pool, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static const char *intern_printf(struct reasons *pool, const char *fmt, ...)
 {
 	struct sl_buf b = SL_BUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
 	sl_buf_vprintf(&b, fmt, ap);
 	va_end(ap);
-	const char *r = sl_intern(pool, sl_buf_str(&b));
+	pthread_mutex_lock(&pool->lock);
+	const char *r = sl_intern(&pool->pool, sl_buf_str(&b));
+	pthread_mutex_unlock(&pool->lock);
 	sl_buf_free(&b);
 	return r;
 }
@@ -281,7 +291,7 @@ static bool request_all_zero(const struct sl_reslist *req)
 /* NodeResourcesFit: allocatable < request + requested (+ `placed` more of this pod). cpu, memory
  * and ephemeral-storage are always compared, even at a request of 0; scalar resources when the
  * pod names them. With out NULL, stops at the first shortage. Returns whether anything is short. */
-static bool fit_resources(struct sl_strpool *pool, const struct sl_podspec *p, const struct sl_node *n, int64_t placed,
+static bool fit_resources(struct reasons *pool, const struct sl_podspec *p, const struct sl_node *n, int64_t placed,
 			  struct sl_nodefit *out)
 {
 	bool short_ = false;
@@ -312,7 +322,7 @@ static bool fit_resources(struct sl_strpool *pool, const struct sl_podspec *p, c
 
 /* The filters that look only at the node and the pod spec, never at other pods:
  * NodeUnschedulable, NodeName, TaintToleration, NodeAffinity. Returns whether all pass. */
-static bool filter_static(struct sl_strpool *pool, const struct sl_podspec *p, const struct sl_node *n,
+static bool filter_static(struct reasons *pool, const struct sl_podspec *p, const struct sl_node *n,
 			  struct sl_nodefit *out)
 {
 	static const struct sl_taint unschedulable_taint = {"node.kubernetes.io/unschedulable", "", "NoSchedule", NULL};
@@ -545,8 +555,8 @@ struct sl_cluster {
 	int64_t *alloc_eph, *used_eph;
 	struct topo *topos;
 	size_t ntopos, captopos;
-	struct sl_strpool reasons; /* the reason texts of every analysis */
-	uint32_t *stamp;           /* per running pod: the last visit's epoch (so each is counted once) */
+	struct reasons reasons; /* the reason texts of every analysis */
+	uint32_t *stamp;        /* per running pod: the last visit's epoch (so each is counted once) */
 	uint32_t epoch;
 };
 
@@ -597,6 +607,8 @@ static void class_key(const struct sl_node *nd, struct sl_buf *b)
 	free(kv);
 }
 
+static void topo_add(struct sl_cluster *c, const char *key);
+
 struct sl_cluster *sl_cluster_new(const struct sl_model *m)
 {
 	struct sl_cluster *c = sl_xcalloc(1, sizeof *c);
@@ -618,7 +630,6 @@ struct sl_cluster *sl_cluster_new(const struct sl_model *m)
 	c->pods = sl_xcalloc(c->npods + 1, sizeof *c->pods);
 	c->pod_node = sl_xcalloc(c->npods + 1, sizeof *c->pod_node);
 	c->anti_wild = sl_xcalloc(c->npods + 1, sizeof *c->anti_wild);
-	c->stamp = sl_xcalloc(c->npods + 1, sizeof *c->stamp);
 	c->nz_cpu = sl_xcalloc(c->n + 1, sizeof *c->nz_cpu);
 	c->nz_mem = sl_xcalloc(c->n + 1, sizeof *c->nz_mem);
 	c->alloc_cpu = sl_xcalloc(c->n + 1, sizeof *c->alloc_cpu);
@@ -671,6 +682,21 @@ struct sl_cluster *sl_cluster_new(const struct sl_model *m)
 		c->cls[i] = sl_strmap_get(&classes.map, sl_buf_str(&key));
 	}
 	c->ncls = classes.n;
+	/* Every topology key the analyses will ask about, now: they may run on several threads,
+	 * and the table must not move under them. */
+	for (size_t w = 0; w < m->nworkloads; w++) {
+		const struct sl_podspec *p = &m->workloads[w]->pod;
+		for (size_t t = 0; t < p->naffinity; t++)
+			topo_add(c, p->affinity[t].topology_key);
+		for (size_t t = 0; t < p->nanti; t++)
+			topo_add(c, p->anti[t].topology_key);
+		for (size_t t = 0; t < p->nspread; t++)
+			topo_add(c, p->spread[t].topology_key);
+	}
+	for (size_t k = 0; k < c->npods; k++)
+		for (size_t t = 0; t < c->pods[k]->spec.nanti; t++)
+			topo_add(c, c->pods[k]->spec.anti[t].topology_key);
+	pthread_mutex_init(&c->reasons.lock, NULL);
 	sl_strpool_free(&classes);
 	sl_buf_free(&key);
 	free(where);
@@ -685,12 +711,12 @@ void sl_cluster_free(struct sl_cluster *c)
 	for (size_t i = 0; i < c->ntopos; i++)
 		free(c->topos[i].dom);
 	free(c->topos);
-	sl_strpool_free(&c->reasons);
+	sl_strpool_free(&c->reasons.pool);
+	pthread_mutex_destroy(&c->reasons.lock);
 	gi_free(&c->by_ns);
 	gi_free(&c->by_label);
 	gi_free(&c->anti_by_ns);
 	free(c->anti_wild);
-	free(c->stamp);
 	free(c->cls);
 	free(c->pod_start);
 	free(c->pods);
@@ -783,11 +809,11 @@ static const size_t *pods_for(const struct sl_cluster *c, const char *ns, const 
 }
 
 /* The domains of a topology key, computed once per key and run. */
-static size_t topo_id(struct sl_cluster *c, const char *key)
+static void topo_add(struct sl_cluster *c, const char *key)
 {
 	for (size_t i = 0; i < c->ntopos; i++)
 		if (!strcmp(c->topos[i].key, key))
-			return i;
+			return;
 	sl_grow(&c->topos, &c->captopos, c->ntopos + 1, sizeof *c->topos);
 	struct topo *t = &c->topos[c->ntopos];
 	t->key = key;
@@ -806,7 +832,17 @@ static size_t topo_id(struct sl_cluster *c, const char *key)
 		t->dom[i] = (int32_t)d;
 	}
 	sl_strmap_free(&vals);
-	return c->ntopos++;
+	c->ntopos++;
+}
+
+/* The domains of a key that sl_cluster_new prepared (every key in the model). */
+static size_t topo_id(const struct sl_cluster *c, const char *key)
+{
+	for (size_t i = 0; i < c->ntopos; i++)
+		if (!strcmp(c->topos[i].key, key))
+			return i;
+	fprintf(stderr, "schedlint: internal error: topology key %s was not prepared\n", key);
+	abort();
 }
 
 static bool judged_by_class(const struct sl_podspec *p);
@@ -869,6 +905,8 @@ struct sim {
 	int64_t pcpu, pmem, nzcpu, nzmem; /* the pod's requests, as filtered and as scored */
 	int64_t *raw;                     /* scratch for choose() */
 	struct podres res;
+	uint32_t *stamp; /* per running pod: the last visit's epoch (so each is counted once) */
+	uint32_t epoch;
 	size_t nall; /* nodes the scheduler filters at all (PreFilter may narrow them) */
 	size_t next_start;
 };
@@ -1019,7 +1057,9 @@ static void count_running(struct sim *s)
 			count_pod(s, cl->pod_node[k], cl->pods[k]->spec.namespace, &cl->pods[k]->spec.labels);
 		return;
 	}
-	cl->epoch++;
+	s->epoch++;
+	if (!s->stamp)
+		s->stamp = sl_xcalloc(cl->npods + 1, sizeof *s->stamp);
 	struct sl_buf scratch = SL_BUF_INIT;
 	for (size_t t = 0; t < p->naffinity + p->nanti + s->nsp; t++) {
 		const struct sl_selector *sel = t < p->naffinity ? &p->affinity[t].sel
@@ -1030,9 +1070,9 @@ static void count_running(struct sim *s)
 		const size_t *ks = pods_for(cl, p->namespace, sel, &scratch, &n);
 		for (size_t j = 0; j < n; j++) {
 			size_t k = ks[j];
-			if (cl->stamp[k] == cl->epoch)
+			if (s->stamp[k] == s->epoch)
 				continue;
-			cl->stamp[k] = cl->epoch;
+			s->stamp[k] = s->epoch;
 			count_pod(s, cl->pod_node[k], cl->pods[k]->spec.namespace, &cl->pods[k]->spec.labels);
 		}
 	}
@@ -1392,6 +1432,7 @@ static void sim_free(struct sim *s)
 	free(s->placed);
 	free(s->cap);
 	free(s->raw);
+	free(s->stamp);
 	free(s->placed_gen[0]);
 	free(s->placed_gen[1]);
 	free(s->log);
@@ -1474,7 +1515,7 @@ static void free_fits(struct sl_nodefit *f, size_t n)
 
 /* Resources alone limit the pods: each node's capacity is fixed and the count does not depend on
  * the order the scheduler places them in. */
-static void analyze_by_slots(struct sl_strpool *pool, const struct sl_model *m, const struct sl_workload *w,
+static void analyze_by_slots(struct reasons *pool, const struct sl_model *m, const struct sl_workload *w,
 			     const bool *excluded, const bool *static_ok, struct sl_analysis *a)
 {
 	size_t n = a->nnodes;

@@ -75,6 +75,17 @@ struct frame {
 	char *anchor;
 	const char *comp; /* its key in the parent mapping, "[]" in a sequence, NULL at the root */
 	bool keep_all;    /* inside a kept path: nothing below is dropped */
+	uint64_t alive;   /* keep patterns this frame's path is on the way along */
+	size_t plen;      /* components of that path, from the object */
+	bool objects;     /* a List's `items`: each item starts a path of its own */
+};
+
+#define MAX_PATTERNS 64
+#define MAX_COMPS 12
+/* A keep pattern split into its components ("[]" for a sequence's items). */
+struct kpat {
+	char comp[MAX_COMPS][64];
+	size_t n;
 };
 
 struct anchor {
@@ -93,6 +104,9 @@ struct builder {
 	size_t aliased; /* nodes the open document's aliases stand for */
 	/* Keeping only some paths (sl_yaml_parse_keep) */
 	const char *const *keep;
+	struct kpat *pats;
+	size_t npats;
+	uint64_t next_alive; /* patterns the kept key's value is on the way along */
 	bool drop_next;      /* a key was dropped: its value goes too */
 	bool keep_next;      /* a key inside a kept path was read: keep all of its value */
 	size_t skip;         /* > 0: inside a dropped value, at this nesting */
@@ -100,71 +114,59 @@ struct builder {
 	bool need_full;      /* an alias named a dropped anchor: parse again, keeping all */
 };
 
-/* Whether the components c[0..k) lie on a kept path: 0 no, 1 on the way to one (look again
- * below), 2 inside one (keep everything below). A pattern is "a.b[].c": "[]" steps into a
- * sequence's items. */
-static int path_kept(const char *const *keep, const char *const *c, size_t k)
+static void compile_patterns(struct builder *b, const char *const *keep)
 {
-	int best = 0;
-	for (; *keep && best < 2; keep++) {
-		const char *pat = *keep;
-		size_t i = 0;
-		bool same = true;
-		while (same && i < k && *pat) {
-			const char *comp = c[i];
-			size_t len = strcspn(pat, ".[");
-			if (!strcmp(comp, "[]")) {
-				same = pat[0] == '[';
-				pat += same ? 2 : 0;
+	b->pats = sl_xcalloc(MAX_PATTERNS, sizeof *b->pats);
+	for (size_t n = 0; keep[n] && n < MAX_PATTERNS; n++) {
+		struct kpat *k = &b->pats[b->npats++];
+		memset(k, 0, sizeof *k);
+		for (const char *p = keep[n]; *p && k->n < MAX_COMPS;) {
+			if (*p == '[') {
+				strcpy(k->comp[k->n++], "[]");
+				p += 2;
 			} else {
-				same = len == strlen(comp) && !strncmp(pat, comp, len);
-				pat += len;
+				size_t len = strcspn(p, ".[");
+				snprintf(k->comp[k->n++], sizeof k->comp[0], "%.*s", (int)len, p);
+				p += len;
 			}
-			if (*pat == '.')
-				pat++;
-			i++;
+			if (*p == '.')
+				p++;
 		}
-		if (!same)
-			continue;
-		if (!*pat) /* the pattern is used up: c is it or below it */
-			best = 2;
-		else if (i == k)
-			best = best > 1 ? best : 1;
 	}
-	return best;
+}
+
+/* The patterns of `alive` whose component at plen is comp; *done: one of them ends there. */
+static uint64_t step_patterns(const struct builder *b, uint64_t alive, size_t plen, const char *comp, bool *done)
+{
+	uint64_t out = 0;
+	*done = false;
+	for (size_t i = 0; i < b->npats; i++)
+		if (alive >> i & 1 && b->pats[i].n > plen && !strcmp(b->pats[i].comp[plen], comp)) {
+			out |= (uint64_t)1 << i;
+			*done |= b->pats[i].n == plen + 1;
+		}
+	return out;
 }
 
 /* Whether the key about to be read (a scalar in key position of the open mapping) and its value
  * are dropped. Paths are taken from the object: the document, or each item of a top-level
- * `items` list. *keep_all: everything below the key is kept. */
+ * `items` list. Sets what the value's frame inherits. */
 static bool drop_key(struct builder *b, const char *key, bool *keep_all)
 {
 	*keep_all = false;
-	if (!b->keep || b->depth == 0)
-		return false;
 	const struct frame *top = &b->stack[b->depth - 1];
 	if (top->keep_all) {
 		*keep_all = true;
 		return false;
 	}
-	if (top->node->kind != SL_YMAP || top->n % 2)
+	if (b->depth == 1 && !strcmp(key, "items")) {
+		b->next_alive = ~(uint64_t)0; /* a List's items are objects: paths start inside each */
 		return false;
-	size_t base = 0;
-	if (b->depth >= 3 && b->stack[0].node->kind == SL_YMAP && b->stack[1].comp &&
-	    !strcmp(b->stack[1].comp, "items") && b->stack[1].node->kind == SL_YSEQ)
-		base = 2;
-	if (b->depth <= base)
-		return false;
-	if (b->depth == 1 && !strcmp(key, "items"))
-		return false; /* a List's items are objects: paths start inside each */
-	const char *c[SL_YAML_MAX_DEPTH + 1];
-	size_t k = 0;
-	for (size_t d = base + 1; d < b->depth; d++)
-		c[k++] = b->stack[d].comp;
-	c[k++] = key;
-	int r = path_kept(b->keep, c, k);
-	*keep_all = r == 2;
-	return r == 0;
+	}
+	bool done;
+	b->next_alive = step_patterns(b, top->alive, top->plen, key, &done);
+	*keep_all = done;
+	return !b->next_alive;
 }
 
 static void mark_span(const struct sl_source *src, yaml_mark_t a, yaml_mark_t b, struct sl_span *out)
@@ -376,6 +378,8 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 	b.ys = out;
 	b.src = src;
 	b.keep = keep;
+	if (keep)
+		compile_patterns(&b, keep);
 	if (!yaml_parser_initialize(&p)) {
 		sl_input_error(errs, NULL, "%s: cannot initialise the YAML parser", src->path);
 		return -1;
@@ -424,7 +428,7 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 			continue;
 		}
 		if (b.keep && ev.type == YAML_SCALAR_EVENT && b.depth && b.stack[b.depth - 1].node->kind == SL_YMAP &&
-		    b.stack[b.depth - 1].n % 2 == 0) {
+		    b.stack[b.depth - 1].n % 2 == 0 && !b.stack[b.depth - 1].objects) {
 			bool all;
 			if (drop_key(&b, (const char *)ev.data.scalar.value, &all)) {
 				b.skipped_anchor |= event_anchor(&ev) != NULL;
@@ -530,12 +534,33 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 					   ? up->items[up->n - 1]->str
 					   : "";
 			}
+			uint64_t alive = ~(uint64_t)0;
+			size_t plen = 0;
+			bool objects = false;
+			if (b.keep && b.depth && !keep_all) {
+				const struct frame *up = &b.stack[b.depth - 1];
+				if (up->objects) {
+					alive = ~(uint64_t)0; /* an item of a List: an object of its own */
+				} else if (up->node->kind == SL_YSEQ) {
+					bool done;
+					alive = step_patterns(&b, up->alive, up->plen, "[]", &done);
+					plen = up->plen + 1;
+					keep_all = done;
+				} else {
+					alive = b.next_alive;
+					plen = up->plen + 1;
+					objects = b.depth == 1 && comp && !strcmp(comp, "items") && !is_map;
+				}
+			}
 			sl_grow(&b.stack, &b.cap, b.depth + 1, sizeof *b.stack);
 			struct frame *f = &b.stack[b.depth++];
 			memset(f, 0, sizeof *f);
 			f->node = n;
 			f->comp = comp;
 			f->keep_all = keep_all;
+			f->alive = alive;
+			f->plen = plen;
+			f->objects = objects;
 			f->anchor = anchor ? sl_xstrdup(anchor) : NULL;
 			break;
 		}
@@ -592,6 +617,7 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 	clear_anchors(&b);
 	free(b.stack);
 	free(b.anchors);
+	free(b.pats);
 	yaml_parser_delete(&p);
 	*need_full = b.need_full;
 	return rc;

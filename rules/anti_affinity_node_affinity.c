@@ -31,11 +31,15 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		sl_add_related(f, &p->node_selector_node->at, "the nodeSelector that limits the domains");
 	if (p->affinity_node)
 		sl_add_related(f, &p->affinity_node->at, "the required node affinity that limits the domains");
-	if (p->nanti)
+	if (p->nanti && strcmp(key, "kubernetes.io/hostname"))
 		sl_note(f,
 			"fix: lower replicas to the number of domains, admit more nodes, use a topology key with more "
-			"domains (kubernetes.io/hostname rather than a zone), or make the term preferred "
-			"(preferredDuringSchedulingIgnoredDuringExecution)");
+			"domains (kubernetes.io/hostname rather than %s), or make the term preferred "
+			"(preferredDuringSchedulingIgnoredDuringExecution)",
+			key);
+	else if (p->nanti)
+		sl_note(f, "fix: lower replicas to the number of nodes it admits, admit more nodes, or make the term "
+			   "preferred (preferredDuringSchedulingIgnoredDuringExecution)");
 	else
 		sl_note(f, "fix: the running pods' anti-affinity terms select this workload's labels: narrow their "
 			   "selectors, or admit more nodes");

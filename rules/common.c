@@ -128,9 +128,9 @@ void sl_note_slots(struct sl_finding *f, const struct sl_model *m, const struct 
 			sl_format_amount(lim, sl_res_get(&n->used, lim), us, sizeof us);
 			int64_t own = a->own_on ? a->own_on[i] : 0;
 			if (own)
-				sl_buf_printf(&b,
-					      " (%s: %s allocatable, %s used by running pods, %lld of them its own)",
-					      lim, al, us, (long long)own);
+				sl_buf_printf(
+				    &b, " (%s: %s allocatable, %s used by running pods, %lld of its own among them)",
+				    lim, al, us, (long long)own);
 			else
 				sl_buf_printf(&b, " (%s: %s allocatable, %s used by other pods)", lim, al, us);
 		}

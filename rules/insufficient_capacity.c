@@ -28,8 +28,12 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		    "where its pods are",
 		    (long long)a->steady_placed);
 	else
-		sl_note(f, "fix: lower replicas to %lld, lower the requests, or add nodes the template admits",
-			(long long)a->steady_placed);
+		sl_note(f, "fix: lower replicas to %lld%s, lower the requests, or add nodes the template admits",
+			(long long)a->steady_placed,
+			w->strategy == SL_STRATEGY_ROLLING &&
+				sl_intpct_resolve(&w->max_unavailable, a->steady_placed, false) == 0
+			    ? " (and roll with maxSurge: 0, maxUnavailable: 1: at that count no surge pod fits)"
+			    : "");
 	sl_relate_nodes(f, cx->model, a, true);
 	if (w->replicas_node && a->steady_placed > 0) {
 		char v[32], desc[160];

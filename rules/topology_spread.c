@@ -31,7 +31,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	/* Say what holds the minimum down, from the nodes of the constraint's domains that take no
 	 * pod for another reason. */
 	const struct sl_analysis *a = cx->a;
-	bool tainted = false, unaffine = false;
+	bool tainted = false, unaffine = false, full = false;
 	const struct sl_spread *c = NULL;
 	for (size_t k = 0; k < p->nspread && !c; k++)
 		if (p->spread[k].hard)
@@ -41,6 +41,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 			continue;
 		tainted |= a->steady_fit[i].plugin == SL_PL_TAINT_TOLERATION && !c->honor_taints;
 		unaffine |= a->steady_fit[i].plugin == SL_PL_NODE_AFFINITY && !c->honor_affinity;
+		full |= a->steady_fit[i].plugin == SL_PL_NODE_RESOURCES_FIT;
 	}
 	if (tainted)
 		sl_note(f,
@@ -50,15 +51,19 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		sl_note(f,
 			"a domain whose nodes the pod's node affinity rejects still counts (nodeAffinityPolicy Ignore) "
 			"and holds the global minimum down");
+	if (full)
+		sl_note(f, "a domain whose nodes have no room left still counts: its pods set the global minimum the "
+			   "others may exceed by maxSkew only");
 	if (c && c->min_domains > 1)
 		sl_note(f, "minDomains %lld: with fewer eligible domains the global minimum is taken as 0",
 			(long long)c->min_domains);
 	sl_note(f,
-		"fix: %sraise maxSkew, use whenUnsatisfiable: ScheduleAnyway, or add capacity in the domain that "
+		"fix: %s%sraise maxSkew, use whenUnsatisfiable: ScheduleAnyway, or add capacity in the domain that "
 		"holds the minimum",
 		tainted    ? "set nodeTaintsPolicy: Honor, "
 		: unaffine ? "set nodeAffinityPolicy: Honor, "
-			   : "");
+			   : "",
+		c && c->min_domains > 1 ? "lower minDomains, " : "");
 	sl_relate_nodes(f, cx->model, cx->a, true);
 }
 

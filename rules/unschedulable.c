@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../linter/buf.h"
 #include "rules.h"
 
 /* Point at what eliminated most nodes: the nodeSelector / affinity, or the request. */
@@ -49,33 +50,39 @@ static const struct sl_ynode *culprit(const struct sl_check *cx)
 	return pod->node && pod->node->kind == SL_YMAP && pod->node->n ? pod->node->v[0] : NULL;
 }
 
-/* The fix that fits what rejected most nodes. */
-static const char *fix_for(const struct sl_check *cx)
+/* One fix per filter that rejected nodes, the filter that rejected most first: on a node that a
+ * taint keeps out while the others fail the selector, either fix may be the right one. */
+static void note_fixes(struct sl_finding *f, const struct sl_analysis *a)
 {
-	const struct sl_analysis *a = cx->a;
+	static const char *const fix[SL_PL_INTER_POD_AFFINITY + 1] = {
+	    [SL_PL_NODE_UNSCHEDULABLE] = "uncordon the nodes",
+	    [SL_PL_NODE_NAME] = "drop or correct spec.nodeName",
+	    [SL_PL_TAINT_TOLERATION] = "tolerate the taints, or add nodes without them",
+	    [SL_PL_NODE_AFFINITY] = "relax the nodeSelector / node affinity, or add nodes that satisfy it",
+	    [SL_PL_NODE_PORTS] = "free the host port, or drop hostPort and expose the pods through a Service",
+	    [SL_PL_NODE_RESOURCES_FIT] = "lower the requests, or free or add capacity on nodes the template admits",
+	    [SL_PL_POD_TOPOLOGY_SPREAD] = "give the nodes the topology key, or relax the spread constraint",
+	    [SL_PL_INTER_POD_AFFINITY] = "relax the required pod affinity / anti-affinity, or run the pods it needs "
+					 "first",
+	};
 	size_t count[SL_PL_INTER_POD_AFFINITY + 1] = {0};
 	for (size_t i = 0; i < a->nnodes; i++)
 		if (!a->fit[i].excluded)
 			count[a->fit[i].plugin]++;
-	size_t best = 1;
-	for (size_t p = 1; p <= SL_PL_INTER_POD_AFFINITY; p++)
-		if (count[p] > count[best])
-			best = p;
-	switch (best) {
-	case SL_PL_NODE_PORTS:
-		return "free the host port on the nodes, or drop hostPort and expose the pods through a Service";
-	case SL_PL_NODE_RESOURCES_FIT:
-		return "lower the requests, or add nodes (or free capacity) the template admits";
-	case SL_PL_POD_TOPOLOGY_SPREAD:
-		return "give every node the topology key, or relax the spread constraint (maxSkew, ScheduleAnyway)";
-	case SL_PL_INTER_POD_AFFINITY:
-		return "relax the required pod affinity / anti-affinity, or run the pods it needs first";
-	case SL_PL_TAINT_TOLERATION:
-	case SL_PL_NODE_UNSCHEDULABLE:
-		return "tolerate the taints (or uncordon the nodes), or add nodes without them";
-	default:
-		return "relax the nodeSelector / node affinity, or add nodes that satisfy them";
+	struct sl_buf b = SL_BUF_INIT;
+	for (;;) {
+		size_t best = 0;
+		for (size_t p = 1; p <= SL_PL_INTER_POD_AFFINITY; p++)
+			if (count[p] > count[best])
+				best = p;
+		if (!best)
+			break;
+		sl_buf_printf(&b, "%s%s (%zu node%s)", b.len ? "; " : "", fix[best], count[best],
+			      count[best] == 1 ? "" : "s");
+		count[best] = 0;
 	}
+	sl_note(f, "fix: %s", b.len ? b.s : "add nodes");
+	sl_buf_free(&b);
 }
 
 static void check(const struct sl_rule *self, struct sl_check *cx)
@@ -96,7 +103,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 			a->nexcluded, a->nexcluded == 1 ? " is" : "s are");
 	sl_note_slots(f, cx->model, a);
 	sl_note_preemption(f, cx->model, a, a->fit);
-	sl_note(f, "fix: %s", fix_for(cx));
+	note_fixes(f, a);
 	sl_relate_nodes(f, cx->model, a, false);
 }
 

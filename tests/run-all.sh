@@ -30,6 +30,7 @@ run() { # name, command...
 run unit build/asan/unit
 run fixtures sh tests/run-fixtures.sh build/asan/schedlint "$out/sarif"
 run cli sh tests/run-cli.sh build/asan/schedlint
+run docs sh tests/run-docs.sh build/asan/schedlint
 if [ -d "$SHARED/conformance/cases" ]; then
 	run conformance build/asan/conformance "$SHARED/conformance/cases" -v
 else

@@ -385,34 +385,35 @@ static void test_requests(void)
 static void test_pod_terms(void)
 {
 	const char *yaml =
-		"spec:\n"
-		"  hostNetwork: true\n"
-		"  containers:\n"
-		"  - ports: [{containerPort: 9100}, {containerPort: 53, protocol: UDP, hostIP: 10.0.0.1}]\n"
-		"  affinity:\n"
-		"    podAntiAffinity:\n"
-		"      requiredDuringSchedulingIgnoredDuringExecution:\n"
-		"      - {labelSelector: {matchLabels: {app: web}}, topologyKey: kubernetes.io/hostname}\n"
-		"      - {labelSelector: {matchLabels: {app: web}}, matchLabelKeys: [pod-template-hash], topologyKey: z}\n"
-		"      - {labelSelector: {matchLabels: {app: web}}, mismatchLabelKeys: [pod-template-hash], topologyKey: z}\n"
-		"      - {labelSelector: {matchExpressions: [{key: tier, operator: NotIn, values: [db]}]}, "
-		"namespaces: [other], topologyKey: z}\n"
-		"      - {labelSelector: {}, namespaceSelector: {}, topologyKey: z}\n"
-		"      - {topologyKey: z}\n"
-		"  topologySpreadConstraints:\n"
-		"  - {maxSkew: 2, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: "
-		"web}}}\n"
-		"  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway, nodeTaintsPolicy: Honor, "
-		"nodeAffinityPolicy: Ignore, minDomains: 3}\n"
-		"labels: {app: web, pod-template-hash: h1}\n";
+	    "spec:\n"
+	    "  hostNetwork: true\n"
+	    "  containers:\n"
+	    "  - ports: [{containerPort: 9100}, {containerPort: 53, protocol: UDP, hostIP: 10.0.0.1}]\n"
+	    "  affinity:\n"
+	    "    podAntiAffinity:\n"
+	    "      requiredDuringSchedulingIgnoredDuringExecution:\n"
+	    "      - {labelSelector: {matchLabels: {app: web}}, topologyKey: kubernetes.io/hostname}\n"
+	    "      - {labelSelector: {matchLabels: {app: web}}, matchLabelKeys: [pod-template-hash], topologyKey: z}\n"
+	    "      - {labelSelector: {matchLabels: {app: web}}, mismatchLabelKeys: [pod-template-hash], topologyKey: "
+	    "z}\n"
+	    "      - {labelSelector: {matchExpressions: [{key: tier, operator: NotIn, values: [db]}]}, "
+	    "namespaces: [other], topologyKey: z}\n"
+	    "      - {labelSelector: {}, namespaceSelector: {}, topologyKey: z}\n"
+	    "      - {topologyKey: z}\n"
+	    "  topologySpreadConstraints:\n"
+	    "  - {maxSkew: 2, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: "
+	    "web}}}\n"
+	    "  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway, nodeTaintsPolicy: Honor, "
+	    "nodeAffinityPolicy: Ignore, minDomains: 3}\n"
+	    "labels: {app: web, pod-template-hash: h1}\n";
 	struct sl_ystream ys = {0};
 	struct sl_findings fs = {0};
 	struct sl_source *src = sl_source_from_memory("t.yaml", yaml, strlen(yaml));
 	sl_yaml_parse(src, &ys, &fs);
 	struct sl_podspec p;
 	const struct sl_ynode *root = ys.n ? ys.docs[0].root : NULL;
-	CHECK(root && sl_parse_podspec(src, sl_ymap_get(root, "spec"), "default", sl_ymap_get(root, "labels"), &p,
-				       &fs) == 0);
+	CHECK(root &&
+	      sl_parse_podspec(src, sl_ymap_get(root, "spec"), "default", sl_ymap_get(root, "labels"), &p, &fs) == 0);
 	if (!root || fs.n) {
 		sl_ystream_free(&ys);
 		sl_findings_free(&fs);
@@ -440,9 +441,10 @@ static void test_pod_terms(void)
 	CHECK(sl_podterm_matches(&p.anti[4], "default", &h1, "kube-system", &none));
 	CHECK(!sl_podterm_matches(&p.anti[5], "default", &h1, "default", &h1));
 	/* spread defaults: nodeAffinityPolicy Honor, nodeTaintsPolicy Ignore, minDomains 1 */
-	CHECK(p.spread[0].hard && p.spread[0].max_skew == 2 && p.spread[0].honor_affinity && !p.spread[0].honor_taints &&
-	      p.spread[0].min_domains == 1);
-	CHECK(!p.spread[1].hard && !p.spread[1].honor_affinity && p.spread[1].honor_taints && p.spread[1].min_domains == 3);
+	CHECK(p.spread[0].hard && p.spread[0].max_skew == 2 && p.spread[0].honor_affinity &&
+	      !p.spread[0].honor_taints && p.spread[0].min_domains == 1);
+	CHECK(!p.spread[1].hard && !p.spread[1].honor_affinity && p.spread[1].honor_taints &&
+	      p.spread[1].min_domains == 3);
 	CHECK(sl_selector_matches(&p.spread[0].sel, &h2) && !sl_selector_matches(&p.spread[0].sel, &db));
 	/* hostNetwork: hostPort defaults to containerPort; TCP and 0.0.0.0 by default */
 	CHECK(p.ports[0].port == 9100 && !strcmp(p.ports[0].proto, "TCP") && !strcmp(p.ports[0].ip, "0.0.0.0"));

@@ -1,0 +1,117 @@
+#!/bin/sh
+# The console examples of the docs, run for real: in README.md and docs/**/*.md, every fenced
+# ```console block whose lines start with `$ ` is run in the fixture directory named by a marker
+# comment just above the fence,
+#   <!-- in: fixtures/<rule>/<case> -->
+# and the lines after each `$ ` command, up to the next `$ ` line or the end of the block, must be
+# what the command prints (stdout and stderr together; never a terminal, NO_COLOR=1).
+# `$ echo $?` prints the status of the command before it. Commands run with `sh -c` in a scratch
+# copy of the directory, one copy per block, so --fix, cp and redirections leave the repository
+# alone; `schedlint` is the binary given as the argument. A block without a marker is not run and
+# counts as unchecked. Any other fenced block whose first line starts with `$ ` counts as
+# unchecked too (write it as ```console with a marker).
+# Usage: run-docs.sh SCHEDLINT      Last line: docs: N examples, M failed, U unchecked
+set -u
+[ $# -eq 1 ] && [ -x "$1" ] || { echo "usage: $0 SCHEDLINT" >&2; exit 2; }
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/bin" "$tmp/blocks"
+ln -s "$bin" "$tmp/bin/schedlint"
+PATH=$tmp/bin:$PATH
+NO_COLOR=1
+export PATH NO_COLOR
+cd "$root" || exit 2
+
+# Split the docs into blocks: $tmp/blocks/NNNN holds a header line "doc<TAB>line<TAB>dir" (dir
+# empty without a marker, "-" for a block that is not ```console), then the block's lines with
+# the fence's indentation removed.
+{ echo README.md; find docs -name '*.md' | sort; } | while IFS= read -r doc; do
+	awk -v doc="$doc" -v out="$tmp/blocks" -v start="$(ls "$tmp/blocks" | wc -l)" '
+	function flush() {
+		if (dollar && (console || first ~ /^\$ /)) {
+			f = sprintf("%s/%05d", out, start + (++k))
+			printf "%s\t%d\t%s\n", doc, at, console ? dir : "-" > f
+			for (i = 1; i <= n; i++) print body[i] > f
+			close(f)
+		}
+		n = 0; dollar = 0
+	}
+	/^[ \t]*<!-- in: [^ ]+ -->[ \t]*$/ { mark = $3; markline = NR; next }
+	!inb && /^[ \t]*```/ {
+		inb = 1; ind = $0; sub(/```.*/, "", ind)
+		info = $0; sub(/^[ \t]*```[ \t]*/, "", info); sub(/[ \t]+$/, "", info)
+		console = (info == "console"); at = NR; n = 0; first = ""
+		dir = (NR - markline <= 3) ? mark : ""; mark = ""
+		next
+	}
+	inb && /^[ \t]*```[ \t]*$/ { flush(); inb = 0; next }
+	inb {
+		line = $0
+		if (substr(line, 1, length(ind)) == ind) line = substr(line, length(ind) + 1)
+		body[++n] = line
+		if (n == 1) first = line
+		if (line ~ /^\$ /) dollar = 1
+	}' "$doc"
+done
+
+total=0
+failed=0
+unchecked=0
+report() { # doc line cmd expected got
+	total=$((total + 1))
+	if ! diff -u "$4" "$5" >"$tmp/diff"; then
+		failed=$((failed + 1))
+		echo "FAIL $1:$2: \$ $3"
+		sed -e "1s|.*|--- expected|" -e "2s|.*|+++ got|" "$tmp/diff"
+	fi
+}
+for block in "$tmp"/blocks/*; do
+	[ -f "$block" ] || continue
+	IFS='	' read -r doc at dir <"$block"
+	if [ -z "$dir" ] || [ "$dir" = - ]; then
+		c=$(grep -c '^\$ ' "$block")
+		unchecked=$((unchecked + c))
+		echo "UNCHECKED $doc:$at: $c command(s) without a <!-- in: DIR --> marker or not \`\`\`console"
+		continue
+	fi
+	if [ ! -d "$root/$dir" ]; then
+		failed=$((failed + 1))
+		total=$((total + 1))
+		echo "FAIL $doc:$at: no directory $dir"
+		continue
+	fi
+	rm -rf "$tmp/work"
+	cp -R "$root/$dir" "$tmp/work"
+	rc=0
+	cmd=
+	prev=
+	lineno=$at
+	sed 1d "$block" >"$tmp/body"
+	while IFS= read -r line; do
+		lineno=$((lineno + 1))
+		case $line in
+		'$ '*)
+			[ -n "$cmd" ] && report "$doc" "$cmdline" "$cmd" "$tmp/exp" "$tmp/got"
+			cmd=${line#'$ '}
+			cmdline=$lineno
+			: >"$tmp/exp"
+			if [ "$cmd" = 'echo $?' ]; then
+				echo "$rc" >"$tmp/got"
+				cmd="echo \$? (the status of: $prev)"
+			else
+				(cd "$tmp/work" && sh -c "$cmd") </dev/null >"$tmp/got" 2>&1
+				rc=$?
+				prev=$cmd
+				# output without a final newline compares as if it had one
+				[ -n "$(tail -c 1 "$tmp/got")" ] && echo >>"$tmp/got"
+			fi
+			;;
+		*) [ -n "$cmd" ] && printf '%s\n' "$line" >>"$tmp/exp" ;;
+		esac
+	done <"$tmp/body"
+	[ -n "$cmd" ] && report "$doc" "$cmdline" "$cmd" "$tmp/exp" "$tmp/got"
+done
+echo "docs: $total examples, $failed failed, $unchecked unchecked"
+[ $failed -eq 0 ]
