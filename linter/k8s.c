@@ -515,6 +515,31 @@ static void parse_spread(struct ctx *c, const struct sl_ynode *spec, struct sl_p
 	}
 }
 
+static void parse_volumes(struct ctx *c, const struct sl_ynode *spec, struct sl_podspec *p)
+{
+	const struct sl_ynode *vols = want(c, spec, "volumes", SL_YSEQ, "volumes");
+	for (size_t i = 0; vols && i < vols->n; i++) {
+		const struct sl_ynode *v = vols->v[i];
+		if (v->kind != SL_YMAP) {
+			bad(c, v, "volumes[%zu] must be a mapping, not %s", i, sl_ykind_name(v));
+			continue;
+		}
+		const struct sl_ynode *pvc = want(c, v, "persistentVolumeClaim", SL_YMAP, "persistentVolumeClaim");
+		const char *claim = want_str(c, pvc, "claimName", "persistentVolumeClaim.claimName");
+		if (!claim)
+			continue;
+		if (!p->volumes)
+			p->volumes = sl_xcalloc(vols->n, sizeof *p->volumes);
+		struct sl_volume *vol = &p->volumes[p->nvolumes++];
+		vol->name = want_str(c, v, "name", "volumes[].name");
+		vol->claim = claim;
+		vol->node = pvc;
+		const struct sl_ynode *ro = sl_ymap_get(pvc, "readOnly");
+		if (!sl_ynull(ro) && (ro->kind != SL_YSCALAR || parse_bool(ro, &vol->read_only) < 0))
+			bad(c, ro, "persistentVolumeClaim.readOnly must be true or false");
+	}
+}
+
 /* Ports the pod binds on its node. Under hostNetwork the API server defaults hostPort to
  * containerPort. Init containers' ports are not reserved by the scheduler. */
 static void parse_ports(struct ctx *c, const struct sl_ynode *spec, struct sl_podspec *p)
@@ -615,6 +640,7 @@ void sl_podspec_free(struct sl_podspec *p)
 	}
 	free(p->spread);
 	free(p->ports);
+	free(p->volumes);
 	memset(p, 0, sizeof *p);
 }
 
@@ -637,6 +663,7 @@ int sl_parse_podspec(const struct sl_source *src, const struct sl_ynode *spec, c
 	parse_podterms(&c, aff, "podAntiAffinity", &p->anti_terms_node, &p->anti, &p->nanti);
 	parse_spread(&c, spec, p);
 	parse_ports(&c, spec, p);
+	parse_volumes(&c, spec, p);
 	p->node_name = want_str(&c, spec, "nodeName", "nodeName");
 	if (p->node_name && !*p->node_name)
 		p->node_name = NULL;
@@ -914,6 +941,83 @@ static int load_pod(struct sl_model *m, struct ctx *c, const struct sl_object *o
 	return 0;
 }
 
+static int load_pvc(struct sl_model *m, struct ctx *c, const struct sl_object *o)
+{
+	const struct sl_ynode *spec = want(c, o->root, "spec", SL_YMAP, "spec");
+	const struct sl_ynode *modes = want(c, spec, "accessModes", SL_YSEQ, "spec.accessModes");
+	struct sl_pvc *v = sl_xcalloc(1, sizeof *v);
+	v->obj = *o;
+	v->modes_node = modes;
+	for (size_t i = 0; modes && i < modes->n; i++) {
+		const struct sl_ynode *md = modes->v[i];
+		if (sl_yis(md, "ReadWriteOnce"))
+			v->rwo = true;
+		else if (sl_yis(md, "ReadWriteOncePod"))
+			v->rwop = true;
+		else if (sl_yis(md, "ReadWriteMany"))
+			v->rwx = true;
+		else if (sl_yis(md, "ReadOnlyMany"))
+			v->rox = true;
+		else
+			bad(c, md,
+			    "spec.accessModes[%zu] must be ReadWriteOnce, ReadOnlyMany, ReadWriteMany or "
+			    "ReadWriteOncePod",
+			    i);
+	}
+	if (c->failed) {
+		free(v);
+		return -1;
+	}
+	sl_grow(&m->pvcs, &m->cappvcs, m->npvcs + 1, sizeof *m->pvcs);
+	m->pvcs[m->npvcs++] = v;
+	return 0;
+}
+
+/* minAvailable / maxUnavailable of a PodDisruptionBudget: an integer or a percentage. */
+static void parse_pdb_value(struct ctx *c, const struct sl_ynode *spec, const char *key, struct sl_intpct *out)
+{
+	memset(out, 0, sizeof *out);
+	const struct sl_ynode *v = sl_ymap_get(spec, key);
+	if (sl_ynull(v))
+		return;
+	out->node = v;
+	int64_t i;
+	if (v->kind == SL_YSCALAR && sl_yint(v, &i) == 0) {
+		out->set = true;
+		out->v = i;
+		return;
+	}
+	if (v->kind == SL_YSCALAR && v->len > 1 && v->str[v->len - 1] == '%') {
+		char *end;
+		long long n = strtoll(v->str, &end, 10);
+		if (end == v->str + v->len - 1 && end != v->str) {
+			out->set = true;
+			out->percent = true;
+			out->v = n;
+			return;
+		}
+	}
+	bad(c, v, "spec.%s must be an integer or a percentage such as \"50%%\"", key);
+}
+
+static int load_pdb(struct sl_model *m, struct ctx *c, const struct sl_object *o)
+{
+	const struct sl_ynode *spec = want(c, o->root, "spec", SL_YMAP, "spec");
+	struct sl_pdb *v = sl_xcalloc(1, sizeof *v);
+	v->obj = *o;
+	parse_selector(c, sl_ymap_get(spec, "selector"), "spec.selector", &v->sel);
+	parse_pdb_value(c, spec, "minAvailable", &v->min_available);
+	parse_pdb_value(c, spec, "maxUnavailable", &v->max_unavailable);
+	if (c->failed) {
+		selector_free(&v->sel);
+		free(v);
+		return -1;
+	}
+	sl_grow(&m->pdbs, &m->cappdbs, m->npdbs + 1, sizeof *m->pdbs);
+	m->pdbs[m->npdbs++] = v;
+	return 0;
+}
+
 static int is_workload_kind(const char *k)
 {
 	static const char *const kinds[] = {"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet",
@@ -960,6 +1064,10 @@ static int load_object(struct sl_model *m, struct ctx *c, const struct sl_ynode 
 		rc = load_pod(m, &oc, &o);
 	} else if (role == SL_ROLE_MANIFESTS && is_workload_kind(o.kind)) {
 		rc = load_workload(m, &oc, &o);
+	} else if (role == SL_ROLE_MANIFESTS && !strcmp(o.kind, "PersistentVolumeClaim")) {
+		rc = load_pvc(m, &oc, &o);
+	} else if (role == SL_ROLE_MANIFESTS && !strcmp(o.kind, "PodDisruptionBudget")) {
+		rc = load_pdb(m, &oc, &o);
 	}
 	return rc;
 }
@@ -1096,6 +1204,14 @@ void sl_model_free(struct sl_model *m)
 		sl_podspec_free(&m->pods[i]->spec);
 		free(m->pods[i]);
 	}
+	for (size_t i = 0; i < m->npvcs; i++)
+		free(m->pvcs[i]);
+	free(m->pvcs);
+	for (size_t i = 0; i < m->npdbs; i++) {
+		selector_free(&m->pdbs[i]->sel);
+		free(m->pdbs[i]);
+	}
+	free(m->pdbs);
 	for (size_t i = 0; i < m->nstreams; i++)
 		sl_ystream_free(&m->streams[i]);
 	free(m->streams);

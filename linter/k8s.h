@@ -98,6 +98,13 @@ struct sl_spread {
 	const struct sl_ynode *node;
 };
 
+/* A pod volume backed by a PersistentVolumeClaim. */
+struct sl_volume {
+	const char *name, *claim;
+	bool read_only;
+	const struct sl_ynode *node; /* the persistentVolumeClaim mapping */
+};
+
 /* A container port bound on the node (hostPort, or containerPort under hostNetwork). */
 struct sl_hostport {
 	const char *ip;    /* "0.0.0.0" when unset: every address */
@@ -139,6 +146,8 @@ struct sl_podspec {
 	const struct sl_ynode *spread_node;
 	struct sl_hostport *ports;
 	size_t nports;
+	struct sl_volume *volumes; /* volumes that name a PersistentVolumeClaim */
+	size_t nvolumes;
 };
 /* Whether term (of a pod in owner_ns with owner labels) selects a pod in ns with labels. */
 bool sl_podterm_matches(const struct sl_podterm *t, const char *owner_ns, const struct sl_labels *owner, const char *ns,
@@ -196,6 +205,21 @@ struct sl_pod {
 	const char *phase;
 };
 
+/* A PersistentVolumeClaim among the manifests. */
+struct sl_pvc {
+	struct sl_object obj;
+	bool rwo, rwop, rwx, rox;          /* spec.accessModes */
+	const struct sl_ynode *modes_node; /* spec.accessModes */
+};
+
+/* A PodDisruptionBudget among the manifests. minAvailable / maxUnavailable are int-or-percent;
+ * `set` tells which one is written. */
+struct sl_pdb {
+	struct sl_object obj;
+	struct sl_selector sel;
+	struct sl_intpct min_available, max_unavailable;
+};
+
 struct sl_model {
 	struct sl_ystream *streams; /* one per parsed source */
 	size_t nstreams;
@@ -206,6 +230,10 @@ struct sl_model {
 	struct sl_strmap node_index; /* name → index into nodes */
 	struct sl_pod **pods;
 	size_t npods, cappods;
+	struct sl_pvc **pvcs;
+	size_t npvcs, cappvcs;
+	struct sl_pdb **pdbs;
+	size_t npdbs, cappdbs;
 };
 
 enum sl_input_role {

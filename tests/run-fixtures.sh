@@ -8,7 +8,8 @@
 #   expected.sarif                  stdout of --format sarif (kept for the SARIF validator)
 #   expected.exit                   the exit status
 #   fixed.yaml                      what --fix makes of manifest.yaml; the fixed file must lint clean
-# UPDATE=1 rewrites the expected files from the current output. A failure prints a unified diff.
+# UPDATE=1 rewrites the expected files from the current output; ONLY=<prefix> runs only the cases
+# whose name (rule/case) starts with it. A failure prints a unified diff.
 # Usage: run-fixtures.sh SCHEDLINT SARIF_OUT_DIR
 set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -22,6 +23,7 @@ trap 'rm -rf "$tmp"' EXIT
 for exitfile in $(find "$root/fixtures" -name expected.exit | sort); do
 	dir=$(dirname "$exitfile")
 	name=${dir#"$root/fixtures/"}
+	case $name in "${ONLY:-}"*) ;; *) continue ;; esac
 	cd "$dir" || continue
 	if [ -f args ]; then
 		set -- $(cat args)
