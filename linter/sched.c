@@ -150,6 +150,19 @@ static bool ns_selector_matches(const struct sl_selector *s, const char *ns)
 	return sl_selector_matches(s, &l);
 }
 
+/* matchLabelKeys: key In (the owner's value), as the API server merges them into the selector;
+ * keys the owner lacks add nothing. (mismatchLabelKeys are the NotIn counterpart.) */
+static bool match_keys(const char *const *keys, size_t n, const struct sl_labels *owner, const struct sl_labels *labels)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *v = sl_labels_get(owner, keys[i]);
+		const char *lv = sl_labels_get(labels, keys[i]);
+		if (v && (!lv || strcmp(v, lv)))
+			return false;
+	}
+	return true;
+}
+
 bool sl_podterm_matches(const struct sl_podterm *t, const char *owner_ns, const struct sl_labels *owner, const char *ns,
 			const struct sl_labels *labels)
 {
@@ -162,14 +175,8 @@ bool sl_podterm_matches(const struct sl_podterm *t, const char *owner_ns, const 
 		ns_ok = ns_selector_matches(&t->ns_sel, ns);
 	if (!ns_ok || !sl_selector_matches(&t->sel, labels))
 		return false;
-	/* matchLabelKeys: key In (owner's value); mismatchLabelKeys: key NotIn (owner's value).
-	 * Keys the owner lacks add nothing. */
-	for (size_t i = 0; i < t->nmatch_keys; i++) {
-		const char *v = sl_labels_get(owner, t->match_keys[i]);
-		const char *lv = sl_labels_get(labels, t->match_keys[i]);
-		if (v && (!lv || strcmp(v, lv)))
-			return false;
-	}
+	if (!match_keys(t->match_keys, t->nmatch_keys, owner, labels))
+		return false;
 	for (size_t i = 0; i < t->nmismatch_keys; i++) {
 		const char *v = sl_labels_get(owner, t->mismatch_keys[i]);
 		const char *lv = sl_labels_get(labels, t->mismatch_keys[i]);
@@ -182,15 +189,7 @@ bool sl_podterm_matches(const struct sl_podterm *t, const char *owner_ns, const 
 /* A spread constraint's selector, with matchLabelKeys taken from the incoming pod. */
 static bool spread_selects(const struct sl_spread *c, const struct sl_labels *owner, const struct sl_labels *labels)
 {
-	if (!sl_selector_matches(&c->sel, labels))
-		return false;
-	for (size_t i = 0; i < c->nmatch_keys; i++) {
-		const char *v = sl_labels_get(owner, c->match_keys[i]);
-		const char *lv = sl_labels_get(labels, c->match_keys[i]);
-		if (v && (!lv || strcmp(v, lv)))
-			return false;
-	}
-	return true;
+	return sl_selector_matches(&c->sel, labels) && match_keys(c->match_keys, c->nmatch_keys, owner, labels);
 }
 
 /* --- taints ------------------------------------------------------------------------------------

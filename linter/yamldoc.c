@@ -16,38 +16,32 @@ struct sl_arena_chunk {
 	max_align_t data[];
 };
 
-static void *arena_alloc(struct sl_ystream *ys, size_t n)
+/* Bump allocation from a list of 64 KiB chunks (larger requests get a chunk of their own). */
+static void *chunk_alloc(struct sl_arena_chunk **list, size_t n)
 {
-	n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
-	struct sl_arena_chunk *c = ys->chunks;
+	struct sl_arena_chunk *c = *list;
 	if (!c || c->cap - c->used < n) {
 		size_t cap = n > 65536 ? n : 65536;
 		c = sl_xmalloc(sizeof *c + cap);
 		c->used = 0;
 		c->cap = cap;
-		c->next = ys->chunks;
-		ys->chunks = c;
+		c->next = *list;
+		*list = c;
 	}
 	void *p = (char *)c->data + c->used;
 	c->used += n;
 	return p;
 }
 
+static void *arena_alloc(struct sl_ystream *ys, size_t n)
+{
+	return chunk_alloc(&ys->chunks, (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t));
+}
+
 /* Scalar text needs no alignment; packing it saves a third of the arena on typical YAML. */
 static char *arena_alloc_str(struct sl_ystream *ys, size_t n)
 {
-	struct sl_arena_chunk *c = ys->strchunks;
-	if (!c || c->cap - c->used < n) {
-		size_t cap = n > 65536 ? n : 65536;
-		c = sl_xmalloc(sizeof *c + cap);
-		c->used = 0;
-		c->cap = cap;
-		c->next = ys->strchunks;
-		ys->strchunks = c;
-	}
-	char *p = (char *)c->data + c->used;
-	c->used += n;
-	return p;
+	return chunk_alloc(&ys->strchunks, n);
 }
 
 void sl_ystream_free(struct sl_ystream *ys)
