@@ -447,11 +447,18 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 			say(&b, &vs[t], t);
 			sl_note(f, "term %zu: %s", t + 1, b.s);
 		}
-		sl_note(f,
-			"NodeAffinity admits a node only when it matches every nodeSelector entry and at least one "
-			"nodeSelectorTerm (the expressions of a term all hold); no set of node labels does, so every "
-			"pod of it stays Pending on any cluster (\"node(s) didn't match Pod's node "
-			"affinity/selector\")");
+		if (!strcmp(w->obj.kind, "DaemonSet"))
+			sl_note(f,
+				"a node runs a daemon pod only when it matches every nodeSelector entry and at least "
+				"one nodeSelectorTerm (the DaemonSet controller checks the template's node affinity "
+				"before it creates a pod there); no set of node labels does, so it runs no pod on any "
+				"cluster");
+		else
+			sl_note(
+			    f, "NodeAffinity admits a node only when it matches every nodeSelector entry and at least "
+			       "one nodeSelectorTerm (the expressions of a term all hold); no set of node labels does, "
+			       "so every pod of it stays Pending on any cluster (\"node(s) didn't match Pod's node "
+			       "affinity/selector\")");
 		for (size_t t = 0; t < nt; t++)
 			relate(f, &vs[t], t, &p->terms[t]);
 		offer_fix(f, w, vs, nt);
