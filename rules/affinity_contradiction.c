@@ -309,11 +309,11 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 
 	struct sl_finding *f = NULL;
 	if (sm == SELF_NO)
-		f = sl_rule_report(
-		    self, cx, b->node,
-		    "no pod of %s can ever be scheduled: its required pod anti-affinity term %zu forbids "
-		    "every %s domain that its pod affinity term %zu requires",
-		    ref, bi + 1, a->topology_key, ai + 1);
+		f = sl_rule_report(self, cx, b->node,
+				   "%s%s can %s be scheduled: its required pod anti-affinity term %zu forbids every "
+				   "%s domain that its pod affinity term %zu requires",
+				   pod ? "" : "no pod of ", ref, pod ? "never" : "ever", bi + 1, a->topology_key,
+				   ai + 1);
 	else if (pod || w->replicas == 0)
 		; /* one pod: the first-pod exception lets it through */
 	else if (ds)
@@ -351,8 +351,8 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		f->level = SL_WARNING;
 	sl_note(f,
 		"pod affinity term %zu needs a %s domain holding a pod with %s in %s; anti-affinity term %zu "
-		"rejects every %s domain holding a pod with %s there, and every pod the first selects the second "
-		"selects too",
+		"rejects every %s domain holding a pod with %s, and every pod the first selects (in every namespace "
+		"it covers) the second selects too",
 		ai + 1, a->topology_key, sa.s, ns.s, bi + 1, a->topology_key, sb.s);
 	sl_note(f,
 		"InterPodAffinity admits a node only if both hold (a node without the %s label fails the "
@@ -388,9 +388,11 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	sl_note(f,
 		"fix: the terms ask for opposite things; drop one, or make one preferred "
 		"(preferredDuringSchedulingIgnoredDuringExecution); to keep the pods near %s but apart from each "
-		"other, let the anti-affinity term select only this workload's pods, or use a finer topology key "
-		"for it (e.g. kubernetes.io/hostname)",
-		sa.s);
+		"other, let the anti-affinity term select only this workload's pods%s",
+		sa.s,
+		strcmp(b->topology_key, "kubernetes.io/hostname") ? ", or give it a finer topology key "
+								    "(kubernetes.io/hostname)"
+								  : "");
 	sl_buf_free(&sa);
 	sl_buf_free(&sb);
 	sl_buf_free(&ns);
