@@ -164,13 +164,15 @@ static void offer_fix(struct sl_finding *f, const struct sl_workload *w, const b
 	free(add);
 }
 
-/* A missing selector: the template's labels, as matchLabels, are the selector the old API
- * versions defaulted to. */
+/* A missing or empty selector: the template's labels, as matchLabels, are the selector the old
+ * API versions defaulted to. */
 static void offer_selector(struct sl_finding *f, const struct sl_workload *w)
 {
 	const struct sl_podspec *p = &w->pod;
 	const struct sl_ynode *tmpl = sl_ymap_key(w->spec, "template");
-	if (!p->labels.n || !tmpl || w->spec->flow)
+	bool empty = !sl_ynull(w->selector);
+	if (!p->labels.n || !tmpl || (!empty && w->spec->flow) ||
+	    (empty && (w->selector->kind != SL_YMAP || w->selector->n)))
 		return;
 	struct sl_yentry *kids = sl_xcalloc(p->labels.n, sizeof *kids);
 	char **texts = sl_xcalloc(p->labels.n, sizeof *texts);
@@ -185,9 +187,12 @@ static void offer_selector(struct sl_finding *f, const struct sl_workload *w)
 	if (ok) {
 		const struct sl_yentry ml = {"matchLabels", NULL, kids, p->labels.n};
 		const struct sl_yentry sel = {"selector", NULL, &ml, 1};
-		sl_fix_insert(sl_fix_new(f, "Add a selector that matches the template's labels"), w->obj.src, w->spec,
-			      tmpl, &sel, 1);
-		sl_note(f, "fix: add spec.selector.matchLabels with the template's labels");
+		struct sl_fix *fx = sl_fix_new(f, "Select the template's labels in spec.selector.matchLabels");
+		if (empty)
+			sl_fix_insert(fx, w->obj.src, w->selector, NULL, &ml, 1);
+		else
+			sl_fix_insert(fx, w->obj.src, w->spec, tmpl, &sel, 1);
+		sl_note(f, "fix: select the template's labels in spec.selector.matchLabels");
 	}
 	for (size_t i = 0; i < p->labels.n; i++)
 		free(texts[i]);
@@ -224,7 +229,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 			"an empty selector would select every pod of the namespace; %s requires at least one "
 			"matchLabels entry or matchExpressions requirement",
 			what);
-		sl_note(f, "fix: select the template's labels in spec.selector.matchLabels");
+		offer_selector(f, w);
 		return;
 	}
 	bool *fail = sl_xcalloc(w->sel.nreqs, sizeof *fail);
@@ -265,8 +270,10 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		if (only_labels)
 			offer_fix(f, w, fail);
 		if (f->nfixes > before)
-			sl_note(f, "fix: give the template the selector's labels (the selector is immutable once the "
-				   "object exists, and Services usually select the same labels)");
+			sl_note(
+			    f,
+			    "fix: give the template the selector's labels (the selector cannot change once the object "
+			    "exists; check that Services still select the pods)");
 		else
 			sl_note(f, "fix: make spec.selector and spec.template.metadata.labels agree");
 	}
