@@ -171,8 +171,9 @@ static void offer_selector(struct sl_finding *f, const struct sl_workload *w)
 	const struct sl_podspec *p = &w->pod;
 	const struct sl_ynode *tmpl = sl_ymap_key(w->spec, "template");
 	bool empty = !sl_ynull(w->selector);
-	if (!p->labels.n || !tmpl || (!empty && w->spec->flow) ||
-	    (empty && (w->selector->kind != SL_YMAP || w->selector->n)))
+	/* a selector key with a null value is left alone: inserting would duplicate the key */
+	if (!p->labels.n || !tmpl || (!empty && (w->spec->flow || sl_ymap_key(w->spec, "selector"))) ||
+	    (empty && (w->selector->kind != SL_YMAP || (w->selector->n && w->selector->flow))))
 		return;
 	struct sl_yentry *kids = sl_xcalloc(p->labels.n, sizeof *kids);
 	char **texts = sl_xcalloc(p->labels.n, sizeof *texts);
@@ -188,7 +189,16 @@ static void offer_selector(struct sl_finding *f, const struct sl_workload *w)
 		const struct sl_yentry ml = {"matchLabels", NULL, kids, p->labels.n};
 		const struct sl_yentry sel = {"selector", NULL, &ml, 1};
 		struct sl_fix *fx = sl_fix_new(f, "Select the template's labels in spec.selector.matchLabels");
-		if (empty)
+		if (empty && w->selector->n) {
+			/* only keys a selector does not have: write the whole selector anew */
+			struct sl_buf b = SL_BUF_INIT;
+			sl_buf_puts(&b, "{matchLabels: {");
+			for (size_t i = 0; i < p->labels.n; i++)
+				sl_buf_printf(&b, "%s%s: %s", i ? ", " : "", kids[i].key, kids[i].val);
+			sl_buf_puts(&b, "}}");
+			sl_fix_replace(fx, w->obj.src, w->selector, b.s);
+			sl_buf_free(&b);
+		} else if (empty)
 			sl_fix_insert(fx, w->obj.src, w->selector, NULL, &ml, 1);
 		else
 			sl_fix_insert(fx, w->obj.src, w->spec, tmpl, &sel, 1);
@@ -216,6 +226,16 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		    self, cx, sl_ymap_key(w->obj.root, "spec"),
 		    "%s has no spec.selector: the API server rejects it (spec.selector: Required value)", ref);
 		sl_note(f, "%s requires a selector; it is not defaulted from the template's labels", what);
+		if (!w->pod.labels.n) {
+			/* Neither selector nor labels: the shape of a kustomize base or patch whose
+			 * commonLabels / labels (includeSelectors) supply both. */
+			if (f->level > SL_WARNING)
+				f->level = SL_WARNING;
+			sl_note(f,
+				"a warning, not an error: with no template labels either, this looks like a kustomize "
+				"base or patch whose selector and labels come from commonLabels (or labels with "
+				"includeSelectors); as written it is rejected, so lint what kustomize builds");
+		}
 		offer_selector(f, w);
 		return;
 	}
@@ -229,6 +249,14 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 			"an empty selector would select every pod of the namespace; %s requires at least one "
 			"matchLabels entry or matchExpressions requirement",
 			what);
+		for (size_t i = 0; w->selector->kind == SL_YMAP && i < w->selector->n; i++) {
+			const struct sl_ynode *k = w->selector->v[2 * i];
+			if (!sl_yis(k, "matchLabels") && !sl_yis(k, "matchExpressions"))
+				sl_note(f,
+					"%s is not a field of a label selector (labels go under matchLabels); the API "
+					"server drops it, or refuses it under strict field validation",
+					sl_yscalar(k) ? k->str : "a key");
+		}
 		offer_selector(f, w);
 		return;
 	}
