@@ -81,7 +81,8 @@ static void offer_fix(struct sl_finding *f, const struct sl_workload *w, const b
 		return;
 	/* The labels after the fix, to be sure the whole selector then matches. */
 	struct sl_labels after = {sl_xcalloc(p->labels.n + s->nreqs + 1, sizeof *after.v), p->labels.n};
-	memcpy(after.v, p->labels.v, p->labels.n * sizeof *after.v);
+	if (p->labels.n)
+		memcpy(after.v, p->labels.v, p->labels.n * sizeof *after.v);
 	bool ok = true;
 	for (size_t i = 0; i < s->nreqs && ok; i++) {
 		if (!fail[i])
