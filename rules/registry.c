@@ -10,6 +10,9 @@ extern const struct sl_rule sl_rule_insufficient_capacity;
 extern const struct sl_rule sl_rule_topology_spread_unsatisfiable;
 extern const struct sl_rule sl_rule_hostport_rollout;
 extern const struct sl_rule sl_rule_anti_affinity_vs_node_affinity;
+extern const struct sl_rule sl_rule_invalid_rollout_params;
+extern const struct sl_rule sl_rule_extended_resource_mismatch;
+extern const struct sl_rule sl_rule_pdb_blocks_eviction;
 
 const struct sl_rule *const sl_rules[] = {
     &sl_rule_rollout_deadlock,
@@ -18,6 +21,9 @@ const struct sl_rule *const sl_rules[] = {
     &sl_rule_topology_spread_unsatisfiable,
     &sl_rule_anti_affinity_vs_node_affinity,
     &sl_rule_hostport_rollout,
+    &sl_rule_invalid_rollout_params,
+    &sl_rule_extended_resource_mismatch,
+    &sl_rule_pdb_blocks_eviction,
 };
 const unsigned sl_nrules = sizeof sl_rules / sizeof sl_rules[0];
 
