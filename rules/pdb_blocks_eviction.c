@@ -115,8 +115,10 @@ static bool find_hpa(const struct sl_model *m, const struct sl_workload *w, stru
 /* The pods the budget counts, from the workloads of the input it selects: false when one of
  * them has no scale the controller can read (DaemonSet, Job, CronJob, or a bare Pod under a
  * percentage or maxUnavailable), since the count is then not the one computed here. */
-static bool selected_total(const struct sl_model *m, const struct sl_pdb *p, int64_t *total, size_t *nworkloads)
+static bool selected_total(const struct sl_model *m, const struct sl_pdb *p, int64_t *total, size_t *nworkloads,
+			   bool *bare)
 {
+	*bare = false;
 	bool needs_scale = p->max_unavailable.set || p->min_available.percent;
 	*total = 0;
 	*nworkloads = 0;
@@ -127,6 +129,7 @@ static bool selected_total(const struct sl_model *m, const struct sl_pdb *p, int
 		if (!scaled_kind(o->obj.kind) && (strcmp(o->obj.kind, "Pod") || needs_scale))
 			return false;
 		*total += o->replicas;
+		*bare |= !strcmp(o->obj.kind, "Pod");
 		(*nworkloads)++;
 	}
 	return true;
@@ -140,7 +143,8 @@ static void report_blocking(const struct sl_rule *self, struct sl_check *cx, con
 	const char *field = p->max_unavailable.set ? "maxUnavailable" : "minAvailable";
 	int64_t total;
 	size_t nw;
-	if (!selected_total(m, p, &total, &nw) || total <= 0)
+	bool bare;
+	if (!selected_total(m, p, &total, &nw, &bare) || total <= 0)
 		return;
 	/* Whether the verdict holds for every scale: maxUnavailable 0 and minAvailable 100%. */
 	bool any_scale =
@@ -177,7 +181,7 @@ static void report_blocking(const struct sl_rule *self, struct sl_check *cx, con
 	} else {
 		if (allowed(p, total) > 0)
 			return;
-		if (!any_scale && !w->replicas_node && nw == 1)
+		if (!any_scale && !w->replicas_node && nw == 1 && !bare)
 			depends =
 			    "replicas is not written: the API server defaults it to 1, unless an autoscaler sets it";
 	}
@@ -206,6 +210,8 @@ static void report_blocking(const struct sl_rule *self, struct sl_check *cx, con
 			"its HorizontalPodAutoscaler sets replicas between %lld and %lld (spec.replicas %lld is "
 			"overridden)",
 			(long long)h.min, (long long)h.max, (long long)w->replicas);
+	else if (bare)
+		sl_note(f, "%s is a bare Pod: one pod", ref);
 	else
 		sl_note(f, "replicas %lld%s", (long long)w->replicas, w->replicas_node ? "" : " (defaulted)");
 	if (p->max_unavailable.set)
@@ -223,6 +229,17 @@ static void report_blocking(const struct sl_rule *self, struct sl_check *cx, con
 	sl_note(f, "a rollout is not slowed by the budget (controllers delete pods directly, not through the eviction "
 		   "API); node "
 		   "drains, descheduling and scale-down are");
+	if (bare) {
+		/* maxUnavailable and percentages take the controllers' scale, and a bare Pod has none:
+		 * the controller expects 0 pods and allows 0 disruptions, so neither is a fix. */
+		sl_note(f,
+			"fix: run the pod under a controller (a Deployment, with replicas >= 2 to stay up during a "
+			"drain) and budget that, or delete the budget; for a bare Pod maxUnavailable and percentages "
+			"block too (the disruption controller expects 0 pods without a controller's scale)");
+		sl_add_related(f, &(w->obj.kind_node ? w->obj.kind_node : w->obj.root)->at,
+			       "%s, selected by the budget", ref);
+		return;
+	}
 	sl_note(f, "fix: maxUnavailable: 1 (one pod may be evicted at a time)%s",
 		total == 1 ? "; with one replica that means downtime during a drain, so raise replicas to keep it up"
 			   : "");
