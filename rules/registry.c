@@ -13,6 +13,9 @@ extern const struct sl_rule sl_rule_anti_affinity_vs_node_affinity;
 extern const struct sl_rule sl_rule_contradictory_node_constraints;
 extern const struct sl_rule sl_rule_affinity_contradiction;
 extern const struct sl_rule sl_rule_selector_mismatch;
+extern const struct sl_rule sl_rule_invalid_rollout_params;
+extern const struct sl_rule sl_rule_extended_resource_mismatch;
+extern const struct sl_rule sl_rule_pdb_blocks_eviction;
 
 const struct sl_rule *const sl_rules[] = {
     &sl_rule_rollout_deadlock,
@@ -24,6 +27,9 @@ const struct sl_rule *const sl_rules[] = {
     &sl_rule_contradictory_node_constraints,
     &sl_rule_affinity_contradiction,
     &sl_rule_selector_mismatch,
+    &sl_rule_invalid_rollout_params,
+    &sl_rule_extended_resource_mismatch,
+    &sl_rule_pdb_blocks_eviction,
 };
 const unsigned sl_nrules = sizeof sl_rules / sizeof sl_rules[0];
 

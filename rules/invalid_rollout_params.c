@@ -1,0 +1,336 @@
+/* invalid-rollout-params — update-strategy fields the API server rejects.
+ *
+ * Follows pkg/apis/apps/validation: ValidateDeploymentStrategy / ValidateRollingUpdateDeployment
+ * for Deployments, ValidateRollingUpdateDaemonSet for DaemonSets, and the StatefulSet update
+ * strategy checks. Validation runs after defaulting and on the values as written: a percentage
+ * is never resolved against replicas, so "0%" counts as 0 and "25%" of one replica does not.
+ * Values k8s.c cannot read (negative Deployment values, malformed percentages) are input errors
+ * already; this rule sees only what parses. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../linter/buf.h"
+#include "../linter/fix.h"
+#include "../linter/input.h"
+#include "rules.h"
+
+/* An int-or-string as the API server's IntOrString validation sees it. */
+struct val {
+	const struct sl_ynode *node; /* NULL: not written (defaulted) */
+	bool valid;                  /* a non-negative integer, or a string matching ^[0-9]+%$ */
+	bool percent;
+	int64_t v;
+};
+
+/* getIntOrPercentValue: the number as written, percent or not. */
+static struct val read_val(const struct sl_ynode *map, const char *key, int64_t dflt)
+{
+	struct val r = {NULL, true, false, dflt};
+	const struct sl_ynode *n = sl_ymap_get(map, key);
+	if (sl_ynull(n))
+		return r;
+	r.node = n;
+	r.valid = false;
+	int64_t i;
+	if (sl_yint(n, &i) == 0) {
+		r.v = i;
+		r.valid = i >= 0;
+		return r;
+	}
+	if (n->kind != SL_YSCALAR || n->len < 2 || n->str[n->len - 1] != '%')
+		return r;
+	int64_t v = 0;
+	for (uint32_t k = 0; k + 1 < n->len; k++) {
+		if (n->str[k] < '0' || n->str[k] > '9' || v > 100000000)
+			return r;
+		v = v * 10 + (n->str[k] - '0');
+	}
+	r.valid = r.percent = true;
+	r.v = v;
+	return r;
+}
+
+static void fmt_val(const struct val *x, char *out, size_t n)
+{
+	if (x->node)
+		snprintf(out, n, "%s", x->node->str);
+	else
+		snprintf(out, n, "%lld (defaulted)", (long long)x->v);
+}
+
+/* A JSON-looking mapping gets a JSON replacement, so a .json file stays JSON. */
+static bool json_map(const struct sl_source *src, const struct sl_ynode *map)
+{
+	(void)src;
+	return map->flow && map->n && map->v[0]->at.off < map->v[0]->at.end && !map->v[0]->plain;
+}
+
+/* Replace a strategy mapping by one that only names its type: drops the rollingUpdate block
+ * the type forbids (the mapping holds nothing else the API knows). */
+static void fix_type_only(struct sl_fix *fx, const struct sl_source *src, const struct sl_ynode *strategy,
+			  const char *type)
+{
+	char buf[64];
+	if (json_map(src, strategy))
+		snprintf(buf, sizeof buf, "{\"type\": \"%s\"}", type);
+	else
+		snprintf(buf, sizeof buf, "{type: %s}", type);
+	sl_fix_replace(fx, src, strategy, buf);
+}
+
+/* The last scalar written under n: where its text ends is where the entry ends. */
+static const struct sl_ynode *last_scalar(const struct sl_ynode *n)
+{
+	while (n && n->kind != SL_YSCALAR && n->n)
+		n = n->kind == SL_YMAP ? n->v[2 * n->n - 1] : n->v[n->n - 1];
+	return n;
+}
+
+/* Remove the entry `key` of a block mapping, whole lines: from the start of the key's line to
+ * the end of the line where its value ends (a comment there goes with it). Falls back to
+ * rewriting the mapping as {type: <type>} where the text is not laid out that way. */
+static void remove_entry(struct sl_fix *fx, const struct sl_source *src, const struct sl_ynode *map, const char *key,
+			 const char *type)
+{
+	const struct sl_ynode *k = sl_ymap_key(map, key), *v = last_scalar(sl_ymap_get(map, key));
+	size_t start = k ? k->at.off : 0, end = v ? v->at.end : 0;
+	while (start > 0 && src->data[start - 1] == ' ')
+		start--;
+	bool own_line = k && !map->flow && (start == 0 || src->data[start - 1] == '\n');
+	while (end < src->len && src->data[end] != '\n')
+		end++;
+	if (!own_line || !v || v->at.end < k->at.end || end >= src->len) {
+		fix_type_only(fx, src, map, type);
+		return;
+	}
+	sl_fix_edit(fx, src, start, end + 1, "");
+}
+
+static void check_deployment(const struct sl_rule *self, struct sl_check *cx, const char *ref)
+{
+	const struct sl_workload *w = cx->w;
+	const struct sl_source *src = w->obj.src;
+	if (w->strategy == SL_STRATEGY_RECREATE) {
+		/* An explicit `rollingUpdate: null` decodes to a nil pointer and passes; `{}` does not. */
+		if (!w->rolling_node)
+			return;
+		struct sl_finding *f =
+		    sl_rule_report(self, cx, sl_ymap_key(w->strategy_node, "rollingUpdate"),
+				   "the API server rejects %s: spec.strategy.rollingUpdate may not be specified when "
+				   "strategy `type` is 'Recreate'",
+				   ref);
+		sl_note(f, "Recreate stops every old pod before it starts new ones, so maxSurge / maxUnavailable "
+			   "have no meaning and ValidateDeploymentStrategy forbids the block, even an empty one");
+		sl_note(f, "fix: remove the rollingUpdate block (or set type: RollingUpdate if a rolling update was "
+			   "meant)");
+		if (w->type_node)
+			sl_add_related(f, &w->type_node->at, "strategy type Recreate");
+		remove_entry(sl_fix_new(f, "Remove rollingUpdate (strategy type Recreate)"), src, w->strategy_node,
+			     "rollingUpdate", "Recreate");
+		return;
+	}
+	if (!w->rolling_node)
+		return; /* defaulted: 25% / 25% */
+	const struct sl_intpct *su = &w->max_surge, *un = &w->max_unavailable;
+	/* k8s.c reads "+5%" the way strconv.Atoi does, but the API's percent pattern has no sign. */
+	const struct sl_intpct *signed_pct = su->percent && su->node && su->node->str[0] == '+'   ? su
+					     : un->percent && un->node && un->node->str[0] == '+' ? un
+												  : NULL;
+	if (signed_pct) {
+		bool is_su = signed_pct == su;
+		struct sl_finding *f = sl_rule_report(
+		    self, cx, signed_pct->node,
+		    "the API server rejects %s: spec.strategy.rollingUpdate.%s \"%s\" must be an integer or "
+		    "percentage (e.g '5%%')",
+		    ref, is_su ? "maxSurge" : "maxUnavailable", signed_pct->node->str);
+		sl_note(f, "a percentage must match [0-9]+%% (IsValidPercent): no sign");
+		char fixed[32];
+		snprintf(fixed, sizeof fixed, json_map(src, w->rolling_node) ? "\"%lld%%\"" : "%lld%%",
+			 (long long)signed_pct->v);
+		sl_note(f, "fix: write %lld%%", (long long)signed_pct->v);
+		struct sl_fix *fx = sl_fix_new(f, "Drop the sign");
+		sl_fix_replace(fx, src, signed_pct->node, fixed);
+		return;
+	}
+	if (un->set && un->percent && un->v > 100) {
+		struct sl_finding *f = sl_rule_report(
+		    self, cx, un->node,
+		    "the API server rejects %s: spec.strategy.rollingUpdate.maxUnavailable %s must not be greater "
+		    "than 100%%",
+		    ref, un->node->str);
+		sl_note(f, "IsNotMoreThan100Percent checks the percentage as written; 100%% already lets every old pod "
+			   "go at once");
+		sl_note(f, "fix: maxUnavailable: 100%% (or less)");
+		sl_fix_replace(sl_fix_new(f, "Set maxUnavailable to 100%"), src, un->node,
+			       json_map(src, w->rolling_node) ? "\"100%\"" : "100%");
+		return;
+	}
+	if (su->set && un->set && su->v == 0 && un->v == 0) {
+		struct sl_finding *f =
+		    sl_rule_report(self, cx, un->node,
+				   "the API server rejects %s: spec.strategy.rollingUpdate.maxUnavailable may not be 0 "
+				   "when `maxSurge` is 0",
+				   ref);
+		sl_note(f,
+			"maxSurge %s and maxUnavailable %s: a rollout could neither add a pod nor remove one, so "
+			"ValidateRollingUpdateDeployment refuses the pair (percentages are compared as written, "
+			"\"0%%\" is 0)",
+			su->node->str, un->node->str);
+		sl_note(f,
+			"fix: maxUnavailable: 1 (replace one pod at a time, no extra pod), or maxSurge: 1 (one extra "
+			"pod at a time, no capacity lost)");
+		sl_add_related(f, &su->node->at, "maxSurge %s", su->node->str);
+		sl_fix_replace(sl_fix_new(f, "Set maxUnavailable to 1 (one pod replaced at a time)"), src, un->node,
+			       "1");
+		sl_fix_replace(sl_fix_new(f, "Set maxSurge to 1 (one extra pod at a time)"), src, su->node, "1");
+	}
+}
+
+static void check_daemonset(const struct sl_rule *self, struct sl_check *cx, const char *ref)
+{
+	const struct sl_workload *w = cx->w;
+	const struct sl_source *src = w->obj.src;
+	const struct sl_ynode *us = sl_ymap_get(w->spec, "updateStrategy");
+	if (us && us->kind != SL_YMAP)
+		return;
+	const struct sl_ynode *type = sl_ymap_get(us, "type");
+	if (!sl_ynull(type) && !sl_yis(type, "RollingUpdate"))
+		return; /* OnDelete takes rollingUpdate without validating it */
+	const struct sl_ynode *ru = sl_ymap_get(us, "rollingUpdate");
+	if (sl_ynull(ru) || ru->kind != SL_YMAP)
+		return; /* defaulted: maxUnavailable 1, maxSurge 0 */
+	/* SetDefaults_DaemonSet fills each missing field on its own: maxUnavailable 1, maxSurge 0. */
+	struct val su = read_val(ru, "maxSurge", 0), un = read_val(ru, "maxUnavailable", 1);
+	struct val *bad = !un.valid ? &un : !su.valid ? &su : NULL;
+	char sus[48], uns[48];
+	fmt_val(&su, sus, sizeof sus);
+	fmt_val(&un, uns, sizeof uns);
+	if (bad) {
+		struct sl_finding *f = sl_rule_report(
+		    self, cx, bad->node, "the API server rejects %s: spec.updateStrategy.rollingUpdate.%s \"%s\" %s",
+		    ref, bad == &un ? "maxUnavailable" : "maxSurge", bad->node->str,
+		    bad->node->kind == SL_YSCALAR && sl_yint(bad->node, &(int64_t){0}) == 0
+			? "must be greater than or equal to 0"
+			: "must be an integer or percentage (e.g '5%')");
+		sl_note(f, "fix: a non-negative integer, or a percentage such as 10%%, written without quotes around a "
+			   "number");
+		return;
+	}
+	struct val *over = un.percent && un.v > 100 ? &un : su.percent && su.v > 100 ? &su : NULL;
+	if (over) {
+		struct sl_finding *f = sl_rule_report(
+		    self, cx, over->node,
+		    "the API server rejects %s: spec.updateStrategy.rollingUpdate.%s %s must not be greater than 100%%",
+		    ref, over == &un ? "maxUnavailable" : "maxSurge", over->node->str);
+		sl_note(f, "fix: 100%% or less");
+		sl_fix_replace(sl_fix_new(f, "Set it to 100%"), src, over->node,
+			       json_map(src, ru) ? "\"100%\"" : "100%");
+		return;
+	}
+	if (un.v != 0 && su.v != 0) {
+		struct sl_finding *f = sl_rule_report(
+		    self, cx, su.node,
+		    "the API server rejects %s: spec.updateStrategy.rollingUpdate.maxSurge may not be set when "
+		    "maxUnavailable is non-zero",
+		    ref);
+		sl_note(f,
+			"maxSurge %s, maxUnavailable %s: a DaemonSet rolls either by surging (a new pod starts "
+			"beside the old one) or by taking pods down, never both (ValidateRollingUpdateDaemonSet)",
+			sus, uns);
+		sl_note(f, "fix: maxUnavailable: 0 to surge, or maxSurge: 0 to replace in place");
+		struct sl_fix *fx = sl_fix_new(f, "Set maxUnavailable to 0 (surge, no pod down)");
+		if (un.node)
+			sl_fix_replace(fx, src, un.node, "0");
+		else {
+			const struct sl_yentry e = {"maxUnavailable", "0", NULL, 0};
+			sl_fix_insert(fx, src, ru, NULL, &e, 1);
+		}
+		sl_fix_replace(sl_fix_new(f, "Set maxSurge to 0 (replace pods in place)"), src, su.node, "0");
+		return;
+	}
+	if (un.v == 0 && su.v == 0) {
+		const struct sl_ynode *at = un.node ? un.node : su.node;
+		struct sl_finding *f = sl_rule_report(
+		    self, cx, at,
+		    "the API server rejects %s: spec.updateStrategy.rollingUpdate.maxUnavailable cannot be 0 when "
+		    "maxSurge is 0",
+		    ref);
+		sl_note(f, "maxSurge %s, maxUnavailable %s: no pod could ever be replaced", sus, uns);
+		sl_note(f, "fix: maxUnavailable: 1");
+		if (un.node)
+			sl_fix_replace(sl_fix_new(f, "Set maxUnavailable to 1"), src, un.node, "1");
+	}
+}
+
+static void check_statefulset(const struct sl_rule *self, struct sl_check *cx, const char *ref)
+{
+	const struct sl_workload *w = cx->w;
+	const struct sl_source *src = w->obj.src;
+	const struct sl_ynode *us = sl_ymap_get(w->spec, "updateStrategy");
+	if (!us || us->kind != SL_YMAP)
+		return;
+	const struct sl_ynode *type = sl_ymap_get(us, "type");
+	const struct sl_ynode *ru = sl_ymap_get(us, "rollingUpdate");
+	if (sl_ynull(ru))
+		return;
+	if (sl_yis(type, "OnDelete")) {
+		struct sl_finding *f =
+		    sl_rule_report(self, cx, sl_ymap_key(us, "rollingUpdate"),
+				   "the API server rejects %s: spec.updateStrategy.rollingUpdate is only allowed for "
+				   "updateStrategy 'RollingUpdate'",
+				   ref);
+		sl_note(f, "with type OnDelete the controller replaces a pod only when it is deleted; "
+			   "ValidateStatefulSetSpec refuses a rollingUpdate block beside it, even an empty one");
+		sl_note(f, "fix: remove the rollingUpdate block (or set type: RollingUpdate if a rolling update was "
+			   "meant)");
+		sl_add_related(f, &type->at, "updateStrategy type OnDelete");
+		remove_entry(sl_fix_new(f, "Remove rollingUpdate (updateStrategy type OnDelete)"), src, us,
+			     "rollingUpdate", "OnDelete");
+		return;
+	}
+	if (!sl_ynull(type) && !sl_yis(type, "RollingUpdate"))
+		return;
+	const struct sl_ynode *part = sl_ymap_get(ru, "partition");
+	int64_t p;
+	if (!sl_ynull(part) && sl_yint(part, &p) == 0 && p < 0) {
+		struct sl_finding *f = sl_rule_report(
+		    self, cx, part,
+		    "the API server rejects %s: spec.updateStrategy.rollingUpdate.partition %lld must be greater than "
+		    "or equal to 0",
+		    ref, (long long)p);
+		sl_note(f, "pods with an ordinal at or above partition are updated; 0 updates them all");
+		sl_note(f, "fix: partition: 0");
+		sl_fix_replace(sl_fix_new(f, "Set partition to 0"), src, part, "0");
+	}
+}
+
+static void check(const struct sl_rule *self, struct sl_check *cx)
+{
+	const struct sl_workload *w = cx->w;
+	char ref[512];
+	sl_object_ref(&w->obj, ref, sizeof ref);
+	if (!strcmp(w->obj.kind, "Deployment"))
+		check_deployment(self, cx, ref);
+	else if (!strcmp(w->obj.kind, "DaemonSet"))
+		check_daemonset(self, cx, ref);
+	else if (!strcmp(w->obj.kind, "StatefulSet"))
+		check_statefulset(self, cx, ref);
+}
+
+const struct sl_rule sl_rule_invalid_rollout_params = {
+    .id = "invalid-rollout-params",
+    .name = "InvalidRolloutParameters",
+    .summary = "Update-strategy parameters the API server rejects.",
+    .description = "The workload's update strategy fails apps/v1 validation, so the API server refuses the object: a "
+		   "Deployment with maxSurge and maxUnavailable both 0 (or \"0%\"), maxUnavailable over 100%, a signed "
+		   "percentage, or a rollingUpdate block under type Recreate; a DaemonSet with both maxSurge and "
+		   "maxUnavailable non-zero (maxUnavailable defaults to 1) or both zero, or a percentage over 100%; a "
+		   "StatefulSet with a rollingUpdate block under type OnDelete or a negative partition.",
+    .help = "Deployments: make one of `maxSurge` / `maxUnavailable` non-zero (`maxUnavailable: 1` replaces "
+	    "one pod at a time), keep `maxUnavailable` at or below `100%`, and drop `rollingUpdate` when the "
+	    "type is `Recreate`. DaemonSets: surge with `maxSurge: 1, maxUnavailable: 0`, or replace in place "
+	    "with `maxSurge: 0`. StatefulSets: drop `rollingUpdate` under `OnDelete`; `partition` is 0 or more.",
+    .level = SL_ERROR,
+    .needs_nodes = false,
+    .check = check,
+};

@@ -1,0 +1,338 @@
+/* pdb-blocks-eviction — a PodDisruptionBudget that never allows a voluntary disruption.
+ *
+ * The disruption controller (pkg/controller/disruption, getExpectedPodCount) computes
+ * desiredHealthy from the budget: minAvailable as an integer, or as a percentage of the
+ * controllers' scale rounded up (intstr.GetScaledValueFromIntOrPercent, roundUp = true);
+ * maxUnavailable as the scale minus the percentage of it, rounded up as well. disruptionsAllowed
+ * is currentHealthy - desiredHealthy, so with every pod healthy it is replicas - desiredHealthy.
+ * When that is 0 every eviction gets 429 Too Many Requests: `kubectl drain` retries forever, the
+ * descheduler and the cluster-autoscaler leave the node alone. Separately, the eviction
+ * subresource refuses outright a pod that more than one budget selects. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../linter/buf.h"
+#include "../linter/fix.h"
+#include "../linter/input.h"
+#include "rules.h"
+
+/* Kinds whose pods have a controller with a scale the disruption controller reads. */
+static bool scaled_kind(const char *k)
+{
+	return !strcmp(k, "Deployment") || !strcmp(k, "StatefulSet") || !strcmp(k, "ReplicaSet") ||
+	       !strcmp(k, "ReplicationController");
+}
+
+/* A budget the eviction subresource consults for the workload's pods. An empty selector is left
+ * out: the eviction path and the controller have disagreed on whether it selects everything or
+ * nothing across releases. */
+static bool selects(const struct sl_pdb *p, const struct sl_workload *w)
+{
+	return !strcmp(p->obj.namespace, w->obj.namespace) && !p->sel.nothing && p->sel.nreqs &&
+	       sl_selector_matches(&p->sel, &w->pod.labels);
+}
+
+/* ValidatePodDisruptionBudgetSpec: exactly one of the two, a non-negative integer or a
+ * percentage [0-9]+% of at most 100%. Anything else is refused, so there is no such budget. */
+static bool valid_budget(const struct sl_pdb *p)
+{
+	if (p->min_available.set == p->max_unavailable.set)
+		return false;
+	const struct sl_intpct *v = p->max_unavailable.set ? &p->max_unavailable : &p->min_available;
+	if (v->v < 0 || (v->percent && (v->v > 100 || !v->node || v->node->str[0] < '0' || v->node->str[0] > '9')))
+		return false;
+	return true;
+}
+
+/* ceil(pct * total / 100), as GetScaledValueFromIntOrPercent computes it in float64 (exact for
+ * these magnitudes). */
+static int64_t pct_up(int64_t pct, int64_t total)
+{
+	int64_t x = pct * total;
+	return x <= 0 ? 0 : (x + 99) / 100;
+}
+
+/* disruptionsAllowed with `total` pods, all healthy. */
+static int64_t allowed(const struct sl_pdb *p, int64_t total)
+{
+	int64_t desired;
+	if (p->max_unavailable.set) {
+		const struct sl_intpct *m = &p->max_unavailable;
+		int64_t mu = m->percent ? pct_up(m->v, total) : m->v;
+		desired = total - mu < 0 ? 0 : total - mu;
+	} else {
+		const struct sl_intpct *m = &p->min_available;
+		desired = m->percent ? pct_up(m->v, total) : m->v;
+	}
+	int64_t a = total - desired;
+	return total <= 0 || a < 0 ? 0 : a;
+}
+
+/* A HorizontalPodAutoscaler among the manifests that scales the workload. */
+struct hpa {
+	const struct sl_ynode *node; /* its scaleTargetRef */
+	int64_t min, max;
+};
+
+static bool hpa_of(const struct sl_ynode *root, const struct sl_workload *w, struct hpa *out)
+{
+	if (!root || root->kind != SL_YMAP || !sl_yis(sl_ymap_get(root, "kind"), "HorizontalPodAutoscaler"))
+		return false;
+	const struct sl_ynode *ns = sl_ypath(root, "metadata.namespace");
+	const char *n = sl_yscalar(ns) && !sl_ynull(ns) && ns->len ? ns->str : SL_DEFAULT_NAMESPACE;
+	const struct sl_ynode *ref = sl_ypath(root, "spec.scaleTargetRef");
+	if (strcmp(n, w->obj.namespace) || !sl_yis(sl_ymap_get(ref, "kind"), w->obj.kind) ||
+	    !sl_yis(sl_ymap_get(ref, "name"), w->obj.name))
+		return false;
+	out->node = ref;
+	out->min = 1;
+	out->max = INT32_MAX;
+	int64_t v;
+	if (sl_yint(sl_ypath(root, "spec.minReplicas"), &v) == 0)
+		out->min = v;
+	if (sl_yint(sl_ypath(root, "spec.maxReplicas"), &v) == 0)
+		out->max = v;
+	return true;
+}
+
+static bool find_hpa(const struct sl_model *m, const struct sl_workload *w, struct hpa *out)
+{
+	for (size_t s = 0; s < m->nstreams; s++) {
+		const struct sl_ystream *ys = &m->streams[s];
+		for (size_t d = 0; d < ys->n; d++) {
+			const struct sl_ynode *root = ys->docs[d].root;
+			if (hpa_of(root, w, out))
+				return true;
+			const struct sl_ynode *items = sl_ymap_get(root, "items");
+			for (size_t i = 0; items && items->kind == SL_YSEQ && i < items->n; i++)
+				if (hpa_of(items->v[i], w, out))
+					return true;
+		}
+	}
+	return false;
+}
+
+/* The pods the budget counts, from the workloads of the input it selects: false when one of
+ * them has no scale the controller can read (DaemonSet, Job, CronJob, or a bare Pod under a
+ * percentage or maxUnavailable), since the count is then not the one computed here. */
+static bool selected_total(const struct sl_model *m, const struct sl_pdb *p, int64_t *total, size_t *nworkloads,
+			   bool *bare)
+{
+	*bare = false;
+	bool needs_scale = p->max_unavailable.set || p->min_available.percent;
+	*total = 0;
+	*nworkloads = 0;
+	for (size_t i = 0; i < m->nworkloads; i++) {
+		const struct sl_workload *o = m->workloads[i];
+		if (!selects(p, o))
+			continue;
+		if (!scaled_kind(o->obj.kind) && (strcmp(o->obj.kind, "Pod") || needs_scale))
+			return false;
+		*total += o->replicas;
+		*bare |= !strcmp(o->obj.kind, "Pod");
+		(*nworkloads)++;
+	}
+	return true;
+}
+
+static void report_blocking(const struct sl_rule *self, struct sl_check *cx, const struct sl_pdb *p, const char *ref)
+{
+	const struct sl_model *m = cx->model;
+	const struct sl_workload *w = cx->w;
+	const struct sl_intpct *v = p->max_unavailable.set ? &p->max_unavailable : &p->min_available;
+	const char *field = p->max_unavailable.set ? "maxUnavailable" : "minAvailable";
+	int64_t total;
+	size_t nw;
+	bool bare;
+	if (!selected_total(m, p, &total, &nw, &bare) || total <= 0)
+		return;
+	/* Whether the verdict holds for every scale: maxUnavailable 0 and minAvailable 100%. */
+	bool any_scale =
+	    (p->max_unavailable.set && v->v == 0) || (v->percent && !p->max_unavailable.set && v->v >= 100);
+	struct hpa h;
+	bool has_hpa = nw == 1 && find_hpa(m, w, &h);
+	const char *depends = NULL;
+	char dep[256], sizes[160] = "";
+	if (has_hpa) {
+		/* spec.replicas is the autoscaler's to set: judge every size it may choose. */
+		int64_t lo = h.min < 1 ? 1 : h.min, hi = h.max < lo + 100000 ? h.max : lo + 100000;
+		int64_t blocked = 0, first_free = -1;
+		for (int64_t r = lo; r <= hi; r++) {
+			if (allowed(p, r) == 0)
+				blocked++;
+			else if (first_free < 0)
+				first_free = r;
+		}
+		if (!blocked)
+			return;
+		total = lo;
+		if (first_free >= 0 && !any_scale) {
+			snprintf(dep, sizeof dep,
+				 "its HorizontalPodAutoscaler scales it between %lld and %lld replicas: evictions are "
+				 "blocked "
+				 "while it runs fewer than %lld",
+				 (long long)h.min, (long long)h.max, (long long)first_free);
+			depends = dep;
+			snprintf(sizes, sizeof sizes, "at %lld replica%s (its HorizontalPodAutoscaler's minimum)",
+				 (long long)lo, lo == 1 ? "" : "s");
+		} else
+			snprintf(sizes, sizeof sizes, "at every size its HorizontalPodAutoscaler allows (%lld to %lld)",
+				 (long long)h.min, (long long)h.max);
+	} else {
+		if (allowed(p, total) > 0)
+			return;
+		if (!any_scale && !w->replicas_node && nw == 1 && !bare)
+			depends =
+			    "replicas is not written: the API server defaults it to 1, unless an autoscaler sets it";
+	}
+	if (!*sizes)
+		snprintf(sizes, sizeof sizes, total == 1 ? "with its one pod healthy" : "with all %lld pods healthy",
+			 (long long)total);
+	char vs[32], pref[512];
+	sl_intpct_format(v, vs, sizeof vs);
+	sl_object_ref(&p->obj, pref, sizeof pref);
+	struct sl_finding *f =
+	    sl_rule_report(self, cx, v->node,
+			   "%s %s %s allows no disruption of %s: disruptionsAllowed is 0 %s, so `kubectl drain`, the "
+			   "descheduler and the cluster-autoscaler can never evict its pods",
+			   pref, field, vs, ref, sizes);
+	if (depends && f->level == SL_ERROR)
+		f->level = SL_WARNING;
+	if (depends)
+		sl_note(f, "this depends on the replica count: %s", depends);
+	if (nw > 1)
+		sl_note(f,
+			"the budget selects %zu workloads of the input, %lld pods in all (pods outside the input "
+			"would count too)",
+			nw, (long long)total);
+	else if (has_hpa)
+		sl_note(f,
+			"its HorizontalPodAutoscaler sets replicas between %lld and %lld (spec.replicas %lld is "
+			"overridden)",
+			(long long)h.min, (long long)h.max, (long long)w->replicas);
+	else if (bare)
+		sl_note(f, "%s is a bare Pod: one pod", ref);
+	else
+		sl_note(f, "replicas %lld%s", (long long)w->replicas, w->replicas_node ? "" : " (defaulted)");
+	if (p->max_unavailable.set)
+		sl_note(f, "maxUnavailable %s: desiredHealthy = %lld - %s = %lld, so no pod may be down", vs,
+			(long long)total, vs, (long long)total);
+	else if (v->percent)
+		sl_note(f,
+			"minAvailable %s of %lld pod%s is %lld, rounded up as the disruption controller rounds it: "
+			"disruptionsAllowed = max(0, %lld - %lld) = 0",
+			vs, (long long)total, total == 1 ? "" : "s", (long long)pct_up(v->v, total), (long long)total,
+			(long long)pct_up(v->v, total));
+	else
+		sl_note(f, "minAvailable %s >= %lld pod%s: disruptionsAllowed = max(0, %lld - %s) = 0", vs,
+			(long long)total, total == 1 ? "" : "s", (long long)total, vs);
+	sl_note(f, "a rollout is not slowed by the budget (controllers delete pods directly, not through the eviction "
+		   "API); node "
+		   "drains, descheduling and scale-down are");
+	if (bare) {
+		/* maxUnavailable and percentages take the controllers' scale, and a bare Pod has none:
+		 * the controller expects 0 pods and allows 0 disruptions, so neither is a fix. */
+		sl_note(f,
+			"fix: run the pod under a controller (a Deployment, with replicas >= 2 to stay up during a "
+			"drain) and budget that, or delete the budget; for a bare Pod maxUnavailable and percentages "
+			"block too (the disruption controller expects 0 pods without a controller's scale)");
+		sl_add_related(f, &(w->obj.kind_node ? w->obj.kind_node : w->obj.root)->at,
+			       "%s, selected by the budget", ref);
+		return;
+	}
+	sl_note(f, "fix: maxUnavailable: 1 (one pod may be evicted at a time)%s",
+		total == 1 ? "; with one replica that means downtime during a drain, so raise replicas to keep it up"
+			   : "");
+	sl_add_related(f, &(w->obj.kind_node ? w->obj.kind_node : w->obj.root)->at, "%s, selected by the budget", ref);
+	if (w->replicas_node)
+		sl_add_related(f, &w->replicas_node->at, "replicas %lld", (long long)w->replicas);
+	if (p->sel.node)
+		sl_add_related(f, &p->sel.node->at, "the budget's selector");
+	if (has_hpa)
+		sl_add_related(f, &h.node->at, "the HorizontalPodAutoscaler that scales it");
+
+	const struct sl_source *src = p->obj.src;
+	struct sl_fix *fx = sl_fix_new(f, "Use maxUnavailable: 1 (one pod may be evicted at a time)");
+	if (p->max_unavailable.set)
+		sl_fix_replace(fx, src, v->node, "1");
+	else {
+		/* Rewrite the whole entry, key included: `minAvailable: 2` becomes `maxUnavailable: 1`. */
+		const struct sl_ynode *spec = sl_ymap_get(p->obj.root, "spec");
+		const struct sl_ynode *key = sl_ymap_key(spec, "minAvailable");
+		bool json = key && src->data[key->at.off] == '"';
+		if (key)
+			sl_fix_edit(fx, src, key->at.off, v->node->at.end,
+				    json ? "\"maxUnavailable\": 1" : "maxUnavailable: 1");
+	}
+	if (!p->max_unavailable.set && !v->percent && total >= 2) {
+		char n[32], d[96];
+		snprintf(n, sizeof n, "%lld", (long long)(total - 1));
+		snprintf(d, sizeof d, "Lower minAvailable to %lld (one pod may be evicted at a time)",
+			 (long long)(total - 1));
+		sl_fix_replace(sl_fix_new(f, d), src, v->node, n);
+	}
+}
+
+static void check(const struct sl_rule *self, struct sl_check *cx)
+{
+	const struct sl_model *m = cx->model;
+	const struct sl_workload *w = cx->w;
+	if (!scaled_kind(w->obj.kind) && strcmp(w->obj.kind, "Pod"))
+		return;
+	if (w->replicas <= 0)
+		return;
+	char ref[512];
+	sl_object_ref(&w->obj, ref, sizeof ref);
+	const struct sl_pdb *first = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < m->npdbs; i++) {
+		const struct sl_pdb *p = m->pdbs[i];
+		if (!selects(p, w))
+			continue;
+		n++;
+		if (!first)
+			first = p;
+		/* Neither field (a budget that only reports) is left alone here. */
+		if (valid_budget(p))
+			report_blocking(self, cx, p, ref);
+	}
+	if (n < 2)
+		return;
+	char fref[512];
+	sl_object_ref(&first->obj, fref, sizeof fref);
+	struct sl_finding *f = sl_rule_report(
+	    self, cx, first->sel.node ? first->sel.node : first->obj.kind_node,
+	    "%zu PodDisruptionBudgets select the pods of %s: the eviction API refuses every eviction of them "
+	    "(\"This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.\")",
+	    n, ref);
+	sl_note(f, "the refusal does not depend on the budgets' values: `kubectl drain`, the descheduler and the "
+		   "cluster-autoscaler can never evict these pods");
+	sl_note(f, "fix: keep one budget for these pods; narrow or delete the others");
+	for (size_t i = 0; i < m->npdbs; i++) {
+		const struct sl_pdb *p = m->pdbs[i];
+		if (!selects(p, w))
+			continue;
+		char pr[512];
+		sl_object_ref(&p->obj, pr, sizeof pr);
+		sl_add_related(f, &(p->sel.node ? p->sel.node : p->obj.kind_node)->at, "%s selects them", pr);
+	}
+	sl_add_related(f, &(w->obj.kind_node ? w->obj.kind_node : w->obj.root)->at, "%s", ref);
+}
+
+const struct sl_rule sl_rule_pdb_blocks_eviction = {
+    .id = "pdb-blocks-eviction",
+    .name = "DisruptionBudgetBlocksEviction",
+    .summary = "A PodDisruptionBudget that allows 0 disruptions for its workload: drains and descheduling hang.",
+    .description =
+	"A PodDisruptionBudget in the workload's namespace selects its pods, and resolved as the disruption "
+	"controller resolves it (percentages of the replica count rounded up) it leaves disruptionsAllowed at 0 "
+	"even when every pod is healthy: minAvailable at or above replicas, minAvailable 100%, or maxUnavailable "
+	"0. Every eviction is refused, so `kubectl drain` never finishes and the cluster-autoscaler and "
+	"descheduler cannot move the pods. Two or more budgets selecting the same pods make the eviction API "
+	"refuse every eviction of them.",
+    .help = "Allow at least one disruption: `maxUnavailable: 1`, or `minAvailable` below `replicas` (for a "
+	    "percentage, low enough that rounding up stays below `replicas`). Keep one budget per set of pods.",
+    .level = SL_ERROR,
+    .needs_nodes = false,
+    .check = check,
+};
