@@ -10,6 +10,7 @@ extern const struct sl_rule sl_rule_insufficient_capacity;
 extern const struct sl_rule sl_rule_topology_spread_unsatisfiable;
 extern const struct sl_rule sl_rule_hostport_rollout;
 extern const struct sl_rule sl_rule_anti_affinity_vs_node_affinity;
+extern const struct sl_rule sl_rule_rwo_volume_rollout;
 
 const struct sl_rule *const sl_rules[] = {
     &sl_rule_rollout_deadlock,
@@ -18,6 +19,7 @@ const struct sl_rule *const sl_rules[] = {
     &sl_rule_topology_spread_unsatisfiable,
     &sl_rule_anti_affinity_vs_node_affinity,
     &sl_rule_hostport_rollout,
+    &sl_rule_rwo_volume_rollout,
 };
 const unsigned sl_nrules = sizeof sl_rules / sizeof sl_rules[0];
 
