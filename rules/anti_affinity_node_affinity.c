@@ -88,9 +88,10 @@ static void report_shortfall(const struct sl_rule *self, struct sl_check *cx, co
 	struct sl_finding *f = sl_rule_report(
 	    self, cx, t->node ? t->node : p->anti_terms_node,
 	    "only %lld of the %lld replicas of %s can run at once: required pod anti-affinity allows one pod per %s, "
-	    "and %s admits %lld %s",
+	    "and %s admits only %lld %s",
 	    (long long)n, (long long)w->replicas, ref, t->topology_key, bounded_by(p, t->topology_key), (long long)n,
-	    d->nnames && !d->nvals ? (n == 1 ? "node" : "nodes") : (n == 1 ? "value of it" : "values of it"));
+	    d->nnames && !d->nvals ? (n == 1 ? "node" : "nodes")
+				   : (n == 1 ? "value of that key" : "values of that key"));
 	sl_note(f, "replicas %lld%s", (long long)w->replicas, w->replicas_node ? "" : " (defaulted)");
 	note_domains(f, p, t, d);
 	sl_note(f,

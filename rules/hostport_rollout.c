@@ -96,7 +96,7 @@ static void check_static(const struct sl_rule *self, struct sl_check *cx)
 	if (w->replicas > n) {
 		f = sl_rule_report(self, cx, p->ports[0].node,
 				   "only %lld of the %lld replicas of %s can run at once: each node binds host port "
-				   "%lld/%s for one pod only, and %s admits %lld node%s",
+				   "%lld/%s for one pod only, and %s admits only %lld node%s",
 				   (long long)n, (long long)w->replicas, ref, (long long)p->ports[0].port,
 				   p->ports[0].proto, pinned_by(p), (long long)n, n == 1 ? "" : "s");
 		sl_note(f, "replicas %lld%s", (long long)w->replicas, w->replicas_node ? "" : " (defaulted)");

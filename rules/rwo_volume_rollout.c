@@ -158,11 +158,16 @@ static void check_claim(const struct sl_rule *self, struct sl_check *cx, const s
 				   "ReadWriteOncePod, and the scheduler admits no second pod while one uses it",
 				   (long long)w->replicas, ref, cref);
 		sl_note(f, "replicas %lld", (long long)w->replicas);
+		char rest[48];
+		if (w->replicas == 2)
+			snprintf(rest, sizeof rest, "the other pod");
+		else
+			snprintf(rest, sizeof rest, "the other %lld pods", (long long)(w->replicas - 1));
 		sl_note(f,
-			"VolumeRestrictions rejects every node for the other %lld pod%s (node has pod using "
-			"PersistentVolumeClaim with the same name and ReadWriteOncePod access mode); preemption "
-			"cannot help, the pod holding the claim is one of its own, with the same priority",
-			(long long)(w->replicas - 1), w->replicas == 2 ? "" : "s");
+			"VolumeRestrictions rejects every node for %s (node has pod using PersistentVolumeClaim with "
+			"the same name and ReadWriteOncePod access mode); preemption cannot help, the pod holding the "
+			"claim is one of its own, with the same priority",
+			rest);
 		sl_note(f, "fix: give each pod its own claim (a StatefulSet with volumeClaimTemplates), use a "
 			   "ReadWriteMany claim, or run 1 replica");
 		note_modes(f, c);
