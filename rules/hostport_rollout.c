@@ -2,15 +2,169 @@
  *
  * NodePorts admits one pod per node for a given (hostIP, protocol, hostPort), with 0.0.0.0
  * conflicting with every address. The workload's pods all ask for the same ports, so at most one
- * of them runs per admissible node; replicas beyond that stay Pending. (The rollout's surge pod
- * meeting the same wall is reported by rollout-deadlock.) */
+ * of them runs per admissible node; replicas beyond that stay Pending. (With nodes, the rollout's
+ * surge pod meeting the same wall is reported by rollout-deadlock.)
+ *
+ * Without nodes, a template pinned by hostname (nodeSelector, node affinity In lists or
+ * matchFields metadata.name) admits at most as many nodes as it names: more replicas
+ * never run, and exactly that many with maxUnavailable 0 leave no node for the surge pod. */
 #include <stdio.h>
+#include <string.h>
 
+#include "../linter/buf.h"
+#include "../linter/fix.h"
 #include "rules.h"
+
+static bool long_running(const char *kind)
+{
+	return !strcmp(kind, "Deployment") || !strcmp(kind, "ReplicaSet") || !strcmp(kind, "ReplicationController") ||
+	       !strcmp(kind, "StatefulSet");
+}
+
+/* A self-selecting anti-affinity term on hostname gives anti-affinity-vs-node-affinity the same
+ * node count; `unscoped` asks for one that also repels the other ReplicaSet's pods. */
+static bool anti_on_hostname(const struct sl_podspec *p, bool unscoped)
+{
+	for (size_t i = 0; i < p->nanti; i++) {
+		const struct sl_podterm *t = &p->anti[i];
+		bool scoped = false;
+		for (size_t k = 0; k < t->nmatch_keys; k++)
+			scoped |= !strcmp(t->match_keys[k], "pod-template-hash");
+		if (t->topology_key && !strcmp(t->topology_key, "kubernetes.io/hostname") && !(unscoped && scoped) &&
+		    sl_podterm_matches(t, p->namespace, &p->labels, p->namespace, &p->labels))
+			return true;
+	}
+	return false;
+}
+
+static const char *pinned_by(const struct sl_podspec *p)
+{
+	bool sel = sl_labels_get(&p->node_selector, "kubernetes.io/hostname") != NULL;
+	if (sel && p->has_required_affinity)
+		return "its nodeSelector and required node affinity";
+	return sel ? "its nodeSelector" : "its required node affinity";
+}
+
+static void note_nodes(struct sl_finding *f, const struct sl_podspec *p, const struct sl_domains *d)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	sl_domains_format(d, &b);
+	size_t n = d->nvals + d->nnames;
+	sl_note(f, "%s admits only the node%s %s%s: at most %zu node%s in any cluster, no inventory needed",
+		pinned_by(p), n == 1 ? "" : "s", d->nvals ? "with kubernetes.io/hostname " : "", b.s, n,
+		n == 1 ? "" : "s");
+	sl_note(f,
+		"NodePorts admits one pod per node for host port %lld/%s (hostIP %s), and every pod of the template "
+		"asks for it",
+		(long long)p->ports[0].port, p->ports[0].proto, p->ports[0].ip);
+	sl_buf_free(&b);
+	if (p->node_selector_node)
+		sl_add_related(f, &p->node_selector_node->at, "the nodeSelector that pins the nodes");
+	if (p->affinity_node)
+		sl_add_related(f, &p->affinity_node->at, "the required node affinity that pins the nodes");
+}
+
+static void check_static(const struct sl_rule *self, struct sl_check *cx)
+{
+	const struct sl_workload *w = cx->w;
+	const struct sl_podspec *p = &w->pod;
+	if (!p->nports || w->replicas == 0 || !long_running(w->obj.kind))
+		return;
+	struct sl_domains d;
+	sl_static_domains(p, "kubernetes.io/hostname", &d);
+	int64_t n = (int64_t)(d.nvals + d.nnames), surge, unavail;
+	sl_fenceposts(w, &surge, &unavail);
+	bool rolling = w->strategy == SL_STRATEGY_ROLLING && surge > 0 && unavail == 0;
+	char ref[512];
+	sl_object_ref(&w->obj, ref, sizeof ref);
+	/* No node at all is contradictory-node-constraints'. */
+	if (!d.bounded || n == 0 || w->replicas < n || (w->replicas == n && !rolling) ||
+	    anti_on_hostname(p, w->replicas == n)) {
+		sl_domains_free(&d);
+		return;
+	}
+	struct sl_finding *f;
+	char rest[48], olds[48];
+	if (w->replicas - n == 1)
+		snprintf(rest, sizeof rest, "pod stays");
+	else
+		snprintf(rest, sizeof rest, "%lld pods stay", (long long)(w->replicas - n));
+	if (w->replicas == 1)
+		snprintf(olds, sizeof olds, "its old pod");
+	else
+		snprintf(olds, sizeof olds, "its %lld old pods", (long long)w->replicas);
+	if (w->replicas > n) {
+		f = sl_rule_report(self, cx, p->ports[0].node,
+				   "only %lld of the %lld replicas of %s can run at once: each node binds host port "
+				   "%lld/%s for one pod only, and %s admits only %lld node%s",
+				   (long long)n, (long long)w->replicas, ref, (long long)p->ports[0].port,
+				   p->ports[0].proto, pinned_by(p), (long long)n, n == 1 ? "" : "s");
+		sl_note(f, "replicas %lld%s", (long long)w->replicas, w->replicas_node ? "" : " (defaulted)");
+		note_nodes(f, p, &d);
+		sl_note(f,
+			"the other %s Pending: every admitted node fails NodePorts (node(s) didn't have "
+			"free ports for the requested pod ports)",
+			rest);
+		bool deadlocks = w->strategy == SL_STRATEGY_ROLLING &&
+				 sl_intpct_resolve(&w->max_unavailable, n, false) == 0 &&
+				 sl_intpct_resolve(&w->max_surge, n, true) > 0;
+		sl_note(f,
+			"fix: drop hostPort (use a Service, or hostNetwork only where it is needed), run it as a "
+			"DaemonSet, admit more nodes, or lower replicas to %lld%s",
+			(long long)n,
+			deadlocks ? " (and roll with maxSurge: 0, maxUnavailable: 1: at that count no surge pod fits)"
+				  : "");
+		if (w->replicas_node) {
+			char v[32], desc[192];
+			snprintf(v, sizeof v, "%lld", (long long)n);
+			snprintf(desc, sizeof desc, "Lower replicas to %s, the nodes the template admits%s", v,
+				 deadlocks ? ", and roll with maxSurge: 0, maxUnavailable: 1 (no node for a surge pod)"
+					   : "");
+			struct sl_fix *fx = sl_fix_new(f, desc);
+			sl_fix_replace(fx, w->obj.src, w->replicas_node, v);
+			if (deadlocks)
+				sl_fix_rolling_params(fx, w, "0", "1");
+		}
+		sl_domains_free(&d);
+		return;
+	}
+	char s[32], u[32], rs[64] = "", ru[64] = "";
+	sl_intpct_format(&w->max_surge, s, sizeof s);
+	sl_intpct_format(&w->max_unavailable, u, sizeof u);
+	f = sl_rule_report(self, cx, p->ports[0].node,
+			   "rollout of %s can never finish: %s hold%s host port %lld/%s on every node the "
+			   "template admits, and maxUnavailable %s%s, so no old pod goes before a new one is Ready",
+			   ref, olds, w->replicas == 1 ? "s" : "", (long long)p->ports[0].port, p->ports[0].proto, u,
+			   w->max_unavailable.percent ? " resolves to 0" : "");
+	sl_note(f, "replicas %lld%s; strategy RollingUpdate%s", (long long)w->replicas,
+		w->replicas_node ? "" : " (defaulted)", w->type_node ? "" : " (defaulted)");
+	if (w->max_surge.percent)
+		snprintf(rs, sizeof rs, " resolves to %lld (rounded up)", (long long)surge);
+	if (w->max_unavailable.percent)
+		snprintf(ru, sizeof ru, " resolves to %lld (rounded down)", (long long)unavail);
+	sl_note(f, "maxSurge %s%s%s, maxUnavailable %s%s%s, of %lld replica%s", s,
+		w->max_surge.set ? "" : " (defaulted)", rs, u, w->max_unavailable.set ? "" : " (defaulted)", ru,
+		(long long)w->replicas, w->replicas == 1 ? "" : "s");
+	note_nodes(f, p, &d);
+	sl_note(f, "fix: set strategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1 (an old pod goes first, then its "
+		   "replacement takes its node), or use strategy type Recreate");
+	const struct sl_ynode *st =
+	    w->max_unavailable.node ? w->max_unavailable.node : sl_ymap_key(w->spec, "strategy");
+	if (st)
+		sl_add_related(f, &st->at, "the rollout strategy that keeps every old pod until a new one is Ready");
+	sl_fix_rolling_params(sl_fix_new(f, "Roll with maxSurge: 0, maxUnavailable: 1 (replace one pod at a time)"), w,
+			      "0", "1");
+	sl_fix_recreate(sl_fix_new(f, "Use the Recreate strategy (all old pods stop before new ones start)"), w);
+	sl_domains_free(&d);
+}
 
 static void check(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_podspec *p = &cx->w->pod;
+	if (!cx->a) {
+		check_static(self, cx);
+		return;
+	}
 	if (!p->nports)
 		return;
 	char why[256];
@@ -30,10 +184,13 @@ const struct sl_rule sl_rule_hostport_rollout = {
     .summary = "Host ports allow one pod per node, and the workload asks for more pods than admissible nodes.",
     .description = "Every pod of the template binds the same host port, so NodePorts admits at most one per node. "
 		   "With more replicas (or replicas plus the rollout's surge) than nodes the template admits, "
-		   "the remaining pods stay Pending.",
+		   "the remaining pods stay Pending. Without a node inventory, a template pinned by hostname "
+		   "(nodeSelector, node affinity, matchFields) admits at most the nodes it names, which "
+		   "proves the same shortfall, and the rollout deadlock of a Deployment with exactly that many "
+		   "replicas and maxUnavailable 0.",
     .help = "Drop `hostPort` and expose the pods through a Service, run the workload as a DaemonSet, or keep "
 	    "`replicas` at or below the number of admissible nodes and roll with `maxSurge: 0, maxUnavailable: 1`.",
     .level = SL_ERROR,
-    .needs_nodes = true,
+    .needs_nodes = false,
     .check = check,
 };

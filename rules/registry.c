@@ -16,6 +16,7 @@ extern const struct sl_rule sl_rule_selector_mismatch;
 extern const struct sl_rule sl_rule_invalid_rollout_params;
 extern const struct sl_rule sl_rule_extended_resource_mismatch;
 extern const struct sl_rule sl_rule_pdb_blocks_eviction;
+extern const struct sl_rule sl_rule_rwo_volume_rollout;
 
 const struct sl_rule *const sl_rules[] = {
     &sl_rule_rollout_deadlock,
@@ -30,6 +31,7 @@ const struct sl_rule *const sl_rules[] = {
     &sl_rule_invalid_rollout_params,
     &sl_rule_extended_resource_mismatch,
     &sl_rule_pdb_blocks_eviction,
+    &sl_rule_rwo_volume_rollout,
 };
 const unsigned sl_nrules = sizeof sl_rules / sizeof sl_rules[0];
 

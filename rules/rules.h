@@ -67,4 +67,21 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 void sl_note_preemption(struct sl_finding *f, const struct sl_model *m, const struct sl_analysis *a,
 			const struct sl_nodefit *fits);
 
+/* The domains of node label `key` that the template's nodeSelector, required node affinity and
+ * nodeName admit, from the template alone: bounded when every node the template admits carries
+ * the label with one of `vals` (In lists, minus NotIn, intersected with the nodeSelector's value,
+ * united over the OR'd terms) or, for kubernetes.io/hostname, is one of the nodes in `names`
+ * (matchFields metadata.name In). nodeName, which skips the scheduler, is not considered. nvals + nnames is then an
+ * upper bound on the distinct domains, for every cluster. Strings are borrowed from the pod spec. */
+struct sl_domains {
+	bool bounded;
+	const char **vals, **names;
+	size_t nvals, nnames;
+};
+void sl_static_domains(const struct sl_podspec *p, const char *key, struct sl_domains *out);
+void sl_domains_free(struct sl_domains *d);
+/* "a, b, node c" */
+struct sl_buf;
+void sl_domains_format(const struct sl_domains *d, struct sl_buf *b);
+
 #endif

@@ -1,0 +1,302 @@
+/* rwo-volume-rollout — pods of one workload share a claim that only one pod (ReadWriteOncePod) or
+ * one node (ReadWriteOnce) can use.
+ *
+ * ReadWriteOncePod is enforced by the scheduler: VolumeRestrictions rejects a pod on every node
+ * while another pod uses the claim. So a second replica never schedules, and a surge pod never
+ * does while the old pod holds the claim — with maxUnavailable 0 the old pod stays until a new
+ * one is Ready, so the rollout never finishes. Both hold for every cluster: errors.
+ *
+ * ReadWriteOnce is a node-level attachment, enforced (for volumes that attach at all) by the
+ * attach/detach controller, which refuses a second node ("Multi-Attach error"). Pods on the node
+ * that has it attached start fine; the others wait in ContainerCreating. Whether they land there
+ * is placement, and whether the storage enforces it at all is the cluster's (NFS-like volumes
+ * need no attach; a PersistentVolume that also allows ReadWriteMany may attach anywhere): warnings
+ * that say so. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../linter/fix.h"
+#include "rules.h"
+
+#define HOSTNAME "kubernetes.io/hostname"
+
+static bool has_key(const char *const *keys, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(keys[i], key))
+			return true;
+	return false;
+}
+
+/* A required pod (anti-)affinity term on hostname that selects the template's own pods; with
+ * `across_sets`, one that also selects the other ReplicaSet's pods during a rollout. */
+static bool self_term(const struct sl_podspec *p, const struct sl_podterm *v, size_t n, bool across_sets)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].topology_key && !strcmp(v[i].topology_key, HOSTNAME) &&
+		    !(across_sets && has_key(v[i].match_keys, v[i].nmatch_keys, "pod-template-hash")) &&
+		    sl_podterm_matches(&v[i], p->namespace, &p->labels, p->namespace, &p->labels))
+			return true;
+	return false;
+}
+
+/* The StatefulSet controller swaps a template volume named like a volumeClaimTemplate for the
+ * pod's own claim. */
+static bool per_pod_claim(const struct sl_workload *w, const char *volume)
+{
+	const struct sl_ynode *vct = sl_ymap_get(w->spec, "volumeClaimTemplates");
+	if (strcmp(w->obj.kind, "StatefulSet") || !volume || !vct || vct->kind != SL_YSEQ)
+		return false;
+	for (size_t i = 0; i < vct->n; i++)
+		if (sl_yis(sl_ypath(vct->v[i], "metadata.name"), volume))
+			return true;
+	return false;
+}
+
+static const struct sl_pvc *find_claim(const struct sl_model *m, const char *ns, const char *name)
+{
+	for (size_t i = 0; i < m->npvcs; i++)
+		if (!strcmp(m->pvcs[i]->obj.namespace, ns) && !strcmp(m->pvcs[i]->obj.name, name))
+			return m->pvcs[i];
+	return NULL;
+}
+
+/* How the template places its pods relative to each other, from the template alone. */
+struct placement {
+	bool one_node;         /* every pod on one node: nodeName, or hostname bounded to one value */
+	bool together;         /* replicas kept on one node: required self affinity on hostname */
+	bool surge_together;   /* the surge pod kept with the old ones */
+	bool apart;            /* no two replicas share a node: host ports, self anti-affinity */
+	bool surge_apart;      /* the surge pod never shares a node with an old pod */
+	const char *apart_why; /* what keeps them apart */
+	const struct sl_ynode *apart_node;
+};
+
+static void placement_of(const struct sl_podspec *p, struct placement *pl)
+{
+	memset(pl, 0, sizeof *pl);
+	struct sl_domains d;
+	sl_static_domains(p, HOSTNAME, &d);
+	pl->one_node = p->node_name || (d.bounded && d.nvals + d.nnames == 1);
+	sl_domains_free(&d);
+	pl->together = self_term(p, p->affinity, p->naffinity, false);
+	pl->surge_together = self_term(p, p->affinity, p->naffinity, true);
+	if (p->nports) {
+		pl->apart = pl->surge_apart = true;
+		pl->apart_why = "every pod binds the same host port";
+		pl->apart_node = p->ports[0].node;
+	} else if (self_term(p, p->anti, p->nanti, false)) {
+		pl->apart = true;
+		pl->surge_apart = self_term(p, p->anti, p->nanti, true);
+		pl->apart_why = "required pod anti-affinity on kubernetes.io/hostname selects its own pods";
+		pl->apart_node = p->anti_terms_node;
+	}
+}
+
+static void note_modes(struct sl_finding *f, const struct sl_pvc *c)
+{
+	if (c->modes_node)
+		sl_add_related(f, &c->modes_node->at, "the access modes of PersistentVolumeClaim %s/%s",
+			       c->obj.namespace, c->obj.name);
+}
+
+static void note_rollout(struct sl_finding *f, const struct sl_workload *w, int64_t surge, int64_t unavail)
+{
+	char s[32], u[32], rs[64] = "", ru[64] = "";
+	sl_intpct_format(&w->max_surge, s, sizeof s);
+	sl_intpct_format(&w->max_unavailable, u, sizeof u);
+	if (w->max_surge.percent)
+		snprintf(rs, sizeof rs, " resolves to %lld (rounded up)", (long long)surge);
+	if (w->max_unavailable.percent)
+		snprintf(ru, sizeof ru, " resolves to %lld (rounded down)", (long long)unavail);
+	sl_note(f, "replicas %lld%s; strategy RollingUpdate%s", (long long)w->replicas,
+		w->replicas_node ? "" : " (defaulted)", w->type_node ? "" : " (defaulted)");
+	sl_note(f, "maxSurge %s%s%s, maxUnavailable %s%s%s, of %lld replica%s", s,
+		w->max_surge.set ? "" : " (defaulted)", rs, u, w->max_unavailable.set ? "" : " (defaulted)", ru,
+		(long long)w->replicas, w->replicas == 1 ? "" : "s");
+}
+
+static void fix_rollout(struct sl_finding *f, const struct sl_workload *w)
+{
+	sl_fix_recreate(sl_fix_new(f, "Use the Recreate strategy (the old pod stops and releases the claim before the "
+				      "new one starts)"),
+			w);
+	sl_fix_rolling_params(sl_fix_new(f, "Roll with maxSurge: 0, maxUnavailable: 1 (the old pod goes first)"), w,
+			      "0", "1");
+}
+
+static const char *unavail_text(const struct sl_workload *w, char *buf, size_t n)
+{
+	char u[32];
+	sl_intpct_format(&w->max_unavailable, u, sizeof u);
+	snprintf(buf, n, "maxUnavailable %s%s", u, w->max_unavailable.percent ? " resolves to 0" : "");
+	return buf;
+}
+
+static void check_claim(const struct sl_rule *self, struct sl_check *cx, const struct sl_volume *v,
+			const struct sl_pvc *c)
+{
+	const struct sl_workload *w = cx->w;
+	const struct sl_podspec *p = &w->pod;
+	int64_t surge = 0, unavail = 1;
+	bool deploy = !strcmp(w->obj.kind, "Deployment");
+	if (deploy && w->strategy == SL_STRATEGY_ROLLING)
+		sl_fenceposts(w, &surge, &unavail);
+	bool rollout = surge > 0 && unavail == 0;
+	bool several = w->replicas > 1;
+	if (!rollout && !several)
+		return;
+	const struct sl_ynode *at = sl_ymap_get(v->node, "claimName");
+	char ref[512], cref[512], ubuf[64];
+	sl_object_ref(&w->obj, ref, sizeof ref);
+	snprintf(cref, sizeof cref, "PersistentVolumeClaim %s/%s", c->obj.namespace, c->obj.name);
+	struct sl_finding *f;
+
+	if (c->rwop && several) {
+		f = sl_rule_report(self, cx, at,
+				   "only 1 of the %lld replicas of %s can run at once: they share %s, which is "
+				   "ReadWriteOncePod, and the scheduler admits no second pod while one uses it",
+				   (long long)w->replicas, ref, cref);
+		sl_note(f, "replicas %lld", (long long)w->replicas);
+		char rest[48];
+		if (w->replicas == 2)
+			snprintf(rest, sizeof rest, "the other pod");
+		else
+			snprintf(rest, sizeof rest, "the other %lld pods", (long long)(w->replicas - 1));
+		sl_note(f,
+			"VolumeRestrictions rejects every node for %s (node has pod using PersistentVolumeClaim with "
+			"the same name and ReadWriteOncePod access mode); preemption cannot help, the pod holding the "
+			"claim is one of its own, with the same priority",
+			rest);
+		sl_note(f, "fix: give each pod its own claim (a StatefulSet with volumeClaimTemplates), use a "
+			   "ReadWriteMany claim, or run 1 replica");
+		note_modes(f, c);
+		return;
+	}
+	if (c->rwop) {
+		f = sl_rule_report(
+		    self, cx, at,
+		    "rollout of %s can never finish: the new pod needs %s, which is ReadWriteOncePod and "
+		    "held by the old pod, and %s, so the old pod stays until a new one is Ready",
+		    ref, cref, unavail_text(w, ubuf, sizeof ubuf));
+		note_rollout(f, w, surge, unavail);
+		sl_note(f,
+			"VolumeRestrictions rejects the new pod on every node while the old pod uses the claim (node "
+			"has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode)");
+		sl_note(f,
+			"fix: use strategy type Recreate, or roll with maxSurge: 0, maxUnavailable: 1; either way the "
+			"old pod goes first and the new one takes the claim after it");
+		note_modes(f, c);
+		fix_rollout(f, w);
+		return;
+	}
+
+	/* ReadWriteOnce: one node at a time. */
+	struct placement pl;
+	placement_of(p, &pl);
+	if (pl.one_node)
+		return;
+	const char *depends = "the storage enforcing ReadWriteOnce (volumes that need no attach, such as NFS, and "
+			      "PersistentVolumes that also allow ReadWriteMany mount on several nodes)";
+	if (several && !pl.together) {
+		if (pl.apart)
+			f = sl_rule_report(
+			    self, cx, at,
+			    "%lld replicas of %s share %s, which is ReadWriteOnce, and cannot share a node "
+			    "(%s): the pods off the node that has it attached cannot start, unless the "
+			    "storage mounts it on several nodes",
+			    (long long)w->replicas, ref, cref, pl.apart_why);
+		else
+			f = sl_rule_report(
+			    self, cx, at,
+			    "%lld replicas of %s share %s, which is ReadWriteOnce: they all start only if they "
+			    "land on the node that has it attached, and nothing pins them there",
+			    (long long)w->replicas, ref, cref);
+		if (f->level == SL_ERROR)
+			f->level = SL_WARNING;
+		sl_note(f, "replicas %lld", (long long)w->replicas);
+		sl_note(f,
+			"ReadWriteOnce attaches the volume read-write to one node; a pod placed on another node "
+			"waits in ContainerCreating (Multi-Attach error) until every pod using it elsewhere is gone");
+		sl_note(f, "this depends on %s", depends);
+		if (pl.apart && pl.apart_node)
+			sl_add_related(f, &pl.apart_node->at, "what keeps the pods on distinct nodes");
+		sl_note(f, "fix: give each pod its own claim (a StatefulSet with volumeClaimTemplates), use a "
+			   "ReadWriteMany claim, or run 1 replica");
+		note_modes(f, c);
+		return;
+	}
+	if (!rollout || pl.surge_together)
+		return;
+	if (pl.surge_apart)
+		f = sl_rule_report(
+		    self, cx, at,
+		    "rollout of %s stalls unless the storage mounts %s on several nodes: it is "
+		    "ReadWriteOnce, attached to the old pod's node, where the new pod cannot go (%s), and "
+		    "%s, so the old pod stays until a new one is Ready",
+		    ref, cref, pl.apart_why, unavail_text(w, ubuf, sizeof ubuf));
+	else
+		f = sl_rule_report(
+		    self, cx, at,
+		    "rollout of %s depends on placement: the new pod needs %s, which is ReadWriteOnce and "
+		    "attached to the old pod's node; nothing pins the new pod there, and %s, so the old "
+		    "pod stays until a new one is Ready",
+		    ref, cref, unavail_text(w, ubuf, sizeof ubuf));
+	if (f->level == SL_ERROR)
+		f->level = SL_WARNING;
+	note_rollout(f, w, surge, unavail);
+	sl_note(f, "ReadWriteOnce attaches the volume read-write to one node; placed on another node the new pod "
+		   "waits in ContainerCreating (Multi-Attach error), and the old pod is not removed before it is "
+		   "Ready: the rollout stops until progressDeadlineSeconds marks it failed");
+	sl_note(f, "this depends on %s%s", pl.surge_apart ? "" : "where the scheduler puts the new pod, and on ",
+		depends);
+	if (pl.surge_apart && pl.apart_node)
+		sl_add_related(f, &pl.apart_node->at, "what keeps the new pod off the old pod's node");
+	sl_note(f, "fix: use strategy type Recreate (the old pod stops and the volume detaches before the new pod "
+		   "starts), or roll with maxSurge: 0, maxUnavailable: 1");
+	note_modes(f, c);
+	fix_rollout(f, w);
+}
+
+static void check(const struct sl_rule *self, struct sl_check *cx)
+{
+	const struct sl_workload *w = cx->w;
+	const char *k = w->obj.kind;
+	if (strcmp(k, "Deployment") && strcmp(k, "ReplicaSet") && strcmp(k, "ReplicationController") &&
+	    strcmp(k, "StatefulSet"))
+		return;
+	if (w->replicas == 0)
+		return;
+	const struct sl_podspec *p = &w->pod;
+	for (size_t i = 0; i < p->nvolumes; i++) {
+		const struct sl_volume *v = &p->volumes[i];
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(p->volumes[j].claim, v->claim);
+		if (seen || per_pod_claim(w, v->name))
+			continue;
+		const struct sl_pvc *c = find_claim(cx->model, p->namespace, v->claim);
+		/* Another access mode beside ReadWriteOnce lets the volume attach on several nodes. */
+		if (c && (c->rwop || (c->rwo && !c->rwx && !c->rox)))
+			check_claim(self, cx, v, c);
+	}
+}
+
+const struct sl_rule sl_rule_rwo_volume_rollout = {
+    .id = "rwo-volume-rollout",
+    .name = "SingleWriterVolumeShared",
+    .summary = "Pods of one workload share a ReadWriteOnce or ReadWriteOncePod claim: replicas or the rollout's "
+	       "surge pod cannot use it.",
+    .description = "A Deployment, ReplicaSet, ReplicationController or StatefulSet mounts a PersistentVolumeClaim "
+		   "defined among the inputs whose access mode allows one pod (ReadWriteOncePod) or one node "
+		   "(ReadWriteOnce). With ReadWriteOncePod the scheduler admits no second pod while one uses the "
+		   "claim, so extra replicas never run and a RollingUpdate with maxUnavailable 0 never finishes. "
+		   "With ReadWriteOnce the extra pods and the surge pod run only on the node that has the volume "
+		   "attached; that depends on placement, and is reported as a warning.",
+    .help = "For a single-replica Deployment, use `strategy: {type: Recreate}` (or `maxSurge: 0, "
+	    "maxUnavailable: 1`) so the old pod releases the claim first. For several replicas, give each pod its "
+	    "own claim with a StatefulSet and `volumeClaimTemplates`, or use a `ReadWriteMany` claim.",
+    .level = SL_ERROR,
+    .needs_nodes = false,
+    .check = check,
+};
