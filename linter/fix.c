@@ -8,9 +8,14 @@
 
 static int is_flow_json(const struct sl_source *src, const struct sl_ynode *map)
 {
-	/* JSON-looking flow mappings get quoted keys, so a .json file stays JSON. */
-	if (map->n == 0)
-		return 1;
+	/* JSON-looking flow mappings get quoted keys, so a .json file stays JSON. An empty {} has no
+	 * key to go by: the file is JSON when it opens with a bracket. */
+	if (map->n == 0) {
+		size_t i = 0;
+		while (i < src->len && strchr(" \t\r\n", src->data[i]))
+			i++;
+		return i < src->len && (src->data[i] == '{' || src->data[i] == '[');
+	}
 	const struct sl_ynode *k = map->v[0];
 	return k->at.off < src->len && src->data[k->at.off] == '"';
 }

@@ -982,22 +982,29 @@ static void parse_pdb_value(struct ctx *c, const struct sl_ynode *spec, const ch
 		return;
 	out->node = v;
 	int64_t i;
+	/* As ValidatePodDisruptionBudgetSpec: a non-negative integer, or [0-9]+% up to 100%. */
 	if (v->kind == SL_YSCALAR && sl_yint(v, &i) == 0) {
+		if (i < 0) {
+			bad(c, v, "spec.%s must be greater than or equal to 0", key);
+			return;
+		}
 		out->set = true;
 		out->v = i;
 		return;
 	}
-	if (v->kind == SL_YSCALAR && v->len > 1 && v->str[v->len - 1] == '%') {
-		char *end;
-		long long n = strtoll(v->str, &end, 10);
-		if (end == v->str + v->len - 1 && end != v->str) {
-			out->set = true;
-			out->percent = true;
-			out->v = n;
+	if (v->kind == SL_YSCALAR && v->len > 1 && v->len <= 10 && v->str[v->len - 1] == '%' &&
+	    strspn(v->str, "0123456789") == v->len - 1) {
+		long long n = strtoll(v->str, NULL, 10);
+		if (n > 100) {
+			bad(c, v, "spec.%s must not be greater than 100%%", key);
 			return;
 		}
+		out->set = true;
+		out->percent = true;
+		out->v = n;
+		return;
 	}
-	bad(c, v, "spec.%s must be an integer or a percentage such as \"50%%\"", key);
+	bad(c, v, "spec.%s must be a non-negative integer or a percentage such as \"50%%\"", key);
 }
 
 static int load_pdb(struct sl_model *m, struct ctx *c, const struct sl_object *o)
@@ -1008,6 +1015,8 @@ static int load_pdb(struct sl_model *m, struct ctx *c, const struct sl_object *o
 	parse_selector(c, sl_ymap_get(spec, "selector"), "spec.selector", &v->sel);
 	parse_pdb_value(c, spec, "minAvailable", &v->min_available);
 	parse_pdb_value(c, spec, "maxUnavailable", &v->max_unavailable);
+	if (v->min_available.set && v->max_unavailable.set)
+		bad(c, v->max_unavailable.node, "spec: minAvailable and maxUnavailable cannot be both set");
 	if (c->failed) {
 		selector_free(&v->sel);
 		free(v);

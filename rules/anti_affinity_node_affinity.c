@@ -110,16 +110,7 @@ static void report_shortfall(const struct sl_rule *self, struct sl_check *cx, co
 		deadlocks ? " (and roll with maxSurge: 0, maxUnavailable: 1: at that count no surge pod fits)" : "",
 		t->topology_key);
 	relate_constraints(f, p);
-	if (w->replicas_node) {
-		char v[32], desc[192];
-		snprintf(v, sizeof v, "%lld", (long long)n);
-		snprintf(desc, sizeof desc, "Lower replicas to %s, the domains the template admits%s", v,
-			 deadlocks ? ", and roll with maxSurge: 0, maxUnavailable: 1 (no domain for a surge pod)" : "");
-		struct sl_fix *fx = sl_fix_new(f, desc);
-		sl_fix_replace(fx, w->obj.src, w->replicas_node, v);
-		if (deadlocks)
-			sl_fix_rolling_params(fx, w, "0", "1");
-	}
+	sl_fix_lower_replicas(f, w, n, "the domains the template admits", deadlocks, "no domain for a surge pod");
 }
 
 static void report_deadlock(const struct sl_rule *self, struct sl_check *cx, const struct sl_podterm *t,
@@ -127,13 +118,12 @@ static void report_deadlock(const struct sl_rule *self, struct sl_check *cx, con
 {
 	const struct sl_workload *w = cx->w;
 	const struct sl_podspec *p = &w->pod;
-	char ref[512], s[32], u[32], olds[48];
+	char ref[512], u[32], olds[48];
 	sl_object_ref(&w->obj, ref, sizeof ref);
 	if (w->replicas == 1)
 		snprintf(olds, sizeof olds, "its old pod");
 	else
 		snprintf(olds, sizeof olds, "its %lld old pods", (long long)w->replicas);
-	sl_intpct_format(&w->max_surge, s, sizeof s);
 	sl_intpct_format(&w->max_unavailable, u, sizeof u);
 	struct sl_finding *f = sl_rule_report(
 	    self, cx, t->node ? t->node : p->anti_terms_node,
@@ -142,16 +132,7 @@ static void report_deadlock(const struct sl_rule *self, struct sl_check *cx, con
 	    "new one is Ready",
 	    ref, olds, w->replicas == 1 ? "s" : "", t->topology_key, u,
 	    w->max_unavailable.percent ? " resolves to 0" : "");
-	sl_note(f, "replicas %lld%s; strategy RollingUpdate%s", (long long)w->replicas,
-		w->replicas_node ? "" : " (defaulted)", w->type_node ? "" : " (defaulted)");
-	char rs[64] = "", ru[64] = "";
-	if (w->max_surge.percent)
-		snprintf(rs, sizeof rs, " resolves to %lld (rounded up)", (long long)surge);
-	if (w->max_unavailable.percent)
-		snprintf(ru, sizeof ru, " resolves to %lld (rounded down)", (long long)unavail);
-	sl_note(f, "maxSurge %s%s%s, maxUnavailable %s%s%s, of %lld replica%s", s,
-		w->max_surge.set ? "" : " (defaulted)", rs, u, w->max_unavailable.set ? "" : " (defaulted)", ru,
-		(long long)w->replicas, w->replicas == 1 ? "" : "s");
+	sl_note_rollout(f, w, w->replicas, surge, unavail);
 	note_domains(f, p, t, d);
 	sl_note(f, "the term has no matchLabelKeys: [pod-template-hash], so it selects the old pods as well as the new "
 		   "ones: every admitted domain holds a pod that repels the surge pod");
@@ -161,10 +142,7 @@ static void report_deadlock(const struct sl_rule *self, struct sl_check *cx, con
 		   "that one with maxUnavailable: 1");
 	sl_note(f, "fix: set strategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1 (an old pod goes first, then its "
 		   "replacement takes its domain), or add matchLabelKeys: [pod-template-hash] to the term");
-	const struct sl_ynode *st =
-	    w->max_unavailable.node ? w->max_unavailable.node : sl_ymap_key(w->spec, "strategy");
-	if (st)
-		sl_add_related(f, &st->at, "the rollout strategy that keeps every old pod until a new one is Ready");
+	sl_relate_strategy(f, w);
 	relate_constraints(f, p);
 	sl_fix_rolling_params(sl_fix_new(f, "Roll with maxSurge: 0, maxUnavailable: 1 (replace one pod at a time)"), w,
 			      "0", "1");

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../linter/buf.h"
+#include "../linter/fix.h"
 #include "../linter/input.h"
 #include "../linter/quantity.h"
 #include "rules.h"
@@ -396,4 +397,48 @@ void sl_domains_format(const struct sl_domains *d, struct sl_buf *b)
 		sl_buf_printf(b, "%s%s", i ? ", " : "", d->vals[i]);
 	for (size_t i = 0; i < d->nnames; i++)
 		sl_buf_printf(b, "%s%s%s", d->nvals || i ? ", " : "", d->nvals ? "node " : "", d->names[i]);
+}
+
+void sl_note_rollout(struct sl_finding *f, const struct sl_workload *w, int64_t replicas, int64_t surge,
+		     int64_t unavail)
+{
+	char s[32], u[32], rs[64] = "", ru[64] = "";
+	sl_intpct_format(&w->max_surge, s, sizeof s);
+	sl_intpct_format(&w->max_unavailable, u, sizeof u);
+	/* "resolves" only where a percentage was turned into a count */
+	if (w->max_surge.percent)
+		snprintf(rs, sizeof rs, " resolves to %lld (rounded up)", (long long)surge);
+	if (w->max_unavailable.percent)
+		snprintf(ru, sizeof ru, " resolves to %lld (rounded down)", (long long)unavail);
+	sl_note(f, "replicas %lld%s; strategy RollingUpdate%s", (long long)replicas,
+		w->replicas_node ? "" : " (defaulted)", w->type_node ? "" : " (defaulted)");
+	sl_note(f, "maxSurge %s%s%s, maxUnavailable %s%s%s, of %lld replica%s", s,
+		w->max_surge.set ? "" : " (defaulted)", rs, u, w->max_unavailable.set ? "" : " (defaulted)", ru,
+		(long long)replicas, replicas == 1 ? "" : "s");
+}
+
+void sl_relate_strategy(struct sl_finding *f, const struct sl_workload *w)
+{
+	const struct sl_ynode *st =
+	    w->max_unavailable.node ? w->max_unavailable.node : sl_ymap_key(w->spec, "strategy");
+	if (st)
+		sl_add_related(f, &st->at, "the rollout strategy that keeps every old pod until a new one is Ready");
+}
+
+void sl_fix_lower_replicas(struct sl_finding *f, const struct sl_workload *w, int64_t n, const char *what,
+			   bool deadlocks, const char *room)
+{
+	if (!w->replicas_node)
+		return;
+	char v[32], desc[256];
+	snprintf(v, sizeof v, "%lld", (long long)n);
+	if (deadlocks)
+		snprintf(desc, sizeof desc,
+			 "Lower replicas to %s, %s, and roll with maxSurge: 0, maxUnavailable: 1 (%s)", v, what, room);
+	else
+		snprintf(desc, sizeof desc, "Lower replicas to %s, %s", v, what);
+	struct sl_fix *fx = sl_fix_new(f, desc);
+	sl_fix_replace(fx, w->obj.src, w->replicas_node, v);
+	if (deadlocks)
+		sl_fix_rolling_params(fx, w, "0", "1");
 }

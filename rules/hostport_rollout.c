@@ -114,44 +114,22 @@ static void check_static(const struct sl_rule *self, struct sl_check *cx)
 			(long long)n,
 			deadlocks ? " (and roll with maxSurge: 0, maxUnavailable: 1: at that count no surge pod fits)"
 				  : "");
-		if (w->replicas_node) {
-			char v[32], desc[192];
-			snprintf(v, sizeof v, "%lld", (long long)n);
-			snprintf(desc, sizeof desc, "Lower replicas to %s, the nodes the template admits%s", v,
-				 deadlocks ? ", and roll with maxSurge: 0, maxUnavailable: 1 (no node for a surge pod)"
-					   : "");
-			struct sl_fix *fx = sl_fix_new(f, desc);
-			sl_fix_replace(fx, w->obj.src, w->replicas_node, v);
-			if (deadlocks)
-				sl_fix_rolling_params(fx, w, "0", "1");
-		}
+		sl_fix_lower_replicas(f, w, n, "the nodes the template admits", deadlocks, "no node for a surge pod");
 		sl_domains_free(&d);
 		return;
 	}
-	char s[32], u[32], rs[64] = "", ru[64] = "";
-	sl_intpct_format(&w->max_surge, s, sizeof s);
+	char u[32];
 	sl_intpct_format(&w->max_unavailable, u, sizeof u);
 	f = sl_rule_report(self, cx, p->ports[0].node,
 			   "rollout of %s can never finish: %s hold%s host port %lld/%s on every node the "
 			   "template admits, and maxUnavailable %s%s, so no old pod goes before a new one is Ready",
 			   ref, olds, w->replicas == 1 ? "s" : "", (long long)p->ports[0].port, p->ports[0].proto, u,
 			   w->max_unavailable.percent ? " resolves to 0" : "");
-	sl_note(f, "replicas %lld%s; strategy RollingUpdate%s", (long long)w->replicas,
-		w->replicas_node ? "" : " (defaulted)", w->type_node ? "" : " (defaulted)");
-	if (w->max_surge.percent)
-		snprintf(rs, sizeof rs, " resolves to %lld (rounded up)", (long long)surge);
-	if (w->max_unavailable.percent)
-		snprintf(ru, sizeof ru, " resolves to %lld (rounded down)", (long long)unavail);
-	sl_note(f, "maxSurge %s%s%s, maxUnavailable %s%s%s, of %lld replica%s", s,
-		w->max_surge.set ? "" : " (defaulted)", rs, u, w->max_unavailable.set ? "" : " (defaulted)", ru,
-		(long long)w->replicas, w->replicas == 1 ? "" : "s");
+	sl_note_rollout(f, w, w->replicas, surge, unavail);
 	note_nodes(f, p, &d);
 	sl_note(f, "fix: set strategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1 (an old pod goes first, then its "
 		   "replacement takes its node), or use strategy type Recreate");
-	const struct sl_ynode *st =
-	    w->max_unavailable.node ? w->max_unavailable.node : sl_ymap_key(w->spec, "strategy");
-	if (st)
-		sl_add_related(f, &st->at, "the rollout strategy that keeps every old pod until a new one is Ready");
+	sl_relate_strategy(f, w);
 	sl_fix_rolling_params(sl_fix_new(f, "Roll with maxSurge: 0, maxUnavailable: 1 (replace one pod at a time)"), w,
 			      "0", "1");
 	sl_fix_recreate(sl_fix_new(f, "Use the Recreate strategy (all old pods stop before new ones start)"), w);

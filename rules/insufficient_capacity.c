@@ -35,20 +35,13 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 			    ? " (and roll with maxSurge: 0, maxUnavailable: 1: at that count no surge pod fits)"
 			    : "");
 	sl_relate_nodes(f, cx->model, a, true);
-	if (w->replicas_node && a->steady_placed > 0) {
-		char v[32], desc[160];
-		snprintf(v, sizeof v, "%lld", (long long)a->steady_placed);
-		/* At exactly what fits, a surge pod never fits: with maxUnavailable resolving to 0
-		 * that count would deadlock every rollout, so the fix replaces one pod at a time. */
-		bool deadlocks = w->strategy == SL_STRATEGY_ROLLING &&
-				 sl_intpct_resolve(&w->max_unavailable, a->steady_placed, false) == 0;
-		snprintf(desc, sizeof desc, "Lower replicas to %s, what the nodes hold%s", v,
-			 deadlocks ? ", and roll with maxSurge: 0, maxUnavailable: 1 (no room for a surge pod)" : "");
-		struct sl_fix *fx = sl_fix_new(f, desc);
-		sl_fix_replace(fx, w->obj.src, w->replicas_node, v);
-		if (deadlocks)
-			sl_fix_rolling_params(fx, w, "0", "1");
-	}
+	/* At exactly what fits, a surge pod never fits: with maxUnavailable resolving to 0 that count
+	 * would deadlock every rollout, so the fix replaces one pod at a time. */
+	if (a->steady_placed > 0)
+		sl_fix_lower_replicas(f, w, a->steady_placed, "what the nodes hold",
+				      w->strategy == SL_STRATEGY_ROLLING &&
+					  sl_intpct_resolve(&w->max_unavailable, a->steady_placed, false) == 0,
+				      "no room for a surge pod");
 }
 
 const struct sl_rule sl_rule_insufficient_capacity = {

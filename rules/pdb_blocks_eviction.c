@@ -32,16 +32,11 @@ static bool selects(const struct sl_pdb *p, const struct sl_workload *w)
 	       sl_selector_matches(&p->sel, &w->pod.labels);
 }
 
-/* ValidatePodDisruptionBudgetSpec: exactly one of the two, a non-negative integer or a
- * percentage [0-9]+% of at most 100%. Anything else is refused, so there is no such budget. */
+/* The loader refuses what ValidatePodDisruptionBudgetSpec refuses (both set, negatives, signed
+ * or over-100% percentages); a budget with neither value set makes no claim checked here. */
 static bool valid_budget(const struct sl_pdb *p)
 {
-	if (p->min_available.set == p->max_unavailable.set)
-		return false;
-	const struct sl_intpct *v = p->max_unavailable.set ? &p->max_unavailable : &p->min_available;
-	if (v->v < 0 || (v->percent && (v->v > 100 || !v->node || v->node->str[0] < '0' || v->node->str[0] > '9')))
-		return false;
-	return true;
+	return p->min_available.set != p->max_unavailable.set;
 }
 
 /* ceil(pct * total / 100), as GetScaledValueFromIntOrPercent computes it in float64 (exact for

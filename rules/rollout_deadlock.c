@@ -37,9 +37,8 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	 * `unschedulable`); this rule is about the step from replicas to replicas + 1. */
 	if (a->steady_placed < a->replicas || a->replicas == 0)
 		return;
-	char ref[512], surge[32], unavail[32];
+	char ref[512], unavail[32];
 	sl_object_ref(&w->obj, ref, sizeof ref);
-	sl_intpct_format(&w->max_surge, surge, sizeof surge);
 	sl_intpct_format(&w->max_unavailable, unavail, sizeof unavail);
 
 	const struct sl_ynode *at = w->max_unavailable.node;
@@ -75,17 +74,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 			   "rollout of %s can never finish: %s, and maxUnavailable %s%s, so no old pod "
 			   "goes before a new one is Ready",
 			   ref, why, unavail, w->max_unavailable.percent ? " resolves to 0" : "");
-	sl_note(f, "replicas %lld%s; strategy RollingUpdate%s", (long long)a->replicas,
-		w->replicas_node ? "" : " (defaulted)", w->type_node ? "" : " (defaulted)");
-	/* "resolves" only where a percentage was turned into a count */
-	char rs[64] = "", ru[64] = "";
-	if (w->max_surge.percent)
-		snprintf(rs, sizeof rs, " resolves to %lld (rounded up)", (long long)a->max_surge);
-	if (w->max_unavailable.percent)
-		snprintf(ru, sizeof ru, " resolves to %lld (rounded down)", (long long)a->max_unavailable);
-	sl_note(f, "maxSurge %s%s%s, maxUnavailable %s%s%s, of %lld replica%s", surge,
-		w->max_surge.set ? "" : " (defaulted)", rs, unavail, w->max_unavailable.set ? "" : " (defaulted)", ru,
-		(long long)a->replicas, a->replicas == 1 ? "" : "s");
+	sl_note_rollout(f, w, a->replicas, a->max_surge, a->max_unavailable);
 	sl_note_slots(f, cx->model, a);
 	sl_note(f, "the surge pod: %s", a->rollout_fit_error ? a->rollout_fit_error : "no node has room");
 	if (sl_note_order(f, a) && f->level == SL_ERROR)

@@ -67,6 +67,19 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 void sl_note_preemption(struct sl_finding *f, const struct sl_model *m, const struct sl_analysis *a,
 			const struct sl_nodefit *fits);
 
+/* The rollout's parameters as proof notes: replicas and strategy (saying what was defaulted),
+ * then maxSurge / maxUnavailable as written and, for percentages, as resolved to surge and
+ * unavail against `replicas`. */
+void sl_note_rollout(struct sl_finding *f, const struct sl_workload *w, int64_t replicas, int64_t surge,
+		     int64_t unavail);
+/* Related location: the strategy that keeps every old pod until a new one is Ready. */
+void sl_relate_strategy(struct sl_finding *f, const struct sl_workload *w);
+/* The fix "lower replicas to n" (`what` says what n is), when replicas is written. With
+ * `deadlocks` the same fix also rolls one pod at a time, since at exactly n pods no surge pod
+ * fits; `room` names what the surge pod would lack. */
+void sl_fix_lower_replicas(struct sl_finding *f, const struct sl_workload *w, int64_t n, const char *what,
+			   bool deadlocks, const char *room);
+
 /* The domains of node label `key` that the template's nodeSelector, required node affinity and
  * nodeName admit, from the template alone: bounded when every node the template admits carries
  * the label with one of `vals` (In lists, minus NotIn, intersected with the nodeSelector's value,

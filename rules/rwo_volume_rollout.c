@@ -100,22 +100,6 @@ static void note_modes(struct sl_finding *f, const struct sl_pvc *c)
 			       c->obj.namespace, c->obj.name);
 }
 
-static void note_rollout(struct sl_finding *f, const struct sl_workload *w, int64_t surge, int64_t unavail)
-{
-	char s[32], u[32], rs[64] = "", ru[64] = "";
-	sl_intpct_format(&w->max_surge, s, sizeof s);
-	sl_intpct_format(&w->max_unavailable, u, sizeof u);
-	if (w->max_surge.percent)
-		snprintf(rs, sizeof rs, " resolves to %lld (rounded up)", (long long)surge);
-	if (w->max_unavailable.percent)
-		snprintf(ru, sizeof ru, " resolves to %lld (rounded down)", (long long)unavail);
-	sl_note(f, "replicas %lld%s; strategy RollingUpdate%s", (long long)w->replicas,
-		w->replicas_node ? "" : " (defaulted)", w->type_node ? "" : " (defaulted)");
-	sl_note(f, "maxSurge %s%s%s, maxUnavailable %s%s%s, of %lld replica%s", s,
-		w->max_surge.set ? "" : " (defaulted)", rs, u, w->max_unavailable.set ? "" : " (defaulted)", ru,
-		(long long)w->replicas, w->replicas == 1 ? "" : "s");
-}
-
 static void fix_rollout(struct sl_finding *f, const struct sl_workload *w)
 {
 	sl_fix_recreate(sl_fix_new(f, "Use the Recreate strategy (the old pod stops and releases the claim before the "
@@ -179,7 +163,7 @@ static void check_claim(const struct sl_rule *self, struct sl_check *cx, const s
 		    "rollout of %s can never finish: the new pod needs %s, which is ReadWriteOncePod and "
 		    "held by the old pod, and %s, so the old pod stays until a new one is Ready",
 		    ref, cref, unavail_text(w, ubuf, sizeof ubuf));
-		note_rollout(f, w, surge, unavail);
+		sl_note_rollout(f, w, w->replicas, surge, unavail);
 		sl_note(f,
 			"VolumeRestrictions rejects the new pod on every node while the old pod uses the claim (node "
 			"has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode)");
@@ -244,7 +228,7 @@ static void check_claim(const struct sl_rule *self, struct sl_check *cx, const s
 		    ref, cref, unavail_text(w, ubuf, sizeof ubuf));
 	if (f->level == SL_ERROR)
 		f->level = SL_WARNING;
-	note_rollout(f, w, surge, unavail);
+	sl_note_rollout(f, w, w->replicas, surge, unavail);
 	sl_note(f, "ReadWriteOnce attaches the volume read-write to one node; placed on another node the new pod "
 		   "waits in ContainerCreating (Multi-Attach error), and the old pod is not removed before it is "
 		   "Ready: the rollout stops until progressDeadlineSeconds marks it failed");
