@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 static void oom(void)
 {
@@ -209,4 +210,36 @@ void sl_strpool_free(struct sl_strpool *p)
 	free(p->v);
 	sl_strmap_free(&p->map);
 	memset(p, 0, sizeof *p);
+}
+
+/* 2 MiB: the size of a transparent huge page on x86-64 and arm64. */
+#define HUGE_ALIGN ((size_t)2 << 20)
+
+size_t sl_huge_size(size_t n)
+{
+	return (n + HUGE_ALIGN - 1) / HUGE_ALIGN * HUGE_ALIGN;
+}
+
+void *sl_huge_alloc(size_t n)
+{
+	size_t size = sl_huge_size(n ? n : 1);
+	/* Map one alignment more and trim, so the block starts on a huge-page boundary. */
+	char *base = mmap(NULL, size + HUGE_ALIGN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (base == MAP_FAILED)
+		oom();
+	char *p = (char *)(((uintptr_t)base + HUGE_ALIGN - 1) & ~(uintptr_t)(HUGE_ALIGN - 1));
+	if (p > base)
+		munmap(base, (size_t)(p - base));
+	if (p + size < base + size + HUGE_ALIGN)
+		munmap(p + size, (size_t)(base + size + HUGE_ALIGN - (p + size)));
+#ifdef MADV_HUGEPAGE
+	madvise(p, size, MADV_HUGEPAGE); /* advice only: without it the block is ordinary memory */
+#endif
+	return p;
+}
+
+void sl_huge_free(void *p, size_t n)
+{
+	if (p)
+		munmap(p, sl_huge_size(n ? n : 1));
 }

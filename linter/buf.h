@@ -30,6 +30,13 @@ void *sl_xcalloc(size_t n, size_t size);
 void *sl_xrealloc(void *p, size_t n);
 char *sl_xstrdup(const char *s);
 char *sl_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Large, long-lived blocks (file contents, tree arenas) mapped on their own and advised to use
+ * transparent huge pages: first touch of small pages is what filling tens of megabytes costs
+ * most, notably on virtual machines. Zero-filled; sl_huge_free takes the size asked for. */
+#define SL_HUGE_MIN ((size_t)2 << 20)
+size_t sl_huge_size(size_t n); /* what sl_huge_alloc(n) maps: n rounded up to the page size used */
+void *sl_huge_alloc(size_t n);
+void sl_huge_free(void *p, size_t n);
 /* Grow *arr (element size sz) so that it can hold need elements. */
 void sl_grow(void *arr, size_t *cap, size_t need, size_t sz);
 

@@ -20,8 +20,10 @@ static int is_cont(unsigned char c)
 	return (c & 0xC0) == 0x80;
 }
 
-static void index_lines(struct sl_source *s)
+void sl_source_index(struct sl_source *s)
 {
+	if (s->lines)
+		return;
 	size_t cap = 0, ascii = 1;
 	for (size_t i = 0; i < s->len && ascii; i++)
 		ascii = !((unsigned char)s->data[i] & 0x80);
@@ -37,23 +39,24 @@ static void index_lines(struct sl_source *s)
 			chars++;
 		}
 	}
-	sl_grow(&s->lines, &cap, 1, sizeof *s->lines);
+	/* Counted first: one allocation of the right size rather than regrowth over megabytes. */
+	size_t n = 1;
+	for (const char *q = s->data; (q = memchr(q, '\n', s->len - (size_t)(q - s->data))); q++)
+		n++;
+	sl_grow(&s->lines, &cap, n, sizeof *s->lines);
 	s->lines[s->nlines++] = 0;
-	for (size_t i = 0; i < s->len; i++)
-		if (s->data[i] == '\n') {
-			sl_grow(&s->lines, &cap, s->nlines + 1, sizeof *s->lines);
-			s->lines[s->nlines++] = i + 1;
-		}
+	for (const char *q = s->data; (q = memchr(q, '\n', s->len - (size_t)(q - s->data))); q++)
+		s->lines[s->nlines++] = (size_t)(q - s->data) + 1;
 }
 
-/* Take over b's bytes (no copy: inventories run to tens of megabytes). */
-static struct sl_source *source_adopt(const char *path, struct sl_buf *b)
+/* Take over the bytes (no copy: inventories run to tens of megabytes). Indexed later. */
+static struct sl_source *source_adopt(const char *path, char *data, size_t len, size_t huge)
 {
 	struct sl_source *s = sl_xcalloc(1, sizeof *s);
 	s->path = sl_xstrdup(path);
-	s->len = b->len;
-	s->data = sl_buf_detach(b);
-	index_lines(s);
+	s->len = len;
+	s->data = data;
+	s->huge = huge;
 	return s;
 }
 
@@ -66,7 +69,7 @@ struct sl_source *sl_source_from_memory(const char *path, const char *data, size
 		memcpy(s->data, data, len);
 	s->data[len] = 0;
 	s->len = len;
-	index_lines(s);
+	sl_source_index(s);
 	return s;
 }
 
@@ -75,7 +78,10 @@ void sl_source_free(struct sl_source *s)
 	if (!s)
 		return;
 	free(s->path);
-	free(s->data);
+	if (s->huge)
+		sl_huge_free(s->data, s->huge);
+	else
+		free(s->data);
 	free(s->lines);
 	free(s->cp);
 	free(s);
@@ -275,6 +281,20 @@ static int add_path(struct sl_sources *ss, const char *path, struct sl_findings 
 	FILE *fp = fopen(path, "rb");
 	if (!fp)
 		return path_error(ss, errs, path, "cannot open file", errno);
+	if (S_ISREG(st.st_mode) && (size_t)st.st_size >= SL_HUGE_MIN && (size_t)st.st_size <= SL_MAX_FILE_BYTES) {
+		size_t cap = (size_t)st.st_size + 2; /* +1 for the NUL, +1 to see the end */
+		char *data = sl_huge_alloc(cap);
+		size_t len = fread(data, 1, cap - 1, fp);
+		if (len < cap - 1 && !ferror(fp)) {
+			fclose(fp);
+			data[len] = 0;
+			push(ss, source_adopt(path, data, len, cap));
+			return 0;
+		}
+		/* It grew while read, or failed: the general path says which. */
+		sl_huge_free(data, cap);
+		rewind(fp);
+	}
 	struct sl_buf b = SL_BUF_INIT;
 	int err = read_stream(fp, &b, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0);
 	fclose(fp);
@@ -283,7 +303,8 @@ static int add_path(struct sl_sources *ss, const char *path, struct sl_findings 
 		return path_error(ss, errs, path, err == EFBIG ? "file is larger than 64 MiB" : "cannot read file",
 				  err == EFBIG ? 0 : err);
 	}
-	push(ss, source_adopt(path, &b));
+	size_t len = b.len;
+	push(ss, source_adopt(path, sl_buf_detach(&b), len, 0));
 	return 0;
 }
 
@@ -298,7 +319,8 @@ int sl_input_add(struct sl_sources *ss, const char *path, struct sl_findings *er
 					  err == EFBIG ? "input is larger than 64 MiB" : "cannot read",
 					  err == EFBIG ? 0 : err);
 		}
-		push(ss, source_adopt("<stdin>", &b));
+		size_t len = b.len;
+		push(ss, source_adopt("<stdin>", sl_buf_detach(&b), len, 0));
 		return 0;
 	}
 	return add_path(ss, path, errs, 0, 1);

@@ -15,12 +15,18 @@ struct sl_source {
 	char *path; /* as the user will recognise it: the argument, or dir/sub/file, or <stdin> */
 	char *data; /* NUL-terminated copy of the bytes */
 	size_t len;
-	size_t *lines; /* byte offset at which each line starts */
+	size_t huge;   /* data is an sl_huge_alloc block of this size (0: malloc) */
+	size_t *lines; /* byte offset at which each line starts; NULL until sl_source_index */
 	size_t nlines;
 	size_t *cp; /* byte offset of every 64th code point; NULL when the bytes are ASCII */
 	size_t ncp;
 	int failed; /* could not be read: an input error was reported, nothing to parse */
 };
+
+/* Build the line (and code point) index that positions need. Idempotent. Sources read from
+ * files are indexed where they are parsed, on the parsing thread, since indexing tens of
+ * megabytes is not free; sources made from memory are indexed at once. */
+void sl_source_index(struct sl_source *s);
 
 struct sl_sources {
 	struct sl_source **v;

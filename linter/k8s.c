@@ -847,6 +847,20 @@ static void node_free(struct sl_node *n)
 	free(n);
 }
 
+/* The same node named twice (two inventories, or a manifest and an inventory): the later
+ * description replaces the earlier one, as a later `kubectl apply` would. */
+static void add_node(struct sl_model *m, struct sl_node *n)
+{
+	size_t at = sl_strmap_put(&m->node_index, n->name, m->nnodes);
+	if (at != m->nnodes) {
+		node_free(m->nodes[at]);
+		m->nodes[at] = n;
+		return;
+	}
+	sl_grow(&m->nodes, &m->capnodes, m->nnodes + 1, sizeof *m->nodes);
+	m->nodes[m->nnodes++] = n;
+}
+
 static int load_node(struct sl_model *m, struct ctx *c, const struct sl_object *o)
 {
 	if (!sl_yscalar(o->name_node) || sl_ynull(o->name_node)) {
@@ -908,16 +922,7 @@ static int load_node(struct sl_model *m, struct ctx *c, const struct sl_object *
 		node_free(n);
 		return -1;
 	}
-	/* The same node named twice (two inventories, or a manifest and an inventory): the later
-	 * description replaces the earlier one, as a later `kubectl apply` would. */
-	size_t at = sl_strmap_put(&m->node_index, n->name, m->nnodes);
-	if (at != m->nnodes) {
-		node_free(m->nodes[at]);
-		m->nodes[at] = n;
-		return 0;
-	}
-	sl_grow(&m->nodes, &m->capnodes, m->nnodes + 1, sizeof *m->nodes);
-	m->nodes[m->nnodes++] = n;
+	add_node(m, n);
 	return 0;
 }
 
@@ -1113,7 +1118,7 @@ static const char *const *keep_paths(enum sl_input_role role)
 	return role == SL_ROLE_NODES ? node_paths : role == SL_ROLE_PODS ? pod_paths : NULL;
 }
 
-int sl_model_load(struct sl_model *m, const struct sl_source *src, enum sl_input_role role, struct sl_findings *errs)
+int sl_model_load(struct sl_model *m, struct sl_source *src, enum sl_input_role role, struct sl_findings *errs)
 {
 	struct sl_load one = {src, role};
 	return sl_model_load_many(m, &one, 1, errs);
@@ -1122,7 +1127,8 @@ int sl_model_load(struct sl_model *m, const struct sl_source *src, enum sl_input
 struct parse_job {
 	const struct sl_load *in;
 	struct sl_ystream *ys;
-	struct sl_findings errs;
+	struct sl_findings errs; /* the source's input errors: parsing's, then loading's */
+	struct sl_model part;    /* what the source holds, merged into the model in source order */
 	int rc;
 };
 
@@ -1137,10 +1143,43 @@ static void *parse_worker(void *arg)
 	struct parse_queue *q = arg;
 	for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;) {
 		struct parse_job *j = &q->jobs[i];
-		if (!j->in->src->failed)
-			j->rc = sl_yaml_parse_keep(j->in->src, j->ys, &j->errs, keep_paths(j->in->role));
+		sl_source_index(j->in->src);
+		if (j->in->src->failed)
+			continue;
+		j->rc = sl_yaml_parse_keep(j->in->src, j->ys, &j->errs, keep_paths(j->in->role));
+		struct ctx c = {j->in->src, &j->errs, 0};
+		for (size_t d = 0; d < j->ys->n; d++)
+			if (load_object(&j->part, &c, j->ys->docs[d].root, j->in->role, 0) < 0)
+				j->rc = -1;
 	}
 	return NULL;
+}
+
+/* Append what part holds to m and leave part empty, as if part's objects had been loaded into m
+ * one after another: a node named again replaces the earlier one in its place. */
+static void merge_model(struct sl_model *m, struct sl_model *part)
+{
+	sl_grow(&m->workloads, &m->capworkloads, m->nworkloads + part->nworkloads, sizeof *m->workloads);
+	for (size_t i = 0; i < part->nworkloads; i++)
+		m->workloads[m->nworkloads++] = part->workloads[i];
+	for (size_t i = 0; i < part->nnodes; i++)
+		add_node(m, part->nodes[i]);
+	sl_grow(&m->pods, &m->cappods, m->npods + part->npods, sizeof *m->pods);
+	for (size_t i = 0; i < part->npods; i++)
+		m->pods[m->npods++] = part->pods[i];
+	sl_grow(&m->pvcs, &m->cappvcs, m->npvcs + part->npvcs, sizeof *m->pvcs);
+	for (size_t i = 0; i < part->npvcs; i++)
+		m->pvcs[m->npvcs++] = part->pvcs[i];
+	sl_grow(&m->pdbs, &m->cappdbs, m->npdbs + part->npdbs, sizeof *m->pdbs);
+	for (size_t i = 0; i < part->npdbs; i++)
+		m->pdbs[m->npdbs++] = part->pdbs[i];
+	free(part->workloads);
+	free(part->nodes);
+	free(part->pods);
+	free(part->pvcs);
+	free(part->pdbs);
+	sl_strmap_free(&part->node_index);
+	memset(part, 0, sizeof *part);
 }
 
 int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, struct sl_findings *errs)
@@ -1155,8 +1194,9 @@ int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, st
 		memset(jobs[i].ys, 0, sizeof *jobs[i].ys);
 	}
 	m->nstreams += n;
-	/* Parsing is most of the time on large inputs and each source parses alone: a second
-	 * thread takes the next source while the first is busy. Loading the model stays in order. */
+	/* Parsing and loading are most of the time on large inputs and each source is read alone:
+	 * a second thread takes the next source while the first is busy, each into a model of its
+	 * own, merged here in source order so that the result does not depend on the timing. */
 	struct parse_queue q = {jobs, n, 0};
 	pthread_t helper;
 	bool threaded = n > 1 && pthread_create(&helper, NULL, parse_worker, &q) == 0;
@@ -1170,10 +1210,7 @@ int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, st
 		sl_findings_move(errs, &jobs[i].errs);
 		if (jobs[i].rc < 0)
 			rc = -1;
-		struct ctx c = {v[i].src, errs, 0};
-		for (size_t d = 0; d < jobs[i].ys->n; d++)
-			if (load_object(m, &c, jobs[i].ys->docs[d].root, v[i].role, 0) < 0)
-				rc = -1;
+		merge_model(m, &jobs[i].part);
 	}
 	free(jobs);
 	return rc;

@@ -244,12 +244,12 @@ enum sl_input_role {
 
 /* Sources with their roles, parsed in parallel and loaded in order (errors in source order). */
 struct sl_load {
-	const struct sl_source *src;
+	struct sl_source *src; /* indexed by the thread that parses it */
 	enum sl_input_role role;
 };
 int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, struct sl_findings *errs);
 /* Parse a source and add what it holds. Input errors go to errs; returns -1 if there was any. */
-int sl_model_load(struct sl_model *m, const struct sl_source *src, enum sl_input_role role, struct sl_findings *errs);
+int sl_model_load(struct sl_model *m, struct sl_source *src, enum sl_input_role role, struct sl_findings *errs);
 /* Charge every running pod to its node (call once after loading everything). */
 void sl_model_bind_pods(struct sl_model *m);
 void sl_model_free(struct sl_model *m);

@@ -320,7 +320,9 @@ static bool fit_resources(struct reasons *pool, const struct sl_podspec *p, cons
 }
 
 /* The filters that look only at the node and the pod spec, never at other pods:
- * NodeUnschedulable, NodeName, TaintToleration, NodeAffinity. Returns whether all pass. */
+ * NodeUnschedulable, NodeName, TaintToleration, NodeAffinity. Returns whether all pass. With
+ * pool NULL only the verdict counts (the glance path, which redoes a failure in detail), so
+ * no reason text is formatted: that would cost a lock per node class and workload. */
 static bool filter_static(struct reasons *pool, const struct sl_podspec *p, const struct sl_node *n,
 			  struct sl_nodefit *out)
 {
@@ -336,7 +338,8 @@ static bool filter_static(struct reasons *pool, const struct sl_podspec *p, cons
 	const struct sl_taint *t = sl_untolerated_taint(p, n);
 	if (t) {
 		fail(out, SL_PL_TAINT_TOLERATION,
-		     intern_printf(pool, "node(s) had untolerated taint {%s: %s}", t->key, t->value));
+		     pool ? intern_printf(pool, "node(s) had untolerated taint {%s: %s}", t->key, t->value)
+			  : "node(s) had untolerated taint");
 		return false;
 	}
 	if (!sl_node_affinity_matches(p, n)) {
@@ -1697,18 +1700,19 @@ void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, bool detail,
 	struct sl_nodefit *cls_fit = by_class ? sl_xcalloc(cl->ncls + 1, sizeof *cls_fit) : NULL;
 	signed char *cls_ok = by_class ? sl_xcalloc(cl->ncls + 1, 1) : NULL; /* 0 unknown, 1 pass, -1 fail */
 	struct sl_nodefit scratch;
+	struct reasons *pool = detail ? &cl->reasons : NULL;
 	if (detail)
 		a->fit = sl_xcalloc(n + 1, sizeof *a->fit);
 	for (size_t i = 0; i < n; i++) {
 		struct sl_nodefit *out = detail ? &a->fit[i] : &scratch;
 		if (!by_class) {
 			memset(&scratch, 0, sizeof scratch);
-			static_ok[i] = filter_static(&cl->reasons, p, m->nodes[i], out);
+			static_ok[i] = filter_static(pool, p, m->nodes[i], out);
 			continue;
 		}
 		size_t c = cl->cls[i];
 		if (!cls_ok[c])
-			cls_ok[c] = filter_static(&cl->reasons, p, m->nodes[i], &cls_fit[c]) ? 1 : -1;
+			cls_ok[c] = filter_static(pool, p, m->nodes[i], &cls_fit[c]) ? 1 : -1;
 		static_ok[i] = cls_ok[c] > 0;
 		if (detail)
 			*out = cls_fit[c];

@@ -16,13 +16,20 @@ struct sl_arena_chunk {
 	max_align_t data[];
 };
 
-/* Bump allocation from a list of 64 KiB chunks (larger requests get a chunk of their own). */
+/* Bump allocation from a list of chunks that double from 64 KiB to SL_HUGE_MIN, so a small
+ * manifest stays small and a large inventory fills huge pages (larger requests get a chunk of
+ * their own). */
 static void *chunk_alloc(struct sl_arena_chunk **list, size_t n)
 {
 	struct sl_arena_chunk *c = *list;
 	if (!c || c->cap - c->used < n) {
-		size_t cap = n > 65536 ? n : 65536;
-		c = sl_xmalloc(sizeof *c + cap);
+		size_t cap = c ? 2 * (sizeof *c + c->cap) : 65536;
+		if (cap >= SL_HUGE_MIN)
+			cap = SL_HUGE_MIN;
+		cap -= sizeof *c;
+		if (cap < n)
+			cap = n;
+		c = sizeof *c + cap >= SL_HUGE_MIN ? sl_huge_alloc(sizeof *c + cap) : sl_xmalloc(sizeof *c + cap);
 		c->used = 0;
 		c->cap = cap;
 		c->next = *list;
@@ -31,6 +38,18 @@ static void *chunk_alloc(struct sl_arena_chunk **list, size_t n)
 	void *p = (char *)c->data + c->used;
 	c->used += n;
 	return p;
+}
+
+static void chunks_free(struct sl_arena_chunk **list)
+{
+	while (*list) {
+		struct sl_arena_chunk *c = *list;
+		*list = c->next;
+		if (sizeof *c + c->cap >= SL_HUGE_MIN)
+			sl_huge_free(c, sizeof *c + c->cap);
+		else
+			free(c);
+	}
 }
 
 static void *arena_alloc(struct sl_ystream *ys, size_t n)
@@ -46,16 +65,8 @@ static char *arena_alloc_str(struct sl_ystream *ys, size_t n)
 
 void sl_ystream_free(struct sl_ystream *ys)
 {
-	while (ys->chunks) {
-		struct sl_arena_chunk *n = ys->chunks->next;
-		free(ys->chunks);
-		ys->chunks = n;
-	}
-	while (ys->strchunks) {
-		struct sl_arena_chunk *n = ys->strchunks->next;
-		free(ys->strchunks);
-		ys->strchunks = n;
-	}
+	chunks_free(&ys->chunks);
+	chunks_free(&ys->strchunks);
 	free(ys->docs);
 	memset(ys, 0, sizeof *ys);
 }
