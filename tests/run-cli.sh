@@ -44,6 +44,18 @@ has "--version" "$tmp/out" "schedlint "
 expect "--list-rules" 0 "$bin" --list-rules
 has "--list-rules" "$tmp/out" "rollout-deadlock"
 has "--list-rules" "$tmp/out" "unschedulable"
+# Every rule the binary lists is documented where a user looks (its page, README's table, the man
+# page) and has fixtures.
+sed 's/\\-/-/g' ../docs/schedlint.1 >"$tmp/man" # roff writes a hyphen as \-
+for id in $(awk '{print $1}' "$tmp/out"); do
+	if [ -f "../docs/rules/$id.md" ] && grep -q -F "[\`$id\`]" ../README.md &&
+		grep -q -x -F ".B $id" "$tmp/man" && [ -d "$id" ]; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL rule $id: needs docs/rules/$id.md, a README row, a man page entry and fixtures/$id/"
+		fail=$((fail + 1))
+	fi
+done
 expect "no arguments" 2 "$bin"
 has "no arguments" "$tmp/err" "no manifests given"
 expect "unknown option" 2 "$bin" --frobnicate x.yaml
