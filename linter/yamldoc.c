@@ -647,30 +647,32 @@ int sl_yaml_parse_keep(const struct sl_source *src, struct sl_ystream *out, stru
 
 /* --- lookups -------------------------------------------------------------------------------- */
 
+/* The index of key among map's pairs, or map->n. */
+static size_t pair_index(const struct sl_ynode *map, const char *key)
+{
+	size_t kl = strlen(key), i = 0;
+	for (; i < map->n; i++) {
+		const struct sl_ynode *k = map->v[2 * i];
+		if (k->kind == SL_YSCALAR && k->len == kl && !memcmp(k->str, key, kl))
+			break;
+	}
+	return i;
+}
+
 const struct sl_ynode *sl_ymap_key(const struct sl_ynode *map, const char *key)
 {
 	if (!map || map->kind != SL_YMAP)
 		return NULL;
-	size_t kl = strlen(key);
-	for (size_t i = 0; i < map->n; i++) {
-		const struct sl_ynode *k = map->v[2 * i];
-		if (k->kind == SL_YSCALAR && k->len == kl && !memcmp(k->str, key, kl))
-			return k;
-	}
-	return NULL;
+	size_t i = pair_index(map, key);
+	return i < map->n ? map->v[2 * i] : NULL;
 }
 
 const struct sl_ynode *sl_ymap_get(const struct sl_ynode *map, const char *key)
 {
 	if (!map || map->kind != SL_YMAP)
 		return NULL;
-	size_t kl = strlen(key);
-	for (size_t i = 0; i < map->n; i++) {
-		const struct sl_ynode *k = map->v[2 * i];
-		if (k->kind == SL_YSCALAR && k->len == kl && !memcmp(k->str, key, kl))
-			return map->v[2 * i + 1];
-	}
-	return NULL;
+	size_t i = pair_index(map, key);
+	return i < map->n ? map->v[2 * i + 1] : NULL;
 }
 
 const struct sl_ynode *sl_ypath(const struct sl_ynode *n, const char *dotted)
