@@ -7,7 +7,13 @@
  *
  * Without nodes, a template pinned by hostname (nodeSelector, node affinity In lists or
  * matchFields metadata.name) admits at most as many nodes as it names: more replicas
- * never run, and exactly that many with maxUnavailable 0 leave no node for the surge pod. */
+ * never run, and exactly that many with maxUnavailable 0 leave no node for the surge pod.
+ *
+ * A DaemonSet that surges (updateStrategy.rollingUpdate.maxSurge > 0, so maxUnavailable 0)
+ * starts each updated pod on the node of the old one, pinned there by the controller's node
+ * affinity on metadata.name, and deletes the old pod only once the new one is available. With a
+ * host port the old pod holds it, the new pod fails NodePorts on the only node it may use, and
+ * the rollout stops on its first batch: on every cluster, so with or without nodes. */
 #include <stdio.h>
 #include <string.h>
 
@@ -136,9 +142,72 @@ static void check_static(const struct sl_rule *self, struct sl_check *cx)
 	sl_domains_free(&d);
 }
 
+/* An int-or-percent of a DaemonSet's rollingUpdate as the API server accepts it (a non-negative
+ * integer or [0-9]+%): whether it is written and not zero. *ok is false for anything else, which
+ * invalid-rollout-params reports. */
+static bool nonzero_intpct(const struct sl_ynode *n, bool *ok)
+{
+	int64_t v;
+	*ok = true;
+	if (sl_ynull(n))
+		return false;
+	if (sl_yint(n, &v) == 0) {
+		*ok = v >= 0;
+		return v > 0;
+	}
+	*ok = n->kind == SL_YSCALAR && n->len >= 2 && n->str[n->len - 1] == '%' &&
+	      strspn(n->str, "0123456789") == n->len - 1;
+	return *ok && strspn(n->str, "0") != n->len - 1;
+}
+
+static void check_daemonset(const struct sl_rule *self, struct sl_check *cx)
+{
+	const struct sl_workload *w = cx->w;
+	const struct sl_podspec *p = &w->pod;
+	const struct sl_ynode *us = sl_ymap_get(w->spec, "updateStrategy");
+	const struct sl_ynode *type = sl_ymap_get(us, "type");
+	const struct sl_ynode *ru = sl_ymap_get(us, "rollingUpdate");
+	if (!p->nports || (!sl_ynull(type) && !sl_yis(type, "RollingUpdate")) || !ru || ru->kind != SL_YMAP)
+		return;
+	const struct sl_ynode *su = sl_ymap_get(ru, "maxSurge"), *un = sl_ymap_get(ru, "maxUnavailable");
+	bool su_ok, un_ok;
+	/* maxUnavailable defaults to 1, which beside a surge the API server refuses */
+	if (!nonzero_intpct(su, &su_ok) || sl_ynull(un) || nonzero_intpct(un, &un_ok) || !su_ok || !un_ok)
+		return;
+	/* With nodes: only when some node runs its pods (no pod, nothing to roll). */
+	if (cx->a && cx->a->nfeasible == 0 && cx->a->steady_placed == 0)
+		return;
+	char ref[512];
+	sl_object_ref(&w->obj, ref, sizeof ref);
+	const struct sl_hostport *hp = &p->ports[0];
+	struct sl_finding *f =
+	    sl_rule_report(self, cx, su,
+			   "rollout of %s can never finish: maxSurge %s starts each updated pod on its node beside the "
+			   "old one, which holds host port %lld/%s, so the new pod never schedules, and with "
+			   "maxUnavailable %s the old pod goes only once its replacement is available",
+			   ref, su->str, (long long)hp->port, hp->proto, un->str);
+	sl_note(f, "updateStrategy RollingUpdate%s, maxSurge %s%s, maxUnavailable %s",
+		sl_ynull(type) ? " (defaulted)" : "", su->str,
+		su->str[su->len - 1] == '%' ? " (of the nodes it runs on, rounded up: at least 1 pod)" : "", un->str);
+	sl_note(f, "the DaemonSet controller pins the surge pod to the old pod's node (node affinity on "
+		   "metadata.name), and there NodePorts rejects it: node(s) didn't have free ports for the "
+		   "requested pod ports; preemption cannot help, the old pod has the same priority");
+	sl_note(f, "this holds on every node that runs one of its pods, for every update that keeps the port");
+	sl_note(f, "fix: set updateStrategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1 (the old pod stops first, "
+		   "then its replacement binds the port), or use updateStrategy type OnDelete");
+	sl_add_related(f, &hp->node->at, "host port %lld/%s", (long long)hp->port, hp->proto);
+	struct sl_fix *fx = sl_fix_new(f, "Roll with maxSurge: 0, maxUnavailable: 1 (replace the pod in place)");
+	sl_fix_replace(fx, w->obj.src, su, "0");
+	sl_fix_replace(fx, w->obj.src, un, "1");
+}
+
 static void check(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_podspec *p = &cx->w->pod;
+	if (!strcmp(cx->w->obj.kind, "DaemonSet")) {
+		check_daemonset(self, cx);
+		return;
+	}
 	if (!cx->a) {
 		check_static(self, cx);
 		return;
@@ -165,9 +234,12 @@ const struct sl_rule sl_rule_hostport_rollout = {
 		   "the remaining pods stay Pending. Without a node inventory, a template pinned by hostname "
 		   "(nodeSelector, node affinity, matchFields) admits at most the nodes it names, which "
 		   "proves the same shortfall, and the rollout deadlock of a Deployment with exactly that many "
-		   "replicas and maxUnavailable 0.",
+		   "replicas and maxUnavailable 0. A DaemonSet that surges (maxSurge above 0) starts each new pod "
+		   "beside the old one on its node, where the old pod holds the port: its rollout never "
+		   "finishes, on any cluster.",
     .help = "Drop `hostPort` and expose the pods through a Service, run the workload as a DaemonSet, or keep "
-	    "`replicas` at or below the number of admissible nodes and roll with `maxSurge: 0, maxUnavailable: 1`.",
+	    "`replicas` at or below the number of admissible nodes and roll with `maxSurge: 0, maxUnavailable: 1`. "
+	    "A DaemonSet with a host port rolls in place: `maxSurge: 0, maxUnavailable: 1`, or `OnDelete`.",
     .level = SL_ERROR,
     .needs_nodes = false,
     .check = check,
