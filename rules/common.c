@@ -15,6 +15,25 @@ void sl_object_ref(const struct sl_object *o, char *out, unsigned n)
 	snprintf(out, n, "%s %s/%s", o->kind, o->namespace, o->name);
 }
 
+/* A required pod affinity term whose namespaceSelector reads a namespace label other than
+ * kubernetes.io/metadata.name: which namespaces it covers depends on labels no input shows, and
+ * the engine, which knows only that label, takes it to cover fewer. For affinity (not
+ * anti-affinity) that can only make a pod look harder to place, so an engine verdict is not
+ * proved. (affinity-contradiction reasons about such selectors soundly on its own.) Returns the
+ * first such requirement, or NULL. */
+static const struct sl_requirement *unknown_ns_labels(const struct sl_podspec *p)
+{
+	for (size_t i = 0; i < p->naffinity; i++) {
+		const struct sl_podterm *t = &p->affinity[i];
+		if (!t->has_ns_selector)
+			continue;
+		for (size_t k = 0; k < t->ns_sel.nreqs; k++)
+			if (strcmp(t->ns_sel.reqs[k].key, "kubernetes.io/metadata.name"))
+				return &t->ns_sel.reqs[k];
+	}
+	return NULL;
+}
+
 struct sl_finding *sl_rule_report(const struct sl_rule *r, struct sl_check *cx, const struct sl_ynode *at,
 				  const char *fmt, ...)
 {
@@ -31,6 +50,16 @@ struct sl_finding *sl_rule_report(const struct sl_rule *r, struct sl_check *cx, 
 	char ref[512];
 	sl_object_ref(o, ref, sizeof ref);
 	f->object = sl_xstrdup(ref);
+	const struct sl_requirement *ns = unknown_ns_labels(&cx->w->pod);
+	if (ns && cx->a) {
+		if (f->level == SL_ERROR)
+			f->level = SL_WARNING;
+		sl_note(f,
+			"this depends on namespace labels the input does not show: a required pod affinity term "
+			"selects namespaces by %s, and only kubernetes.io/metadata.name is known (so a warning, not "
+			"an error)",
+			ns->key);
+	}
 	return f;
 }
 
