@@ -628,6 +628,7 @@ void sl_podspec_free(struct sl_podspec *p)
 		for (size_t i = 0; i < nt; i++) {
 			selector_free(&ts[i].sel);
 			selector_free(&ts[i].ns_sel);
+			free(ts[i].ns_match);
 			free(ts[i].namespaces);
 			free(ts[i].match_keys);
 			free(ts[i].mismatch_keys);
@@ -1032,6 +1033,30 @@ static int load_pdb(struct sl_model *m, struct ctx *c, const struct sl_object *o
 	return 0;
 }
 
+static int load_namespace(struct sl_model *m, struct ctx *c, const struct sl_object *o)
+{
+	struct sl_namespace *ns = sl_xcalloc(1, sizeof *ns);
+	ns->obj = *o;
+	struct sl_labels l;
+	parse_labels(c, want(c, sl_ymap_get(o->root, "metadata"), "labels", SL_YMAP, "metadata.labels"),
+		     "metadata.labels", &l);
+	if (c->failed) {
+		free(l.v);
+		free(ns);
+		return -1;
+	}
+	/* The API server sets kubernetes.io/metadata.name to the name, over whatever was written. */
+	ns->labels.v = sl_xcalloc(l.n + 1, sizeof *ns->labels.v);
+	for (size_t i = 0; i < l.n; i++)
+		if (strcmp(l.v[i].key, "kubernetes.io/metadata.name"))
+			ns->labels.v[ns->labels.n++] = l.v[i];
+	ns->labels.v[ns->labels.n++] = (struct sl_kv){"kubernetes.io/metadata.name", o->name, NULL, NULL};
+	free(l.v);
+	sl_grow(&m->namespaces, &m->capnamespaces, m->nnamespaces + 1, sizeof *m->namespaces);
+	m->namespaces[m->nnamespaces++] = ns;
+	return 0;
+}
+
 static int is_workload_kind(const char *k)
 {
 	static const char *const kinds[] = {"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet",
@@ -1078,6 +1103,8 @@ static int load_object(struct sl_model *m, struct ctx *c, const struct sl_ynode 
 		rc = load_pod(m, &oc, &o);
 	} else if (role == SL_ROLE_MANIFESTS && is_workload_kind(o.kind)) {
 		rc = load_workload(m, &oc, &o);
+	} else if (role != SL_ROLE_NODES && !strcmp(o.kind, "Namespace")) {
+		rc = load_namespace(m, &oc, &o);
 	} else if (role == SL_ROLE_MANIFESTS && !strcmp(o.kind, "PersistentVolumeClaim")) {
 		rc = load_pvc(m, &oc, &o);
 	} else if (role == SL_ROLE_MANIFESTS && !strcmp(o.kind, "PodDisruptionBudget")) {
@@ -1173,6 +1200,10 @@ static void merge_model(struct sl_model *m, struct sl_model *part)
 	sl_grow(&m->pdbs, &m->cappdbs, m->npdbs + part->npdbs, sizeof *m->pdbs);
 	for (size_t i = 0; i < part->npdbs; i++)
 		m->pdbs[m->npdbs++] = part->pdbs[i];
+	sl_grow(&m->namespaces, &m->capnamespaces, m->nnamespaces + part->nnamespaces, sizeof *m->namespaces);
+	for (size_t i = 0; i < part->nnamespaces; i++)
+		m->namespaces[m->nnamespaces++] = part->namespaces[i];
+	free(part->namespaces);
 	free(part->workloads);
 	free(part->nodes);
 	free(part->pods);
@@ -1216,8 +1247,48 @@ int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, st
 	return rc;
 }
 
+bool sl_model_knows_namespace(const struct sl_model *m, const char *ns)
+{
+	return sl_strmap_get(&m->namespace_index, ns) != (size_t)-1;
+}
+
+static void bind_terms(const struct sl_model *m, struct sl_podspec *p)
+{
+	for (int k = 0; k < 2; k++) {
+		struct sl_podterm *ts = k ? p->anti : p->affinity;
+		size_t nt = k ? p->nanti : p->naffinity;
+		for (size_t i = 0; i < nt; i++) {
+			if (!ts[i].has_ns_selector)
+				continue;
+			ts[i].ns_match = sl_xcalloc(m->nnamespaces + 1, sizeof *ts[i].ns_match);
+			for (size_t n = 0; n < m->nnamespaces; n++)
+				ts[i].ns_match[n] = sl_selector_matches(&ts[i].ns_sel, &m->namespaces[n]->labels);
+			ts[i].ns_index = &m->namespace_index;
+		}
+	}
+}
+
 void sl_model_bind_pods(struct sl_model *m)
 {
+	/* A Namespace named twice: the later description wins, in the earlier one's place. */
+	size_t w = 0;
+	for (size_t i = 0; i < m->nnamespaces; i++) {
+		struct sl_namespace *ns = m->namespaces[i];
+		size_t at = sl_strmap_put(&m->namespace_index, ns->obj.name, w);
+		if (at != w) {
+			free(m->namespaces[at]->labels.v);
+			free(m->namespaces[at]);
+			m->namespaces[at] = ns;
+		} else
+			m->namespaces[w++] = ns;
+	}
+	m->nnamespaces = w;
+	if (m->nnamespaces) {
+		for (size_t i = 0; i < m->nworkloads; i++)
+			bind_terms(m, &m->workloads[i]->pod);
+		for (size_t i = 0; i < m->npods; i++)
+			bind_terms(m, &m->pods[i]->spec);
+	}
 	struct sl_strmap names = {0};
 	for (size_t j = 0; j < m->nnodes; j++)
 		sl_strmap_put(&names, m->nodes[j]->name, j);
@@ -1258,6 +1329,12 @@ void sl_model_free(struct sl_model *m)
 		free(m->pdbs[i]);
 	}
 	free(m->pdbs);
+	for (size_t i = 0; i < m->nnamespaces; i++) {
+		free(m->namespaces[i]->labels.v);
+		free(m->namespaces[i]);
+	}
+	free(m->namespaces);
+	sl_strmap_free(&m->namespace_index);
 	for (size_t i = 0; i < m->nstreams; i++)
 		sl_ystream_free(&m->streams[i]);
 	free(m->streams);

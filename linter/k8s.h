@@ -83,6 +83,10 @@ struct sl_podterm {
 	const char **match_keys, **mismatch_keys;
 	size_t nmatch_keys, nmismatch_keys;
 	const struct sl_ynode *node;
+	/* Bound by sl_model_bind_pods when Namespace objects are known: whether namespaceSelector
+	 * selects each of them (indexed as sl_model.namespaces), and the index to find them by. */
+	bool *ns_match;
+	const struct sl_strmap *ns_index;
 };
 
 /* A topologySpreadConstraint. */
@@ -205,6 +209,12 @@ struct sl_pod {
 	const char *phase;
 };
 
+/* A Namespace among the inputs: its labels, which a namespaceSelector reads. */
+struct sl_namespace {
+	struct sl_object obj;
+	struct sl_labels labels; /* with kubernetes.io/metadata.name, as the API server sets it */
+};
+
 /* A PersistentVolumeClaim among the manifests. */
 struct sl_pvc {
 	struct sl_object obj;
@@ -234,6 +244,9 @@ struct sl_model {
 	size_t npvcs, cappvcs;
 	struct sl_pdb **pdbs;
 	size_t npdbs, cappdbs;
+	struct sl_namespace **namespaces;
+	size_t nnamespaces, capnamespaces;
+	struct sl_strmap namespace_index; /* name → index into namespaces (bound by sl_model_bind_pods) */
 };
 
 enum sl_input_role {
@@ -250,7 +263,10 @@ struct sl_load {
 int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, struct sl_findings *errs);
 /* Parse a source and add what it holds. Input errors go to errs; returns -1 if there was any. */
 int sl_model_load(struct sl_model *m, struct sl_source *src, enum sl_input_role role, struct sl_findings *errs);
-/* Charge every running pod to its node (call once after loading everything). */
+/* Whether the namespace is described by a Namespace object of the inputs. */
+bool sl_model_knows_namespace(const struct sl_model *m, const char *ns);
+/* Charge every running pod to its node, and bind pod terms' namespaceSelectors to the known
+ * Namespace objects (call once after loading everything). */
 void sl_model_bind_pods(struct sl_model *m);
 void sl_model_free(struct sl_model *m);
 

@@ -141,13 +141,17 @@ bool sl_selector_matches(const struct sl_selector *s, const struct sl_labels *l)
 	return true;
 }
 
-/* Namespaces carry the kubernetes.io/metadata.name label (set by the API server since 1.22);
- * no other namespace label is known to a linter. */
-static bool ns_selector_matches(const struct sl_selector *s, const char *ns)
+/* A namespace described by a Namespace object of the inputs is matched on its labels (bound to
+ * the term by sl_model_bind_pods); any other carries only kubernetes.io/metadata.name as far as
+ * a linter knows (the API server sets it since 1.22). */
+static bool ns_selector_matches(const struct sl_podterm *t, const char *ns)
 {
+	size_t i = t->ns_index ? sl_strmap_get(t->ns_index, ns) : (size_t)-1;
+	if (i != (size_t)-1)
+		return t->ns_match[i];
 	struct sl_kv kv = {"kubernetes.io/metadata.name", ns, NULL, NULL};
 	struct sl_labels l = {&kv, 1};
-	return sl_selector_matches(s, &l);
+	return sl_selector_matches(&t->ns_sel, &l);
 }
 
 /* matchLabelKeys: key In (the owner's value), as the API server merges them into the selector;
@@ -172,7 +176,7 @@ bool sl_podterm_matches(const struct sl_podterm *t, const char *owner_ns, const 
 	for (size_t i = 0; i < t->nnamespaces && !ns_ok; i++)
 		ns_ok = !strcmp(t->namespaces[i], ns);
 	if (!ns_ok && t->has_ns_selector)
-		ns_ok = ns_selector_matches(&t->ns_sel, ns);
+		ns_ok = ns_selector_matches(t, ns);
 	if (!ns_ok || !sl_selector_matches(&t->sel, labels))
 		return false;
 	if (!match_keys(t->match_keys, t->nmatch_keys, owner, labels))

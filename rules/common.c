@@ -16,14 +16,19 @@ void sl_object_ref(const struct sl_object *o, char *out, unsigned n)
 }
 
 /* A required pod affinity term whose namespaceSelector reads a namespace label other than
- * kubernetes.io/metadata.name: which namespaces it covers depends on labels no input shows, and
- * the engine, which knows only that label, takes it to cover fewer. For affinity (not
- * anti-affinity) that can only make a pod look harder to place, so an engine verdict is not
- * proved. (affinity-contradiction reasons about such selectors soundly on its own.) Returns the
- * first such requirement, or NULL. */
-static const struct sl_requirement *unknown_ns_labels(const struct sl_podspec *p)
+ * kubernetes.io/metadata.name, while a namespace that matters (the workload's own, or a running
+ * pod's) has no Namespace object among the inputs: which namespaces the term covers then depends
+ * on labels no input shows, and the engine, which knows only that label there, takes it to cover
+ * fewer. For affinity (not anti-affinity) that can only make a pod look harder to place, so an
+ * engine verdict is not proved. (affinity-contradiction reasons about such selectors soundly on
+ * its own.) Returns the first such requirement, or NULL. */
+static const struct sl_requirement *unknown_ns_labels(const struct sl_model *m, const struct sl_workload *w)
 {
-	for (size_t i = 0; i < p->naffinity; i++) {
+	const struct sl_podspec *p = &w->pod;
+	bool unknown = !sl_model_knows_namespace(m, w->obj.namespace);
+	for (size_t i = 0; i < m->npods && !unknown; i++)
+		unknown = !sl_model_knows_namespace(m, m->pods[i]->obj.namespace);
+	for (size_t i = 0; i < p->naffinity && unknown; i++) {
 		const struct sl_podterm *t = &p->affinity[i];
 		if (!t->has_ns_selector)
 			continue;
@@ -50,14 +55,14 @@ struct sl_finding *sl_rule_report(const struct sl_rule *r, struct sl_check *cx, 
 	char ref[512];
 	sl_object_ref(o, ref, sizeof ref);
 	f->object = sl_xstrdup(ref);
-	const struct sl_requirement *ns = unknown_ns_labels(&cx->w->pod);
-	if (ns && cx->a) {
+	const struct sl_requirement *ns = cx->a ? unknown_ns_labels(cx->model, cx->w) : NULL;
+	if (ns) {
 		if (f->level == SL_ERROR)
 			f->level = SL_WARNING;
 		sl_note(f,
 			"this depends on namespace labels the input does not show: a required pod affinity term "
-			"selects namespaces by %s, and only kubernetes.io/metadata.name is known (so a warning, not "
-			"an error)",
+			"selects namespaces by %s, and without Namespace objects only kubernetes.io/metadata.name is "
+			"known (so a warning, not an error)",
 			ns->key);
 	}
 	return f;
