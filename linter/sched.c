@@ -562,7 +562,13 @@ struct sl_cluster {
 	struct topo *topos;
 	size_t ntopos, captopos;
 	struct reasons reasons; /* the reason texts of every analysis */
-	uint32_t *stamp;        /* per running pod: the last visit's epoch (so each is counted once) */
+	/* Per-class verdicts of the node-only filters, by what of a pod spec they read (see
+	 * static_key): workloads written alike share them. Guarded by static_lock. */
+	struct sl_strpool static_keys;
+	signed char **static_verdicts; /* indexed like static_keys.v; ncls entries each */
+	size_t capstatic;
+	pthread_mutex_t static_lock;
+	uint32_t *stamp; /* per running pod: the last visit's epoch (so each is counted once) */
 	uint32_t epoch;
 };
 
@@ -703,6 +709,7 @@ struct sl_cluster *sl_cluster_new(const struct sl_model *m)
 		for (size_t t = 0; t < c->pods[k]->spec.nanti; t++)
 			topo_add(c, c->pods[k]->spec.anti[t].topology_key);
 	pthread_mutex_init(&c->reasons.lock, NULL);
+	pthread_mutex_init(&c->static_lock, NULL);
 	sl_strpool_free(&classes);
 	sl_buf_free(&key);
 	free(where);
@@ -719,6 +726,11 @@ void sl_cluster_free(struct sl_cluster *c)
 	free(c->topos);
 	sl_strpool_free(&c->reasons.pool);
 	pthread_mutex_destroy(&c->reasons.lock);
+	for (size_t i = 0; i < c->static_keys.n; i++)
+		free(c->static_verdicts[i]);
+	free(c->static_verdicts);
+	sl_strpool_free(&c->static_keys);
+	pthread_mutex_destroy(&c->static_lock);
 	gi_free(&c->by_ns);
 	gi_free(&c->by_label);
 	gi_free(&c->anti_by_ns);
@@ -1652,6 +1664,31 @@ static bool judged_by_class(const struct sl_podspec *p)
 	return true;
 }
 
+/* Everything filter_static reads of a pod spec that names no node: tolerations, nodeSelector
+ * and required node affinity. Equal keys, equal verdicts. */
+static void static_key(const struct sl_podspec *p, struct sl_buf *b)
+{
+	for (size_t i = 0; i < p->ntols; i++)
+		sl_buf_printf(b, "t%s\x1f%s\x1f%s\x1f%s\x1e", p->tols[i].key, p->tols[i].op, p->tols[i].value,
+			      p->tols[i].effect);
+	for (size_t i = 0; i < p->node_selector.n; i++)
+		sl_buf_printf(b, "s%s\x1f%s\x1e", p->node_selector.v[i].key, p->node_selector.v[i].val);
+	sl_buf_printf(b, "a%d\x1e", p->has_required_affinity);
+	for (size_t t = 0; t < p->nterms; t++) {
+		sl_buf_puts(b, "T");
+		for (int f = 0; f < 2; f++) {
+			const struct sl_requirement *r = f ? p->terms[t].fields : p->terms[t].exprs;
+			size_t n = f ? p->terms[t].nfields : p->terms[t].nexprs;
+			for (size_t e = 0; e < n; e++) {
+				sl_buf_printf(b, "%c%s\x1f%d", f ? 'f' : 'e', r[e].key, (int)r[e].op);
+				for (size_t v = 0; v < r[e].nvals; v++)
+					sl_buf_printf(b, "\x1f%s", r[e].vals[v]);
+				sl_buf_puts(b, "\x1e");
+			}
+		}
+	}
+}
+
 /* The common case, decided without per-node detail: resources alone limit the pods, and the
  * nodes have room for every replica and the surge. Returns false when a closer look is needed. */
 static bool fits_at_a_glance(const struct sl_cluster *cl, const struct sl_workload *w, const bool *excluded,
@@ -1707,7 +1744,20 @@ void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, bool detail,
 	struct reasons *pool = detail ? &cl->reasons : NULL;
 	if (detail)
 		a->fit = sl_xcalloc(n + 1, sizeof *a->fit);
-	for (size_t i = 0; i < n; i++) {
+	/* Without detail only the verdicts count: take them from a workload written alike. */
+	struct sl_buf key = SL_BUF_INIT;
+	const signed char *known = NULL;
+	if (by_class && !detail) {
+		static_key(p, &key);
+		pthread_mutex_lock(&cl->static_lock);
+		size_t k = sl_strmap_get(&cl->static_keys.map, sl_buf_str(&key));
+		if (k != (size_t)-1)
+			known = cl->static_verdicts[k];
+		pthread_mutex_unlock(&cl->static_lock);
+	}
+	for (size_t i = 0; i < n && known; i++)
+		static_ok[i] = known[cl->cls[i]] > 0;
+	for (size_t i = 0; i < n && !known; i++) {
 		struct sl_nodefit *out = detail ? &a->fit[i] : &scratch;
 		if (!by_class) {
 			memset(&scratch, 0, sizeof scratch);
@@ -1721,6 +1771,19 @@ void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, bool detail,
 		if (detail)
 			*out = cls_fit[c];
 	}
+	if (by_class && !detail && !known) {
+		/* Every class has a node, so every class was judged above. */
+		pthread_mutex_lock(&cl->static_lock);
+		size_t before = cl->static_keys.n;
+		sl_intern(&cl->static_keys, sl_buf_str(&key));
+		if (cl->static_keys.n > before) {
+			sl_grow(&cl->static_verdicts, &cl->capstatic, cl->static_keys.n, sizeof *cl->static_verdicts);
+			cl->static_verdicts[before] = cls_ok;
+			cls_ok = NULL;
+		}
+		pthread_mutex_unlock(&cl->static_lock);
+	}
+	sl_buf_free(&key);
 	free(cls_fit);
 	free(cls_ok);
 
