@@ -1186,29 +1186,24 @@ static void *parse_worker(void *arg)
  * one after another: a node named again replaces the earlier one in its place. */
 static void merge_model(struct sl_model *m, struct sl_model *part)
 {
-	sl_grow(&m->workloads, &m->capworkloads, m->nworkloads + part->nworkloads, sizeof *m->workloads);
-	for (size_t i = 0; i < part->nworkloads; i++)
-		m->workloads[m->nworkloads++] = part->workloads[i];
+/* Append part's array f to m's, and free part's. */
+#define APPEND(f, capf, nf)                                                                                            \
+	do {                                                                                                           \
+		sl_grow(&m->f, &m->capf, m->nf + part->nf, sizeof *m->f);                                              \
+		if (part->nf)                                                                                          \
+			memcpy(m->f + m->nf, part->f, part->nf * sizeof *m->f);                                        \
+		m->nf += part->nf;                                                                                     \
+		free(part->f);                                                                                         \
+	} while (0)
+	APPEND(workloads, capworkloads, nworkloads);
 	for (size_t i = 0; i < part->nnodes; i++)
 		add_node(m, part->nodes[i]);
-	sl_grow(&m->pods, &m->cappods, m->npods + part->npods, sizeof *m->pods);
-	for (size_t i = 0; i < part->npods; i++)
-		m->pods[m->npods++] = part->pods[i];
-	sl_grow(&m->pvcs, &m->cappvcs, m->npvcs + part->npvcs, sizeof *m->pvcs);
-	for (size_t i = 0; i < part->npvcs; i++)
-		m->pvcs[m->npvcs++] = part->pvcs[i];
-	sl_grow(&m->pdbs, &m->cappdbs, m->npdbs + part->npdbs, sizeof *m->pdbs);
-	for (size_t i = 0; i < part->npdbs; i++)
-		m->pdbs[m->npdbs++] = part->pdbs[i];
-	sl_grow(&m->namespaces, &m->capnamespaces, m->nnamespaces + part->nnamespaces, sizeof *m->namespaces);
-	for (size_t i = 0; i < part->nnamespaces; i++)
-		m->namespaces[m->nnamespaces++] = part->namespaces[i];
-	free(part->namespaces);
-	free(part->workloads);
 	free(part->nodes);
-	free(part->pods);
-	free(part->pvcs);
-	free(part->pdbs);
+	APPEND(pods, cappods, npods);
+	APPEND(pvcs, cappvcs, npvcs);
+	APPEND(pdbs, cappdbs, npdbs);
+	APPEND(namespaces, capnamespaces, nnamespaces);
+#undef APPEND
 	sl_strmap_free(&part->node_index);
 	memset(part, 0, sizeof *part);
 }

@@ -17,21 +17,6 @@
 #include "rules.h"
 
 /* Workloads whose pods stay up: a Job's surplus pods run once others complete. */
-static bool long_running(const char *kind)
-{
-	return !strcmp(kind, "Deployment") || !strcmp(kind, "ReplicaSet") || !strcmp(kind, "ReplicationController") ||
-	       !strcmp(kind, "StatefulSet");
-}
-
-/* matchLabelKeys [pod-template-hash] confines the term to one ReplicaSet's pods. */
-static bool scoped(const struct sl_podterm *t)
-{
-	for (size_t k = 0; k < t->nmatch_keys; k++)
-		if (!strcmp(t->match_keys[k], "pod-template-hash"))
-			return true;
-	return false;
-}
-
 static size_t ndomains(const struct sl_domains *d)
 {
 	return d->nvals + d->nnames;
@@ -100,9 +85,7 @@ static void report_shortfall(const struct sl_rule *self, struct sl_check *cx, co
 		rest);
 	/* At exactly n replicas a surge pod has no domain left: with maxUnavailable resolving to 0
 	 * every rollout would deadlock, so the fix also replaces one pod at a time. */
-	bool deadlocks = w->strategy == SL_STRATEGY_ROLLING && !scoped(t) &&
-			 sl_intpct_resolve(&w->max_unavailable, n, false) == 0 &&
-			 sl_intpct_resolve(&w->max_surge, n, true) > 0;
+	bool deadlocks = !sl_term_per_replicaset(t) && sl_surge_only_at(w, n);
 	sl_note(f,
 		"fix: lower replicas to %lld%s, admit more %s values, or make the term preferred "
 		"(preferredDuringSchedulingIgnoredDuringExecution)",
@@ -158,7 +141,7 @@ static void check_static(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_workload *w = cx->w;
 	const struct sl_podspec *p = &w->pod;
-	if (!p->nanti || w->replicas == 0 || !long_running(w->obj.kind))
+	if (!p->nanti || w->replicas == 0 || !sl_long_running(w->obj.kind))
 		return;
 	int64_t surge, unavail;
 	sl_fenceposts(w, &surge, &unavail);
@@ -182,7 +165,7 @@ static void check_static(const struct sl_rule *self, struct sl_check *cx)
 			sl_domains_free(&fd);
 			few = t;
 			fd = d;
-		} else if (!lock && rolling && !scoped(t) && (int64_t)n == w->replicas) {
+		} else if (!lock && rolling && !sl_term_per_replicaset(t) && (int64_t)n == w->replicas) {
 			lock = t;
 			ld = d;
 		} else
@@ -190,7 +173,7 @@ static void check_static(const struct sl_rule *self, struct sl_check *cx)
 	}
 	if (few && w->replicas > (int64_t)ndomains(&fd))
 		report_shortfall(self, cx, few, &fd);
-	else if (few && rolling && !scoped(few) && (int64_t)ndomains(&fd) == w->replicas)
+	else if (few && rolling && !sl_term_per_replicaset(few) && (int64_t)ndomains(&fd) == w->replicas)
 		report_deadlock(self, cx, few, &fd, surge, unavail);
 	else if (lock)
 		report_deadlock(self, cx, lock, &ld, surge, unavail);

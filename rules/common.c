@@ -25,18 +25,18 @@ void sl_object_ref(const struct sl_object *o, char *out, unsigned n)
 static const struct sl_requirement *unknown_ns_labels(const struct sl_model *m, const struct sl_workload *w)
 {
 	const struct sl_podspec *p = &w->pod;
-	bool unknown = !sl_model_knows_namespace(m, w->obj.namespace);
-	for (size_t i = 0; i < m->npods && !unknown; i++)
-		unknown = !sl_model_knows_namespace(m, m->pods[i]->obj.namespace);
-	for (size_t i = 0; i < p->naffinity && unknown; i++) {
+	const struct sl_requirement *r = NULL;
+	for (size_t i = 0; i < p->naffinity && !r; i++) {
 		const struct sl_podterm *t = &p->affinity[i];
-		if (!t->has_ns_selector)
-			continue;
-		for (size_t k = 0; k < t->ns_sel.nreqs; k++)
+		for (size_t k = 0; t->has_ns_selector && k < t->ns_sel.nreqs && !r; k++)
 			if (strcmp(t->ns_sel.reqs[k].key, "kubernetes.io/metadata.name"))
-				return &t->ns_sel.reqs[k];
+				r = &t->ns_sel.reqs[k];
 	}
-	return NULL;
+	/* Only then the namespaces, which with a large --pods file are many. */
+	bool unknown = r && (!m->nnamespaces || !sl_model_knows_namespace(m, w->obj.namespace));
+	for (size_t i = 0; i < m->npods && r && !unknown; i++)
+		unknown = !sl_model_knows_namespace(m, m->pods[i]->obj.namespace);
+	return unknown ? r : NULL;
 }
 
 struct sl_finding *sl_rule_report(const struct sl_rule *r, struct sl_check *cx, const struct sl_ynode *at,
@@ -475,4 +475,31 @@ void sl_fix_lower_replicas(struct sl_finding *f, const struct sl_workload *w, in
 	sl_fix_replace(fx, w->obj.src, w->replicas_node, v);
 	if (deadlocks)
 		sl_fix_rolling_params(fx, w, "0", "1");
+}
+
+bool sl_long_running(const char *kind)
+{
+	return !strcmp(kind, "Deployment") || !strcmp(kind, "ReplicaSet") || !strcmp(kind, "ReplicationController") ||
+	       !strcmp(kind, "StatefulSet");
+}
+
+bool sl_term_per_replicaset(const struct sl_podterm *t)
+{
+	return str_in(t->match_keys, t->nmatch_keys, "pod-template-hash");
+}
+
+bool sl_self_hostname_term(const struct sl_podspec *p, const struct sl_podterm *v, size_t n, bool across_sets)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].topology_key && !strcmp(v[i].topology_key, HOSTNAME_KEY) &&
+		    !(across_sets && sl_term_per_replicaset(&v[i])) &&
+		    sl_podterm_matches(&v[i], p->namespace, &p->labels, p->namespace, &p->labels))
+			return true;
+	return false;
+}
+
+bool sl_surge_only_at(const struct sl_workload *w, int64_t n)
+{
+	return w->strategy == SL_STRATEGY_ROLLING && sl_intpct_resolve(&w->max_unavailable, n, false) == 0 &&
+	       sl_intpct_resolve(&w->max_surge, n, true) > 0;
 }

@@ -21,28 +21,6 @@
 #include "../linter/fix.h"
 #include "rules.h"
 
-static bool long_running(const char *kind)
-{
-	return !strcmp(kind, "Deployment") || !strcmp(kind, "ReplicaSet") || !strcmp(kind, "ReplicationController") ||
-	       !strcmp(kind, "StatefulSet");
-}
-
-/* A self-selecting anti-affinity term on hostname gives anti-affinity-vs-node-affinity the same
- * node count; `unscoped` asks for one that also repels the other ReplicaSet's pods. */
-static bool anti_on_hostname(const struct sl_podspec *p, bool unscoped)
-{
-	for (size_t i = 0; i < p->nanti; i++) {
-		const struct sl_podterm *t = &p->anti[i];
-		bool scoped = false;
-		for (size_t k = 0; k < t->nmatch_keys; k++)
-			scoped |= !strcmp(t->match_keys[k], "pod-template-hash");
-		if (t->topology_key && !strcmp(t->topology_key, "kubernetes.io/hostname") && !(unscoped && scoped) &&
-		    sl_podterm_matches(t, p->namespace, &p->labels, p->namespace, &p->labels))
-			return true;
-	}
-	return false;
-}
-
 static const char *pinned_by(const struct sl_podspec *p)
 {
 	bool sel = sl_labels_get(&p->node_selector, "kubernetes.io/hostname") != NULL;
@@ -74,7 +52,7 @@ static void check_static(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_workload *w = cx->w;
 	const struct sl_podspec *p = &w->pod;
-	if (!p->nports || w->replicas == 0 || !long_running(w->obj.kind))
+	if (!p->nports || w->replicas == 0 || !sl_long_running(w->obj.kind))
 		return;
 	struct sl_domains d;
 	sl_static_domains(p, "kubernetes.io/hostname", &d);
@@ -85,7 +63,7 @@ static void check_static(const struct sl_rule *self, struct sl_check *cx)
 	sl_object_ref(&w->obj, ref, sizeof ref);
 	/* No node at all is contradictory-node-constraints'. */
 	if (!d.bounded || n == 0 || w->replicas < n || (w->replicas == n && !rolling) ||
-	    anti_on_hostname(p, w->replicas == n)) {
+	    sl_self_hostname_term(p, p->anti, p->nanti, w->replicas == n)) {
 		sl_domains_free(&d);
 		return;
 	}
@@ -111,9 +89,7 @@ static void check_static(const struct sl_rule *self, struct sl_check *cx)
 			"the other %s Pending: every admitted node fails NodePorts (node(s) didn't have "
 			"free ports for the requested pod ports)",
 			rest);
-		bool deadlocks = w->strategy == SL_STRATEGY_ROLLING &&
-				 sl_intpct_resolve(&w->max_unavailable, n, false) == 0 &&
-				 sl_intpct_resolve(&w->max_surge, n, true) > 0;
+		bool deadlocks = sl_surge_only_at(w, n);
 		sl_note(f,
 			"fix: drop hostPort (use a Service, or hostNetwork only where it is needed), run it as a "
 			"DaemonSet, admit more nodes, or lower replicas to %lld%s",

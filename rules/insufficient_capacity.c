@@ -30,8 +30,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	else
 		sl_note(f, "fix: lower replicas to %lld%s, lower the requests, or add nodes the template admits",
 			(long long)a->steady_placed,
-			w->strategy == SL_STRATEGY_ROLLING &&
-				sl_intpct_resolve(&w->max_unavailable, a->steady_placed, false) == 0
+			sl_surge_only_at(w, a->steady_placed)
 			    ? " (and roll with maxSurge: 0, maxUnavailable: 1: at that count no surge pod fits)"
 			    : "");
 	sl_relate_nodes(f, cx->model, a, true);
@@ -39,9 +38,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	 * would deadlock every rollout, so the fix replaces one pod at a time. */
 	if (a->steady_placed > 0)
 		sl_fix_lower_replicas(f, w, a->steady_placed, "what the nodes hold",
-				      w->strategy == SL_STRATEGY_ROLLING &&
-					  sl_intpct_resolve(&w->max_unavailable, a->steady_placed, false) == 0,
-				      "no room for a surge pod");
+				      sl_surge_only_at(w, a->steady_placed), "no room for a surge pod");
 }
 
 const struct sl_rule sl_rule_insufficient_capacity = {

@@ -18,10 +18,8 @@ static const struct sl_podterm *own_anti_term(const struct sl_workload *w)
 	const struct sl_podspec *p = &w->pod;
 	for (size_t t = 0; t < p->nanti; t++) {
 		const struct sl_podterm *term = &p->anti[t];
-		bool scoped = false;
-		for (size_t k = 0; k < term->nmatch_keys; k++)
-			scoped |= !strcmp(term->match_keys[k], "pod-template-hash");
-		if (!scoped && sl_podterm_matches(term, p->namespace, &p->labels, p->namespace, &p->labels))
+		if (!sl_term_per_replicaset(term) &&
+		    sl_podterm_matches(term, p->namespace, &p->labels, p->namespace, &p->labels))
 			return term;
 	}
 	return NULL;

@@ -74,6 +74,16 @@ void sl_note_rollout(struct sl_finding *f, const struct sl_workload *w, int64_t 
 		     int64_t unavail);
 /* Related location: the strategy that keeps every old pod until a new one is Ready. */
 void sl_relate_strategy(struct sl_finding *f, const struct sl_workload *w);
+/* Deployment, ReplicaSet, ReplicationController, StatefulSet: replicas that run until replaced. */
+bool sl_long_running(const char *kind);
+/* matchLabelKeys [pod-template-hash] confines the term to the pods of one ReplicaSet. */
+bool sl_term_per_replicaset(const struct sl_podterm *t);
+/* Whether one of the n terms v is on kubernetes.io/hostname and selects the template's own pods;
+ * with across_sets, one that also selects the other ReplicaSet's pods during a rollout. */
+bool sl_self_hostname_term(const struct sl_podspec *p, const struct sl_podterm *v, size_t n, bool across_sets);
+/* At exactly n replicas a Deployment's RollingUpdate whose maxUnavailable resolves to 0 and
+ * maxSurge to at least 1 needs room for n + 1 pods: where only n fit, it never finishes. */
+bool sl_surge_only_at(const struct sl_workload *w, int64_t n);
 /* The fix "lower replicas to n" (`what` says what n is), when replicas is written. With
  * `deadlocks` the same fix also rolls one pod at a time, since at exactly n pods no surge pod
  * fits; `room` names what the surge pod would lack. */

@@ -20,26 +20,6 @@
 
 #define HOSTNAME "kubernetes.io/hostname"
 
-static bool has_key(const char *const *keys, size_t n, const char *key)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(keys[i], key))
-			return true;
-	return false;
-}
-
-/* A required pod (anti-)affinity term on hostname that selects the template's own pods; with
- * `across_sets`, one that also selects the other ReplicaSet's pods during a rollout. */
-static bool self_term(const struct sl_podspec *p, const struct sl_podterm *v, size_t n, bool across_sets)
-{
-	for (size_t i = 0; i < n; i++)
-		if (v[i].topology_key && !strcmp(v[i].topology_key, HOSTNAME) &&
-		    !(across_sets && has_key(v[i].match_keys, v[i].nmatch_keys, "pod-template-hash")) &&
-		    sl_podterm_matches(&v[i], p->namespace, &p->labels, p->namespace, &p->labels))
-			return true;
-	return false;
-}
-
 /* The StatefulSet controller swaps a template volume named like a volumeClaimTemplate for the
  * pod's own claim. */
 static bool per_pod_claim(const struct sl_workload *w, const char *volume)
@@ -79,15 +59,15 @@ static void placement_of(const struct sl_podspec *p, struct placement *pl)
 	sl_static_domains(p, HOSTNAME, &d);
 	pl->one_node = p->node_name || (d.bounded && d.nvals + d.nnames == 1);
 	sl_domains_free(&d);
-	pl->together = self_term(p, p->affinity, p->naffinity, false);
-	pl->surge_together = self_term(p, p->affinity, p->naffinity, true);
+	pl->together = sl_self_hostname_term(p, p->affinity, p->naffinity, false);
+	pl->surge_together = sl_self_hostname_term(p, p->affinity, p->naffinity, true);
 	if (p->nports) {
 		pl->apart = pl->surge_apart = true;
 		pl->apart_why = "every pod binds the same host port";
 		pl->apart_node = p->ports[0].node;
-	} else if (self_term(p, p->anti, p->nanti, false)) {
+	} else if (sl_self_hostname_term(p, p->anti, p->nanti, false)) {
 		pl->apart = true;
-		pl->surge_apart = self_term(p, p->anti, p->nanti, true);
+		pl->surge_apart = sl_self_hostname_term(p, p->anti, p->nanti, true);
 		pl->apart_why = "required pod anti-affinity on kubernetes.io/hostname selects its own pods";
 		pl->apart_node = p->anti_terms_node;
 	}
