@@ -117,26 +117,42 @@ void sl_fix_edit(struct sl_fix *fx, const struct sl_source *src, size_t off, siz
 	e->text = sl_xstrdup(text);
 }
 
+void sl_suppression_add(struct sl_finding *f, enum sl_suppress_kind kind, const char *justification,
+			const struct sl_span *at)
+{
+	f->supp = sl_xrealloc(f->supp, (f->nsupp + 1) * sizeof *f->supp);
+	struct sl_suppression *s = &f->supp[f->nsupp++];
+	s->kind = kind;
+	s->justification = justification && *justification ? sl_xstrdup(justification) : NULL;
+	s->at = *at;
+}
+
+void sl_finding_free(struct sl_finding *f)
+{
+	free(f->message);
+	free(f->object);
+	for (size_t j = 0; j < f->nnotes; j++)
+		free(f->notes[j]);
+	free(f->notes);
+	for (size_t j = 0; j < f->nrelated; j++)
+		free(f->related[j].text);
+	free(f->related);
+	for (size_t j = 0; j < f->nfixes; j++) {
+		for (size_t k = 0; k < f->fixes[j].nedits; k++)
+			free(f->fixes[j].edits[k].text);
+		free(f->fixes[j].edits);
+		free(f->fixes[j].desc);
+	}
+	free(f->fixes);
+	for (size_t j = 0; j < f->nsupp; j++)
+		free(f->supp[j].justification);
+	free(f->supp);
+}
+
 void sl_findings_free(struct sl_findings *fs)
 {
-	for (size_t i = 0; i < fs->n; i++) {
-		struct sl_finding *f = &fs->v[i];
-		free(f->message);
-		free(f->object);
-		for (size_t j = 0; j < f->nnotes; j++)
-			free(f->notes[j]);
-		free(f->notes);
-		for (size_t j = 0; j < f->nrelated; j++)
-			free(f->related[j].text);
-		free(f->related);
-		for (size_t j = 0; j < f->nfixes; j++) {
-			for (size_t k = 0; k < f->fixes[j].nedits; k++)
-				free(f->fixes[j].edits[k].text);
-			free(f->fixes[j].edits);
-			free(f->fixes[j].desc);
-		}
-		free(f->fixes);
-	}
+	for (size_t i = 0; i < fs->n; i++)
+		sl_finding_free(&fs->v[i]);
 	free(fs->v);
 	memset(fs, 0, sizeof *fs);
 }

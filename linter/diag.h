@@ -9,6 +9,7 @@
 
 struct sl_source;
 struct sl_rule;
+struct sl_ynode;
 
 enum sl_level { SL_LEVEL_NONE = 0, SL_NOTE = 1, SL_WARNING = 2, SL_ERROR = 3 };
 const char *sl_level_name(enum sl_level l);
@@ -40,6 +41,15 @@ struct sl_fix {
 	size_t nedits, cap;
 };
 
+/* Why a finding is not counted: a comment or annotation in the manifest (in source) or an
+ * ignore entry of the config (external), with the reason given there. */
+enum sl_suppress_kind { SL_SUPPRESS_IN_SOURCE = 1, SL_SUPPRESS_EXTERNAL = 2 };
+struct sl_suppression {
+	enum sl_suppress_kind kind;
+	char *justification; /* may be NULL */
+	struct sl_span at;   /* the comment, annotation or config entry */
+};
+
 struct sl_finding {
 	const struct sl_rule *rule; /* NULL: an input error */
 	enum sl_level level;
@@ -52,6 +62,15 @@ struct sl_finding {
 	size_t nrelated, caprelated;
 	struct sl_fix *fixes;
 	size_t nfixes, capfixes;
+	/* The root of the object the finding is about: valid only while the model that holds it
+	 * lives (the run clears it then); subj_src/subj_off (where that object starts) outlive it
+	 * and order the report. */
+	const struct sl_ynode *subject;
+	const struct sl_source *subj_src;
+	uint32_t subj_off;
+	const char *target; /* the config target's name; NULL without targets (borrowed) */
+	struct sl_suppression *supp;
+	size_t nsupp;
 };
 
 struct sl_findings {
@@ -70,6 +89,9 @@ void sl_add_related(struct sl_finding *f, const struct sl_span *at, const char *
     __attribute__((format(printf, 3, 4)));
 struct sl_fix *sl_fix_new(struct sl_finding *f, const char *desc);
 void sl_fix_edit(struct sl_fix *fx, const struct sl_source *src, size_t off, size_t end, const char *text);
+void sl_suppression_add(struct sl_finding *f, enum sl_suppress_kind kind, const char *justification,
+			const struct sl_span *at);
+void sl_finding_free(struct sl_finding *f); /* what it owns, not f itself */
 void sl_findings_free(struct sl_findings *fs);
 /* Append src's findings to dst (in order) and empty src. */
 void sl_findings_move(struct sl_findings *dst, struct sl_findings *src);

@@ -12,10 +12,13 @@
 #define SL_HOME "https://github.com/schedlint/schedlint"
 
 struct sl_rule;
+struct sl_config;
 
-/* Text: rule findings and input errors in order; `color` adds ANSI colour. */
-void sl_emit_text(FILE *out, const struct sl_findings *fs, bool color, bool errors_too);
-void sl_emit_sarif(FILE *out, const struct sl_findings *fs);
+/* Text: rule findings (suppressed ones only with show_suppressed, marked) and, with errors_too,
+ * input errors, in order; `color` adds ANSI colour. */
+void sl_emit_text(FILE *out, const struct sl_findings *fs, bool color, bool errors_too, bool show_suppressed);
+/* SARIF: the config's rule set (built-in rules and policies) describes the results. */
+void sl_emit_sarif(FILE *out, const struct sl_findings *fs, const struct sl_config *cfg);
 void sl_emit_json(FILE *out, const struct sl_findings *fs);
 /* The SARIF/JSON form of a path: relative paths stay relative (with / separators, percent-
  * encoded), absolute ones become file:// URIs. Caller frees. */

@@ -36,6 +36,21 @@ void sl_emit_json(FILE *out, const struct sl_findings *fs)
 			cJSON_AddItemToArray(errors, o);
 			continue;
 		}
+		if (f->target)
+			cJSON_AddStringToObject(o, "target", f->target);
+		cJSON_AddBoolToObject(o, "suppressed", f->nsupp > 0);
+		if (f->nsupp) {
+			cJSON *sv = cJSON_AddArrayToObject(o, "suppressions");
+			for (size_t j = 0; j < f->nsupp; j++) {
+				cJSON *so = cJSON_CreateObject();
+				cJSON_AddStringToObject(
+				    so, "kind", f->supp[j].kind == SL_SUPPRESS_EXTERNAL ? "external" : "inSource");
+				if (f->supp[j].justification)
+					cJSON_AddStringToObject(so, "justification", f->supp[j].justification);
+				add_span(so, &f->supp[j].at);
+				cJSON_AddItemToArray(sv, so);
+			}
+		}
 		cJSON *notes = cJSON_AddArrayToObject(o, "notes");
 		for (size_t j = 0; j < f->nnotes; j++)
 			cJSON_AddItemToArray(notes, cJSON_CreateString(f->notes[j]));

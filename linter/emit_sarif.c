@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../rules/rules.h"
+#include "config.h"
 #include "buf.h"
 #include "emit.h"
 #include "input.h"
@@ -86,7 +87,7 @@ static uint64_t fnv(uint64_t h, const char *s)
 	return h;
 }
 
-static cJSON *rule_meta(const struct sl_rule *r)
+static cJSON *rule_meta(const struct sl_rule *r, enum sl_level level, bool policy)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "id", r->id);
@@ -96,19 +97,28 @@ static cJSON *rule_meta(const struct sl_rule *r)
 	cJSON *help = cJSON_AddObjectToObject(o, "help");
 	cJSON_AddStringToObject(help, "text", r->help);
 	struct sl_buf md = SL_BUF_INIT;
-	sl_buf_printf(&md, "**%s**\n\n%s\n\n**Fix.** %s\n\nSee [docs/rules/%s.md](%s/blob/main/docs/rules/%s.md).",
-		      r->summary, r->description, r->help, r->id, SL_HOME, r->id);
+	if (policy)
+		sl_buf_printf(&md, "**%s**\n\n%s\n\n**Fix.** %s", r->summary, r->description, r->help);
+	else
+		sl_buf_printf(&md,
+			      "**%s**\n\n%s\n\n**Fix.** %s\n\nSee [docs/rules/%s.md](%s/blob/main/docs/rules/%s.md).",
+			      r->summary, r->description, r->help, r->id, SL_HOME, r->id);
 	cJSON_AddStringToObject(help, "markdown", md.s);
 	sl_buf_free(&md);
-	char *uri = sl_xasprintf("%s/blob/main/docs/rules/%s.md", SL_HOME, r->id);
-	cJSON_AddStringToObject(o, "helpUri", uri);
-	free(uri);
+	if (!policy) {
+		char *uri = sl_xasprintf("%s/blob/main/docs/rules/%s.md", SL_HOME, r->id);
+		cJSON_AddStringToObject(o, "helpUri", uri);
+		free(uri);
+	}
+	/* What this run reports the rule at: the config's level, or off. */
 	cJSON *dc = cJSON_AddObjectToObject(o, "defaultConfiguration");
-	cJSON_AddStringToObject(dc, "level", sarif_level(r->level));
+	if (level == SL_LEVEL_NONE)
+		cJSON_AddBoolToObject(dc, "enabled", false);
+	cJSON_AddStringToObject(dc, "level", sarif_level(level == SL_LEVEL_NONE ? r->level : level));
 	cJSON *props = cJSON_AddObjectToObject(o, "properties");
 	cJSON *tags = cJSON_AddArrayToObject(props, "tags");
 	cJSON_AddItemToArray(tags, cJSON_CreateString("kubernetes"));
-	cJSON_AddItemToArray(tags, cJSON_CreateString("scheduling"));
+	cJSON_AddItemToArray(tags, cJSON_CreateString(policy ? "policy" : "scheduling"));
 	cJSON_AddItemToArray(tags, cJSON_CreateString(r->needs_nodes ? "needs-node-inventory" : "static"));
 	return o;
 }
@@ -173,6 +183,22 @@ static cJSON *result(const struct sl_finding *f, int rule_index, unsigned dup)
 	snprintf(fp, sizeof fp, "%016llx:%u", (unsigned long long)h, dup);
 	cJSON *pf = cJSON_AddObjectToObject(o, "partialFingerprints");
 	cJSON_AddStringToObject(pf, "schedlintFingerprint/v1", fp);
+	if (f->nsupp) {
+		cJSON *sv = cJSON_AddArrayToObject(o, "suppressions");
+		for (size_t i = 0; i < f->nsupp; i++) {
+			cJSON *so = cJSON_CreateObject();
+			cJSON_AddStringToObject(so, "kind",
+						f->supp[i].kind == SL_SUPPRESS_EXTERNAL ? "external" : "inSource");
+			cJSON_AddStringToObject(so, "status", "accepted");
+			if (f->supp[i].justification)
+				cJSON_AddStringToObject(so, "justification", f->supp[i].justification);
+			if (f->supp[i].at.src)
+				cJSON_AddItemToObject(so, "location", location(&f->supp[i].at, NULL));
+			cJSON_AddItemToArray(sv, so);
+		}
+	}
+	if (f->target)
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(o, "properties"), "target", f->target);
 	if (f->nfixes) {
 		cJSON *fixes = cJSON_AddArrayToObject(o, "fixes");
 		for (size_t i = 0; i < f->nfixes; i++)
@@ -181,7 +207,7 @@ static cJSON *result(const struct sl_finding *f, int rule_index, unsigned dup)
 	return o;
 }
 
-void sl_emit_sarif(FILE *out, const struct sl_findings *fs)
+void sl_emit_sarif(FILE *out, const struct sl_findings *fs, const struct sl_config *cfg)
 {
 	cJSON *root = cJSON_CreateObject();
 	cJSON_AddStringToObject(root, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
@@ -195,8 +221,8 @@ void sl_emit_sarif(FILE *out, const struct sl_findings *fs)
 	cJSON_AddStringToObject(driver, "semanticVersion", SL_VERSION);
 	cJSON_AddStringToObject(driver, "informationUri", SL_HOME);
 	cJSON *rules = cJSON_AddArrayToObject(driver, "rules");
-	for (unsigned i = 0; i < sl_nrules; i++)
-		cJSON_AddItemToArray(rules, rule_meta(sl_rules[i]));
+	for (size_t i = 0; i < cfg->nrules; i++)
+		cJSON_AddItemToArray(rules, rule_meta(cfg->rules[i], cfg->levels[i], i >= sl_nrules));
 	cJSON *inv = cJSON_CreateObject();
 	cJSON_AddItemToArray(cJSON_AddArrayToObject(run, "invocations"), inv);
 	cJSON_AddBoolToObject(inv, "executionSuccessful", fs->input_errors == 0);
@@ -220,10 +246,7 @@ void sl_emit_sarif(FILE *out, const struct sl_findings *fs)
 		const struct sl_finding *f = &fs->v[i];
 		if (!f->rule)
 			continue;
-		int idx = 0;
-		for (unsigned r = 0; r < sl_nrules; r++)
-			if (sl_rules[r] == f->rule)
-				idx = (int)r;
+		int idx = sl_config_rule_index(cfg, f->rule);
 		unsigned dup = 0; /* same rule, object and file reported earlier */
 		for (size_t j = 0; j < i; j++)
 			if (fs->v[j].rule == f->rule && fs->v[j].at.src == f->at.src && f->object && fs->v[j].object &&

@@ -37,11 +37,11 @@ static void level(FILE *out, enum sl_level l, bool color)
 	fprintf(out, "%s%s:%s ", color ? level_color(l) : "", sl_level_name(l), color ? RESET : "");
 }
 
-void sl_emit_text(FILE *out, const struct sl_findings *fs, bool color, bool errors_too)
+void sl_emit_text(FILE *out, const struct sl_findings *fs, bool color, bool errors_too, bool show_suppressed)
 {
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct sl_finding *f = &fs->v[i];
-		if (!f->rule && !errors_too)
+		if ((!f->rule && !errors_too) || (f->nsupp && !show_suppressed))
 			continue;
 		where(out, &f->at, color);
 		level(out, f->level, color);
@@ -50,6 +50,9 @@ void sl_emit_text(FILE *out, const struct sl_findings *fs, bool color, bool erro
 		fputs(f->message, out);
 		if (f->rule)
 			fprintf(out, " [%s]", f->rule->id);
+		if (f->nsupp)
+			fprintf(out, " (suppressed%s%s)", f->supp[0].justification ? ": " : "",
+				f->supp[0].justification ? f->supp[0].justification : "");
 		if (color)
 			fputs(RESET, out);
 		fputc('\n', out);

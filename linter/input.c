@@ -174,6 +174,7 @@ void sl_source_span_hint(const struct sl_source *s, size_t off, size_t end, size
 static void push(struct sl_sources *ss, struct sl_source *s)
 {
 	sl_grow(&ss->v, &ss->cap, ss->n + 1, sizeof *ss->v);
+	s->order = ss->n;
 	ss->v[ss->n++] = s;
 }
 
@@ -236,9 +237,11 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int add_path(struct sl_sources *ss, const char *path, struct sl_findings *errs, int depth, int explicit);
+static int add_path(struct sl_sources *ss, const char *path, struct sl_findings *errs, int depth, int explicit,
+		    const struct sl_input_filter *filter);
 
-static int add_dir(struct sl_sources *ss, const char *path, struct sl_findings *errs, int depth)
+static int add_dir(struct sl_sources *ss, const char *path, struct sl_findings *errs, int depth,
+		   const struct sl_input_filter *filter)
 {
 	DIR *d = opendir(path);
 	if (!d)
@@ -258,7 +261,7 @@ static int add_dir(struct sl_sources *ss, const char *path, struct sl_findings *
 	size_t plen = strlen(path);
 	for (size_t i = 0; i < n; i++) {
 		char *child = sl_xasprintf("%s%s%s", path, plen && path[plen - 1] == '/' ? "" : "/", names[i]);
-		if (add_path(ss, child, errs, depth + 1, 0) < 0)
+		if (add_path(ss, child, errs, depth + 1, 0, filter) < 0)
 			rc = -1;
 		free(child);
 		free(names[i]);
@@ -267,15 +270,22 @@ static int add_dir(struct sl_sources *ss, const char *path, struct sl_findings *
 	return rc;
 }
 
-static int add_path(struct sl_sources *ss, const char *path, struct sl_findings *errs, int depth, int explicit)
+static int add_path(struct sl_sources *ss, const char *path, struct sl_findings *errs, int depth, int explicit,
+		    const struct sl_input_filter *filter)
 {
 	struct stat st;
 	if (depth > MAX_DIR_DEPTH)
 		return path_error(ss, errs, path, "directories nest too deeply (a symlink loop?)", 0);
 	if (stat(path, &st) < 0)
 		return path_error(ss, errs, path, "cannot open file", errno);
+	/* Excluded paths are not read at all: an excluded directory is not even walked. */
+	int skip = filter && (S_ISDIR(st.st_mode) || explicit || has_manifest_ext(path))
+		       ? filter->skip(filter->ctx, path, S_ISDIR(st.st_mode))
+		       : 0;
+	if (skip)
+		return skip < 0 ? -1 : 0;
 	if (S_ISDIR(st.st_mode))
-		return add_dir(ss, path, errs, depth);
+		return add_dir(ss, path, errs, depth, filter);
 	if (!explicit && !has_manifest_ext(path))
 		return 0;
 	FILE *fp = fopen(path, "rb");
@@ -308,7 +318,8 @@ static int add_path(struct sl_sources *ss, const char *path, struct sl_findings 
 	return 0;
 }
 
-int sl_input_add(struct sl_sources *ss, const char *path, struct sl_findings *errs)
+int sl_input_add(struct sl_sources *ss, const char *path, struct sl_findings *errs,
+		 const struct sl_input_filter *filter)
 {
 	if (!strcmp(path, "-")) {
 		struct sl_buf b = SL_BUF_INIT;
@@ -323,5 +334,5 @@ int sl_input_add(struct sl_sources *ss, const char *path, struct sl_findings *er
 		push(ss, source_adopt("<stdin>", sl_buf_detach(&b), len, 0));
 		return 0;
 	}
-	return add_path(ss, path, errs, 0, 1);
+	return add_path(ss, path, errs, 0, 1, filter);
 }

@@ -20,7 +20,8 @@ struct sl_source {
 	size_t nlines;
 	size_t *cp; /* byte offset of every 64th code point; NULL when the bytes are ASCII */
 	size_t ncp;
-	int failed; /* could not be read: an input error was reported, nothing to parse */
+	int failed;   /* could not be read: an input error was reported, nothing to parse */
+	size_t order; /* its position in the sl_sources it was read into: the report's order */
 };
 
 /* Build the line (and code point) index that positions need. Idempotent. Sources read from
@@ -33,9 +34,18 @@ struct sl_sources {
 	size_t n, cap;
 };
 
-/* Read path ("-" for stdin; a directory recurses into *.yaml, *.yml, *.json) into sources.
- * Returns 0, or -1 after reporting an input error. */
-int sl_input_add(struct sl_sources *ss, const char *path, struct sl_findings *errs);
+/* Which paths not to read (the config's exclude): skip(ctx, path, is_dir) returns 1 to leave the
+ * path out, 0 to read it, -1 after reporting an error (the path is left out). */
+struct sl_input_filter {
+	int (*skip)(void *ctx, const char *path, int is_dir);
+	void *ctx;
+};
+
+/* Read path ("-" for stdin; a directory recurses into *.yaml, *.yml, *.json) into sources,
+ * leaving out what filter skips (NULL: nothing). Returns 0, or -1 after reporting an input
+ * error. */
+int sl_input_add(struct sl_sources *ss, const char *path, struct sl_findings *errs,
+		 const struct sl_input_filter *filter);
 struct sl_source *sl_source_from_memory(const char *path, const char *data, size_t len);
 void sl_source_free(struct sl_source *s);
 void sl_sources_free(struct sl_sources *ss);

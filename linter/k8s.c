@@ -749,7 +749,7 @@ void sl_intpct_format(const struct sl_intpct *p, char *out, unsigned n)
 
 /* --- objects ---------------------------------------------------------------------------------- */
 
-static void read_object(const struct sl_source *src, const struct sl_ynode *root, struct sl_object *o)
+void sl_object_read(const struct sl_source *src, const struct sl_ynode *root, struct sl_object *o)
 {
 	memset(o, 0, sizeof *o);
 	o->src = src;
@@ -1073,7 +1073,7 @@ static int load_object(struct sl_model *m, struct ctx *c, const struct sl_ynode 
 	if (!root || root->kind != SL_YMAP)
 		return 0; /* not an object: values files and fragments are skipped silently */
 	struct sl_object o;
-	read_object(c->src, root, &o);
+	sl_object_read(c->src, root, &o);
 	if (!o.kind)
 		return 0;
 	size_t kl = strlen(o.kind);
@@ -1240,6 +1240,40 @@ int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, st
 	}
 	free(jobs);
 	return rc;
+}
+
+void sl_finding_subject(struct sl_finding *f, const struct sl_object *o)
+{
+	f->subject = o->root;
+	f->subj_src = o->src;
+	f->subj_off = o->root->at.off;
+}
+
+void sl_stream_objects(const struct sl_ystream *ys, void (*fn)(void *ctx, const struct sl_object *o), void *ctx)
+{
+	for (size_t d = 0; d < ys->n; d++) {
+		const struct sl_ynode *root = ys->docs[d].root;
+		if (!root || root->kind != SL_YMAP)
+			continue;
+		struct sl_object o;
+		sl_object_read(ys->docs[d].src, root, &o);
+		if (!o.kind)
+			continue;
+		size_t kl = strlen(o.kind);
+		const struct sl_ynode *items = sl_ymap_get(root, "items");
+		if (kl >= 4 && !strcmp(o.kind + kl - 4, "List") && items && items->kind == SL_YSEQ) {
+			for (size_t i = 0; i < items->n; i++) {
+				struct sl_object io;
+				if (items->v[i]->kind != SL_YMAP)
+					continue;
+				sl_object_read(ys->docs[d].src, items->v[i], &io);
+				if (io.kind)
+					fn(ctx, &io);
+			}
+			continue;
+		}
+		fn(ctx, &o);
+	}
 }
 
 bool sl_model_knows_namespace(const struct sl_model *m, const char *ns)

@@ -270,6 +270,13 @@ bool sl_model_knows_namespace(const struct sl_model *m, const char *ns);
 void sl_model_bind_pods(struct sl_model *m);
 void sl_model_free(struct sl_model *m);
 
+/* kind, apiVersion, name and namespace of the object at root (kind NULL when it has none). */
+void sl_object_read(const struct sl_source *src, const struct sl_ynode *root, struct sl_object *o);
+/* Record o as what finding f is about (its object key, root and position). */
+void sl_finding_subject(struct sl_finding *f, const struct sl_object *o);
+/* Every object of a stream with a kind, the items of a *List one by one, in order. */
+void sl_stream_objects(const struct sl_ystream *ys, void (*fn)(void *ctx, const struct sl_object *o), void *ctx);
+
 /* Fence-posts as the Deployment controller resolves them (ResolveFenceposts). */
 int64_t sl_intpct_resolve(const struct sl_intpct *p, int64_t total, bool round_up);
 void sl_fenceposts(const struct sl_workload *w, int64_t *surge, int64_t *unavailable);

@@ -3,20 +3,19 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <getopt.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../rules/rules.h"
+#include "config.h"
 #include "buf.h"
 #include "emit.h"
-#include "explain.h"
 #include "fix.h"
 #include "input.h"
 #include "k8s.h"
+#include "run.h"
 #include "sched.h"
 
 enum format { FMT_TEXT, FMT_SARIF, FMT_JSON };
@@ -31,6 +30,12 @@ struct options {
 	int color; /* -1 auto */
 	bool fix;
 	bool explain;
+	bool list_rules;
+	bool show_suppressed;
+	bool no_config;
+	const char *config;
+	const char **exclude, **disable;
+	size_t nexclude, ndisable, capexclude, capdisable;
 };
 
 static const struct opt_doc {
@@ -46,6 +51,13 @@ static const struct opt_doc {
      "exit 1 on findings at or above LEVEL: error (default), warning, note"},
     {{"fix", no_argument, NULL, 'x'}, NULL, "apply the first suggested fix of every finding, in place"},
     {{"color", required_argument, NULL, 'c'}, "WHEN", "auto (default: on a terminal, unless NO_COLOR), always, never"},
+    {{"config", required_argument, NULL, 'C'},
+     "FILE",
+     "read the config from FILE (default: .schedlint.yaml found upward)"},
+    {{"no-config", no_argument, NULL, 'N'}, NULL, "read no config file"},
+    {{"exclude", required_argument, NULL, 'X'}, "REGEX", "leave out files whose path matches (PCRE2; repeatable)"},
+    {{"disable", required_argument, NULL, 'D'}, "RULE", "turn a rule off (repeatable)"},
+    {{"show-suppressed", no_argument, NULL, 'S'}, NULL, "show suppressed findings too, marked (text)"},
     {{"explain", no_argument, NULL, 'E'},
      NULL,
      "instead of findings, show per workload each node's verdict, the pods it takes and the totals"},
@@ -143,12 +155,25 @@ static int parse_args(int argc, char **argv, struct options *o, int *done)
 			}
 			break;
 		case 'l':
-			for (unsigned i = 0; i < sl_nrules; i++)
-				printf("%-32s %-8s %s%s\n", sl_rules[i]->id, sl_level_name(sl_rules[i]->level),
-				       sl_rules[i]->summary,
-				       sl_rules[i]->needs_nodes ? " (needs nodes: --nodes or Node objects)" : "");
-			*done = 1;
-			return 0;
+			o->list_rules = true;
+			break;
+		case 'C':
+			o->config = optarg;
+			break;
+		case 'N':
+			o->no_config = true;
+			break;
+		case 'X':
+			sl_grow(&o->exclude, &o->capexclude, o->nexclude + 1, sizeof *o->exclude);
+			o->exclude[o->nexclude++] = optarg;
+			break;
+		case 'D':
+			sl_grow(&o->disable, &o->capdisable, o->ndisable + 1, sizeof *o->disable);
+			o->disable[o->ndisable++] = optarg;
+			break;
+		case 'S':
+			o->show_suppressed = true;
+			break;
 		case 'h':
 			usage(stdout);
 			*done = 1;
@@ -199,7 +224,7 @@ static int apply_fixes(const struct sl_sources *ss, const struct sl_findings *fs
 		size_t n = 0, cap = 0, nfixed = 0;
 		for (size_t i = 0; i < fs->n; i++) {
 			const struct sl_finding *f = &fs->v[i];
-			if (!f->nfixes || f->fixes[0].nedits == 0 || f->fixes[0].edits[0].at.src != src)
+			if (f->nsupp || !f->nfixes || f->fixes[0].nedits == 0 || f->fixes[0].edits[0].at.src != src)
 				continue;
 			size_t before = n;
 			for (size_t k = 0; k < f->fixes[0].nedits; k++) {
@@ -231,92 +256,57 @@ static int apply_fixes(const struct sl_sources *ss, const struct sl_findings *fs
 	return rc;
 }
 
-/* The check of every workload, shared by the threads that run it. */
-struct check_job {
-	const struct options *o;
-	const struct sl_model *m;
-	struct sl_cluster *cl;
-	struct sl_findings *found; /* per workload */
-	struct sl_buf *text;       /* per workload, --explain */
-	cJSON **json;              /* per workload, --explain --format json */
-	atomic_size_t next;
-};
-
-static void check_one(struct check_job *job, size_t i)
-{
-	const struct sl_model *m = job->m;
-	const struct sl_workload *w = m->workloads[i];
-	struct sl_analysis a;
-	bool have = m->nnodes > 0;
-	if (have)
-		sl_analyze(job->cl, w, job->o->explain, &a);
-	if (job->o->explain) {
-		if (job->o->format != FMT_TEXT)
-			job->json[i] = sl_explain_json(m, w, have ? &a : NULL);
-		else
-			sl_explain_text(&job->text[i], m, w, have ? &a : NULL);
-	} else
-		for (unsigned r = 0; r < sl_nrules; r++) {
-			const struct sl_rule *rule = sl_rules[r];
-			if (rule->needs_nodes && !have)
-				continue;
-			struct sl_check cx = {m, w, have ? &a : NULL, &job->found[i], rule->level};
-			rule->check(rule, &cx);
-		}
-	if (have)
-		sl_analysis_free(&a);
-}
-
-static void *check_worker(void *arg)
-{
-	struct check_job *job = arg;
-	for (size_t i; (i = atomic_fetch_add(&job->next, 1)) < job->m->nworkloads;)
-		check_one(job, i);
-	return NULL;
-}
-
-struct src_rank {
-	size_t src, seq;
-};
-
-static int cmp_rank(const void *a, const void *b)
-{
-	const struct src_rank *x = a, *y = b;
-	if (x->src != y->src)
-		return x->src < y->src ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* Input errors in the order of the sources they concern (reading errors came first, parsing
- * and model errors after), each source's own in the order they were found. */
-static void order_by_source(struct sl_findings *fs, const struct sl_sources *ss)
-{
-	if (fs->n < 2)
-		return;
-	struct src_rank *r = sl_xcalloc(fs->n + 1, sizeof *r);
-	for (size_t i = 0; i < fs->n; i++) {
-		r[i].seq = i;
-		r[i].src = ss->n;
-		for (size_t s = 0; s < ss->n; s++)
-			if (fs->v[i].at.src == ss->v[s]) {
-				r[i].src = s;
-				break;
-			}
-	}
-	qsort(r, fs->n, sizeof *r, cmp_rank);
-	struct sl_finding *v = sl_xcalloc(fs->n + 1, sizeof *v);
-	for (size_t i = 0; i < fs->n; i++)
-		v[i] = fs->v[r[i].seq];
-	memcpy(fs->v, v, fs->n * sizeof *v);
-	free(v);
-	free(r);
-}
-
 /* NO_COLOR counts only when set to something (no-color.org). */
 static bool no_color(void)
 {
 	const char *v = getenv("NO_COLOR");
 	return v && *v;
+}
+
+static void list_rules(const struct sl_config *c)
+{
+	for (size_t i = 0; i < c->nrules; i++) {
+		const struct sl_rule *r = c->rules[i];
+		bool policy = i >= sl_nrules;
+		printf("%-32s %-8s %s%s%s\n", r->id, c->levels[i] ? sl_level_name(c->levels[i]) : "off", r->summary,
+		       r->needs_nodes ? " (needs nodes: --nodes or Node objects)" : "",
+		       policy ? " (policy from the config)" : "");
+	}
+}
+
+static void free_options(struct options *o)
+{
+	free(o->nodes);
+	free(o->pods);
+	free(o->exclude);
+	free(o->disable);
+}
+
+/* The config (unless --no-config) with the command line's --exclude and --disable on top.
+ * Returns -1 after printing what is wrong. */
+static int setup_config(const struct options *o, struct sl_config *cfg, bool ecolor)
+{
+	sl_config_defaults(cfg);
+	struct sl_findings errs = {0};
+	char *found = o->no_config || o->config ? NULL : sl_config_find();
+	const char *path = o->no_config ? NULL : o->config ? o->config : found;
+	int rc = 0;
+	if (path && sl_config_load(cfg, path, &errs) < 0)
+		rc = -1;
+	free(found);
+	for (size_t i = 0; i < o->nexclude && !rc; i++)
+		if (sl_config_add_exclude(cfg, o->exclude[i], &errs) < 0)
+			rc = -1;
+	sl_emit_text(stderr, &errs, ecolor, true, false);
+	sl_findings_free(&errs);
+	for (size_t i = 0; i < o->ndisable && !rc; i++)
+		if (sl_config_disable(cfg, o->disable[i]) < 0) {
+			fprintf(stderr,
+				"schedlint: error: --disable: unknown rule '%s' (schedlint --list-rules lists them)\n",
+				o->disable[i]);
+			rc = -1;
+		}
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -325,86 +315,41 @@ int main(int argc, char **argv)
 	o.fail_on = SL_ERROR;
 	o.color = -1;
 	int done;
-	if (parse_args(argc, argv, &o, &done) < 0) {
-		free(o.nodes);
-		free(o.pods);
+	if (parse_args(argc, argv, &o, &done) < 0 || done) {
+		free_options(&o);
+		return done ? 0 : 2;
+	}
+	bool ecolor = o.color == 1 || (o.color == -1 && isatty(2) && !no_color());
+	struct sl_config cfg;
+	if (setup_config(&o, &cfg, ecolor) < 0) {
+		sl_config_free(&cfg);
+		free_options(&o);
 		return 2;
 	}
-	if (done) {
-		free(o.nodes);
-		free(o.pods);
+	if (o.list_rules) {
+		list_rules(&cfg);
+		sl_config_free(&cfg);
+		free_options(&o);
 		return 0;
 	}
-	if (o.explain && o.format == FMT_SARIF) {
-		fprintf(stderr, "schedlint: error: --explain prints text or json, not sarif\n");
-		free(o.nodes);
-		free(o.pods);
-		return 2;
-	}
-	if (optind >= argc) {
-		fprintf(stderr, "schedlint: error: no manifests given\n");
-		usage(stderr);
-		free(o.nodes);
-		free(o.pods);
+	const char *usage_error = o.explain && o.format == FMT_SARIF ? "--explain prints text or json, not sarif"
+				  : optind >= argc                   ? "no manifests given"
+								     : NULL;
+	if (usage_error) {
+		fprintf(stderr, "schedlint: error: %s\n", usage_error);
+		if (optind >= argc)
+			usage(stderr);
+		sl_config_free(&cfg);
+		free_options(&o);
 		return 2;
 	}
 
-	struct sl_sources ss = {0};
-	struct sl_findings fs = {0};
-	struct sl_model m = {0};
-	/* load → model: inventories first so that their errors come first; sources parse in
-	 * parallel, then load in order */
-	struct sl_load *loads = NULL;
-	size_t nloads = 0, caploads = 0;
-	for (size_t i = 0; i < o.nnodes + o.npods + (size_t)(argc - optind); i++) {
-		bool inv = i < o.nnodes + o.npods;
-		const char *path = i < o.nnodes ? o.nodes[i]
-				   : inv        ? o.pods[i - o.nnodes]
-						: argv[optind + (i - o.nnodes - o.npods)];
-		enum sl_input_role role = i < o.nnodes ? SL_ROLE_NODES : inv ? SL_ROLE_PODS : SL_ROLE_MANIFESTS;
-		size_t first = ss.n;
-		sl_input_add(&ss, path, &fs);
-		for (size_t s = first; s < ss.n; s++) {
-			sl_grow(&loads, &caploads, nloads + 1, sizeof *loads);
-			loads[nloads++] = (struct sl_load){ss.v[s], role};
-		}
-	}
-	sl_model_load_many(&m, loads, nloads, &fs);
-	free(loads);
-	order_by_source(&fs, &ss);
-	/* inventory → check */
-	sl_model_bind_pods(&m);
-	struct sl_cluster *cl = m.nnodes ? sl_cluster_new(&m) : NULL;
-	struct sl_buf explained = SL_BUF_INIT;
-	cJSON *explained_json = o.explain && o.format != FMT_TEXT ? cJSON_CreateArray() : NULL;
-	struct check_job job = {&o, &m, cl, NULL, NULL, NULL, 0};
-	size_t nw = m.nworkloads;
-	job.found = sl_xcalloc(nw + 1, sizeof *job.found);
-	if (o.explain) {
-		job.text = sl_xcalloc(nw + 1, sizeof *job.text);
-		job.json = sl_xcalloc(nw + 1, sizeof *job.json);
-	}
-	/* Workloads are independent: two threads take them in turn; results merge in order. */
-	pthread_t helper;
-	bool threaded = nw > 1 && pthread_create(&helper, NULL, check_worker, &job) == 0;
-	check_worker(&job);
-	if (threaded)
-		pthread_join(helper, NULL);
-	for (size_t i = 0; i < nw; i++) {
-		sl_findings_move(&fs, &job.found[i]);
-		if (job.text) {
-			if (explained.len && job.text[i].len)
-				sl_buf_putc(&explained, '\n');
-			sl_buf_add(&explained, sl_buf_str(&job.text[i]), job.text[i].len);
-			sl_buf_free(&job.text[i]);
-		}
-		if (job.json && job.json[i])
-			cJSON_AddItemToArray(explained_json, job.json[i]);
-	}
-	free(job.found);
-	free(job.text);
-	free(job.json);
-	sl_cluster_free(cl);
+	struct sl_run run = {0};
+	run.cfg = &cfg;
+	run.explain = o.explain;
+	run.explain_json = o.explain && o.format != FMT_TEXT;
+	sl_run(&run, o.nodes, o.nnodes, o.pods, o.npods, argv + optind, (size_t)(argc - optind));
+	struct sl_findings *fs = &run.fs;
 	/* report */
 	FILE *out = stdout;
 	if (o.output && !(out = fopen(o.output, "w"))) {
@@ -414,55 +359,50 @@ int main(int argc, char **argv)
 	int rc = 0;
 	if (out) {
 		bool color = o.color == 1 || (o.color == -1 && out == stdout && isatty(1) && !no_color());
-		bool ecolor = o.color == 1 || (o.color == -1 && isatty(2) && !no_color());
 		/* Input errors always reach stderr; the report format carries them as well. */
-		for (size_t i = 0; i < fs.n; i++)
-			if (!fs.v[i].rule) {
-				struct sl_findings one = {&fs.v[i], 1, 1, 1};
-				sl_emit_text(stderr, &one, ecolor, true);
+		for (size_t i = 0; i < fs->n; i++)
+			if (!fs->v[i].rule) {
+				struct sl_findings one = {&fs->v[i], 1, 1, 1};
+				sl_emit_text(stderr, &one, ecolor, true, false);
 			}
-		if (o.explain && explained_json) {
+		if (o.explain && run.explained_json) {
 			cJSON *root = cJSON_CreateObject();
 			cJSON_AddStringToObject(root, "tool", "schedlint");
 			cJSON_AddStringToObject(root, "version", SL_VERSION);
-			cJSON_AddItemToObject(root, "explain", explained_json);
-			explained_json = NULL;
+			cJSON_AddItemToObject(root, "explain", run.explained_json);
+			run.explained_json = NULL;
 			char *text = cJSON_Print(root);
 			fprintf(out, "%s\n", text);
 			free(text);
 			cJSON_Delete(root);
 		} else if (o.explain)
-			fputs(sl_buf_str(&explained), out);
+			fputs(sl_buf_str(&run.explained), out);
 		else if (o.format == FMT_TEXT)
-			sl_emit_text(out, &fs, color, false);
+			sl_emit_text(out, fs, color, false, o.show_suppressed);
 		else if (o.format == FMT_SARIF)
-			sl_emit_sarif(out, &fs);
+			sl_emit_sarif(out, fs, &cfg);
 		else
-			sl_emit_json(out, &fs);
+			sl_emit_json(out, fs);
 		if (out != stdout && fclose(out) != 0) {
 			fprintf(stderr, "schedlint: error: cannot write %s\n", o.output);
 			rc = 2;
 		}
 	} else
 		rc = 2;
-	if (o.fix && apply_fixes(&ss, &fs) < 0)
+	if (o.fix && apply_fixes(&run.ss, fs) < 0)
 		rc = 2;
 	size_t counts[4] = {0};
-	for (size_t i = 0; i < fs.n; i++)
-		if (fs.v[i].rule)
-			counts[fs.v[i].level]++;
-	if (!rc && fs.input_errors)
+	for (size_t i = 0; i < fs->n; i++)
+		if (fs->v[i].rule && !fs->v[i].nsupp)
+			counts[fs->v[i].level]++;
+	if (!rc && fs->input_errors)
 		rc = 2;
 	if (!rc)
 		for (int l = o.fail_on; l <= SL_ERROR; l++)
 			if (counts[l])
 				rc = 1;
-	cJSON_Delete(explained_json);
-	sl_buf_free(&explained);
-	sl_model_free(&m);
-	sl_findings_free(&fs);
-	sl_sources_free(&ss);
-	free(o.nodes);
-	free(o.pods);
+	sl_run_free(&run);
+	sl_config_free(&cfg);
+	free_options(&o);
 	return rc;
 }

@@ -55,6 +55,7 @@ struct sl_finding *sl_rule_report(const struct sl_rule *r, struct sl_check *cx, 
 	char ref[512];
 	sl_object_ref(o, ref, sizeof ref);
 	f->object = sl_xstrdup(ref);
+	sl_finding_subject(f, o);
 	const struct sl_requirement *ns = cx->a ? unknown_ns_labels(cx->model, cx->w) : NULL;
 	if (ns) {
 		if (f->level == SL_ERROR)

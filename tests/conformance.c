@@ -77,7 +77,7 @@ static int run_case(const char *dir, const char *id)
 	static const enum sl_input_role roles[] = {SL_ROLE_NODES, SL_ROLE_PODS, SL_ROLE_MANIFESTS};
 	for (int i = 0; i < 3; i++) {
 		p = sl_xasprintf("%s/%s", dir, files[i]);
-		if (sl_input_add(&ss, p, &errs) == 0)
+		if (sl_input_add(&ss, p, &errs, NULL) == 0)
 			sl_model_load(&m, ss.v[ss.n - 1], roles[i], &errs);
 		free(p);
 	}

@@ -1,0 +1,361 @@
+/* run.c — one run over every target (see run.h). Each target is a model of its own: objects of
+ * different targets never meet, neither in selectors nor as running load. */
+#include "run.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../rules/rules.h"
+#include "explain.h"
+#include "k8s.h"
+#include "policy.h"
+#include "sched.h"
+#include "suppress.h"
+
+/* What --explain printed for one workload, kept until every target has run. */
+struct sl_explained {
+	size_t src, off; /* the workload's place: the output's order */
+	char *text;
+	cJSON *json;
+};
+
+struct target {
+	int index; /* -1: the default target */
+	struct sl_load *loads;
+	size_t nloads, cap, nmanifests;
+};
+
+struct check_job {
+	struct sl_run *r;
+	const struct sl_model *m;
+	struct sl_cluster *cl;
+	struct sl_findings *found; /* per workload */
+	struct sl_explained *ex;   /* per workload, --explain */
+	atomic_size_t next;
+};
+
+static void check_one(struct check_job *job, size_t i)
+{
+	const struct sl_config *c = job->r->cfg;
+	const struct sl_model *m = job->m;
+	const struct sl_workload *w = m->workloads[i];
+	struct sl_analysis a;
+	bool have = m->nnodes > 0;
+	if (have)
+		sl_analyze(job->cl, w, job->r->explain, &a);
+	if (job->r->explain) {
+		struct sl_explained *e = &job->ex[i];
+		e->src = w->obj.src->order;
+		e->off = w->obj.root->at.off;
+		if (job->r->explain_json)
+			e->json = sl_explain_json(m, w, have ? &a : NULL);
+		else {
+			struct sl_buf b = SL_BUF_INIT;
+			sl_explain_text(&b, m, w, have ? &a : NULL);
+			e->text = sl_buf_detach(&b);
+		}
+	} else
+		for (unsigned r = 0; r < sl_nrules; r++) {
+			const struct sl_rule *rule = sl_rules[r];
+			enum sl_level level = c->levels[r];
+			if (!rule->check || level == SL_LEVEL_NONE || (rule->needs_nodes && !have))
+				continue;
+			struct sl_findings *out = &job->found[i];
+			size_t from = out->n;
+			struct sl_check cx = {m, w, have ? &a : NULL, out, level};
+			rule->check(rule, &cx);
+			/* A level set by the config is the level of every finding of the rule. */
+			for (size_t k = from; c->forced[r] && k < out->n; k++)
+				out->v[k].level = level;
+		}
+	if (have)
+		sl_analysis_free(&a);
+}
+
+static void *check_worker(void *arg)
+{
+	struct check_job *job = arg;
+	for (size_t i; (i = atomic_fetch_add(&job->next, 1)) < job->m->nworkloads;)
+		check_one(job, i);
+	return NULL;
+}
+
+/* Every workload of the model, two threads taking them in turn; results merge in order. */
+static void check_workloads(struct sl_run *r, const struct sl_model *m, struct sl_explained **ex, size_t *nex,
+			    size_t *capex)
+{
+	struct sl_cluster *cl = m->nnodes ? sl_cluster_new(m) : NULL;
+	size_t nw = m->nworkloads;
+	struct check_job job = {r, m, cl, NULL, NULL, 0};
+	job.found = sl_xcalloc(nw + 1, sizeof *job.found);
+	if (r->explain)
+		job.ex = sl_xcalloc(nw + 1, sizeof *job.ex);
+	pthread_t helper;
+	bool threaded = nw > 1 && pthread_create(&helper, NULL, check_worker, &job) == 0;
+	check_worker(&job);
+	if (threaded)
+		pthread_join(helper, NULL);
+	for (size_t i = 0; i < nw; i++) {
+		sl_findings_move(&r->fs, &job.found[i]);
+		if (job.ex) {
+			sl_grow(ex, capex, *nex + 1, sizeof **ex);
+			(*ex)[(*nex)++] = job.ex[i];
+		}
+	}
+	free(job.found);
+	free(job.ex);
+	sl_cluster_free(cl);
+}
+
+/* The objects of the target's manifests: policies, and the suppressions they carry. */
+struct object_pass {
+	struct sl_run *r;
+	struct sl_suppress *sup;
+	struct sl_findings *errs;
+};
+
+static void each_object(void *ctx, const struct sl_object *o)
+{
+	struct object_pass *p = ctx;
+	sl_policies_check(p->r->cfg, o, &p->r->fs, p->errs);
+	sl_suppress_object(p->sup, o);
+}
+
+/* Whether src was parsed for an earlier target: its input errors were reported then. */
+static bool seen(const struct sl_source **done, size_t n, const struct sl_source *src)
+{
+	for (size_t i = 0; i < n; i++)
+		if (done[i] == src)
+			return true;
+	return false;
+}
+
+static void run_target(struct sl_run *r, const struct target *t, struct sl_suppress *sup, struct sl_findings *errs,
+		       const struct sl_source ***done, size_t *ndone, size_t *capdone, struct sl_explained **ex,
+		       size_t *nex, size_t *capex)
+{
+	struct sl_model m = {0};
+	struct sl_findings loaded = {0};
+	sl_model_load_many(&m, t->loads, t->nloads, &loaded);
+	/* Inventories shared by several targets report their input errors once. */
+	for (size_t i = 0; i < loaded.n; i++) {
+		struct sl_finding *f = &loaded.v[i];
+		if (f->at.src && seen(*done, *ndone, f->at.src)) {
+			sl_finding_free(f);
+			continue;
+		}
+		sl_grow(&errs->v, &errs->cap, errs->n + 1, sizeof *errs->v);
+		errs->v[errs->n++] = *f;
+		errs->input_errors += !f->rule;
+	}
+	free(loaded.v);
+	for (size_t i = 0; i < t->nloads; i++)
+		if (!seen(*done, *ndone, t->loads[i].src)) {
+			sl_grow(done, capdone, *ndone + 1, sizeof **done);
+			(*done)[(*ndone)++] = t->loads[i].src;
+		}
+	sl_model_bind_pods(&m);
+	size_t from = r->fs.n;
+	check_workloads(r, &m, ex, nex, capex);
+	if (!r->explain) {
+		sl_suppress_begin(sup, t->index, m.nnodes > 0);
+		struct object_pass op = {r, sup, errs};
+		for (size_t i = 0; i < t->nloads; i++) {
+			if (t->loads[i].role != SL_ROLE_MANIFESTS || t->loads[i].src->failed)
+				continue;
+			sl_suppress_source(sup, t->loads[i].src);
+			sl_stream_objects(&m.streams[i], each_object, &op);
+		}
+		sl_suppress_apply(sup, &r->fs, from, errs);
+	}
+	const char *name = t->index >= 0 ? r->cfg->targets[t->index].name : NULL;
+	for (size_t i = from; i < r->fs.n; i++) {
+		r->fs.v[i].subject = NULL; /* the model goes now */
+		r->fs.v[i].target = name;
+	}
+	sl_model_free(&m);
+}
+
+static void add_load(struct target *t, struct sl_source *src, enum sl_input_role role)
+{
+	sl_grow(&t->loads, &t->cap, t->nloads + 1, sizeof *t->loads);
+	t->loads[t->nloads++] = (struct sl_load){src, role};
+	t->nmanifests += role == SL_ROLE_MANIFESTS;
+}
+
+/* Read an inventory file once, whichever targets name it. */
+static void add_inventory(struct sl_run *r, struct target *t, const char *path, enum sl_input_role role,
+			  struct sl_findings *errs)
+{
+	for (size_t i = 0; i < r->ss.n; i++)
+		if (!strcmp(r->ss.v[i]->path, path) && strcmp(path, "-")) {
+			add_load(t, r->ss.v[i], role);
+			return;
+		}
+	size_t first = r->ss.n;
+	sl_input_add(&r->ss, path, errs, NULL);
+	for (size_t i = first; i < r->ss.n; i++)
+		add_load(t, r->ss.v[i], role);
+}
+
+static void add_inventories(struct sl_run *r, struct target *t, char *const *nodes, size_t nn, char *const *pods,
+			    size_t np, struct sl_findings *errs)
+{
+	for (size_t i = 0; i < nn; i++)
+		add_inventory(r, t, nodes[i], SL_ROLE_NODES, errs);
+	for (size_t i = 0; i < np; i++)
+		add_inventory(r, t, pods[i], SL_ROLE_PODS, errs);
+}
+
+static int skip_excluded(void *ctx, const char *path, int is_dir)
+{
+	struct sl_run *r = ctx;
+	char *rel = sl_config_relpath(r->cfg, path);
+	if (is_dir) { /* "dir/" so that a pattern on what is under it leaves the directory out */
+		char *d = sl_xasprintf("%s/", rel);
+		free(rel);
+		rel = d;
+	}
+	int rc = sl_config_excluded(r->cfg, rel, &r->fs);
+	free(rel);
+	return rc;
+}
+
+/* Input errors first, in the order of their sources (the config's before all); then rule
+ * findings in the order of the objects they are about. Stable: a source's own keep theirs. */
+struct rank {
+	size_t group, src, off, seq;
+};
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct rank *x = a, *y = b;
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static size_t src_rank(const struct sl_run *r, const struct sl_source *s)
+{
+	if (!s)
+		return 0;
+	if (s->order < r->ss.n && r->ss.v[s->order] == s)
+		return s->order + 1;
+	return 0; /* the config's */
+}
+
+static void order_findings(struct sl_run *r)
+{
+	struct sl_findings *fs = &r->fs;
+	if (fs->n < 2)
+		return;
+	struct rank *k = sl_xcalloc(fs->n, sizeof *k);
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct sl_finding *f = &fs->v[i];
+		k[i].seq = i;
+		k[i].group = f->rule != NULL;
+		if (!f->rule) {
+			k[i].src = src_rank(r, f->at.src);
+			continue;
+		}
+		k[i].src = src_rank(r, f->subj_src ? f->subj_src : f->at.src);
+		k[i].off = f->subj_src ? f->subj_off : f->at.off;
+	}
+	qsort(k, fs->n, sizeof *k, cmp_rank);
+	struct sl_finding *v = sl_xcalloc(fs->n, sizeof *v);
+	for (size_t i = 0; i < fs->n; i++)
+		v[i] = fs->v[k[i].seq];
+	memcpy(fs->v, v, fs->n * sizeof *v);
+	free(v);
+	free(k);
+}
+
+static int cmp_explained(const void *a, const void *b)
+{
+	const struct sl_explained *x = a, *y = b;
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+void sl_run(struct sl_run *r, const char *const *nodes, size_t nnodes, const char *const *pods, size_t npods,
+	    char *const *paths, size_t npaths)
+{
+	struct sl_config *c = r->cfg;
+	size_t nt = c->ntargets + 1; /* [0] is the default target */
+	struct target *ts = sl_xcalloc(nt, sizeof *ts);
+	for (size_t i = 0; i < nt; i++)
+		ts[i].index = (int)i - 1;
+	/* The default target's inventories first, so that their errors come first: the command
+	 * line's, or else the config's. */
+	add_inventories(r, &ts[0], nnodes ? (char *const *)nodes : c->nodes, nnodes ? nnodes : c->nnodes,
+			npods ? (char *const *)pods : c->pods, npods ? npods : c->npods, &r->fs);
+	struct sl_input_filter filter = {skip_excluded, r};
+	for (size_t i = 0; i < npaths; i++) {
+		size_t first = r->ss.n;
+		sl_input_add(&r->ss, paths[i], &r->fs, c->nexclude ? &filter : NULL);
+		for (size_t s = first; s < r->ss.n; s++) {
+			int t = -1;
+			if (c->ntargets && !r->ss.v[s]->failed) {
+				char *rel = sl_config_relpath(c, r->ss.v[s]->path);
+				t = sl_config_target_of(c, rel, &r->fs);
+				free(rel);
+			}
+			add_load(&ts[t + 1], r->ss.v[s], SL_ROLE_MANIFESTS);
+		}
+	}
+	for (size_t i = 0; i < c->ntargets; i++)
+		if (ts[i + 1].nmanifests)
+			add_inventories(r, &ts[i + 1], c->targets[i].nodes, c->targets[i].nnodes, c->targets[i].pods,
+					c->targets[i].npods, &r->fs);
+	struct sl_suppress sup;
+	sl_suppress_init(&sup, c);
+	const struct sl_source **done = NULL;
+	size_t ndone = 0, capdone = 0, nex = 0, capex = 0;
+	struct sl_explained *ex = NULL;
+	for (size_t i = 0; i < nt; i++) {
+		/* A target none of whose files is in this run is not checked (its inventory is not
+		 * even read); the default one is, without targets, as it always was. */
+		if (!ts[i].nmanifests && (i || c->ntargets))
+			continue;
+		run_target(r, &ts[i], &sup, &r->fs, &done, &ndone, &capdone, &ex, &nex, &capex);
+	}
+	if (!r->explain)
+		sl_suppress_unused(&sup, &r->fs, &r->fs);
+	sl_suppress_free(&sup);
+	free(done);
+	for (size_t i = 0; i < nt; i++)
+		free(ts[i].loads);
+	free(ts);
+	order_findings(r);
+	if (r->explain) {
+		qsort(ex, nex, sizeof *ex, cmp_explained);
+		if (r->explain_json)
+			r->explained_json = cJSON_CreateArray();
+		for (size_t i = 0; i < nex; i++) {
+			if (ex[i].json)
+				cJSON_AddItemToArray(r->explained_json, ex[i].json);
+			if (ex[i].text) {
+				if (r->explained.len && *ex[i].text)
+					sl_buf_putc(&r->explained, '\n');
+				sl_buf_puts(&r->explained, ex[i].text);
+				free(ex[i].text);
+			}
+		}
+	}
+	free(ex);
+}
+
+void sl_run_free(struct sl_run *r)
+{
+	cJSON_Delete(r->explained_json);
+	sl_buf_free(&r->explained);
+	sl_findings_free(&r->fs);
+	sl_sources_free(&r->ss);
+}

@@ -1,0 +1,32 @@
+/* run.h — the pipeline below the command line: load → model → inventory → check → suppress, once
+ * per target (the files that form one cluster, with that cluster's inventory). Without targets
+ * there is one, as there is without a config. Owns: every source read (findings point into them)
+ * and every finding, input errors first in the order of their sources, then rule findings in the
+ * order of the objects they are about. */
+#ifndef SL_RUN_H
+#define SL_RUN_H
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+
+#include "buf.h"
+#include "config.h"
+#include "input.h"
+
+struct sl_explained;
+
+struct sl_run {
+	struct sl_config *cfg;
+	bool explain, explain_json; /* --explain instead of findings (as JSON) */
+	struct sl_sources ss;
+	struct sl_findings fs;
+	/* --explain: per workload, in the order of the workloads */
+	struct sl_buf explained;
+	cJSON *explained_json;
+};
+
+/* Inventories from the command line (NULL/0: the config's), then the manifest paths. */
+void sl_run(struct sl_run *r, const char *const *nodes, size_t nnodes, const char *const *pods, size_t npods,
+	    char *const *paths, size_t npaths);
+void sl_run_free(struct sl_run *r);
+
+#endif
