@@ -57,10 +57,15 @@ struct walk {
 
 static void append_key(struct sl_buf *b, const char *key)
 {
-	if (strchr(key, '.') || strchr(key, '[') || strchr(key, ']'))
-		sl_buf_printf(b, "[\"%s\"]", key);
-	else
-		sl_buf_printf(b, "%s%s", b->len ? "." : "", key);
+	if (strpbrk(key, ".[]")) {
+		sl_buf_puts(b, "[\"");
+		sl_buf_puts(b, key);
+		sl_buf_puts(b, "\"]");
+		return;
+	}
+	if (b->len)
+		sl_buf_putc(b, '.');
+	sl_buf_puts(b, key);
 }
 
 static struct sl_finding *report(struct walk *w, const struct sl_ynode *at, const char *fmt, ...)
@@ -182,7 +187,7 @@ void sl_policies_check(struct sl_config *c, const struct sl_object *o, struct sl
 {
 	for (size_t i = 0; i < c->npolicies; i++) {
 		const struct sl_policy *p = &c->policies[i];
-		int level = c->levels[sl_config_rule_index(c, &p->rule)];
+		int level = c->levels[sl_nrules + i]; /* policies follow the built-in rules */
 		if (level == SL_LEVEL_NONE || !kind_applies(p, o))
 			continue;
 		const struct sl_ynode *base = o->root;

@@ -299,7 +299,7 @@ static bool matches(struct sl_suppress *s, const struct sl_pattern *p, const cha
 }
 
 static bool ignore_covers(struct sl_suppress *s, const struct sl_ignore *ig, const struct sl_finding *f,
-			  const struct sl_object *o, struct sl_findings *errs)
+			  const struct sl_object *o, char **rel, struct sl_findings *errs)
 {
 	bool rule = ig->all;
 	for (size_t i = 0; i < ig->nrules && !rule; i++)
@@ -309,10 +309,9 @@ static bool ignore_covers(struct sl_suppress *s, const struct sl_ignore *ig, con
 	if ((ig->kind || ig->namespace || ig->name) && !o)
 		return false;
 	if (ig->path) {
-		char *rel = sl_config_relpath(s->c, f->at.src ? f->at.src->path : "");
-		bool ok = matches(s, ig->path, "path", rel, f, errs);
-		free(rel);
-		if (!ok)
+		if (!*rel) /* once per finding, whatever the number of entries */
+			*rel = sl_config_relpath(s->c, f->at.src ? f->at.src->path : "");
+		if (!matches(s, ig->path, "path", *rel, f, errs))
 			return false;
 	}
 	return matches(s, ig->kind, "kind", o ? o->kind : "", f, errs) &&
@@ -325,13 +324,15 @@ static void external(struct sl_suppress *s, struct sl_finding *f, struct sl_find
 	struct sl_object o;
 	if (f->subject)
 		sl_object_read(f->subj_src, f->subject, &o);
+	char *rel = NULL;
 	for (size_t i = 0; i < s->c->nignores; i++) {
 		const struct sl_ignore *ig = &s->c->ignores[i];
-		if (ignore_covers(s, ig, f, f->subject ? &o : NULL, errs)) {
+		if (ignore_covers(s, ig, f, f->subject ? &o : NULL, &rel, errs)) {
 			sl_suppression_add(f, SL_SUPPRESS_EXTERNAL, ig->reason, &ig->node->at);
-			return;
+			break;
 		}
 	}
+	free(rel);
 }
 
 void sl_suppress_apply(struct sl_suppress *s, struct sl_findings *fs, size_t from, struct sl_findings *errs)

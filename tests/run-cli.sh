@@ -116,5 +116,47 @@ has "--explain json deadlock" "$tmp/out" '"rollout_deadlock":	true'
 has "--explain json reasons" "$tmp/out" '"limited_by":	"nvidia.com/gpu"'
 expect "--explain without nodes" 0 "$bin" --explain $seed/manifest.yaml
 has "--explain no nodes" "$tmp/out" "no nodes known"
+
+# the config: found upward from the working directory up to the repository root, or given, or not
+for o in --config --no-config --exclude --disable --show-suppressed; do
+	"$bin" --help >"$tmp/out" 2>&1
+	has "--help lists $o" "$tmp/out" "$o"
+done
+expect "--disable an unknown rule" 2 "$bin" --disable no-such-rule $seed/manifest.yaml
+has "--disable an unknown rule" "$tmp/err" "unknown rule 'no-such-rule'"
+expect "--disable" 0 "$bin" --disable rollout-deadlock --nodes $seed/nodes.yaml $seed/manifest.yaml
+expect "--config missing" 2 "$bin" --config nope.schedlint.yaml $seed/manifest.yaml
+has "--config missing" "$tmp/err" "nope.schedlint.yaml:1:1: error: cannot open file"
+expect "--exclude bad pattern" 2 "$bin" --exclude '(' $seed/manifest.yaml
+has "--exclude bad pattern" "$tmp/err" "invalid pattern '('"
+expect "--exclude" 0 "$bin" --exclude 'seed-gpu-tracker/manifest' --nodes $seed/nodes.yaml $seed/manifest.yaml
+mkdir -p "$tmp/repo/.git" "$tmp/repo/deploy/sub"
+cp $seed/manifest.yaml "$tmp/repo/deploy/sub/app.yaml"
+cp $seed/nodes.yaml "$tmp/repo/nodes.yaml"
+printf 'nodes: [nodes.yaml]\nrules: {rollout-deadlock: warning}\n' >"$tmp/repo/.schedlint.yaml"
+expect "config found upward" 0 sh -c "cd '$tmp/repo/deploy' && '$bin' sub"
+has "config found upward: its level" "$tmp/out" "sub/app.yaml:11:1: warning:"
+expect "--no-config" 0 sh -c "cd '$tmp/repo/deploy' && '$bin' --no-config sub"
+hasnt "--no-config: no inventory from the config" "$tmp/out" "rollout-deadlock"
+printf 'rules: {rollout-deadlock: warning}\n' >"$tmp/above.yaml"
+cp "$tmp/above.yaml" "$tmp/repo/../.schedlint.yaml" # above the repository root: not read
+rm "$tmp/repo/.schedlint.yaml"
+expect "the walk stops at the repository root" 1 sh -c "cd '$tmp/repo/deploy' && '$bin' --nodes ../nodes.yaml sub"
+rm "$tmp/.schedlint.yaml"
+# --fix leaves suppressed findings alone
+printf 'ignore:\n  - rules: [rollout-deadlock]\n    reason: drained by hand\n' >"$tmp/repo/.schedlint.yaml"
+expect "suppressed: exit 0" 0 sh -c "cd '$tmp/repo' && '$bin' --fix --nodes nodes.yaml deploy"
+cmp -s $seed/manifest.yaml "$tmp/repo/deploy/sub/app.yaml" && pass=$((pass + 1)) || {
+	echo "FAIL --fix changed a file whose only finding is suppressed"
+	fail=$((fail + 1))
+}
+expect "--show-suppressed" 0 sh -c "cd '$tmp/repo' && '$bin' --show-suppressed --nodes nodes.yaml deploy"
+has "--show-suppressed" "$tmp/out" "[rollout-deadlock] (suppressed: drained by hand)"
+expect "json: suppressed" 0 sh -c "cd '$tmp/repo' && '$bin' --format json --nodes nodes.yaml deploy"
+has "json: suppressed" "$tmp/out" '"suppressed":	true'
+printf 'policies:\n  - {id: no-latest, message: pin images, field: "podspec.containers[*].image", forbid: ":latest$"}\n' \
+	>"$tmp/repo/.schedlint.yaml"
+expect "--list-rules with policies" 0 sh -c "cd '$tmp/repo' && '$bin' --list-rules"
+has "--list-rules with policies" "$tmp/out" "(policy from the config)"
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]

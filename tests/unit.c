@@ -3,8 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../linter/buf.h"
+#include "../linter/config.h"
 #include "../linter/input.h"
 #include "../linter/k8s.h"
 #include "../linter/quantity.h"
@@ -490,6 +492,117 @@ static void test_keep_paths(void)
 	sl_source_free(src);
 }
 
+static char *rel(struct sl_config *c, const char *path)
+{
+	static char out[256];
+	char *r = sl_config_relpath(c, path);
+	snprintf(out, sizeof out, "%s", r);
+	free(r);
+	return out;
+}
+
+/* Paths as the config's patterns see them: relative to the config's directory, normalised. */
+static void test_relpath(void)
+{
+	struct sl_config c = {0};
+	c.cwd = "/repo/clusters";
+	CHECK(!strcmp(rel(&c, "./prod//a.yaml"), "prod/a.yaml")); /* no config: as given, normalised */
+	c.dir = "/repo";
+	CHECK(!strcmp(rel(&c, "prod/a.yaml"), "clusters/prod/a.yaml"));
+	CHECK(!strcmp(rel(&c, "./prod/../staging/./b.yaml"), "clusters/staging/b.yaml"));
+	CHECK(!strcmp(rel(&c, "../charts/x/templates/d.yaml"), "charts/x/templates/d.yaml"));
+	CHECK(!strcmp(rel(&c, "/repo/legacy/a.yaml"), "legacy/a.yaml"));
+	CHECK(!strcmp(rel(&c, "/repository/a.yaml"), "/repository/a.yaml"));         /* a prefix, not the dir */
+	CHECK(!strcmp(rel(&c, "../../elsewhere/x.yaml"), "../../elsewhere/x.yaml")); /* outside: as given */
+	c.dir = "/";
+	CHECK(!strcmp(rel(&c, "a.yaml"), "repo/clusters/a.yaml"));
+}
+
+/* A config read from memory: the errors it gets (0 when it is accepted). */
+static size_t config_errors(const char *text, char *first, size_t n)
+{
+	char path[] = "/tmp/schedlint-unit-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return 999;
+	FILE *fp = fdopen(fd, "w");
+	fputs(text, fp);
+	fclose(fp);
+	struct sl_config c;
+	sl_config_defaults(&c);
+	struct sl_findings fs = {0};
+	sl_config_load(&c, path, &fs);
+	size_t k = fs.n;
+	if (first && n)
+		snprintf(first, n, "%u:%u %s", fs.n ? fs.v[0].at.line : 0, fs.n ? fs.v[0].at.col : 0,
+			 fs.n ? fs.v[0].message : "");
+	sl_findings_free(&fs);
+	sl_config_free(&c);
+	unlink(path);
+	return k;
+}
+
+static void test_config(void)
+{
+	char e[512];
+	CHECK(config_errors("", e, sizeof e) == 0);
+	CHECK(config_errors("rules:\n  rollout-deadlock: off\nexclude: ['^a/']\n", e, sizeof e) == 0);
+	/* PCRE2's offset as a column: it notices the open class at the end (offset 11), after the quote. */
+	CHECK(config_errors("exclude:\n  - '^charts/[a-'\n", e, sizeof e) == 1 && !strncmp(e, "2:17 ", 5) &&
+	      strstr(e, "at offset"));
+	CHECK(config_errors("exclud: []\n", e, sizeof e) == 1 && strstr(e, "known: rules, exclude"));
+	CHECK(config_errors("rules: {rollout-deadlock: loud}\n", e, sizeof e) == 1 && strstr(e, "not 'loud'"));
+	CHECK(config_errors("rules: {no-such-rule: off}\n", e, sizeof e) == 1 && strstr(e, "unknown rule"));
+	CHECK(config_errors("policies:\n- {id: rollout-deadlock, message: m, field: a, match: x}\n", e, sizeof e) ==
+		  1 &&
+	      strstr(e, "built-in rule"));
+	CHECK(config_errors("policies:\n- {id: p, message: m, field: 'a..b', match: x}\n", e, sizeof e) == 1 &&
+	      strstr(e, "is not a path"));
+	CHECK(config_errors("policies:\n- {id: p, message: m, field: 'a[1', match: x}\n", e, sizeof e) == 1);
+	CHECK(config_errors("policies:\n- {id: p, message: m, field: a, match: x, forbid: y}\n", e, sizeof e) == 1 &&
+	      strstr(e, "exactly one"));
+	CHECK(config_errors("policies:\n- {id: p, message: m, field: 'podspec.containers[*].image', forbid: x}\n"
+			    "- {id: p, message: n, field: 'metadata.labels[\"a.b/c\"]', match: y}\n",
+			    e, sizeof e) == 1 &&
+	      strstr(e, "already used"));
+	CHECK(config_errors("ignore:\n- {reason: why}\n", e, sizeof e) == 1 && strstr(e, "at least one"));
+	CHECK(config_errors("targets:\n- {name: default, paths: x}\n", e, sizeof e) == 1 && strstr(e, "reserved"));
+	CHECK(config_errors("- a\n", e, sizeof e) == 1 && strstr(e, "is a mapping"));
+}
+
+/* Matching under limits: a catastrophic pattern stops with an error, not a hang. */
+static void test_patterns(void)
+{
+	struct sl_findings fs = {0};
+	struct sl_span at = {0};
+	struct sl_pattern p;
+	struct sl_matcher mx;
+	sl_matcher_init(&mx);
+	char why[160];
+	CHECK(sl_pattern_compile(&p, ":latest$|^[^:@]+$", 17, &at, false, &fs) == 0);
+	CHECK(sl_pattern_match(&p, &mx, "nginx:latest", 12, why, sizeof why) == 1);
+	CHECK(sl_pattern_match(&p, &mx, "nginx", 5, why, sizeof why) == 1);
+	CHECK(sl_pattern_match(&p, &mx, "nginx:1.25", 10, why, sizeof why) == 0);
+	CHECK(sl_pattern_match(&p, &mx, "ghcr.io/x@sha256:ab", 19, why, sizeof why) == 0);
+	sl_pattern_free(&p);
+	CHECK(sl_pattern_compile(&p, "^é+$", 5, &at, false, &fs) == 0); /* UTF: é is one character */
+	CHECK(sl_pattern_match(&p, &mx, "éé", 4, why, sizeof why) == 1);
+	CHECK(sl_pattern_match(&p, &mx, "\xff\xfe", 2, why, sizeof why) == 0); /* invalid UTF-8: no match */
+	sl_pattern_free(&p);
+	CHECK(sl_pattern_compile(&p, "(a+)+$", 6, &at, false, &fs) == 0);
+	size_t n = 100000;
+	char *s = malloc(n + 2);
+	memset(s, 'a', n);
+	s[n] = 'b';
+	s[n + 1] = 0;
+	CHECK(sl_pattern_match(&p, &mx, s, n + 1, why, sizeof why) == -1 && strstr(why, "limit"));
+	free(s);
+	sl_pattern_free(&p);
+	CHECK(sl_pattern_compile(&p, "(", 1, &at, false, &fs) == -1 && fs.input_errors == 1);
+	sl_matcher_free(&mx);
+	sl_findings_free(&fs);
+}
+
 int main(void)
 {
 	test_quantities();
@@ -500,6 +613,9 @@ int main(void)
 	test_requests();
 	test_pod_terms();
 	test_keep_paths();
+	test_relpath();
+	test_config();
+	test_patterns();
 	printf("unit: %d/%d checks passed\n", checks - failures, checks);
 	return failures ? 1 : 0;
 }
