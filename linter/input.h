@@ -4,6 +4,7 @@
  * into them. */
 #ifndef SL_INPUT_H
 #define SL_INPUT_H
+#include <stdbool.h>
 #include <stddef.h>
 
 struct sl_findings;
@@ -22,6 +23,7 @@ struct sl_source {
 	size_t ncp;
 	int failed;   /* could not be read: an input error was reported, nothing to parse */
 	size_t order; /* its position in the sl_sources it was read into: the report's order */
+	bool parsed;  /* parsed for a target already (an inventory several share): errors reported */
 };
 
 /* Build the line (and code point) index that positions need. Idempotent. Sources read from

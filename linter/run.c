@@ -123,18 +123,8 @@ static void each_object(void *ctx, const struct sl_object *o)
 	sl_suppress_object(p->sup, o);
 }
 
-/* Whether src was parsed for an earlier target: its input errors were reported then. */
-static bool seen(const struct sl_source **done, size_t n, const struct sl_source *src)
-{
-	for (size_t i = 0; i < n; i++)
-		if (done[i] == src)
-			return true;
-	return false;
-}
-
 static void run_target(struct sl_run *r, const struct target *t, struct sl_suppress *sup, struct sl_findings *errs,
-		       const struct sl_source ***done, size_t *ndone, size_t *capdone, struct sl_explained **ex,
-		       size_t *nex, size_t *capex)
+		       struct sl_explained **ex, size_t *nex, size_t *capex)
 {
 	struct sl_model m = {0};
 	struct sl_findings loaded = {0};
@@ -142,7 +132,7 @@ static void run_target(struct sl_run *r, const struct target *t, struct sl_suppr
 	/* Inventories shared by several targets report their input errors once. */
 	for (size_t i = 0; i < loaded.n; i++) {
 		struct sl_finding *f = &loaded.v[i];
-		if (f->at.src && seen(*done, *ndone, f->at.src)) {
+		if (f->at.src && f->at.src->parsed) {
 			sl_finding_free(f);
 			continue;
 		}
@@ -152,10 +142,7 @@ static void run_target(struct sl_run *r, const struct target *t, struct sl_suppr
 	}
 	free(loaded.v);
 	for (size_t i = 0; i < t->nloads; i++)
-		if (!seen(*done, *ndone, t->loads[i].src)) {
-			sl_grow(done, capdone, *ndone + 1, sizeof **done);
-			(*done)[(*ndone)++] = t->loads[i].src;
-		}
+		t->loads[i].src->parsed = true;
 	sl_model_bind_pods(&m);
 	size_t from = r->fs.n;
 	check_workloads(r, &m, ex, nex, capex);
@@ -316,20 +303,18 @@ void sl_run(struct sl_run *r, const char *const *nodes, size_t nnodes, const cha
 					c->targets[i].npods, &r->fs);
 	struct sl_suppress sup;
 	sl_suppress_init(&sup, c);
-	const struct sl_source **done = NULL;
-	size_t ndone = 0, capdone = 0, nex = 0, capex = 0;
+	size_t nex = 0, capex = 0;
 	struct sl_explained *ex = NULL;
 	for (size_t i = 0; i < nt; i++) {
 		/* A target none of whose files is in this run is not checked (its inventory is not
 		 * even read); the default one is, without targets, as it always was. */
 		if (!ts[i].nmanifests && (i || c->ntargets))
 			continue;
-		run_target(r, &ts[i], &sup, &r->fs, &done, &ndone, &capdone, &ex, &nex, &capex);
+		run_target(r, &ts[i], &sup, &r->fs, &ex, &nex, &capex);
 	}
 	if (!r->explain)
 		sl_suppress_unused(&sup, &r->fs, &r->fs);
 	sl_suppress_free(&sup);
-	free(done);
 	for (size_t i = 0; i < nt; i++)
 		free(ts[i].loads);
 	free(ts);

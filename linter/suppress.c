@@ -22,7 +22,6 @@ struct sl_directive {
 	uint32_t key;                /* the sort key: the line covered, the document start, the object */
 	uint32_t doc_end;            /* DIR_DOCUMENT: the document is [key, doc_end) */
 	const struct sl_ynode *root; /* DIR_ANNOTATION: the object */
-	const struct sl_ynode *anno; /* DIR_ANNOTATION: the annotation's key node */
 	uint32_t ids_off, ids_end;   /* the list of ids in the source */
 	uint32_t cut_off, cut_end;   /* what deleting the whole directive removes */
 	char **ids;
@@ -222,7 +221,6 @@ void sl_suppress_object(struct sl_suppress *s, const struct sl_object *o)
 	struct sl_directive *d = push(s, DIR_ANNOTATION, o->src);
 	d->at = v->at;
 	d->root = o->root;
-	d->anno = sl_ymap_key(ann, ANNOTATION);
 	d->key = o->root->at.off;
 	/* The ids are the scalar's text; where it is written verbatim, fixes can edit them. */
 	size_t q = v->plain ? 0 : 1;
