@@ -347,18 +347,24 @@ void sl_suppress_apply(struct sl_suppress *s, struct sl_findings *fs, size_t fro
 		external(s, f, errs);
 		if (!f->at.src || !nd)
 			continue;
-		if (f->subject) { /* the object's annotation */
+		if (f->subject) { /* the annotation of the object the finding is about */
 			size_t k = lower_bound(idx, nd, DIR_ANNOTATION, f->subj_src, f->subj_off);
 			if (k < nd && idx[k]->kind == DIR_ANNOTATION && idx[k]->root == f->subject)
 				in_source(f, idx[k]);
 		}
+		/* and of the object the finding points into, when that is another one (a budget's
+		 * finding is about the workload it blocks, but written at the budget) */
+		size_t k = lower_bound(idx, nd, DIR_ANNOTATION, f->at.src, f->at.off + 1);
+		if (k > 0 && idx[k - 1]->kind == DIR_ANNOTATION && idx[k - 1]->src == f->at.src &&
+		    idx[k - 1]->root != f->subject && f->at.off < idx[k - 1]->root->at.end)
+			in_source(f, idx[k - 1]);
 		/* comments that cover the reported line */
 		for (size_t k = lower_bound(idx, nd, DIR_LINE, f->at.src, f->at.line);
 		     k < nd && idx[k]->kind == DIR_LINE && idx[k]->src == f->at.src && idx[k]->key == f->at.line; k++)
 			in_source(f, idx[k]);
 		/* the document's: the last that starts at or before the finding, and those at the same
 		 * start (one document can hold several) */
-		size_t k = lower_bound(idx, nd, DIR_DOCUMENT, f->at.src, f->at.off + 1);
+		k = lower_bound(idx, nd, DIR_DOCUMENT, f->at.src, f->at.off + 1);
 		while (k-- > 0 && idx[k]->kind == DIR_DOCUMENT && idx[k]->src == f->at.src &&
 		       f->at.off < idx[k]->doc_end && idx[k]->key <= f->at.off)
 			in_source(f, idx[k]);
