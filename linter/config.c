@@ -506,21 +506,31 @@ static void read_policy(struct reader *r, const struct sl_ynode *m, struct sl_po
 	p->rule.help = p->help_buf;
 }
 
-static void read_policies(struct reader *r, const struct sl_ynode *v)
+/* Whether v is a list whose mappings should be read (items that are not mappings are errors,
+ * and are to be skipped); absent and empty lists are nothing to read. */
+static bool map_list(struct reader *r, const struct sl_ynode *v, const char *what, const char *item)
 {
 	if (sl_ynull(v))
-		return;
+		return false;
 	if (v->kind != SL_YSEQ) {
-		fail(r, v, "policies must be a list, not %s", sl_ykind_name(v));
-		return;
+		fail(r, v, "%s must be a list, not %s", what, sl_ykind_name(v));
+		return false;
 	}
+	for (size_t i = 0; i < v->n; i++)
+		if (v->v[i]->kind != SL_YMAP)
+			fail(r, v->v[i], "%s must be a mapping, not %s", item, sl_ykind_name(v->v[i]));
+	return true;
+}
+
+static void read_policies(struct reader *r, const struct sl_ynode *v)
+{
+	if (!map_list(r, v, "policies", "a policy"))
+		return;
 	struct sl_config *c = r->c;
 	c->policies = sl_xcalloc(v->n + 1, sizeof *c->policies);
 	for (size_t i = 0; i < v->n; i++) {
-		if (v->v[i]->kind != SL_YMAP) {
-			fail(r, v->v[i], "a policy must be a mapping, not %s", sl_ykind_name(v->v[i]));
+		if (v->v[i]->kind != SL_YMAP)
 			continue;
-		}
 		struct sl_policy *p = &c->policies[c->npolicies++];
 		read_policy(r, v->v[i], p);
 		for (size_t j = 0; j + 1 < c->npolicies; j++)
@@ -607,40 +617,26 @@ static void read_ignore(struct reader *r, const struct sl_ynode *m, struct sl_ig
 
 static void read_ignores(struct reader *r, const struct sl_ynode *v)
 {
-	if (sl_ynull(v))
+	if (!map_list(r, v, "ignore", "an ignore entry"))
 		return;
-	if (v->kind != SL_YSEQ) {
-		fail(r, v, "ignore must be a list, not %s", sl_ykind_name(v));
-		return;
-	}
 	struct sl_config *c = r->c;
 	c->ignores = sl_xcalloc(v->n + 1, sizeof *c->ignores);
-	for (size_t i = 0; i < v->n; i++) {
-		if (v->v[i]->kind != SL_YMAP) {
-			fail(r, v->v[i], "an ignore entry must be a mapping, not %s", sl_ykind_name(v->v[i]));
-			continue;
-		}
-		read_ignore(r, v->v[i], &c->ignores[c->nignores++]);
-	}
+	for (size_t i = 0; i < v->n; i++)
+		if (v->v[i]->kind == SL_YMAP)
+			read_ignore(r, v->v[i], &c->ignores[c->nignores++]);
 }
 
 static void read_targets(struct reader *r, const struct sl_ynode *v)
 {
 	static const char *const keys[] = {"name", "paths", "nodes", "pods", NULL};
-	if (sl_ynull(v))
+	if (!map_list(r, v, "targets", "a target"))
 		return;
-	if (v->kind != SL_YSEQ) {
-		fail(r, v, "targets must be a list, not %s", sl_ykind_name(v));
-		return;
-	}
 	struct sl_config *c = r->c;
 	c->targets = sl_xcalloc(v->n + 1, sizeof *c->targets);
 	for (size_t i = 0; i < v->n; i++) {
 		const struct sl_ynode *m = v->v[i];
-		if (m->kind != SL_YMAP) {
-			fail(r, m, "a target must be a mapping, not %s", sl_ykind_name(m));
+		if (m->kind != SL_YMAP)
 			continue;
-		}
 		known_keys(r, m, "a target", keys);
 		struct sl_target *t = &c->targets[c->ntargets++];
 		t->node = m;

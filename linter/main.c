@@ -91,6 +91,13 @@ static void usage(FILE *out)
 		     "Rules: schedlint --list-rules; docs: docs/rules/<id>.md, man schedlint.\n");
 }
 
+/* Repeatable options collect their arguments in order. */
+static void push_arg(const char ***v, size_t *n, size_t *cap, const char *arg)
+{
+	sl_grow(v, cap, *n + 1, sizeof **v);
+	(*v)[(*n)++] = arg;
+}
+
 static int parse_args(int argc, char **argv, struct options *o, int *done)
 {
 	struct option lo[NOPTS + 1];
@@ -102,12 +109,10 @@ static int parse_args(int argc, char **argv, struct options *o, int *done)
 	while ((c = getopt_long(argc, argv, "n:p:f:o:hV", lo, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			sl_grow(&o->nodes, &o->capnodes, o->nnodes + 1, sizeof *o->nodes);
-			o->nodes[o->nnodes++] = optarg;
+			push_arg(&o->nodes, &o->nnodes, &o->capnodes, optarg);
 			break;
 		case 'p':
-			sl_grow(&o->pods, &o->cappods, o->npods + 1, sizeof *o->pods);
-			o->pods[o->npods++] = optarg;
+			push_arg(&o->pods, &o->npods, &o->cappods, optarg);
 			break;
 		case 'f':
 			if (!strcmp(optarg, "text"))
@@ -164,12 +169,10 @@ static int parse_args(int argc, char **argv, struct options *o, int *done)
 			o->no_config = true;
 			break;
 		case 'X':
-			sl_grow(&o->exclude, &o->capexclude, o->nexclude + 1, sizeof *o->exclude);
-			o->exclude[o->nexclude++] = optarg;
+			push_arg(&o->exclude, &o->nexclude, &o->capexclude, optarg);
 			break;
 		case 'D':
-			sl_grow(&o->disable, &o->capdisable, o->ndisable + 1, sizeof *o->disable);
-			o->disable[o->ndisable++] = optarg;
+			push_arg(&o->disable, &o->ndisable, &o->capdisable, optarg);
 			break;
 		case 'S':
 			o->show_suppressed = true;
