@@ -285,31 +285,48 @@ static void free_options(struct options *o)
 	free(o->disable);
 }
 
-/* The config (unless --no-config) with the command line's --exclude and --disable on top.
- * Returns -1 after printing what is wrong. */
-static int setup_config(const struct options *o, struct sl_config *cfg, bool ecolor)
+/* The config (unless --no-config) with the command line's --exclude and --disable on top. What
+ * is wrong goes to errs; returns -1 then. */
+static int setup_config(const struct options *o, struct sl_config *cfg, struct sl_findings *errs)
 {
 	sl_config_defaults(cfg);
-	struct sl_findings errs = {0};
 	char *found = o->no_config || o->config ? NULL : sl_config_find();
 	const char *path = o->no_config ? NULL : o->config ? o->config : found;
 	int rc = 0;
-	if (path && sl_config_load(cfg, path, &errs) < 0)
+	if (path && sl_config_load(cfg, path, errs) < 0)
 		rc = -1;
 	free(found);
 	for (size_t i = 0; i < o->nexclude && !rc; i++)
-		if (sl_config_add_exclude(cfg, o->exclude[i], &errs) < 0)
+		if (sl_config_add_exclude(cfg, o->exclude[i], errs) < 0)
 			rc = -1;
-	sl_emit_text(stderr, &errs, ecolor, true, false);
-	sl_findings_free(&errs);
 	for (size_t i = 0; i < o->ndisable && !rc; i++)
 		if (sl_config_disable(cfg, o->disable[i]) < 0) {
-			fprintf(stderr,
-				"schedlint: error: --disable: unknown rule '%s' (schedlint --list-rules lists them)\n",
-				o->disable[i]);
+			sl_input_error(errs, NULL, "--disable: unknown rule '%s' (schedlint --list-rules lists them)",
+				       o->disable[i]);
 			rc = -1;
 		}
 	return rc;
+}
+
+/* A config that cannot be used stops the run: its errors on stderr and, for SARIF and JSON, a
+ * report that carries them (code scanning then shows why nothing was checked). */
+static void report_config_errors(const struct options *o, const struct sl_config *cfg, const struct sl_findings *errs,
+				 bool ecolor)
+{
+	sl_emit_text(stderr, errs, ecolor, true, false);
+	if (o->format == FMT_TEXT || o->explain || o->list_rules)
+		return;
+	FILE *out = o->output ? fopen(o->output, "w") : stdout;
+	if (!out) {
+		fprintf(stderr, "schedlint: error: cannot write %s: %s\n", o->output, strerror(errno));
+		return;
+	}
+	if (o->format == FMT_SARIF)
+		sl_emit_sarif(out, errs, cfg);
+	else
+		sl_emit_json(out, errs);
+	if (out != stdout)
+		fclose(out);
 }
 
 int main(int argc, char **argv)
@@ -324,7 +341,10 @@ int main(int argc, char **argv)
 	}
 	bool ecolor = o.color == 1 || (o.color == -1 && isatty(2) && !no_color());
 	struct sl_config cfg;
-	if (setup_config(&o, &cfg, ecolor) < 0) {
+	struct sl_findings cfg_errs = {0};
+	if (setup_config(&o, &cfg, &cfg_errs) < 0) {
+		report_config_errors(&o, &cfg, &cfg_errs, ecolor);
+		sl_findings_free(&cfg_errs);
 		sl_config_free(&cfg);
 		free_options(&o);
 		return 2;

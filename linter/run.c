@@ -152,7 +152,7 @@ static void run_target(struct sl_run *r, const struct target *t, struct sl_suppr
 		for (size_t i = 0; i < t->nloads; i++) {
 			if (t->loads[i].role != SL_ROLE_MANIFESTS || t->loads[i].src->failed)
 				continue;
-			sl_suppress_source(sup, t->loads[i].src);
+			sl_suppress_source(sup, t->loads[i].src, &m.streams[i]);
 			sl_stream_objects(&m.streams[i], each_object, &op);
 		}
 		sl_suppress_apply(sup, &r->fs, from, errs);

@@ -32,7 +32,9 @@ void sl_suppress_init(struct sl_suppress *s, struct sl_config *c);
 /* A target's directives: the comments of each of its manifest sources, the annotations of each
  * of its objects. Call sl_suppress_begin first, then these, then sl_suppress_apply. */
 void sl_suppress_begin(struct sl_suppress *s, int target, bool had_nodes);
-void sl_suppress_source(struct sl_suppress *s, const struct sl_source *src);
+/* ys: the source's tree, so that text inside scalars (scripts, quoted strings) is not taken for a
+ * comment. */
+void sl_suppress_source(struct sl_suppress *s, const struct sl_source *src, const struct sl_ystream *ys);
 void sl_suppress_object(struct sl_suppress *s, const struct sl_object *o);
 /* Mark the target's findings fs->v[from..n) that a directive or an ignore entry covers. */
 void sl_suppress_apply(struct sl_suppress *s, struct sl_findings *fs, size_t from, struct sl_findings *errs);
