@@ -10,6 +10,10 @@
 # alone; `schedlint` is the binary given as the argument. A block without a marker is not run and
 # counts as unchecked. Any other fenced block whose first line starts with `$ ` counts as
 # unchecked too (write it as ```console with a marker).
+# A fenced block just below a marker comment
+#   <!-- file: fixtures/<dir>/<file> -->
+# (README's example .schedlint.yaml, for one) must be that file byte for byte, the fence's
+# indentation removed; each counts as one example, and a marker with no block below it fails.
 # Usage: run-docs.sh SCHEDLINT      Last line: docs: N examples, M failed, U unchecked
 set -u
 [ $# -eq 1 ] && [ -x "$1" ] || { echo "usage: $0 SCHEDLINT" >&2; exit 2; }
@@ -17,7 +21,7 @@ bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/bin" "$tmp/blocks"
+mkdir -p "$tmp/bin" "$tmp/blocks" "$tmp/files"
 ln -s "$bin" "$tmp/bin/schedlint"
 PATH=$tmp/bin:$PATH
 NO_COLOR=1
@@ -26,9 +30,12 @@ cd "$root" || exit 2
 
 # Split the docs into blocks: $tmp/blocks/NNNN holds a header line "doc<TAB>line<TAB>dir" (dir
 # empty without a marker, "-" for a block that is not ```console), then the block's lines with
-# the fence's indentation removed.
+# the fence's indentation removed. A block under a file marker goes to $tmp/files/NNNN the same
+# way, with "doc<TAB>line<TAB>path<TAB>found" as its header (found is 0 for a marker with no
+# block below it).
 { echo README.md; find docs -name '*.md' | sort; } | while IFS= read -r doc; do
-	awk -v doc="$doc" -v out="$tmp/blocks" -v start="$(ls "$tmp/blocks" | wc -l)" '
+	awk -v doc="$doc" -v out="$tmp/blocks" -v start="$(ls "$tmp/blocks" | wc -l)" \
+		-v fout="$tmp/files" -v fstart="$(ls "$tmp/files" | wc -l)" '
 	function flush() {
 		if (dollar && (console || first ~ /^\$ /)) {
 			f = sprintf("%s/%05d", out, start + (++k))
@@ -38,22 +45,35 @@ cd "$root" || exit 2
 		}
 		n = 0; dollar = 0
 	}
+	function quoted(path, line, found) {
+		f = sprintf("%s/%05d", fout, fstart + (++fk))
+		printf "%s\t%d\t%s\t%d\n", doc, line, path, found > f
+		for (i = 1; found && i <= n; i++) print body[i] > f
+		close(f)
+	}
 	/^[ \t]*<!-- in: [^ ]+ -->[ \t]*$/ { mark = $3; markline = NR; next }
+	/^[ \t]*<!-- file: [^ ]+ -->[ \t]*$/ {
+		if (fmark != "") quoted(fmark, fmarkline, 0)
+		fmark = $3; fmarkline = NR; next
+	}
 	!inb && /^[ \t]*```/ {
 		inb = 1; ind = $0; sub(/```.*/, "", ind)
 		info = $0; sub(/^[ \t]*```[ \t]*/, "", info); sub(/[ \t]+$/, "", info)
 		console = (info == "console"); at = NR; n = 0; first = ""
 		dir = (NR - markline <= 3) ? mark : ""; mark = ""
+		if (fmark != "" && NR - fmarkline > 3) quoted(fmark, fmarkline, 0)
+		fpath = (NR - fmarkline <= 3) ? fmark : ""; fmark = ""
 		next
 	}
-	inb && /^[ \t]*```[ \t]*$/ { flush(); inb = 0; next }
+	inb && /^[ \t]*```[ \t]*$/ { if (fpath != "") quoted(fpath, at, 1); flush(); inb = 0; next }
 	inb {
 		line = $0
 		if (substr(line, 1, length(ind)) == ind) line = substr(line, length(ind) + 1)
 		body[++n] = line
 		if (n == 1) first = line
 		if (line ~ /^\$ /) dollar = 1
-	}' "$doc"
+	}
+	END { if (fmark != "") quoted(fmark, fmarkline, 0) }' "$doc"
 done
 
 total=0
@@ -67,6 +87,29 @@ report() { # doc line cmd expected got
 		sed -e "1s|.*|--- expected|" -e "2s|.*|+++ got|" "$tmp/diff"
 	fi
 }
+# The files the docs quote; README's example config must be one of them.
+if ! grep -q -x -F '<!-- file: fixtures/config/readme/.schedlint.yaml -->' README.md; then
+	total=$((total + 1))
+	failed=$((failed + 1))
+	echo "FAIL README.md: the example .schedlint.yaml is not marked <!-- file: fixtures/config/readme/.schedlint.yaml -->"
+fi
+for block in "$tmp"/files/*; do
+	[ -f "$block" ] || continue
+	IFS='	' read -r doc at path found <"$block"
+	sed 1d "$block" >"$tmp/quoted"
+	total=$((total + 1))
+	if [ "$found" = 0 ]; then
+		failed=$((failed + 1))
+		echo "FAIL $doc:$at: no fenced block below <!-- file: $path -->"
+	elif [ ! -f "$root/$path" ]; then
+		failed=$((failed + 1))
+		echo "FAIL $doc:$at: no file $path"
+	elif ! cmp -s "$root/$path" "$tmp/quoted"; then
+		failed=$((failed + 1))
+		echo "FAIL $doc:$at: the block is not $path, byte for byte"
+		diff -u "$root/$path" "$tmp/quoted" | sed -e "1s|.*|--- $path|" -e "2s|.*|+++ $doc:$at|"
+	fi
+done
 for block in "$tmp"/blocks/*; do
 	[ -f "$block" ] || continue
 	IFS='	' read -r doc at dir <"$block"
