@@ -662,12 +662,23 @@ int sl_config_load(struct sl_config *c, const char *path, struct sl_findings *er
 {
 	struct sl_sources ss = {0};
 	size_t before = errs->input_errors;
-	sl_input_add(&ss, path, errs, NULL);
-	/* The source stays with the config whatever happened: errors point into it. */
-	c->src = ss.n ? ss.v[0] : NULL;
-	for (size_t i = 1; i < ss.n; i++)
-		sl_source_free(ss.v[i]);
-	free(ss.v);
+	struct stat st;
+	int err = stat(path, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
+	if (err) {
+		/* Said here rather than by the loader, so the message says which file it was meant as. */
+		c->src = sl_source_from_memory(path, "", 0);
+		c->src->failed = 1;
+		struct sl_span at;
+		sl_source_span(c->src, 0, 0, &at);
+		sl_input_error(errs, &at, "cannot read the config file: %s", strerror(err));
+	} else {
+		sl_input_add(&ss, path, errs, NULL);
+		/* The source stays with the config whatever happened: errors point into it. */
+		c->src = ss.n ? ss.v[0] : NULL;
+		for (size_t i = 1; i < ss.n; i++)
+			sl_source_free(ss.v[i]);
+		free(ss.v);
+	}
 	c->path = sl_xstrdup(path);
 	char buf[PATH_MAX];
 	char *slash = strrchr(c->path, '/');
@@ -708,8 +719,6 @@ int sl_config_load(struct sl_config *c, const char *path, struct sl_findings *er
 			c->nexclude++;
 	free(ex);
 	read_ignores(&r, sl_ymap_get(root, "ignore"));
-	c->has_nodes = sl_ymap_key(root, "nodes") != NULL;
-	c->has_pods = sl_ymap_key(root, "pods") != NULL;
 	read_paths(&r, sl_ymap_get(root, "nodes"), "nodes", &c->nodes, &c->nnodes);
 	read_paths(&r, sl_ymap_get(root, "pods"), "pods", &c->pods, &c->npods);
 	read_targets(&r, sl_ymap_get(root, "targets"));

@@ -73,7 +73,6 @@ struct sl_config {
 	size_t npolicies;
 	char **nodes, **pods; /* top-level defaults, resolved */
 	size_t nnodes, npods;
-	bool has_nodes, has_pods; /* written in the config (even as []) */
 	struct sl_target *targets;
 	size_t ntargets;
 	struct sl_matcher mx; /* every match runs on the main thread, through this */

@@ -126,7 +126,7 @@ expect "--disable an unknown rule" 2 "$bin" --disable no-such-rule $seed/manifes
 has "--disable an unknown rule" "$tmp/err" "unknown rule 'no-such-rule'"
 expect "--disable" 0 "$bin" --disable rollout-deadlock --nodes $seed/nodes.yaml $seed/manifest.yaml
 expect "--config missing" 2 "$bin" --config nope.schedlint.yaml $seed/manifest.yaml
-has "--config missing" "$tmp/err" "nope.schedlint.yaml:1:1: error: cannot open file"
+has "--config missing" "$tmp/err" "nope.schedlint.yaml:1:1: error: cannot read the config file"
 expect "--exclude bad pattern" 2 "$bin" --exclude '(' $seed/manifest.yaml
 has "--exclude bad pattern" "$tmp/err" "invalid pattern '('"
 expect "--exclude" 0 "$bin" --exclude 'seed-gpu-tracker/manifest' --nodes $seed/nodes.yaml $seed/manifest.yaml
