@@ -12,6 +12,7 @@
 
 #include "buf.h"
 #include "input.h"
+#include "path.h"
 
 #define err(errs, n, ...) sl_input_error((errs), &(n)->at, __VA_ARGS__)
 
@@ -83,55 +84,16 @@ char *sl_config_find(void)
 	}
 }
 
-/* Lexically normalised: no ".", no empty components, ".." folded where it can be. */
-static char *normalize(const char *path)
-{
-	bool abs = path[0] == '/';
-	char *copy = sl_xstrdup(path);
-	const char **parts = sl_xcalloc(strlen(path) + 1, sizeof *parts);
-	size_t n = 0;
-	for (char *save = NULL, *t = strtok_r(copy, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
-		if (!strcmp(t, "."))
-			continue;
-		if (!strcmp(t, "..") && n && strcmp(parts[n - 1], ".."))
-			n--;
-		else if (!strcmp(t, "..") && abs && !n)
-			continue; /* /.. is / */
-		else
-			parts[n++] = t;
-	}
-	struct sl_buf b = SL_BUF_INIT;
-	if (abs)
-		sl_buf_putc(&b, '/');
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			sl_buf_putc(&b, '/');
-		sl_buf_puts(&b, parts[i]);
-	}
-	if (!b.len)
-		sl_buf_putc(&b, '.');
-	free(parts);
-	free(copy);
-	return sl_buf_detach(&b);
-}
-
 char *sl_config_relpath(const struct sl_config *c, const char *path)
 {
 	if (!c->dir)
-		return normalize(path);
+		return sl_path_normalize(path);
 	char *abs = path[0] == '/' ? sl_xstrdup(path) : sl_xasprintf("%s/%s", c->cwd, path);
-	char *norm = normalize(abs);
+	char *norm = sl_path_normalize(abs);
 	free(abs);
-	size_t dl = strlen(c->dir);
-	char *out;
-	if (!strcmp(c->dir, "/"))
-		out = sl_xstrdup(norm + 1);
-	else if (!strncmp(norm, c->dir, dl) && norm[dl] == '/')
-		out = sl_xstrdup(norm + dl + 1);
-	else
-		out = normalize(path); /* outside the config's tree: as given */
+	char *out = sl_path_under(c->dir, norm);
 	free(norm);
-	return out;
+	return out ? out : sl_path_normalize(path); /* outside the config's tree: as given */
 }
 
 /* A path from the config, resolved against its directory. */
@@ -142,9 +104,9 @@ static char *resolve(const struct sl_config *c, const char *p)
 	/* Relative to the working directory when that is where the config is: what the user typed
 	 * and what messages then show. */
 	if (!strcmp(c->dir, c->cwd))
-		return normalize(p);
+		return sl_path_normalize(p);
 	char *abs = sl_xasprintf("%s/%s", c->dir, p);
-	char *n = normalize(abs);
+	char *n = sl_path_normalize(abs);
 	free(abs);
 	return n;
 }

@@ -20,8 +20,5 @@ void sl_emit_text(FILE *out, const struct sl_findings *fs, bool color, bool erro
 /* SARIF: the config's rule set (built-in rules and policies) describes the results. */
 void sl_emit_sarif(FILE *out, const struct sl_findings *fs, const struct sl_config *cfg);
 void sl_emit_json(FILE *out, const struct sl_findings *fs);
-/* The SARIF/JSON form of a path: relative paths stay relative (with / separators, percent-
- * encoded), absolute ones become file:// URIs. Caller frees. */
-char *sl_path_uri(const char *path);
 
 #endif

@@ -8,23 +8,7 @@
 #include "buf.h"
 #include "emit.h"
 #include "input.h"
-
-char *sl_path_uri(const char *path)
-{
-	struct sl_buf b = SL_BUF_INIT;
-	if (path[0] == '/')
-		sl_buf_puts(&b, "file://");
-	while (path[0] == '.' && path[1] == '/')
-		path += 2;
-	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		    strchr("-._~/", *p))
-			sl_buf_putc(&b, (char)*p);
-		else
-			sl_buf_printf(&b, "%%%02X", *p);
-	}
-	return sl_buf_detach(&b);
-}
+#include "path.h"
 
 static cJSON *region(const struct sl_span *at, bool snippet)
 {
@@ -43,21 +27,52 @@ static cJSON *region(const struct sl_span *at, bool snippet)
 	return r;
 }
 
-static cJSON *artifact(const struct sl_source *src)
+/* What the locations of one log are relative to. */
+struct sarif {
+	char *root; /* the repository root (SRCROOT), absolute */
+};
+
+/* A source's path relative to the repository root, or NULL when it lies outside it or is
+ * standard input without --stdin-filename. Caller frees. */
+static char *repo_relative(const struct sarif *sx, const struct sl_source *src)
 {
+	if (!src || (src->from_stdin && !strcmp(src->path, "-")))
+		return NULL;
+	char *abs = sl_path_absolute(src->path);
+	char *rel = sl_path_under(sx->root, abs);
+	free(abs);
+	return rel;
+}
+
+/* Relative to SRCROOT when the file is in the repository, so that code scanning places it
+ * wherever the tool ran; an absolute file: URI otherwise. NULL for unnamed standard input: there
+ * is no file to point at. */
+static cJSON *artifact(const struct sarif *sx, const struct sl_source *src)
+{
+	if (!src || (src->from_stdin && !strcmp(src->path, "-")))
+		return NULL;
 	cJSON *a = cJSON_CreateObject();
-	char *uri = sl_path_uri(src ? src->path : "<unknown>");
+	char *rel = repo_relative(sx, src);
+	char *abs = rel ? NULL : sl_path_absolute(src->path);
+	char *uri = sl_path_uri(rel ? rel : abs);
 	cJSON_AddStringToObject(a, "uri", uri);
+	if (rel)
+		cJSON_AddStringToObject(a, "uriBaseId", "SRCROOT");
 	free(uri);
+	free(rel);
+	free(abs);
 	return a;
 }
 
-static cJSON *location(const struct sl_span *at, const char *msg)
+static cJSON *location(const struct sarif *sx, const struct sl_span *at, const char *msg)
 {
 	cJSON *l = cJSON_CreateObject();
-	cJSON *pl = cJSON_AddObjectToObject(l, "physicalLocation");
-	cJSON_AddItemToObject(pl, "artifactLocation", artifact(at->src));
-	cJSON_AddItemToObject(pl, "region", region(at, true));
+	cJSON *a = artifact(sx, at->src);
+	if (a) {
+		cJSON *pl = cJSON_AddObjectToObject(l, "physicalLocation");
+		cJSON_AddItemToObject(pl, "artifactLocation", a);
+		cJSON_AddItemToObject(pl, "region", region(at, true));
+	}
 	if (msg) {
 		cJSON *m = cJSON_AddObjectToObject(l, "message");
 		cJSON_AddStringToObject(m, "text", msg);
@@ -123,7 +138,7 @@ static cJSON *rule_meta(const struct sl_rule *r, enum sl_level level, bool polic
 	return o;
 }
 
-static cJSON *fix_obj(const struct sl_fix *fx)
+static cJSON *fix_obj(const struct sarif *sx, const struct sl_fix *fx)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddItemToObject(o, "description", text_obj(fx->desc));
@@ -135,8 +150,11 @@ static cJSON *fix_obj(const struct sl_fix *fx)
 			seen |= fx->edits[j].at.src == fx->edits[i].at.src;
 		if (seen)
 			continue;
+		cJSON *a = artifact(sx, fx->edits[i].at.src);
+		if (!a)
+			continue; /* standard input: no file to change */
 		cJSON *ch = cJSON_CreateObject();
-		cJSON_AddItemToObject(ch, "artifactLocation", artifact(fx->edits[i].at.src));
+		cJSON_AddItemToObject(ch, "artifactLocation", a);
 		cJSON *reps = cJSON_AddArrayToObject(ch, "replacements");
 		for (size_t j = i; j < fx->nedits; j++) {
 			if (fx->edits[j].at.src != fx->edits[i].at.src)
@@ -151,7 +169,7 @@ static cJSON *fix_obj(const struct sl_fix *fx)
 	return o;
 }
 
-static cJSON *result(const struct sl_finding *f, int rule_index, unsigned dup)
+static cJSON *result(const struct sarif *sx, const struct sl_finding *f, int rule_index, unsigned dup)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "ruleId", f->rule->id);
@@ -166,11 +184,19 @@ static cJSON *result(const struct sl_finding *f, int rule_index, unsigned dup)
 	cJSON_AddItemToObject(o, "message", text_obj(msg.s));
 	sl_buf_free(&msg);
 	cJSON *locs = cJSON_AddArrayToObject(o, "locations");
-	cJSON_AddItemToArray(locs, location(&f->at, NULL));
+	cJSON *loc = location(sx, &f->at, NULL);
+	if (!cJSON_GetObjectItem(loc, "physicalLocation") && f->object) {
+		/* Unnamed standard input: no file, but the object still says where. */
+		cJSON *ll = cJSON_CreateObject();
+		cJSON_AddStringToObject(ll, "fullyQualifiedName", f->object);
+		cJSON_AddStringToObject(ll, "kind", "resource");
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(loc, "logicalLocations"), ll);
+	}
+	cJSON_AddItemToArray(locs, loc);
 	if (f->nrelated) {
 		cJSON *rel = cJSON_AddArrayToObject(o, "relatedLocations");
 		for (size_t i = 0; i < f->nrelated; i++) {
-			cJSON *l = location(&f->related[i].at, f->related[i].text);
+			cJSON *l = location(sx, &f->related[i].at, f->related[i].text);
 			cJSON_AddNumberToObject(l, "id", (double)i);
 			cJSON_AddItemToArray(rel, l);
 		}
@@ -178,7 +204,10 @@ static cJSON *result(const struct sl_finding *f, int rule_index, unsigned dup)
 	/* Stable across edits that move lines: rule, object and file identify the problem. */
 	uint64_t h = fnv(1469598103934665603ull, f->rule->id);
 	h = fnv(h, f->object ? f->object : f->message);
-	h = fnv(h, f->at.src ? f->at.src->path : "");
+	/* The path as the repository knows it, so that runs from other directories agree. */
+	char *rel = repo_relative(sx, f->at.src);
+	h = fnv(h, rel ? rel : f->at.src ? f->at.src->path : "");
+	free(rel);
 	char fp[40];
 	snprintf(fp, sizeof fp, "%016llx:%u", (unsigned long long)h, dup);
 	cJSON *pf = cJSON_AddObjectToObject(o, "partialFingerprints");
@@ -193,22 +222,80 @@ static cJSON *result(const struct sl_finding *f, int rule_index, unsigned dup)
 			if (f->supp[i].justification)
 				cJSON_AddStringToObject(so, "justification", f->supp[i].justification);
 			if (f->supp[i].at.src)
-				cJSON_AddItemToObject(so, "location", location(&f->supp[i].at, NULL));
+				cJSON_AddItemToObject(so, "location", location(sx, &f->supp[i].at, NULL));
 			cJSON_AddItemToArray(sv, so);
 		}
 	}
 	if (f->target)
 		cJSON_AddStringToObject(cJSON_AddObjectToObject(o, "properties"), "target", f->target);
-	if (f->nfixes) {
-		cJSON *fixes = cJSON_AddArrayToObject(o, "fixes");
-		for (size_t i = 0; i < f->nfixes; i++)
-			cJSON_AddItemToArray(fixes, fix_obj(&f->fixes[i]));
+	cJSON *fixes = cJSON_CreateArray();
+	for (size_t i = 0; i < f->nfixes; i++) {
+		cJSON *fx = fix_obj(sx, &f->fixes[i]);
+		if (cJSON_GetArraySize(cJSON_GetObjectItem(fx, "artifactChanges")))
+			cJSON_AddItemToArray(fixes, fx);
+		else
+			cJSON_Delete(fx); /* it changes only standard input: nothing to apply it to */
 	}
+	if (cJSON_GetArraySize(fixes))
+		cJSON_AddItemToObject(o, "fixes", fixes);
+	else
+		cJSON_Delete(fixes);
 	return o;
+}
+
+/* Findings in the order that numbers their duplicates: same rule, file and object together,
+ * in report order within. */
+static int dup_order(const void *a, const void *b)
+{
+	const struct sl_finding *x = *(const struct sl_finding *const *)a, *y = *(const struct sl_finding *const *)b;
+	if (x->rule != y->rule)
+		return (uintptr_t)x->rule < (uintptr_t)y->rule ? -1 : 1;
+	if (x->at.src != y->at.src)
+		return (uintptr_t)x->at.src < (uintptr_t)y->at.src ? -1 : 1;
+	int c = strcmp(x->object ? x->object : "", y->object ? y->object : "");
+	if (c)
+		return c;
+	return x < y ? -1 : x > y;
+}
+
+/* dups[i]: how many findings before fs->v[i] share its rule, file and object (the fingerprint's
+ * counter). Sorted rather than compared pairwise: a run may report thousands. */
+static unsigned *count_dups(const struct sl_findings *fs)
+{
+	unsigned *dups = sl_xcalloc(fs->n + 1, sizeof *dups);
+	const struct sl_finding **v = sl_xcalloc(fs->n + 1, sizeof *v);
+	size_t n = 0;
+	for (size_t i = 0; i < fs->n; i++)
+		if (fs->v[i].rule && fs->v[i].object)
+			v[n++] = &fs->v[i];
+	qsort(v, n, sizeof *v, dup_order);
+	for (size_t i = 1; i < n; i++)
+		if (v[i]->rule == v[i - 1]->rule && v[i]->at.src == v[i - 1]->at.src &&
+		    !strcmp(v[i]->object, v[i - 1]->object))
+			dups[v[i] - fs->v] = dups[v[i - 1] - fs->v] + 1;
+	free(v);
+	return dups;
+}
+
+static void add_notifications(const struct sarif *sx, cJSON *inv, const struct sl_findings *fs)
+{
+	cJSON *notes = cJSON_AddArrayToObject(inv, "toolExecutionNotifications");
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct sl_finding *f = &fs->v[i];
+		if (f->rule)
+			continue;
+		cJSON *n = cJSON_CreateObject();
+		cJSON_AddStringToObject(n, "level", "error");
+		cJSON_AddItemToObject(n, "message", text_obj(f->message));
+		if (f->at.src && !(f->at.src->from_stdin && !strcmp(f->at.src->path, "-")))
+			cJSON_AddItemToArray(cJSON_AddArrayToObject(n, "locations"), location(sx, &f->at, NULL));
+		cJSON_AddItemToArray(notes, n);
+	}
 }
 
 void sl_emit_sarif(FILE *out, const struct sl_findings *fs, const struct sl_config *cfg)
 {
+	struct sarif sx = {sl_path_repo_root()};
 	cJSON *root = cJSON_CreateObject();
 	cJSON_AddStringToObject(root, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
 	cJSON_AddStringToObject(root, "version", "2.1.0");
@@ -226,37 +313,28 @@ void sl_emit_sarif(FILE *out, const struct sl_findings *fs, const struct sl_conf
 	cJSON *inv = cJSON_CreateObject();
 	cJSON_AddItemToArray(cJSON_AddArrayToObject(run, "invocations"), inv);
 	cJSON_AddBoolToObject(inv, "executionSuccessful", fs->input_errors == 0);
-	if (fs->input_errors) {
-		cJSON *notes = cJSON_AddArrayToObject(inv, "toolExecutionNotifications");
-		for (size_t i = 0; i < fs->n; i++) {
-			const struct sl_finding *f = &fs->v[i];
-			if (f->rule)
-				continue;
-			cJSON *n = cJSON_CreateObject();
-			cJSON_AddStringToObject(n, "level", "error");
-			cJSON_AddItemToObject(n, "message", text_obj(f->message));
-			if (f->at.src)
-				cJSON_AddItemToArray(cJSON_AddArrayToObject(n, "locations"), location(&f->at, NULL));
-			cJSON_AddItemToArray(notes, n);
-		}
-	}
+	if (fs->input_errors)
+		add_notifications(&sx, inv, fs);
+	/* SRCROOT as a directory URI (ending in '/'), as SARIF requires of a base. */
+	char *base = sl_path_uri(sx.root);
+	char *dir = sl_xasprintf("%s%s", base, strcmp(sx.root, "/") ? "/" : "");
+	cJSON *srcroot = cJSON_AddObjectToObject(cJSON_AddObjectToObject(run, "originalUriBaseIds"), "SRCROOT");
+	cJSON_AddStringToObject(srcroot, "uri", dir);
+	free(dir);
+	free(base);
 	cJSON_AddStringToObject(run, "columnKind", "unicodeCodePoints");
 	cJSON *results = cJSON_AddArrayToObject(run, "results");
+	unsigned *dups = count_dups(fs);
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct sl_finding *f = &fs->v[i];
-		if (!f->rule)
-			continue;
-		int idx = sl_config_rule_index(cfg, f->rule);
-		unsigned dup = 0; /* same rule, object and file reported earlier */
-		for (size_t j = 0; j < i; j++)
-			if (fs->v[j].rule == f->rule && fs->v[j].at.src == f->at.src && f->object && fs->v[j].object &&
-			    !strcmp(fs->v[j].object, f->object))
-				dup++;
-		cJSON_AddItemToArray(results, result(f, idx, dup));
+		if (f->rule)
+			cJSON_AddItemToArray(results, result(&sx, f, sl_config_rule_index(cfg, f->rule), dups[i]));
 	}
+	free(dups);
 	char *s = cJSON_Print(root);
 	fputs(s, out);
 	fputc('\n', out);
 	free(s);
 	cJSON_Delete(root);
+	free(sx.root);
 }

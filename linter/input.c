@@ -318,21 +318,27 @@ static int add_path(struct sl_sources *ss, const char *path, struct sl_findings 
 	return 0;
 }
 
+int sl_input_add_stdin(struct sl_sources *ss, const char *name, struct sl_findings *errs)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	int err = read_stream(stdin, &b, 0);
+	if (err) {
+		sl_buf_free(&b);
+		path_error(ss, errs, name, err == EFBIG ? "input is larger than 64 MiB" : "cannot read",
+			   err == EFBIG ? 0 : err);
+		ss->v[ss->n - 1]->from_stdin = true;
+		return -1;
+	}
+	size_t len = b.len;
+	push(ss, source_adopt(name, sl_buf_detach(&b), len, 0));
+	ss->v[ss->n - 1]->from_stdin = true;
+	return 0;
+}
+
 int sl_input_add(struct sl_sources *ss, const char *path, struct sl_findings *errs,
 		 const struct sl_input_filter *filter)
 {
-	if (!strcmp(path, "-")) {
-		struct sl_buf b = SL_BUF_INIT;
-		int err = read_stream(stdin, &b, 0);
-		if (err) {
-			sl_buf_free(&b);
-			return path_error(ss, errs, "<stdin>",
-					  err == EFBIG ? "input is larger than 64 MiB" : "cannot read",
-					  err == EFBIG ? 0 : err);
-		}
-		size_t len = b.len;
-		push(ss, source_adopt("<stdin>", sl_buf_detach(&b), len, 0));
-		return 0;
-	}
+	if (!strcmp(path, "-"))
+		return sl_input_add_stdin(ss, "-", errs);
 	return add_path(ss, path, errs, 0, 1, filter);
 }

@@ -13,7 +13,8 @@ struct sl_span;
 #define SL_MAX_FILE_BYTES (64u << 20)
 
 struct sl_source {
-	char *path; /* as the user will recognise it: the argument, or dir/sub/file, or <stdin> */
+	char *path; /* as the user will recognise it: the argument, or dir/sub/file; standard input
+		     * is "-", or the name --stdin-filename gives it */
 	char *data; /* NUL-terminated copy of the bytes */
 	size_t len;
 	size_t huge;   /* data is an sl_huge_alloc block of this size (0: malloc) */
@@ -24,6 +25,7 @@ struct sl_source {
 	int failed;   /* could not be read: an input error was reported, nothing to parse */
 	size_t order; /* its position in the sl_sources it was read into: the report's order */
 	bool parsed;  /* parsed for a target already (an inventory several share): errors reported */
+	bool from_stdin; /* read from standard input: no file to fix; unnamed when path is "-" */
 };
 
 /* Build the line (and code point) index that positions need. Idempotent. Sources read from
@@ -46,6 +48,8 @@ struct sl_input_filter {
 /* Read path ("-" for stdin; a directory recurses into *.yaml, *.yml, *.json) into sources,
  * leaving out what filter skips (NULL: nothing). Returns 0, or -1 after reporting an input
  * error. */
+/* Standard input, read under name ("-" when the user gave none). */
+int sl_input_add_stdin(struct sl_sources *ss, const char *name, struct sl_findings *errs);
 int sl_input_add(struct sl_sources *ss, const char *path, struct sl_findings *errs,
 		 const struct sl_input_filter *filter);
 struct sl_source *sl_source_from_memory(const char *path, const char *data, size_t len);

@@ -34,6 +34,7 @@ struct options {
 	bool show_suppressed;
 	bool no_config;
 	const char *config;
+	const char *stdin_name; /* --stdin-filename */
 	const char **exclude, **disable;
 	size_t nexclude, ndisable, capexclude, capdisable;
 };
@@ -57,6 +58,9 @@ static const struct opt_doc {
     {{"no-config", no_argument, NULL, 'N'}, NULL, "read no config file"},
     {{"exclude", required_argument, NULL, 'X'}, "REGEX", "leave out files whose path matches (PCRE2; repeatable)"},
     {{"disable", required_argument, NULL, 'D'}, "RULE", "turn a rule off (repeatable)"},
+    {{"stdin-filename", required_argument, NULL, 'I'},
+     "NAME",
+     "call standard input (-) NAME in reports, patterns and targets (default: -)"},
     {{"show-suppressed", no_argument, NULL, 'S'}, NULL, "show suppressed findings too, marked (text)"},
     {{"explain", no_argument, NULL, 'E'},
      NULL,
@@ -177,6 +181,9 @@ static int parse_args(int argc, char **argv, struct options *o, int *done)
 		case 'S':
 			o->show_suppressed = true;
 			break;
+		case 'I':
+			o->stdin_name = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			*done = 1;
@@ -221,7 +228,7 @@ static int apply_fixes(const struct sl_sources *ss, const struct sl_findings *fs
 	int rc = 0;
 	for (size_t s = 0; s < ss->n; s++) {
 		const struct sl_source *src = ss->v[s];
-		if (src->failed || !strcmp(src->path, "<stdin>"))
+		if (src->failed || src->from_stdin)
 			continue;
 		const struct sl_edit **edits = NULL;
 		size_t n = 0, cap = 0, nfixed = 0;
@@ -371,6 +378,7 @@ int main(int argc, char **argv)
 	run.cfg = &cfg;
 	run.explain = o.explain;
 	run.explain_json = o.explain && o.format != FMT_TEXT;
+	run.stdin_name = o.stdin_name;
 	sl_run(&run, o.nodes, o.nnodes, o.pods, o.npods, argv + optind, (size_t)(argc - optind));
 	struct sl_findings *fs = &run.fs;
 	/* report */

@@ -286,7 +286,10 @@ void sl_run(struct sl_run *r, const char *const *nodes, size_t nnodes, const cha
 	struct sl_input_filter filter = {skip_excluded, r};
 	for (size_t i = 0; i < npaths; i++) {
 		size_t first = r->ss.n;
-		sl_input_add(&r->ss, paths[i], &r->fs, c->nexclude ? &filter : NULL);
+		if (!strcmp(paths[i], "-")) /* piped in on purpose: not subject to exclude */
+			sl_input_add_stdin(&r->ss, r->stdin_name ? r->stdin_name : "-", &r->fs);
+		else
+			sl_input_add(&r->ss, paths[i], &r->fs, c->nexclude ? &filter : NULL);
 		for (size_t s = first; s < r->ss.n; s++) {
 			int t = -1;
 			if (c->ntargets && !r->ss.v[s]->failed) {

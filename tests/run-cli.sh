@@ -1,8 +1,11 @@
 #!/bin/sh
 # The command line as a user meets it: help, version, rule list, usage errors, stdin, directories,
-# --output, --fail-on, colour only on request, exit statuses. Usage: run-cli.sh SCHEDLINT
+# --output, --fail-on, colour only on request, exit statuses. Usage: run-cli.sh SCHEDLINT [SARIF_OUT]
+# SARIF logs that only the command line can produce (standard input) are copied to SARIF_OUT for
+# the validator.
 set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+sarif_out=${2:+$(cd "$2" && pwd)}
 cd "$(dirname "$0")/../fixtures" || exit 1
 pass=0
 fail=0
@@ -66,7 +69,19 @@ has "missing --nodes file" "$tmp/err" "nope.yaml:1:1: error: cannot open file"
 
 # stdin, and the same verdict as from the file
 expect "stdin" 1 sh -c "'$bin' --nodes $seed/nodes.yaml - < $seed/manifest.yaml"
-has "stdin" "$tmp/out" "<stdin>:11:1: error:"
+has "stdin" "$tmp/out" "-:11:1: error:"
+expect "--stdin-filename" 1 sh -c "'$bin' --stdin-filename k8s/tracker.yaml --nodes $seed/nodes.yaml - < $seed/manifest.yaml"
+has "--stdin-filename" "$tmp/out" "k8s/tracker.yaml:11:1: error:"
+expect "--stdin-filename json" 1 sh -c "'$bin' -f json --stdin-filename k8s/tracker.yaml --nodes $seed/nodes.yaml - < $seed/manifest.yaml"
+has "--stdin-filename json" "$tmp/out" '"file":	"k8s/tracker.yaml"'
+# unnamed stdin is no file: SARIF gives its results no artifact location (and no %3Cstdin%3E)
+expect "stdin sarif" 1 sh -c "'$bin' -f sarif --nodes $seed/nodes.yaml - < $seed/manifest.yaml"
+hasnt "stdin sarif: no location" "$tmp/out" '"uri":	"manifest.yaml"'
+hasnt "stdin sarif: no %3C" "$tmp/out" '%3C'
+has "stdin sarif: the nodes file still has one" "$tmp/out" '"uri":	"fixtures/rollout-deadlock/seed-gpu-tracker/nodes.yaml"'
+has "stdin sarif: the object instead" "$tmp/out" '"fullyQualifiedName":	"Deployment vision/vision-object-tracker"'
+[ -n "$sarif_out" ] && cp "$tmp/out" "$sarif_out/cli_stdin.sarif"
+
 # without nodes the node-dependent rules stay silent
 expect "no inventory" 0 "$bin" $seed/manifest.yaml
 # a directory is searched recursively; only *.yaml/*.yml/*.json are read
@@ -158,5 +173,21 @@ printf 'policies:\n  - {id: no-latest, message: pin images, field: "podspec.cont
 	>"$tmp/repo/.schedlint.yaml"
 expect "--list-rules with policies" 0 sh -c "cd '$tmp/repo' && '$bin' --list-rules"
 has "--list-rules with policies" "$tmp/out" "(policy from the config)"
+
+# SARIF locations are relative to the repository root (SRCROOT), whatever path was typed
+mkdir -p "$tmp/anchor/.git" "$tmp/anchor/k8s"
+cp $seed/manifest.yaml "$tmp/anchor/k8s/app.yaml"
+cp $seed/nodes.yaml "$tmp/anchor/nodes.yaml"
+for how in "k8s/app.yaml:." "./k8s/app.yaml:." "app.yaml:k8s" "../k8s/app.yaml:k8s" "$tmp/anchor/k8s/app.yaml:k8s"; do
+	path=${how%:*} dir=${how##*:}
+	expect "SARIF anchored ($path from $dir)" 1 sh -c "cd '$tmp/anchor' && cd '$dir' && '$bin' -f sarif --nodes '$tmp/anchor/nodes.yaml' '$path'"
+	has "SARIF anchored ($path from $dir)" "$tmp/out" '"uri":	"k8s/app.yaml",'
+	has "SARIF anchored ($path from $dir): base" "$tmp/out" '"uriBaseId":	"SRCROOT"'
+	has "SARIF anchored ($path from $dir): SRCROOT" "$tmp/out" "\"uri\":	\"file://$(cd "$tmp/anchor" && pwd -P)/\""
+done
+# a file outside the repository keeps an absolute file: URI, without a base
+cp $seed/manifest.yaml "$tmp/outside.yaml"
+expect "SARIF outside the repository" 1 sh -c "cd '$tmp/anchor' && '$bin' -f sarif --nodes nodes.yaml ../outside.yaml"
+has "SARIF outside the repository" "$tmp/out" "\"uri\":	\"file://$(cd "$tmp" && pwd -P)/outside.yaml\""
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -9,6 +9,7 @@
 #include "../linter/config.h"
 #include "../linter/input.h"
 #include "../linter/k8s.h"
+#include "../linter/path.h"
 #include "../linter/quantity.h"
 #include "../linter/sched.h"
 #include "../linter/yamldoc.h"
@@ -518,6 +519,29 @@ static void test_relpath(void)
 	CHECK(!strcmp(rel(&c, "a.yaml"), "repo/clusters/a.yaml"));
 }
 
+static bool str_is(char *got, const char *want)
+{
+	bool ok = got ? want && !strcmp(got, want) : !want;
+	free(got);
+	return ok;
+}
+
+/* SARIF's view of a path: under the repository root or not, and percent-encoded. */
+static void test_paths(void)
+{
+	CHECK(str_is(sl_path_under("/repo", "/repo/k8s/a.yaml"), "k8s/a.yaml"));
+	CHECK(str_is(sl_path_under("/repo", "/repository/a.yaml"), NULL)); /* a prefix, not the dir */
+	CHECK(str_is(sl_path_under("/repo", "/repo"), NULL));
+	CHECK(str_is(sl_path_under("/", "/a/b.yaml"), "a/b.yaml"));
+	CHECK(str_is(sl_path_normalize("/a/../../b/./c//"), "/b/c"));
+	CHECK(str_is(sl_path_normalize("./."), "."));
+	CHECK(str_is(sl_path_uri("k8s/my app%.yaml"), "k8s/my%20app%25.yaml"));
+	CHECK(str_is(sl_path_uri("/srv/x y/a.yaml"), "file:///srv/x%20y/a.yaml"));
+	char *abs = sl_path_absolute("x/../y.yaml");
+	CHECK(abs[0] == '/' && strstr(abs, "/y.yaml") && !strstr(abs, ".."));
+	free(abs);
+}
+
 /* A config read from memory: the errors it gets (0 when it is accepted). */
 static size_t config_errors(const char *text, char *first, size_t n)
 {
@@ -614,6 +638,7 @@ int main(void)
 	test_pod_terms();
 	test_keep_paths();
 	test_relpath();
+	test_paths();
 	test_config();
 	test_patterns();
 	printf("unit: %d/%d checks passed\n", checks - failures, checks);

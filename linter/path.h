@@ -1,0 +1,25 @@
+/* path.h — paths as the reports show them: lexical normalisation, the repository root that SARIF
+ * anchors its locations to, and the URI forms of a path. Every function returns a string the
+ * caller frees. */
+#ifndef SL_PATH_H
+#define SL_PATH_H
+
+/* Lexically normalised: no ".", no empty components, ".." folded where it can be ("." when
+ * nothing is left). Symlinks are not resolved: the path stays the one the user recognises. */
+char *sl_path_normalize(const char *path);
+
+/* The absolute, normalised form of path, relative ones taken from the working directory. */
+char *sl_path_absolute(const char *path);
+
+/* The repository root: the nearest directory at or above the working directory that holds
+ * .git (a directory, or the file of a worktree), else the working directory. Absolute. */
+char *sl_path_repo_root(void);
+
+/* path percent-encoded as a URI reference: unreserved characters and '/' kept, the rest %XX.
+ * An absolute path becomes a file:// URI; a relative one stays relative. */
+char *sl_path_uri(const char *path);
+
+/* path relative to root (both normalised, root absolute) when it lies under root, else NULL. */
+char *sl_path_under(const char *root, const char *path);
+
+#endif
