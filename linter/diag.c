@@ -77,6 +77,18 @@ void sl_input_error(struct sl_findings *fs, const struct sl_span *at, const char
 	fs->input_errors++;
 }
 
+void sl_input_note(struct sl_findings *fs, const struct sl_span *at, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	struct sl_finding *f = push(fs, NULL, SL_NOTE, at, fmt, ap);
+	va_end(ap);
+	if (f->at.src && !f->at.line) {
+		f->at.line = f->at.eline = 1;
+		f->at.col = f->at.ecol = 1;
+	}
+}
+
 void sl_note(struct sl_finding *f, const char *fmt, ...)
 {
 	struct sl_buf b = SL_BUF_INIT;

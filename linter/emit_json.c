@@ -21,6 +21,7 @@ void sl_emit_json(FILE *out, const struct sl_findings *fs)
 	cJSON_AddStringToObject(root, "version", SL_VERSION);
 	cJSON *findings = cJSON_AddArrayToObject(root, "findings");
 	cJSON *errors = cJSON_AddArrayToObject(root, "errors");
+	cJSON *notices = cJSON_AddArrayToObject(root, "notices"); /* about the input, not errors */
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct sl_finding *f = &fs->v[i];
 		cJSON *o = cJSON_CreateObject();
@@ -33,7 +34,7 @@ void sl_emit_json(FILE *out, const struct sl_findings *fs)
 			cJSON_AddStringToObject(o, "object", f->object);
 		cJSON_AddStringToObject(o, "message", f->message);
 		if (!f->rule) {
-			cJSON_AddItemToArray(errors, o);
+			cJSON_AddItemToArray(f->level == SL_ERROR ? errors : notices, o);
 			continue;
 		}
 		if (f->target)

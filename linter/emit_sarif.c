@@ -285,7 +285,7 @@ static void add_notifications(const struct sarif *sx, cJSON *inv, const struct s
 		if (f->rule)
 			continue;
 		cJSON *n = cJSON_CreateObject();
-		cJSON_AddStringToObject(n, "level", "error");
+		cJSON_AddStringToObject(n, "level", sarif_level(f->level));
 		cJSON_AddItemToObject(n, "message", text_obj(f->message));
 		if (f->at.src && !(f->at.src->from_stdin && !strcmp(f->at.src->path, "-")))
 			cJSON_AddItemToArray(cJSON_AddArrayToObject(n, "locations"), location(sx, &f->at, NULL));
@@ -313,7 +313,10 @@ void sl_emit_sarif(FILE *out, const struct sl_findings *fs, const struct sl_conf
 	cJSON *inv = cJSON_CreateObject();
 	cJSON_AddItemToArray(cJSON_AddArrayToObject(run, "invocations"), inv);
 	cJSON_AddBoolToObject(inv, "executionSuccessful", fs->input_errors == 0);
-	if (fs->input_errors)
+	bool notify = false; /* input errors, and notes about the input */
+	for (size_t i = 0; i < fs->n && !notify; i++)
+		notify = !fs->v[i].rule;
+	if (notify)
 		add_notifications(&sx, inv, fs);
 	/* SRCROOT as a directory URI (ending in '/'), as SARIF requires of a base. */
 	char *base = sl_path_uri(sx.root);

@@ -9,6 +9,7 @@
 
 #include "buf.h"
 #include "diag.h"
+#include "path.h"
 
 /* Directories nest at most this deep: a symlink loop must end, not hang. */
 #define MAX_DIR_DEPTH 64
@@ -92,6 +93,9 @@ void sl_sources_free(struct sl_sources *ss)
 	for (size_t i = 0; i < ss->n; i++)
 		sl_source_free(ss->v[i]);
 	free(ss->v);
+	for (size_t i = 0; i < ss->ncharts; i++)
+		free(ss->charts[i]);
+	free(ss->charts);
 	memset(ss, 0, sizeof *ss);
 }
 
@@ -240,6 +244,75 @@ static int cmp_str(const void *a, const void *b)
 static int add_path(struct sl_sources *ss, const char *path, struct sl_findings *errs, int depth, int explicit,
 		    const struct sl_input_filter *filter);
 
+static bool exists_in(const char *dir, const char *name, bool want_dir)
+{
+	char *p = sl_xasprintf("%s/%s", strcmp(dir, "/") ? dir : "", name);
+	struct stat st;
+	bool ok = stat(p, &st) == 0 && (want_dir ? true : S_ISREG(st.st_mode));
+	free(p);
+	return ok;
+}
+
+/* The Helm chart that holds path: the nearest directory at or above it (path itself when it is
+ * a directory) with a Chart.yaml, looked for up to the repository root. Absolute; NULL: none. */
+static char *chart_above(const char *path, bool is_dir)
+{
+	char *dir = sl_path_absolute(path);
+	for (bool first = true;; first = false) {
+		char *slash = strrchr(dir, '/');
+		if (!(first && is_dir)) {
+			if (!slash || slash == dir)
+				dir[1] = 0;
+			else
+				*slash = 0;
+		}
+		if (exists_in(dir, "Chart.yaml", false))
+			return dir;
+		if (exists_in(dir, ".git", true) || !strcmp(dir, "/"))
+			break;
+	}
+	free(dir);
+	return NULL;
+}
+
+/* One note per chart, at its Chart.yaml: its templates are not YAML until rendered. shown is the
+ * chart's directory as the user will recognise it. */
+static void chart_note(struct sl_sources *ss, struct sl_findings *errs, const char *shown, const char *abs)
+{
+	for (size_t i = 0; i < ss->ncharts; i++)
+		if (!strcmp(ss->charts[i], abs))
+			return;
+	sl_grow(&ss->charts, &ss->capcharts, ss->ncharts + 1, sizeof *ss->charts);
+	ss->charts[ss->ncharts++] = sl_xstrdup(abs);
+	bool here = !strcmp(shown, ".");
+	char *chart_yaml = here ? sl_xstrdup("Chart.yaml") : sl_xasprintf("%s/Chart.yaml", shown);
+	struct sl_source *s = sl_source_from_memory(chart_yaml, "", 0);
+	free(chart_yaml);
+	s->skipped = true;
+	push(ss, s);
+	struct sl_span at;
+	sl_source_span(s, 0, 0, &at);
+	sl_input_note(errs, &at,
+		      "a Helm chart: its templates are not YAML until rendered, so its files are not checked; "
+		      "check what it renders: helm template %s | schedlint --stdin-filename %s%srendered.yaml -",
+		      shown, here ? "" : shown, here ? "" : "/");
+}
+
+/* A path given on the command line inside a chart: the chart's note instead of its bytes. */
+static bool in_chart(struct sl_sources *ss, struct sl_findings *errs, const char *path, bool is_dir)
+{
+	char *abs = chart_above(path, is_dir);
+	if (!abs)
+		return false;
+	char *cwd = sl_path_absolute(".");
+	char *rel = strcmp(abs, cwd) ? sl_path_under(cwd, abs) : sl_xstrdup(".");
+	chart_note(ss, errs, rel ? rel : abs, abs);
+	free(rel);
+	free(cwd);
+	free(abs);
+	return true;
+}
+
 static int add_dir(struct sl_sources *ss, const char *path, struct sl_findings *errs, int depth,
 		   const struct sl_input_filter *filter)
 {
@@ -257,6 +330,17 @@ static int add_dir(struct sl_sources *ss, const char *path, struct sl_findings *
 	}
 	closedir(d);
 	qsort(names, n, sizeof *names, cmp_str); /* the same order on every machine */
+	const char *chart = "Chart.yaml";
+	if (depth > 0 && bsearch(&chart, names, n, sizeof *names, cmp_str) && exists_in(path, chart, false)) {
+		/* A chart found walking (one given on the command line was seen by in_chart). */
+		char *abs = sl_path_absolute(path);
+		chart_note(ss, errs, path, abs);
+		free(abs);
+		for (size_t i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+		return 0;
+	}
 	int rc = 0;
 	size_t plen = strlen(path);
 	for (size_t i = 0; i < n; i++) {
@@ -284,6 +368,8 @@ static int add_path(struct sl_sources *ss, const char *path, struct sl_findings 
 		       : 0;
 	if (skip)
 		return skip < 0 ? -1 : 0;
+	if (explicit && in_chart(ss, errs, path, S_ISDIR(st.st_mode)))
+		return 0;
 	if (S_ISDIR(st.st_mode))
 		return add_dir(ss, path, errs, depth, filter);
 	if (!explicit && !has_manifest_ext(path))

@@ -22,10 +22,11 @@ struct sl_source {
 	size_t nlines;
 	size_t *cp; /* byte offset of every 64th code point; NULL when the bytes are ASCII */
 	size_t ncp;
-	int failed;   /* could not be read: an input error was reported, nothing to parse */
-	size_t order; /* its position in the sl_sources it was read into: the report's order */
-	bool parsed;  /* parsed for a target already (an inventory several share): errors reported */
+	int failed;      /* could not be read: an input error was reported, nothing to parse */
+	size_t order;    /* its position in the sl_sources it was read into: the report's order */
+	bool parsed;     /* parsed for a target already (an inventory several share): errors reported */
 	bool from_stdin; /* read from standard input: no file to fix; unnamed when path is "-" */
+	bool skipped;    /* not a Kubernetes manifest (manifest.h): read, then left alone */
 };
 
 /* Build the line (and code point) index that positions need. Idempotent. Sources read from
@@ -36,6 +37,8 @@ void sl_source_index(struct sl_source *s);
 struct sl_sources {
 	struct sl_source **v;
 	size_t n, cap;
+	char **charts; /* the Helm charts noted so far (absolute paths): one note each */
+	size_t ncharts, capcharts;
 };
 
 /* Which paths not to read (the config's exclude): skip(ctx, path, is_dir) returns 1 to leave the
@@ -45,11 +48,12 @@ struct sl_input_filter {
 	void *ctx;
 };
 
-/* Read path ("-" for stdin; a directory recurses into *.yaml, *.yml, *.json) into sources,
- * leaving out what filter skips (NULL: nothing). Returns 0, or -1 after reporting an input
- * error. */
 /* Standard input, read under name ("-" when the user gave none). */
 int sl_input_add_stdin(struct sl_sources *ss, const char *name, struct sl_findings *errs);
+/* Read path ("-" for stdin; a directory recurses into *.yaml, *.yml, *.json) into sources,
+ * leaving out what filter skips (NULL: nothing). A Helm chart's files (a directory with
+ * Chart.yaml at or above them, up to the repository root) are not read: one note per chart says
+ * how to check what it renders. Returns 0, or -1 after reporting an input error. */
 int sl_input_add(struct sl_sources *ss, const char *path, struct sl_findings *errs,
 		 const struct sl_input_filter *filter);
 struct sl_source *sl_source_from_memory(const char *path, const char *data, size_t len);

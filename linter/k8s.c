@@ -9,6 +9,7 @@
 
 #include "buf.h"
 #include "input.h"
+#include "manifest.h"
 #include "quantity.h"
 
 /* --- small containers -------------------------------------------------------------------- */
@@ -1171,9 +1172,11 @@ static void *parse_worker(void *arg)
 	for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;) {
 		struct parse_job *j = &q->jobs[i];
 		sl_source_index(j->in->src);
-		if (j->in->src->failed)
+		if (j->in->src->failed || j->in->src->skipped)
 			continue;
 		j->rc = sl_yaml_parse_keep(j->in->src, j->ys, &j->errs, keep_paths(j->in->role));
+		if (j->in->role == SL_ROLE_MANIFESTS && sl_manifest_screen(j->in->src, j->ys, &j->errs, &j->rc))
+			continue;
 		struct ctx c = {j->in->src, &j->errs, 0};
 		for (size_t d = 0; d < j->ys->n; d++)
 			if (load_object(&j->part, &c, j->ys->docs[d].root, j->in->role, 0) < 0)

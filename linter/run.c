@@ -31,6 +31,7 @@ struct check_job {
 	struct sl_run *r;
 	const struct sl_model *m;
 	struct sl_cluster *cl;
+	struct sl_inventory_gaps gaps;
 	struct sl_findings *found; /* per workload */
 	struct sl_explained *ex;   /* per workload, --explain */
 	atomic_size_t next;
@@ -66,9 +67,13 @@ static void check_one(struct check_job *job, size_t i)
 			size_t from = out->n;
 			struct sl_check cx = {m, w, have ? &a : NULL, out, level};
 			rule->check(rule, &cx);
-			/* A level set by the config is the level of every finding of the rule. */
-			for (size_t k = from; c->forced[r] && k < out->n; k++)
-				out->v[k].level = level;
+			for (size_t k = from; k < out->n; k++) {
+				if (have)
+					sl_note_inventory_gaps(&out->v[k], &job->gaps, w);
+				/* A level set by the config is the level of every finding of the rule. */
+				if (c->forced[r])
+					out->v[k].level = level;
+			}
 		}
 	if (have)
 		sl_analysis_free(&a);
@@ -88,7 +93,8 @@ static void check_workloads(struct sl_run *r, const struct sl_model *m, struct s
 {
 	struct sl_cluster *cl = m->nnodes ? sl_cluster_new(m) : NULL;
 	size_t nw = m->nworkloads;
-	struct check_job job = {r, m, cl, NULL, NULL, 0};
+	struct check_job job = {.r = r, .m = m, .cl = cl};
+	sl_inventory_gaps(m, &job.gaps);
 	job.found = sl_xcalloc(nw + 1, sizeof *job.found);
 	if (r->explain)
 		job.ex = sl_xcalloc(nw + 1, sizeof *job.ex);
@@ -138,7 +144,7 @@ static void run_target(struct sl_run *r, const struct target *t, struct sl_suppr
 		}
 		sl_grow(&errs->v, &errs->cap, errs->n + 1, sizeof *errs->v);
 		errs->v[errs->n++] = *f;
-		errs->input_errors += !f->rule;
+		errs->input_errors += !f->rule && f->level == SL_ERROR;
 	}
 	free(loaded.v);
 	for (size_t i = 0; i < t->nloads; i++)
@@ -150,7 +156,8 @@ static void run_target(struct sl_run *r, const struct target *t, struct sl_suppr
 		sl_suppress_begin(sup, t->index, m.nnodes > 0);
 		struct object_pass op = {r, sup, errs};
 		for (size_t i = 0; i < t->nloads; i++) {
-			if (t->loads[i].role != SL_ROLE_MANIFESTS || t->loads[i].src->failed)
+			if (t->loads[i].role != SL_ROLE_MANIFESTS || t->loads[i].src->failed ||
+			    t->loads[i].src->skipped)
 				continue;
 			sl_suppress_source(sup, t->loads[i].src, &m.streams[i]);
 			sl_stream_objects(&m.streams[i], each_object, &op);

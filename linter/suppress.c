@@ -142,31 +142,6 @@ static void doc_range(const struct sl_source *src, size_t line, uint32_t *start,
 
 static const char MARK[] = "schedlint-ignore";
 
-/* Whether off lies inside a scalar of the tree (a block scalar's script, a quoted string):
- * text there is data, never a comment. Followed down the one child that holds off. */
-static bool in_scalar(const struct sl_ynode *n, size_t off)
-{
-	while (n && off >= n->at.off && off < n->at.end) {
-		if (n->kind == SL_YSCALAR)
-			return true;
-		const struct sl_ynode *next = NULL;
-		size_t k = n->kind == SL_YMAP ? 2 * (size_t)n->n : n->n;
-		for (size_t i = 0; i < k && !next; i++)
-			if (n->v[i] && off >= n->v[i]->at.off && off < n->v[i]->at.end)
-				next = n->v[i];
-		n = next;
-	}
-	return false;
-}
-
-static bool in_any_scalar(const struct sl_ystream *ys, size_t off)
-{
-	for (size_t d = 0; ys && d < ys->n; d++)
-		if (in_scalar(ys->docs[d].root, off))
-			return true;
-	return false;
-}
-
 static void one_comment(struct sl_suppress *s, const struct sl_source *src, const struct sl_ystream *ys,
 			const char *hit)
 {
@@ -179,7 +154,7 @@ static void one_comment(struct sl_suppress *s, const struct sl_source *src, cons
 	hash--;
 	if (hash > data && !blank(hash[-1]) && hash[-1] != '\n')
 		return; /* '#' inside a word: not a comment */
-	if (in_any_scalar(ys, (size_t)(hash - data)))
+	if (sl_ystream_in_scalar(ys, (size_t)(hash - data)))
 		return;
 	const char *p = hit + sizeof MARK - 1;
 	enum dir_kind kind;

@@ -174,10 +174,23 @@ static bool drop_key(struct builder *b, const char *key, bool *keep_all)
 	return !b->next_alive;
 }
 
+/* A UTF-8 byte order mark: libyaml, told the encoding, would read it as content, so the parser
+ * starts after it and its marks count code points from there. */
+static size_t bom_len(const struct sl_source *src)
+{
+	return src->len >= 3 && !memcmp(src->data, "\xEF\xBB\xBF", 3) ? 3 : 0;
+}
+
+/* The byte offset of a libyaml mark's code-point index. */
+static size_t mark_byte(const struct sl_source *src, size_t index)
+{
+	return sl_source_char_to_byte(src, index + (bom_len(src) ? 1 : 0));
+}
+
 static void mark_span(const struct sl_source *src, yaml_mark_t a, yaml_mark_t b, struct sl_span *out)
 {
-	size_t off = sl_source_char_to_byte(src, a.index);
-	size_t end = sl_source_char_to_byte(src, b.index);
+	size_t off = mark_byte(src, a.index);
+	size_t end = mark_byte(src, b.index);
 	if (end < off)
 		sl_source_span_hint(src, off, off, a.line, a.line, out);
 	else
@@ -389,14 +402,15 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 		sl_input_error(errs, NULL, "%s: cannot initialise the YAML parser", src->path);
 		return -1;
 	}
-	yaml_parser_set_input_string(&p, (const unsigned char *)src->data, src->len);
+	size_t bom = bom_len(src);
+	yaml_parser_set_input_string(&p, (const unsigned char *)src->data + bom, src->len - bom);
 	yaml_parser_set_encoding(&p, YAML_UTF8_ENCODING);
 	int rc = 0, done = 0;
 	unsigned docno = 0;
 	while (!done) {
 		if (!yaml_parser_parse(&p, &ev)) {
 			struct sl_span at;
-			size_t off = sl_source_char_to_byte(src, p.problem_mark.index);
+			size_t off = mark_byte(src, p.problem_mark.index);
 			if (p.error == YAML_READER_ERROR)
 				off = p.problem_offset < src->len ? p.problem_offset : src->len;
 			sl_source_span(src, off, off, &at);
@@ -520,6 +534,7 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 				struct sl_span at;
 				mark_span(src, ev.start_mark, ev.end_mark, &at);
 				sl_input_error(errs, &at, "document nests deeper than %d levels", SL_YAML_MAX_DEPTH);
+				out->hostile = true;
 				err = 1;
 				break;
 			}
@@ -587,7 +602,7 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 						if (n->v[i]->at.end > end)
 							end = n->v[i]->at.end;
 				} else {
-					size_t e = sl_source_char_to_byte(src, ev.end_mark.index);
+					size_t e = mark_byte(src, ev.end_mark.index);
 					end = e > end ? e : end;
 				}
 				sl_source_span(src, n->at.off, end, &n->at);
@@ -610,6 +625,7 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 				       "document expands to more than %d nodes through aliases (an "
 				       "alias bomb?)",
 				       SL_YAML_MAX_NODES);
+			out->hostile = true;
 			err = 1;
 		}
 		yaml_event_delete(&ev);
@@ -747,4 +763,28 @@ const char *sl_ykind_name(const struct sl_ynode *n)
 	default:
 		return sl_ynull(n) ? "null" : "a scalar";
 	}
+}
+
+/* Followed down the one child that holds off. */
+static bool in_scalar(const struct sl_ynode *n, size_t off)
+{
+	while (n && off >= n->at.off && off < n->at.end) {
+		if (n->kind == SL_YSCALAR)
+			return true;
+		const struct sl_ynode *next = NULL;
+		size_t k = n->kind == SL_YMAP ? 2 * (size_t)n->n : n->n;
+		for (size_t i = 0; i < k && !next; i++)
+			if (n->v[i] && off >= n->v[i]->at.off && off < n->v[i]->at.end)
+				next = n->v[i];
+		n = next;
+	}
+	return false;
+}
+
+bool sl_ystream_in_scalar(const struct sl_ystream *ys, size_t off)
+{
+	for (size_t d = 0; ys && d < ys->n; d++)
+		if (in_scalar(ys->docs[d].root, off))
+			return true;
+	return false;
 }

@@ -40,6 +40,7 @@ struct sl_ystream {
 	struct sl_arena_chunk *strchunks; /* scalar text, packed without alignment */
 	struct sl_ydoc *docs;
 	size_t n, cap;
+	bool hostile; /* a limit stopped the parse (nesting, alias expansion): an error in any file */
 };
 
 /* Parse every document of src. Complete documents before an error are kept. Returns 0, or -1
@@ -52,6 +53,9 @@ int sl_yaml_parse(const struct sl_source *src, struct sl_ystream *out, struct sl
 int sl_yaml_parse_keep(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs,
 		       const char *const *keep);
 void sl_ystream_free(struct sl_ystream *ys);
+/* Whether byte off of the source lies inside a scalar of the tree (a block scalar's script, a
+ * quoted string): text there is data, not YAML structure or a comment. ys may be NULL. */
+bool sl_ystream_in_scalar(const struct sl_ystream *ys, size_t off);
 
 /* Lookups. All accept NULL and return NULL / false for a wrong kind. */
 const struct sl_ynode *sl_ymap_get(const struct sl_ynode *map, const char *key);

@@ -504,3 +504,72 @@ bool sl_surge_only_at(const struct sl_workload *w, int64_t n)
 	return w->strategy == SL_STRATEGY_ROLLING && sl_intpct_resolve(&w->max_unavailable, n, false) == 0 &&
 	       sl_intpct_resolve(&w->max_surge, n, true) > 0;
 }
+
+/* --- hand-written inventories -------------------------------------------------------------- */
+
+static const char *const kubelet_resources[SL_KUBELET_RESOURCES] = {"cpu", "memory", "ephemeral-storage"};
+static const char *const kubelet_labels[SL_KUBELET_LABELS] = {"kubernetes.io/os", "kubernetes.io/arch",
+							      "beta.kubernetes.io/os", "beta.kubernetes.io/arch"};
+
+void sl_inventory_gaps(const struct sl_model *m, struct sl_inventory_gaps *out)
+{
+	size_t missing = 0;
+	for (size_t i = 0; i < SL_KUBELET_RESOURCES; i++)
+		missing += out->resource[i] = m->nnodes > 0;
+	for (size_t i = 0; i < SL_KUBELET_LABELS; i++)
+		missing += out->label[i] = m->nnodes > 0;
+	/* Stops at the first nodes of a real inventory, which list everything. */
+	for (size_t n = 0; n < m->nnodes && missing; n++) {
+		const struct sl_node *node = m->nodes[n];
+		for (size_t i = 0; i < SL_KUBELET_RESOURCES; i++)
+			if (out->resource[i] && sl_res_find(&node->alloc, kubelet_resources[i])) {
+				out->resource[i] = false;
+				missing--;
+			}
+		for (size_t i = 0; i < SL_KUBELET_LABELS; i++)
+			if (out->label[i] && sl_labels_get(&node->labels, kubelet_labels[i])) {
+				out->label[i] = false;
+				missing--;
+			}
+	}
+}
+
+static bool says(const struct sl_finding *f, const char *what)
+{
+	if (strstr(f->message, what))
+		return true;
+	for (size_t i = 0; i < f->nnotes; i++)
+		if (strstr(f->notes[i], what))
+			return true;
+	return false;
+}
+
+/* Whether the pod's nodeSelector or required node affinity reads the label. */
+static bool selects_on(const struct sl_podspec *p, const char *key)
+{
+	if (sl_labels_get(&p->node_selector, key))
+		return true;
+	for (size_t t = 0; t < p->nterms; t++)
+		for (size_t e = 0; e < p->terms[t].nexprs; e++)
+			if (!strcmp(p->terms[t].exprs[e].key, key))
+				return true;
+	return false;
+}
+
+void sl_note_inventory_gaps(struct sl_finding *f, const struct sl_inventory_gaps *g, const struct sl_workload *w)
+{
+	static const char hint[] = "is the inventory hand-written? kubectl get nodes -o yaml includes it";
+	for (size_t i = 0; i < SL_KUBELET_RESOURCES; i++) {
+		if (!g->resource[i] || sl_res_get(&w->pod.request, kubelet_resources[i]) <= 0)
+			continue;
+		char reason[64];
+		snprintf(reason, sizeof reason, "Insufficient %s", kubelet_resources[i]);
+		if (says(f, reason))
+			sl_note(f, "no node lists %s in status.allocatable: %s", kubelet_resources[i], hint);
+	}
+	if (!says(f, "didn't match Pod's node affinity/selector"))
+		return;
+	for (size_t i = 0; i < SL_KUBELET_LABELS; i++)
+		if (g->label[i] && selects_on(&w->pod, kubelet_labels[i]))
+			sl_note(f, "no node has the label %s, which the kubelet sets: %s", kubelet_labels[i], hint);
+}

@@ -67,6 +67,20 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 void sl_note_preemption(struct sl_finding *f, const struct sl_model *m, const struct sl_analysis *a,
 			const struct sl_nodefit *fits);
 
+/* What a kubelet always reports (cpu, memory, ephemeral-storage; the os/arch labels, beta ones
+ * too) that no node of the inventory lists: the mark of a hand-written inventory. Found once
+ * per target, so that each finding asks in constant time. */
+#define SL_KUBELET_RESOURCES 3
+#define SL_KUBELET_LABELS 4
+struct sl_inventory_gaps {
+	bool resource[SL_KUBELET_RESOURCES]; /* true: no node lists it */
+	bool label[SL_KUBELET_LABELS];
+};
+void sl_inventory_gaps(const struct sl_model *m, struct sl_inventory_gaps *out);
+/* When what decided f (an "Insufficient R" or a node affinity/selector mismatch) is something
+ * the inventory leaves out, a note that says so and where the real value comes from. */
+void sl_note_inventory_gaps(struct sl_finding *f, const struct sl_inventory_gaps *g, const struct sl_workload *w);
+
 /* The rollout's parameters as proof notes: replicas and strategy (saying what was defaulted),
  * then maxSurge / maxUnavailable as written and, for percentages, as resolved to surge and
  * unavail against `replicas`. */

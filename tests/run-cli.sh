@@ -174,6 +174,37 @@ printf 'policies:\n  - {id: no-latest, message: pin images, field: "podspec.cont
 expect "--list-rules with policies" 0 sh -c "cd '$tmp/repo' && '$bin' --list-rules"
 has "--list-rules with policies" "$tmp/out" "(policy from the config)"
 
+# Files that are not manifests never fail a run; a chart's files are left for `helm template`
+repo=repository/ordinary-repo
+expect "tsconfig.json given by name" 0 "$bin" $repo/tsconfig.json
+expect "a workflow given by name" 0 "$bin" $repo/.github/workflows/deploy.yml
+expect "compose and package.json" 0 "$bin" $repo/docker-compose.yml $repo/web/package.json
+printf 'a: [b\n' >"$tmp/broken-notes.yaml"
+expect "broken YAML that is no manifest" 0 "$bin" "$tmp/broken-notes.yaml"
+printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: [x\n' >"$tmp/broken-pod.yaml"
+expect "broken YAML that looks like a manifest" 2 "$bin" "$tmp/broken-pod.yaml"
+has "broken manifest" "$tmp/err" "broken-pod.yaml:4:1: error: invalid YAML"
+printf '{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}\n' >"$tmp/broken-pod.json"
+expect "broken JSON that looks like a manifest" 2 "$bin" "$tmp/broken-pod.json"
+expect "a chart's template by name" 0 "$bin" $repo/charts/web/templates/deployment.yaml $repo/charts/web/values.yaml
+has "a chart's note" "$tmp/err" "$repo/charts/web/Chart.yaml:1:1: note: a Helm chart"
+has "how to render it" "$tmp/err" "helm template $repo/charts/web | schedlint --stdin-filename $repo/charts/web/rendered.yaml -"
+[ "$(grep -c 'note: a Helm chart' "$tmp/err")" = 1 ] && pass=$((pass + 1)) || {
+	echo "FAIL one note per chart"
+	fail=$((fail + 1))
+}
+expect "a chart's templates directory" 0 sh -c "cd $repo/charts/web && '$bin' templates"
+has "a chart from inside" "$tmp/err" "Chart.yaml:1:1: note: a Helm chart: its templates are not YAML until rendered, so its files are not checked; check what it renders: helm template . | schedlint --stdin-filename rendered.yaml -"
+cp $repo/charts/web/templates/deployment.yaml "$tmp/loose-template.yaml"
+expect "a template outside a chart" 2 "$bin" "$tmp/loose-template.yaml"
+has "a template outside a chart" "$tmp/err" "loose-template.yaml:4:9: error: this is a Go template (Helm?), not YAML: render it first"
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: alerts}\ndata:\n  text: "{{ $labels.instance }} is down"\n' >"$tmp/cm.yaml"
+expect "a template inside a string is data" 0 "$bin" "$tmp/cm.yaml"
+expect "rendered chart on stdin, named inside the chart" 1 sh -c "'$bin' --nodes $seed/nodes.yaml --stdin-filename $repo/charts/web/rendered.yaml - < $seed/manifest.yaml"
+has "rendered chart on stdin" "$tmp/out" "$repo/charts/web/rendered.yaml:11:1: error:"
+printf 'a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\ng: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n' >"$tmp/bomb.yaml"
+expect "an alias bomb is an error, manifest or not" 2 "$bin" "$tmp/bomb.yaml"
+
 # SARIF locations are relative to the repository root (SRCROOT), whatever path was typed
 mkdir -p "$tmp/anchor/.git" "$tmp/anchor/k8s"
 cp $seed/manifest.yaml "$tmp/anchor/k8s/app.yaml"
