@@ -1261,6 +1261,18 @@ static enum sl_plugin filter_dynamic(const struct sim *s, size_t i, struct sl_no
 	return SL_FITS;
 }
 
+/* LeastAllocated's share of one resource, (allocatable - requested) * 100 / allocatable, 0 when
+ * nothing is left. The product is taken in 128 bits: allocatable may be anything up to
+ * INT64_MAX (quantities saturate), where 64 would overflow. */
+int64_t sl_free_share(int64_t alloc, int64_t req)
+{
+	if (alloc <= 0 || req > alloc)
+		return 0;
+	if (req < 0)
+		req = 0;
+	return (int64_t)((unsigned __int128)(uint64_t)(alloc - req) * 100 / (uint64_t)alloc);
+}
+
 /* The scheduler's choice among feasible nodes, by the default profile's scores that can differ
  * here: PodTopologySpread (weight 2, fewer matching pods in the node's domains is better),
  * NodeResourcesFit LeastAllocated and NodeResourcesBalancedAllocation (weight 1 each). Ties
@@ -1315,17 +1327,13 @@ static size_t choose(const struct sim *s, const size_t *cand, size_t ncand)
 			score += 2 * (raw[c] < 0 ? 0 : rmax == 0 ? 100 : 100 * (rmax + rmin - raw[c]) / rmax);
 		/* NodeResourcesFit LeastAllocated over cpu and memory, with scoring's non-zero requests */
 		int64_t acpu = cl->alloc_cpu[i], amem = cl->alloc_mem[i];
-		int64_t rcpu = cl->nz_cpu[i] + (s->placed[i] + 1) * s->nzcpu;
-		int64_t rmem = cl->nz_mem[i] + (s->placed[i] + 1) * s->nzmem;
-		int64_t la = 0;
-		if (acpu > 0 && rcpu <= acpu)
-			la += (acpu - rcpu) * 100 / acpu;
-		if (amem > 0 && rmem <= amem)
-			la += (amem - rmem) * 100 / amem;
-		score += la / 2;
+		int64_t next = (int64_t)s->placed[i] + 1;
+		int64_t rcpu = sl_sat_add(cl->nz_cpu[i], sl_sat_mul(next, s->nzcpu));
+		int64_t rmem = sl_sat_add(cl->nz_mem[i], sl_sat_mul(next, s->nzmem));
+		score += (sl_free_share(acpu, rcpu) + sl_free_share(amem, rmem)) / 2;
 		/* NodeResourcesBalancedAllocation: 1 - the spread of the two fractions */
-		double fc = acpu > 0 ? (double)(cl->used_cpu[i] + (s->placed[i] + 1) * s->pcpu) / (double)acpu : 1;
-		double fm = amem > 0 ? (double)(cl->used_mem[i] + (s->placed[i] + 1) * s->pmem) / (double)amem : 1;
+		double fc = acpu > 0 ? (double)sl_sat_add(cl->used_cpu[i], sl_sat_mul(next, s->pcpu)) / (double)acpu : 1;
+		double fm = amem > 0 ? (double)sl_sat_add(cl->used_mem[i], sl_sat_mul(next, s->pmem)) / (double)amem : 1;
 		if (fc > 1)
 			fc = 1;
 		if (fm > 1)

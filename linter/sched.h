@@ -100,4 +100,8 @@ struct sl_analysis {
 void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, bool detail, struct sl_analysis *a);
 void sl_analysis_free(struct sl_analysis *a);
 
+/* LeastAllocated's 0..100 share of a resource left free: (alloc - req) * 100 / alloc, exact for
+ * any alloc up to INT64_MAX. */
+int64_t sl_free_share(int64_t alloc, int64_t req);
+
 #endif

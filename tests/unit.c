@@ -519,6 +519,19 @@ static void test_relpath(void)
 	CHECK(!strcmp(rel(&c, "a.yaml"), "repo/clusters/a.yaml"));
 }
 
+/* Scoring at the limits: quantities saturate at INT64_MAX, where a 64-bit product overflows. */
+static void test_scores(void)
+{
+	CHECK(sl_free_share(4000, 1000) == 75);
+	CHECK(sl_free_share(4000, 4000) == 0);
+	CHECK(sl_free_share(4000, 5000) == 0);
+	CHECK(sl_free_share(0, 0) == 0);
+	CHECK(sl_free_share(INT64_MAX, 0) == 100);
+	CHECK(sl_free_share(INT64_MAX, INT64_MAX / 2) == 50);
+	CHECK(sl_free_share(INT64_MAX, INT64_MAX - 1) == 0);
+	CHECK(sl_free_share(INT64_MAX, -5) == 100);
+}
+
 static bool str_is(char *got, const char *want)
 {
 	bool ok = got ? want && !strcmp(got, want) : !want;
@@ -639,6 +652,7 @@ int main(void)
 	test_keep_paths();
 	test_relpath();
 	test_paths();
+	test_scores();
 	test_config();
 	test_patterns();
 	printf("unit: %d/%d checks passed\n", checks - failures, checks);
