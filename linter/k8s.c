@@ -182,7 +182,17 @@ static int parse_amount(struct ctx *c, const struct sl_ynode *v, const char *nam
 		bad(c, v, "%s.%s: quantity \"%s\" must not be negative", path, name, v->str);
 		return -1;
 	}
+	/* The API server keeps quantities to the nano-unit; a finer one is not what it stores. */
+	if (!q.sticky && !sl_qty_exact_at(&q, 9)) {
+		bad(c, v, "%s.%s: quantity \"%s\" is finer than the API keeps (1n, a billionth)", path, name, v->str);
+		return -1;
+	}
 	*out = sl_qty_scaled(&q, sl_resource_scale(name));
+	if (*out == INT64_MAX) { /* saturated: not an amount the scheduler can count */
+		bad(c, v, "%s.%s: quantity \"%s\" is too large: the scheduler counts %s in %s up to 2^63-1", path, name,
+		    v->str, name, sl_resource_scale(name) ? "milli-units" : "units");
+		return -1;
+	}
 	return 0;
 }
 
@@ -690,6 +700,11 @@ static void parse_intpct(struct ctx *c, const struct sl_ynode *rolling, const ch
 	}
 	int64_t i;
 	if (sl_yint(v, &i) == 0) {
+		if (i > INT32_MAX || i < INT32_MIN) { /* intstr.IntOrString holds an int32 */
+			bad(c, v, "rollingUpdate.%s: %s is out of range: an integer value is an int32 (at most %d)",
+			    key, v->str, INT32_MAX);
+			return;
+		}
 		out->set = true;
 		out->percent = false;
 		out->v = i;
@@ -805,7 +820,7 @@ static int load_workload(struct sl_model *m, struct ctx *c, const struct sl_obje
 		int64_t v;
 		int rc = sl_yint(r, &v);
 		if (rc < 0 || v < 0 || v > INT32_MAX)
-			bad(c, r, "%s must be a non-negative integer, not %s%s%s", rkey,
+			bad(c, r, "%s must be an integer from 0 to 2147483647 (an int32), not %s%s%s", rkey,
 			    r->kind == SL_YSCALAR ? "\"" : "", r->kind == SL_YSCALAR ? r->str : sl_ykind_name(r),
 			    r->kind == SL_YSCALAR ? "\"" : "");
 		else {

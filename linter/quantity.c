@@ -170,6 +170,13 @@ bool sl_qty_is_integer(const struct sl_qty *q)
 	return twos >= -e;
 }
 
+bool sl_qty_exact_at(const struct sl_qty *q, int scale)
+{
+	struct sl_qty s = *q;
+	s.exp10 += scale;
+	return sl_qty_is_integer(&s);
+}
+
 int sl_resource_scale(const char *name)
 {
 	return !strcmp(name, "cpu") ? 3 : 0;

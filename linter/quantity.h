@@ -22,7 +22,8 @@ int sl_qty_parse(const char *s, struct sl_qty *q, const char **why);
 int64_t sl_qty_scaled(const struct sl_qty *q, int scale);
 int64_t sl_qty_milli(const struct sl_qty *q);
 int64_t sl_qty_value(const struct sl_qty *q);
-bool sl_qty_is_integer(const struct sl_qty *q); /* a whole number of units */
+bool sl_qty_is_integer(const struct sl_qty *q);          /* a whole number of units */
+bool sl_qty_exact_at(const struct sl_qty *q, int scale); /* a whole number of 10^-scale units */
 
 /* The scheduler's unit for a resource: 3 (milli) for cpu, 0 otherwise. */
 int sl_resource_scale(const char *name);

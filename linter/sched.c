@@ -1332,8 +1332,10 @@ static size_t choose(const struct sim *s, const size_t *cand, size_t ncand)
 		int64_t rmem = sl_sat_add(cl->nz_mem[i], sl_sat_mul(next, s->nzmem));
 		score += (sl_free_share(acpu, rcpu) + sl_free_share(amem, rmem)) / 2;
 		/* NodeResourcesBalancedAllocation: 1 - the spread of the two fractions */
-		double fc = acpu > 0 ? (double)sl_sat_add(cl->used_cpu[i], sl_sat_mul(next, s->pcpu)) / (double)acpu : 1;
-		double fm = amem > 0 ? (double)sl_sat_add(cl->used_mem[i], sl_sat_mul(next, s->pmem)) / (double)amem : 1;
+		double fc =
+		    acpu > 0 ? (double)sl_sat_add(cl->used_cpu[i], sl_sat_mul(next, s->pcpu)) / (double)acpu : 1;
+		double fm =
+		    amem > 0 ? (double)sl_sat_add(cl->used_mem[i], sl_sat_mul(next, s->pmem)) / (double)amem : 1;
 		if (fc > 1)
 			fc = 1;
 		if (fm > 1)

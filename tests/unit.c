@@ -81,6 +81,13 @@ static void test_quantities(void)
 	CHECK(sl_qty_parse("1.5", &x, NULL) == 0 && !sl_qty_is_integer(&x));
 	CHECK(sl_qty_parse("2", &x, NULL) == 0 && sl_qty_is_integer(&x));
 	CHECK(sl_qty_parse("1500m", &x, NULL) == 0 && !sl_qty_is_integer(&x));
+	/* The API keeps nano-units: 1n is exact at scale 9, a tenth of it is not. */
+	CHECK(sl_qty_parse("1n", &x, NULL) == 0 && sl_qty_exact_at(&x, 9) && !sl_qty_exact_at(&x, 8));
+	CHECK(sl_qty_parse("0.0000000001", &x, NULL) == 0 && !sl_qty_exact_at(&x, 9));
+	CHECK(sl_qty_parse("0.5m", &x, NULL) == 0 && sl_qty_exact_at(&x, 9) && !sl_qty_exact_at(&x, 3));
+	CHECK(sl_qty_parse("1Ki", &x, NULL) == 0 && sl_qty_exact_at(&x, 9));
+	CHECK(sl_qty_parse("7Ei", &x, NULL) == 0 && sl_qty_value(&x) == 8070450532247928832LL);
+	CHECK(sl_qty_parse("8Ei", &x, NULL) == 0 && sl_qty_value(&x) == INT64_MAX); /* saturates: an error */
 	CHECK(sl_qty_parse("2000m", &x, NULL) == 0 && sl_qty_is_integer(&x));
 	CHECK(sl_qty_parse("0.5Ki", &x, NULL) == 0 && sl_qty_is_integer(&x));
 	char buf[32];
