@@ -438,7 +438,18 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 		int err = 0;
 		bool keep_all = false;
 		if (b.skip) {
-			/* inside a dropped value: only its nesting and its anchors matter */
+			/* inside a dropped value: only its nesting and its anchors matter, and the
+			 * nesting limit holds here too (libyaml's time grows with the square of it) */
+			if ((ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) &&
+			    b.depth + b.skip >= SL_YAML_MAX_DEPTH) {
+				struct sl_span at;
+				mark_span(src, ev.start_mark, ev.end_mark, &at);
+				sl_input_error(errs, &at, "document nests deeper than %d levels", SL_YAML_MAX_DEPTH);
+				out->hostile = true;
+				yaml_event_delete(&ev);
+				rc = -1;
+				break;
+			}
 			if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT)
 				b.skip++;
 			else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT)
