@@ -11,7 +11,7 @@ static int is_flow_json(const struct sl_source *src, const struct sl_ynode *map)
 	/* JSON-looking flow mappings get quoted keys, so a .json file stays JSON. An empty {} has no
 	 * key to go by: the file is JSON when it opens with a bracket. */
 	if (map->n == 0) {
-		size_t i = 0;
+		size_t i = sl_source_bom(src);
 		while (i < src->len && strchr(" \t\r\n", src->data[i]))
 			i++;
 		return i < src->len && (src->data[i] == '{' || src->data[i] == '[');
@@ -40,19 +40,43 @@ static void indent(struct sl_buf *b, unsigned n)
 		sl_buf_putc(b, ' ');
 }
 
-/* Entries at column `col` (0-based); the first line starts where the cursor already is. */
-static void render_block(struct sl_buf *b, const struct sl_yentry *e, size_t n, unsigned col, unsigned step, int first)
+/* How a block layout is written: the column of its keys (0-based), the indentation step and the
+ * line ending. */
+struct layout {
+	unsigned col, step;
+	const char *eol;
+};
+
+/* Entries at the layout's column; the first line starts where the cursor already is. */
+static void render_block(struct sl_buf *b, const struct sl_yentry *e, size_t n, struct layout l, int first)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (!(first && i == 0))
-			indent(b, col);
+			indent(b, l.col);
 		if (e[i].val)
-			sl_buf_printf(b, "%s: %s\n", e[i].key, e[i].val);
+			sl_buf_printf(b, "%s: %s%s", e[i].key, e[i].val, l.eol);
 		else {
-			sl_buf_printf(b, "%s:\n", e[i].key);
-			render_block(b, e[i].kids, e[i].nkids, col + step, step, 0);
+			sl_buf_printf(b, "%s:%s", e[i].key, l.eol);
+			struct layout kids = {l.col + l.step, l.step, l.eol};
+			render_block(b, e[i].kids, e[i].nkids, kids, 0);
 		}
 	}
+}
+
+/* The line ending of the line at off (of the line before, on a last line without one): inserted
+ * lines end like their neighbours, so a CRLF file stays CRLF. */
+static const char *line_end(const struct sl_source *src, size_t off)
+{
+	size_t i = off;
+	while (i < src->len && src->data[i] != '\n')
+		i++;
+	if (i == src->len) {
+		for (i = off; i > 0 && src->data[i - 1] != '\n'; i--)
+			;
+		if (i-- == 0)
+			return "\n";
+	}
+	return i > 0 && src->data[i - 1] == '\r' ? "\r\n" : "\n";
 }
 
 /* The file's indentation step: how far a nested block mapping sits right of its key. */
@@ -88,9 +112,9 @@ void sl_fix_insert(struct sl_fix *fx, const struct sl_source *src, const struct 
 		sl_fix_edit(fx, src, at->at.off, at->at.off, b.s);
 	} else {
 		const struct sl_ynode *at = before ? before : map->v[0];
-		unsigned col = at->at.col - 1;
-		render_block(&b, e, n, col, indent_step(map), 1);
-		indent(&b, col); /* where the key we insert before continues */
+		struct layout l = {at->at.col - 1, indent_step(map), line_end(src, at->at.off)};
+		render_block(&b, e, n, l, 1);
+		indent(&b, l.col); /* where the key we insert before continues */
 		sl_fix_edit(fx, src, at->at.off, at->at.off, b.s);
 	}
 	sl_buf_free(&b);
