@@ -1,0 +1,190 @@
+/* fixwrite.c — the fixes of a run written back to their files, or shown as a diff. A file is
+ * never left half written: the new text goes to a temporary file beside it, which replaces it by
+ * rename only once it is complete and on disk. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "fix.h"
+#include "input.h"
+#include "path.h"
+#include "udiff.h"
+
+/* A file or directory that no one may write (no w bit in its mode) is refused even when the
+ * caller could write it anyway, as root can: the mode says the user wants it left as it is, and
+ * replacing the file rewrites its directory entry. */
+static int check_writable(const char *real, const struct stat *st, const char *dir, struct sl_buf *why)
+{
+	struct stat dst;
+	if (!S_ISREG(st->st_mode))
+		sl_buf_puts(why, "not a regular file");
+	else if (!(st->st_mode & 0222))
+		sl_buf_printf(why, "it is read-only (mode %04o)", (unsigned)(st->st_mode & 07777));
+	else if (access(real, W_OK) < 0)
+		sl_buf_puts(why, strerror(errno));
+	else if (stat(dir, &dst) == 0 && !(dst.st_mode & 0222))
+		sl_buf_printf(why, "its directory %s is read-only (mode %04o)", dir, (unsigned)(dst.st_mode & 07777));
+	return why->len ? -1 : 0;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, data, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		data += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* The temporary file takes the file's owner, group and mode before its content, so the content
+ * is never, even for a moment, readable by more than it was. */
+static int fill_temp(int fd, const struct stat *st, const char *data, size_t len)
+{
+	if (fchown(fd, st->st_uid, st->st_gid) < 0 && fchown(fd, (uid_t)-1, st->st_gid) < 0) {
+		/* Not permitted: the file becomes the caller's, as an editor's save would make it. */
+	}
+	if (fchmod(fd, st->st_mode & 07777) < 0 || write_all(fd, data, len) < 0 || fsync(fd) < 0)
+		return -1;
+	return 0;
+}
+
+/* data into a new temporary file beside real, which then replaces real. */
+static int install(const char *real, const char *dir, const struct stat *st, const char *data, size_t len,
+		   struct sl_buf *why)
+{
+	char *tmp = sl_xasprintf("%s.schedlint-XXXXXX", real);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		sl_buf_printf(why, "cannot create a file in %s: %s", dir, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	int rc = fill_temp(fd, st, data, len);
+	if (rc < 0)
+		sl_buf_puts(why, strerror(errno));
+	if (close(fd) < 0 && rc == 0) {
+		sl_buf_puts(why, strerror(errno));
+		rc = -1;
+	}
+	if (rc == 0 && rename(tmp, real) < 0) {
+		sl_buf_puts(why, strerror(errno));
+		rc = -1;
+	}
+	if (rc < 0)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+/* Best effort: the rename is on disk once the directory is. */
+static void sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return;
+	(void)fsync(fd);
+	close(fd);
+}
+
+/* Replace the file at path (its target, when path is a symlink: the link stays) with data.
+ * Returns 0, or -1 with the reason in why and the file unchanged. */
+static int replace_file(const char *path, const char *data, size_t len, struct sl_buf *why)
+{
+	char *real = realpath(path, NULL);
+	if (!real) {
+		sl_buf_puts(why, strerror(errno));
+		return -1;
+	}
+	const char *slash = strrchr(real, '/');
+	char *dir = slash == real ? sl_xstrdup("/") : sl_xasprintf("%.*s", (int)(slash - real), real);
+	struct stat st;
+	int rc = -1;
+	if (stat(real, &st) < 0)
+		sl_buf_puts(why, strerror(errno));
+	else if (check_writable(real, &st, dir, why) == 0 && install(real, dir, &st, data, len, why) == 0) {
+		sync_dir(dir);
+		rc = 0;
+	}
+	free(dir);
+	free(real);
+	return rc;
+}
+
+/* The edits of the first fix of each unsuppressed finding in src, but those that overlap an
+ * earlier one. */
+static const struct sl_edit **collect_edits(const struct sl_source *src, const struct sl_findings *fs, size_t *n,
+					    size_t *nfixed)
+{
+	const struct sl_edit **edits = NULL;
+	size_t cap = 0;
+	*n = *nfixed = 0;
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct sl_finding *f = &fs->v[i];
+		if (f->nsupp || !f->nfixes || f->fixes[0].nedits == 0 || f->fixes[0].edits[0].at.src != src)
+			continue;
+		size_t before = *n;
+		for (size_t k = 0; k < f->fixes[0].nedits; k++) {
+			sl_grow(&edits, &cap, *n + 1, sizeof *edits);
+			edits[(*n)++] = &f->fixes[0].edits[k];
+		}
+		size_t len;
+		char *probe = sl_fix_apply(src, edits, *n, &len);
+		if (!probe)
+			*n = before;
+		else
+			(*nfixed)++;
+		free(probe);
+	}
+	return edits;
+}
+
+/* The diff names the file as the report does, under git's a/ and b/ (so `patch -p1` applies it
+ * from the working directory). */
+static void print_diff(FILE *out, const struct sl_source *src, const char *text, size_t len)
+{
+	char *name = sl_path_normalize(src->path);
+	const char *rel = name;
+	while (*rel == '/')
+		rel++;
+	struct sl_buf b = SL_BUF_INIT;
+	sl_udiff(&b, rel, src->data, src->len, text, len);
+	fwrite(sl_buf_str(&b), 1, b.len, out);
+	sl_buf_free(&b);
+	free(name);
+}
+
+int sl_fix_files(const struct sl_sources *ss, const struct sl_findings *fs, FILE *diff)
+{
+	int rc = 0;
+	for (size_t s = 0; s < ss->n; s++) {
+		const struct sl_source *src = ss->v[s];
+		if (src->failed || src->from_stdin)
+			continue;
+		size_t n, nfixed, len;
+		const struct sl_edit **edits = collect_edits(src, fs, &n, &nfixed);
+		char *out = n ? sl_fix_apply(src, edits, n, &len) : NULL;
+		struct sl_buf why = SL_BUF_INIT;
+		if (out && diff)
+			print_diff(diff, src, out, len);
+		else if (out && replace_file(src->path, out, len, &why) < 0) {
+			fprintf(stderr, "%s:1:1: error: cannot write the fixed file: %s; left unchanged\n", src->path,
+				why.s);
+			rc = -1;
+		} else if (out)
+			fprintf(stderr, "schedlint: fixed %zu finding%s in %s\n", nfixed, nfixed == 1 ? "" : "s",
+				src->path);
+		sl_buf_free(&why);
+		free(out);
+		free(edits);
+	}
+	return rc;
+}
