@@ -1,4 +1,4 @@
-/* unit — quantities, fence-posts, selectors, tolerations and the YAML loader's edge cases.
+/* unit — quantities, fence-posts, selectors, tolerations, the YAML loader's edge cases and the unified diff.
  * Each CHECK prints the failing expression with its line; the run ends with a count. */
 #include <stdio.h>
 #include <stdlib.h>
