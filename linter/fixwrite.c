@@ -45,14 +45,15 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
-/* The temporary file takes the file's owner, group and mode before its content, so the content
- * is never, even for a moment, readable by more than it was. */
+/* The temporary file takes the file's owner and group, its content, then its mode: a write clears
+ * the set-user-ID and set-group-ID bits, so the mode goes last. Until then the file has mkstemp's
+ * 0600, so the content is never readable by more than the file was. */
 static int fill_temp(int fd, const struct stat *st, const char *data, size_t len)
 {
 	if (fchown(fd, st->st_uid, st->st_gid) < 0 && fchown(fd, (uid_t)-1, st->st_gid) < 0) {
 		/* Not permitted: the file becomes the caller's, as an editor's save would make it. */
 	}
-	if (fchmod(fd, st->st_mode & 07777) < 0 || write_all(fd, data, len) < 0 || fsync(fd) < 0)
+	if (write_all(fd, data, len) < 0 || fchmod(fd, st->st_mode & 07777) < 0 || fsync(fd) < 0)
 		return -1;
 	return 0;
 }

@@ -18,6 +18,7 @@ static struct line *split(const char *s, size_t len, size_t *n)
 {
 	struct line *v = NULL;
 	size_t cap = 0;
+	sl_grow(&v, &cap, 1, sizeof *v); /* never NULL: an empty text's lines are still an array */
 	*n = 0;
 	for (size_t i = 0; i < len;) {
 		const char *nl = memchr(s + i, '\n', len - i);
