@@ -4,6 +4,7 @@
  * edits, and writes the fixed files back or prints their diff (fixwrite.c). */
 #ifndef SL_FIX_H
 #define SL_FIX_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -30,14 +31,21 @@ void sl_fix_rolling_params(struct sl_fix *fx, const struct sl_workload *w, const
 /* Make a Deployment's strategy Recreate (dropping rollingUpdate, which Recreate forbids). */
 void sl_fix_recreate(struct sl_fix *fx, const struct sl_workload *w);
 
-/* Apply non-overlapping edits of one source; returns a new NUL-terminated buffer. Returns NULL
- * when edits overlap. */
-char *sl_fix_apply(const struct sl_source *src, const struct sl_edit *const *edits, size_t n, size_t *outlen);
+struct sl_udiff_span;
+
+/* Whether two of the edits overlap (an insertion at a replacement's start does not). */
+bool sl_fix_overlap(const struct sl_edit *const *edits, size_t n);
+
+/* Apply non-overlapping edits of one source; returns a new NUL-terminated buffer and, unless
+ * spans is NULL, where each edit went in it (n spans, in the text's order). Returns NULL when
+ * edits overlap. */
+char *sl_fix_apply(const struct sl_source *src, const struct sl_edit *const *edits, size_t n, size_t *outlen,
+		   struct sl_udiff_span *spans);
 
 struct sl_sources;
 struct sl_findings;
 
-/* Apply the first fix of every finding that is not suppressed, file by file (a fix that overlaps
+/* Apply the first fix of every finding that is not suppressed, file by file (a fix that meets
  * an earlier one in the same file is left for the next run; standard input is left alone). With
  * diff NULL each changed file is replaced atomically, keeping its mode, owner and group where
  * permitted, writing through a symlink to its target; a file that cannot be written is reported

@@ -120,8 +120,16 @@ static int replace_file(const char *path, const char *data, size_t len, struct s
 	return rc;
 }
 
-/* The edits of the first fix of each unsuppressed finding in src, but those that overlap an
- * earlier one. */
+/* Edits of two fixes that overlap or meet (one insertion point, or one's end the other's start)
+ * are two answers to one problem: two findings on one Deployment without a strategy would each
+ * insert one, a duplicate key. The later fix waits for the next run, which checks the result. */
+static bool meet(const struct sl_edit *x, const struct sl_edit *y)
+{
+	return x->at.off <= y->at.end && y->at.off <= x->at.end;
+}
+
+/* The edits of the first fix of each unsuppressed finding in src, but those of a fix that meets
+ * an earlier one. */
 static const struct sl_edit **collect_edits(const struct sl_source *src, const struct sl_findings *fs, size_t *n,
 					    size_t *nfixed)
 {
@@ -137,27 +145,29 @@ static const struct sl_edit **collect_edits(const struct sl_source *src, const s
 			sl_grow(&edits, &cap, *n + 1, sizeof *edits);
 			edits[(*n)++] = &f->fixes[0].edits[k];
 		}
-		size_t len;
-		char *probe = sl_fix_apply(src, edits, *n, &len);
-		if (!probe)
+		bool skip = sl_fix_overlap(edits + before, *n - before);
+		for (size_t k = before; k < *n && !skip; k++)
+			for (size_t j = 0; j < before && !skip; j++)
+				skip = meet(edits[k], edits[j]);
+		if (skip)
 			*n = before;
 		else
 			(*nfixed)++;
-		free(probe);
 	}
 	return edits;
 }
 
 /* The diff names the file as the report does, under git's a/ and b/ (so `patch -p1` applies it
  * from the working directory). */
-static void print_diff(FILE *out, const struct sl_source *src, const char *text, size_t len)
+static void print_diff(FILE *out, const struct sl_source *src, const char *text, size_t len,
+		       const struct sl_udiff_span *spans, size_t nspans)
 {
 	char *name = sl_path_normalize(src->path);
 	const char *rel = name;
 	while (*rel == '/')
 		rel++;
 	struct sl_buf b = SL_BUF_INIT;
-	sl_udiff(&b, rel, src->data, src->len, text, len);
+	sl_udiff(&b, rel, src->data, src->len, text, len, spans, nspans);
 	fwrite(sl_buf_str(&b), 1, b.len, out);
 	sl_buf_free(&b);
 	free(name);
@@ -172,10 +182,11 @@ int sl_fix_files(const struct sl_sources *ss, const struct sl_findings *fs, FILE
 			continue;
 		size_t n, nfixed, len;
 		const struct sl_edit **edits = collect_edits(src, fs, &n, &nfixed);
-		char *out = n ? sl_fix_apply(src, edits, n, &len) : NULL;
+		struct sl_udiff_span *spans = sl_xcalloc(n + 1, sizeof *spans);
+		char *out = n ? sl_fix_apply(src, edits, n, &len, spans) : NULL;
 		struct sl_buf why = SL_BUF_INIT;
 		if (out && diff)
-			print_diff(diff, src, out, len);
+			print_diff(diff, src, out, len, spans, n);
 		else if (out && replace_file(src->path, out, len, &why) < 0) {
 			fprintf(stderr, "%s:1:1: error: cannot write the fixed file: %s; left unchanged\n", src->path,
 				why.s);
@@ -184,6 +195,7 @@ int sl_fix_files(const struct sl_sources *ss, const struct sl_findings *fs, FILE
 			fprintf(stderr, "schedlint: fixed %zu finding%s in %s\n", nfixed, nfixed == 1 ? "" : "s",
 				src->path);
 		sl_buf_free(&why);
+		free(spans);
 		free(out);
 		free(edits);
 	}

@@ -148,19 +148,82 @@ static void hunk(struct sl_buf *out, const struct change *c, size_t n, const str
 	put_lines(out, ' ', a, i, aend + trail);
 }
 
-void sl_udiff(struct sl_buf *out, const char *name, const char *a, size_t alen, const char *b, size_t blen)
+/* The index of the line that holds byte off (n past the last line). */
+static size_t line_of(const struct line *v, size_t n, const char *base, size_t off)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if ((size_t)(v[mid].p - base) + v[mid].len <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Lines [a0, a1) of a against [b0, b1) of b: the common head and tail kept as they are, the
+ * middle searched. */
+static void diff_region(const struct line *la, size_t a0, size_t a1, const struct line *lb, size_t b0, size_t b1,
+			bool *ka, bool *kb)
+{
+	while (a0 < a1 && b0 < b1 && same(&la[a0], &lb[b0]))
+		ka[a0++] = kb[b0++] = true;
+	while (a0 < a1 && b0 < b1 && same(&la[a1 - 1], &lb[b1 - 1]))
+		ka[--a1] = kb[--b1] = true;
+	keep_common(la + a0, (ptrdiff_t)(a1 - a0), lb + b0, (ptrdiff_t)(b1 - b0), ka + a0, kb + b0);
+}
+
+/* The whole lines a span touches: [r[0], r[1]) of a, [r[2], r[3]) of b. */
+static void span_lines(const struct sl_udiff_span *sp, const char *a, const struct line *la, size_t na, const char *b,
+		       const struct line *lb, size_t nb, size_t r[4])
+{
+	r[0] = line_of(la, na, a, sp->aoff);
+	r[1] = line_of(la, na, a, sp->aend) + 1;
+	r[2] = line_of(lb, nb, b, sp->boff);
+	r[3] = line_of(lb, nb, b, sp->bend) + 1;
+	r[1] = r[1] < na ? r[1] : na;
+	r[3] = r[3] < nb ? r[3] : nb;
+}
+
+/* Marks the lines the diff keeps. Spans whose lines meet make one region; between regions the
+ * lines are the same, one for one, since the bytes are. */
+static void keep_lines(const char *a, const struct line *la, size_t na, const char *b, const struct line *lb, size_t nb,
+		       const struct sl_udiff_span *sp, size_t nsp, bool *ka, bool *kb)
+{
+	size_t i = 0, j = 0; /* lines before a's i and b's j are decided */
+	for (size_t s = 0; s < nsp;) {
+		size_t r[4], next[4];
+		span_lines(&sp[s], a, la, na, b, lb, nb, r);
+		for (s++; s < nsp; s++) {
+			span_lines(&sp[s], a, la, na, b, lb, nb, next);
+			if (next[0] >= r[1] && next[2] >= r[3])
+				break;
+			r[1] = next[1] > r[1] ? next[1] : r[1];
+			r[3] = next[3] > r[3] ? next[3] : r[3];
+		}
+		while (i < r[0] && j < r[2])
+			ka[i++] = kb[j++] = true;
+		diff_region(la, r[0], r[1], lb, r[2], r[3], ka, kb);
+		i = r[1];
+		j = r[3];
+	}
+	while (i < na && j < nb)
+		ka[i++] = kb[j++] = true;
+}
+
+void sl_udiff(struct sl_buf *out, const char *name, const char *a, size_t alen, const char *b, size_t blen,
+	      const struct sl_udiff_span *spans, size_t nspans)
 {
 	size_t na, nb;
 	struct line *la = split(a, alen, &na), *lb = split(b, blen, &nb);
 	bool *ka = sl_xcalloc(na + 1, sizeof *ka), *kb = sl_xcalloc(nb + 1, sizeof *kb);
-	/* The common head and tail are kept as they are; only the middle is searched. */
-	size_t head = 0, tail = 0;
-	while (head < na && head < nb && same(&la[head], &lb[head]))
-		ka[head] = kb[head] = true, head++;
-	while (tail < na - head && tail < nb - head && same(&la[na - 1 - tail], &lb[nb - 1 - tail]))
-		ka[na - 1 - tail] = kb[nb - 1 - tail] = true, tail++;
-	keep_common(la + head, (ptrdiff_t)(na - head - tail), lb + head, (ptrdiff_t)(nb - head - tail), ka + head,
-		    kb + head);
+	const struct sl_udiff_span whole = {0, alen, 0, blen};
+	if (!spans) {
+		spans = &whole;
+		nspans = 1;
+	}
+	keep_lines(a, la, na, b, lb, nb, spans, nspans, ka, kb);
 	size_t nc;
 	struct change *c = changes(ka, na, kb, nb, &nc);
 	if (nc)
