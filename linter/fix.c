@@ -219,8 +219,8 @@ bool sl_fix_overlap(const struct sl_edit *const *edits, size_t n)
 	return !v;
 }
 
-char *sl_fix_apply(const struct sl_source *src, const struct sl_edit *const *edits, size_t n, size_t *outlen,
-		   struct sl_udiff_span *spans)
+char *sl_fix_apply_spans(const struct sl_source *src, const struct sl_edit *const *edits, size_t n, size_t *outlen,
+			 struct sl_udiff_span *spans)
 {
 	struct ranked *v = in_order(edits, n);
 	if (!v || (n && v[n - 1].e->at.end > src->len)) {
@@ -242,4 +242,9 @@ char *sl_fix_apply(const struct sl_source *src, const struct sl_edit *const *edi
 	free(v);
 	*outlen = b.len;
 	return sl_buf_detach(&b);
+}
+
+char *sl_fix_apply(const struct sl_source *src, const struct sl_edit *const *edits, size_t n, size_t *outlen)
+{
+	return sl_fix_apply_spans(src, edits, n, outlen, NULL);
 }

@@ -36,11 +36,12 @@ struct sl_udiff_span;
 /* Whether two of the edits overlap (an insertion at a replacement's start does not). */
 bool sl_fix_overlap(const struct sl_edit *const *edits, size_t n);
 
-/* Apply non-overlapping edits of one source; returns a new NUL-terminated buffer and, unless
- * spans is NULL, where each edit went in it (n spans, in the text's order). Returns NULL when
- * edits overlap. */
-char *sl_fix_apply(const struct sl_source *src, const struct sl_edit *const *edits, size_t n, size_t *outlen,
-		   struct sl_udiff_span *spans);
+/* Apply non-overlapping edits of one source; returns a new NUL-terminated buffer. Returns NULL
+ * when edits overlap. */
+char *sl_fix_apply(const struct sl_source *src, const struct sl_edit *const *edits, size_t n, size_t *outlen);
+/* The same, and where each edit went in the new text: n spans, in the text's order. */
+char *sl_fix_apply_spans(const struct sl_source *src, const struct sl_edit *const *edits, size_t n, size_t *outlen,
+			 struct sl_udiff_span *spans);
 
 struct sl_sources;
 struct sl_findings;

@@ -183,7 +183,7 @@ int sl_fix_files(const struct sl_sources *ss, const struct sl_findings *fs, FILE
 		size_t n, nfixed, len;
 		const struct sl_edit **edits = collect_edits(src, fs, &n, &nfixed);
 		struct sl_udiff_span *spans = sl_xcalloc(n + 1, sizeof *spans);
-		char *out = n ? sl_fix_apply(src, edits, n, &len, spans) : NULL;
+		char *out = n ? sl_fix_apply_spans(src, edits, n, &len, spans) : NULL;
 		struct sl_buf why = SL_BUF_INIT;
 		if (out && diff)
 			print_diff(diff, src, out, len, spans, n);

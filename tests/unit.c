@@ -699,17 +699,17 @@ static void test_fix_apply(void)
 	const struct sl_edit *in_given[] = {&e[0], &e[1]}, *swapped[] = {&e[1], &e[0]};
 	const struct sl_edit *repl_first[] = {&e[2], &e[0]}, *overlap[] = {&e[2], &e[3]};
 	size_t len;
-	char *out = sl_fix_apply(src, in_given, 2, &len, NULL);
+	char *out = sl_fix_apply(src, in_given, 2, &len);
 	CHECK(out && !strcmp(out, "abXYcdef") && len == 8);
 	free(out);
-	out = sl_fix_apply(src, swapped, 2, &len, NULL);
+	out = sl_fix_apply(src, swapped, 2, &len);
 	CHECK(out && !strcmp(out, "abYXcdef"));
 	free(out);
-	out = sl_fix_apply(src, repl_first, 2, &len, NULL);
+	out = sl_fix_apply(src, repl_first, 2, &len);
 	CHECK(out && !strcmp(out, "abX-ef"));
 	free(out);
 	CHECK(!sl_fix_overlap(repl_first, 2));
-	CHECK(sl_fix_overlap(overlap, 2) && !sl_fix_apply(src, overlap, 2, &len, NULL));
+	CHECK(sl_fix_overlap(overlap, 2) && !sl_fix_apply(src, overlap, 2, &len));
 	sl_source_free(src);
 }
 
