@@ -13,6 +13,7 @@
 #include "input.h"
 #include "path.h"
 #include "udiff.h"
+#include "yamldoc.h"
 
 /* A file or directory that no one may write (no w bit in its mode) is refused even when the
  * caller could write it anyway, as root can: the mode says the user wants it left as it is, and
@@ -173,6 +174,39 @@ static void print_diff(FILE *out, const struct sl_source *src, const char *text,
 	free(name);
 }
 
+/* How many YAML errors text has, and the first one in why. */
+static size_t yaml_errors(const char *path, const char *text, size_t len, struct sl_buf *why)
+{
+	struct sl_source *src = sl_source_from_memory(path, text, len);
+	struct sl_ystream ys = {0};
+	struct sl_findings errs = {0};
+	sl_yaml_parse(src, &ys, &errs);
+	size_t n = errs.input_errors;
+	for (size_t i = 0; i < errs.n && why; i++)
+		if (!errs.v[i].rule && errs.v[i].level == SL_ERROR) {
+			sl_buf_printf(why, "the fixed text would not parse: %u:%u: %s", errs.v[i].at.line,
+				      errs.v[i].at.col, errs.v[i].message);
+			break;
+		}
+	sl_ystream_free(&ys);
+	sl_findings_free(&errs);
+	sl_source_free(src);
+	return n;
+}
+
+/* A fix is made for the text as it was parsed, and a rule's mistake (a flow mapping written in
+ * place of a block sequence, say) could leave text that no longer parses: the fixed text is
+ * parsed again, and a file whose fixes would add an error is left as it was. */
+static int still_parses(const struct sl_source *src, const char *text, size_t len, struct sl_buf *why)
+{
+	size_t after = yaml_errors(src->path, text, len, why);
+	if (!after || after <= yaml_errors(src->path, src->data, src->len, NULL)) {
+		sl_buf_reset(why);
+		return 0;
+	}
+	return -1;
+}
+
 int sl_fix_files(const struct sl_sources *ss, const struct sl_findings *fs, FILE *diff)
 {
 	int rc = 0;
@@ -185,11 +219,15 @@ int sl_fix_files(const struct sl_sources *ss, const struct sl_findings *fs, FILE
 		struct sl_udiff_span *spans = sl_xcalloc(n + 1, sizeof *spans);
 		char *out = n ? sl_fix_apply_spans(src, edits, n, &len, spans) : NULL;
 		struct sl_buf why = SL_BUF_INIT;
-		if (out && diff)
+		if (out && still_parses(src, out, len, &why) < 0) {
+			fprintf(stderr, "%s:1:1: error: cannot apply the fixes: %s; left unchanged\n", src->path,
+				sl_buf_str(&why));
+			rc = -1;
+		} else if (out && diff)
 			print_diff(diff, src, out, len, spans, n);
 		else if (out && replace_file(src->path, out, len, &why) < 0) {
 			fprintf(stderr, "%s:1:1: error: cannot write the fixed file: %s; left unchanged\n", src->path,
-				why.s);
+				sl_buf_str(&why));
 			rc = -1;
 		} else if (out)
 			fprintf(stderr, "schedlint: fixed %zu finding%s in %s\n", nfixed, nfixed == 1 ? "" : "s",

@@ -55,6 +55,7 @@ run() { # exit status of schedlint with the arguments, stdout in out, stderr in 
 }
 rc_is() { [ "$(cat rc)" = "$1" ] && ! grep -q -e Sanitizer -e 'runtime error' err; }
 has() { grep -q -F -- "$2" "$1"; }
+lacks() { ! grep -q -F -- "$2" "$1"; }
 same() { cmp -s "$1" "$2"; }
 stamp() { stat -c '%s %y %a %u:%g' "$1"; }
 no_temp() { [ -z "$(find "$@" -name '*.schedlint-*')" ]; }
@@ -189,6 +190,37 @@ ok "a failed write: says why" has err "big/m.yaml:1:1: error: cannot write the f
 ok "a failed write: bytes unchanged" same big/m.yaml "$seed/manifest.yaml"
 ok "a failed write: mode and mtime unchanged" [ "$(stamp big/m.yaml)" = "$saved" ]
 ok "a failed write: no temporary file" no_temp big
+
+# A fix a rule gets wrong must not break the file: the fixed text is parsed again first. (Here
+# selector-mismatch writes a flow mapping in place of the block sequence under 'metadata:'.)
+cat >broken.yaml <<'EOF'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: postgres, namespace: shop}
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: postgres
+  template:
+    metadata:
+    -  labels:
+        app: postgres
+    spec:
+      containers:
+      - name: main
+        image: postgres:16
+EOF
+cp broken.yaml broken.orig
+run --fix broken.yaml
+"$bin" broken.yaml >/dev/null 2>lint.err
+ok "a fix that would break the file: it still parses" lacks lint.err "invalid YAML"
+if same broken.yaml broken.orig; then
+	ok "a fix that would break the file: refused, exit 2" rc_is 2
+	ok "a fix that would break the file: says why" has err "broken.yaml:1:1: error: cannot apply the fixes: the fixed text would not parse: "
+	run --diff broken.yaml
+	ok "a fix that would break the file: no diff either, exit 2" sh -c '[ "$(cat rc)" = 2 ] && [ ! -s out ]'
+fi
 
 # The new file is on disk before it replaces the old one (and the directory after, best effort).
 fresh sync/m.yaml 644
