@@ -4,7 +4,7 @@
 # and a byte order mark; refuses a file it cannot write (exit 2, the file untouched, the other
 # files still fixed) and leaves no temporary file behind; syncs the new file before the rename.
 # --diff and --fix --dry-run print what diff -u prints, write nothing, exit as a plain run, and
-# their diff applies with patch to exactly what --fix writes.
+# their diff applies with patch (git apply where patch is missing) to exactly what --fix writes.
 #
 # Unwritable files when the suite runs as root (as CI does): root may write any file whatever its
 # mode, so three kinds of refusal are tested, each of which holds for root:
@@ -59,6 +59,12 @@ lacks() { ! grep -q -F -- "$2" "$1"; }
 same() { cmp -s "$1" "$2"; }
 stamp() { stat -c '%s %y %a %u:%g' "$1"; }
 no_temp() { [ -z "$(find "$@" -name '*.schedlint-*')" ]; }
+# a diff on stdin applied in the working directory: patch, or git apply where patch is missing
+if command -v patch >/dev/null 2>&1; then
+	apply() { patch -s -p1; }
+else
+	apply() { git apply -p1 -; }
+fi
 fresh() { # path, mode: a copy of the seed's manifest
 	mkdir -p "$(dirname "$1")"
 	rm -f "$1"
@@ -253,10 +259,10 @@ ok "--diff -o: the report in the file" has report.txt "error: rollout of Deploym
 ok "--diff -o: only the diff on stdout (./ left out of its names)" same out want.diff
 mkdir -p p/d
 cp d/m.yaml p/d/m.yaml
-(cd p && patch -s -p1) <want.diff
+(cd p && apply) <want.diff
 fresh f/d/m.yaml 644
 (cd f && "$bin" --fix --nodes "$nodes" d/m.yaml >/dev/null 2>&1)
-ok "--diff applies with patch -p1 to what --fix writes" same p/d/m.yaml f/d/m.yaml
+ok "--diff applies (patch -p1) to what --fix writes" same p/d/m.yaml f/d/m.yaml
 # two fixes in one file, far apart: two hunks, as diff -u has them
 {
 	cat "$seed/manifest.yaml"
@@ -301,7 +307,7 @@ for fixed in $(find "$root/fixtures" -name 'fixed.yaml' -o -name 'fixed.json' | 
 	(cd fx && "$bin" --diff "$@" "$input" >../out 2>/dev/null)
 	diff -u --label "a/$input" --label "b/$input" "$dir/$input" "$fixed" >want
 	ok "--diff of $name" same out want
-	(cd fx && patch -s -p1 <../out)
+	(cd fx && apply <../out)
 	ok "--diff of $name applies to $(basename "$fixed")" same "fx/$input" "$fixed"
 done
 
