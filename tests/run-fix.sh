@@ -2,7 +2,8 @@
 # --fix never damages a file, and --diff shows what it would do. --fix keeps the file's mode,
 # owner and group; writes through a symlink to its target and leaves the link a link; keeps CRLF
 # and a byte order mark; refuses a file it cannot write (exit 2, the file untouched, the other
-# files still fixed) and leaves no temporary file behind; syncs the new file before the rename.
+# files still fixed), and fixes whose result would not parse; leaves no temporary file behind;
+# syncs the new file before the rename.
 # --diff and --fix --dry-run print what diff -u prints, write nothing, exit as a plain run, and
 # their diff applies with patch (git apply where patch is missing) to exactly what --fix writes.
 #
