@@ -5,13 +5,14 @@
 
 #include "buf.h"
 #include "input.h"
+#include "udiff.h"
 
 static int is_flow_json(const struct sl_source *src, const struct sl_ynode *map)
 {
 	/* JSON-looking flow mappings get quoted keys, so a .json file stays JSON. An empty {} has no
 	 * key to go by: the file is JSON when it opens with a bracket. */
 	if (map->n == 0) {
-		size_t i = 0;
+		size_t i = sl_source_bom(src);
 		while (i < src->len && strchr(" \t\r\n", src->data[i]))
 			i++;
 		return i < src->len && (src->data[i] == '{' || src->data[i] == '[');
@@ -40,19 +41,43 @@ static void indent(struct sl_buf *b, unsigned n)
 		sl_buf_putc(b, ' ');
 }
 
-/* Entries at column `col` (0-based); the first line starts where the cursor already is. */
-static void render_block(struct sl_buf *b, const struct sl_yentry *e, size_t n, unsigned col, unsigned step, int first)
+/* How a block layout is written: the column of its keys (0-based), the indentation step and the
+ * line ending. */
+struct layout {
+	unsigned col, step;
+	const char *eol;
+};
+
+/* Entries at the layout's column; the first line starts where the cursor already is. */
+static void render_block(struct sl_buf *b, const struct sl_yentry *e, size_t n, struct layout l, int first)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (!(first && i == 0))
-			indent(b, col);
+			indent(b, l.col);
 		if (e[i].val)
-			sl_buf_printf(b, "%s: %s\n", e[i].key, e[i].val);
+			sl_buf_printf(b, "%s: %s%s", e[i].key, e[i].val, l.eol);
 		else {
-			sl_buf_printf(b, "%s:\n", e[i].key);
-			render_block(b, e[i].kids, e[i].nkids, col + step, step, 0);
+			sl_buf_printf(b, "%s:%s", e[i].key, l.eol);
+			struct layout kids = {l.col + l.step, l.step, l.eol};
+			render_block(b, e[i].kids, e[i].nkids, kids, 0);
 		}
 	}
+}
+
+/* The line ending of the line at off (of the line before, on a last line without one): inserted
+ * lines end like their neighbours, so a CRLF file stays CRLF. */
+static const char *line_end(const struct sl_source *src, size_t off)
+{
+	size_t i = off;
+	while (i < src->len && src->data[i] != '\n')
+		i++;
+	if (i == src->len) {
+		for (i = off; i > 0 && src->data[i - 1] != '\n'; i--)
+			;
+		if (i-- == 0)
+			return "\n";
+	}
+	return i > 0 && src->data[i - 1] == '\r' ? "\r\n" : "\n";
 }
 
 /* The file's indentation step: how far a nested block mapping sits right of its key. */
@@ -96,9 +121,9 @@ void sl_fix_insert(struct sl_fix *fx, const struct sl_source *src, const struct 
 		sl_fix_edit(fx, src, at->at.off, at->at.off, b.s);
 	} else {
 		const struct sl_ynode *at = before ? before : map->v[0];
-		unsigned col = at->at.col - 1;
-		render_block(&b, e, n, col, indent_step(map), 1);
-		indent(&b, col); /* where the key we insert before continues */
+		struct layout l = {at->at.col - 1, indent_step(map), line_end(src, at->at.off)};
+		render_block(&b, e, n, l, 1);
+		indent(&b, l.col); /* where the key we insert before continues */
 		sl_fix_edit(fx, src, at->at.off, at->at.off, b.s);
 	}
 	sl_buf_free(&b);
@@ -162,31 +187,72 @@ void sl_fix_recreate(struct sl_fix *fx, const struct sl_workload *w)
 	sl_buf_free(&b);
 }
 
-static int cmp_edit(const void *a, const void *b)
+/* An edit and its place in the list it came in. */
+struct ranked {
+	const struct sl_edit *e;
+	size_t i;
+};
+
+static int cmp_ranked(const void *a, const void *b)
 {
-	const struct sl_edit *x = *(const struct sl_edit *const *)a, *y = *(const struct sl_edit *const *)b;
-	return x->at.off < y->at.off ? -1 : x->at.off > y->at.off;
+	const struct ranked *x = a, *y = b;
+	if (x->e->at.off != y->e->at.off)
+		return x->e->at.off < y->e->at.off ? -1 : 1;
+	if (x->e->at.end != y->e->at.end) /* an insertion before a replacement at its offset */
+		return x->e->at.end < y->e->at.end ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-char *sl_fix_apply(const struct sl_source *src, const struct sl_edit *const *edits, size_t n, size_t *outlen)
+/* The edits in the order their texts go into the file: by offset, and edits at one offset as
+ * they were given (qsort alone would order them differently from one C library to another).
+ * NULL when two overlap. */
+static struct ranked *in_order(const struct sl_edit *const *edits, size_t n)
 {
-	const struct sl_edit **v = sl_xcalloc(n, sizeof *v);
-	memcpy(v, edits, n * sizeof *v);
-	qsort(v, n, sizeof *v, cmp_edit);
+	struct ranked *v = sl_xcalloc(n + 1, sizeof *v);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (struct ranked){edits[i], i};
+	qsort(v, n, sizeof *v, cmp_ranked);
+	for (size_t i = 1; i < n; i++)
+		if (v[i].e->at.off < v[i - 1].e->at.end) {
+			free(v);
+			return NULL;
+		}
+	return v;
+}
+
+bool sl_fix_overlap(const struct sl_edit *const *edits, size_t n)
+{
+	struct ranked *v = in_order(edits, n);
+	free(v);
+	return !v;
+}
+
+char *sl_fix_apply_spans(const struct sl_source *src, const struct sl_edit *const *edits, size_t n, size_t *outlen,
+			 struct sl_udiff_span *spans)
+{
+	struct ranked *v = in_order(edits, n);
+	if (!v || (n && v[n - 1].e->at.end > src->len)) {
+		free(v);
+		return NULL;
+	}
 	struct sl_buf b = SL_BUF_INIT;
 	size_t pos = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (v[i]->at.off < pos || v[i]->at.end > src->len) {
-			free(v);
-			sl_buf_free(&b);
-			return NULL;
-		}
-		sl_buf_add(&b, src->data + pos, v[i]->at.off - pos);
-		sl_buf_puts(&b, v[i]->text);
-		pos = v[i]->at.end;
+		const struct sl_edit *e = v[i].e;
+		sl_buf_add(&b, src->data + pos, e->at.off - pos);
+		size_t at = b.len;
+		sl_buf_puts(&b, e->text);
+		if (spans)
+			spans[i] = (struct sl_udiff_span){e->at.off, e->at.end, at, b.len};
+		pos = e->at.end;
 	}
 	sl_buf_add(&b, src->data + pos, src->len - pos);
 	free(v);
 	*outlen = b.len;
 	return sl_buf_detach(&b);
+}
+
+char *sl_fix_apply(const struct sl_source *src, const struct sl_edit *const *edits, size_t n, size_t *outlen)
+{
+	return sl_fix_apply_spans(src, edits, n, outlen, NULL);
 }

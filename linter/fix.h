@@ -1,9 +1,12 @@
 /* fix.h — suggested fixes as byte edits on the original text: entries inserted into a mapping
- * at the file's own indentation (block style) or as flow entries ({…}, JSON), scalars replaced
- * in place, so comments and formatting elsewhere stay untouched. Also applies edits. */
+ * at the file's own indentation and line ending (block style) or as flow entries ({…}, JSON),
+ * scalars replaced in place, so comments and formatting elsewhere stay untouched. Also applies
+ * edits, and writes the fixed files back or prints their diff (fixwrite.c). */
 #ifndef SL_FIX_H
 #define SL_FIX_H
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "diag.h"
 #include "k8s.h"
@@ -28,8 +31,28 @@ void sl_fix_rolling_params(struct sl_fix *fx, const struct sl_workload *w, const
 /* Make a Deployment's strategy Recreate (dropping rollingUpdate, which Recreate forbids). */
 void sl_fix_recreate(struct sl_fix *fx, const struct sl_workload *w);
 
+struct sl_udiff_span;
+
+/* Whether two of the edits overlap (an insertion at a replacement's start does not). */
+bool sl_fix_overlap(const struct sl_edit *const *edits, size_t n);
+
 /* Apply non-overlapping edits of one source; returns a new NUL-terminated buffer. Returns NULL
  * when edits overlap. */
 char *sl_fix_apply(const struct sl_source *src, const struct sl_edit *const *edits, size_t n, size_t *outlen);
+/* The same, and where each edit went in the new text: n spans, in the text's order. */
+char *sl_fix_apply_spans(const struct sl_source *src, const struct sl_edit *const *edits, size_t n, size_t *outlen,
+			 struct sl_udiff_span *spans);
+
+struct sl_sources;
+struct sl_findings;
+
+/* Apply the first fix of every finding that is not suppressed, file by file (a fix that meets
+ * an earlier one in the same file is left for the next run; standard input is left alone). With
+ * diff NULL each changed file is replaced atomically, keeping its mode, owner and group where
+ * permitted, writing through a symlink to its target; a file that cannot be written is reported
+ * on stderr and left unchanged, as is a file whose fixed text would not parse. With diff, nothing
+ * is written: the unified diff of every change goes to diff instead. Returns 0, or -1 when some
+ * file could not be fixed. */
+int sl_fix_files(const struct sl_sources *ss, const struct sl_findings *fs, FILE *diff);
 
 #endif

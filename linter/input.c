@@ -99,6 +99,11 @@ void sl_sources_free(struct sl_sources *ss)
 	memset(ss, 0, sizeof *ss);
 }
 
+size_t sl_source_bom(const struct sl_source *s)
+{
+	return s->len >= 3 && !memcmp(s->data, "\xEF\xBB\xBF", 3) ? 3 : 0;
+}
+
 size_t sl_source_char_to_byte(const struct sl_source *s, size_t charidx)
 {
 	if (!s->cp)

@@ -68,6 +68,8 @@ void sl_source_linecol_hint(const struct sl_source *s, size_t off, size_t hint, 
 size_t sl_source_offset(const struct sl_source *s, unsigned line, unsigned col);
 /* Byte offset of a code-point index (libyaml counts marks in code points). */
 size_t sl_source_char_to_byte(const struct sl_source *s, size_t charidx);
+/* The length of a UTF-8 byte order mark at the start (3), or 0. */
+size_t sl_source_bom(const struct sl_source *s);
 /* A span covering [off, end). */
 void sl_source_span(const struct sl_source *s, size_t off, size_t end, struct sl_span *out);
 void sl_source_span_hint(const struct sl_source *s, size_t off, size_t end, size_t lhint, size_t ehint,

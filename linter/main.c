@@ -29,6 +29,8 @@ struct options {
 	enum sl_level fail_on;
 	int color; /* -1 auto */
 	bool fix;
+	bool diff;    /* --diff, or --fix --dry-run: the fixes as a diff on stdout, nothing written */
+	bool dry_run; /* --dry-run */
 	bool explain;
 	bool list_rules;
 	bool show_suppressed;
@@ -51,6 +53,8 @@ static const struct opt_doc {
      "LEVEL",
      "exit 1 on findings at or above LEVEL: error (default), warning, note"},
     {{"fix", no_argument, NULL, 'x'}, NULL, "apply the first suggested fix of every finding, in place"},
+    {{"diff", no_argument, NULL, 'U'}, NULL, "print what --fix would change as a unified diff; write nothing"},
+    {{"dry-run", no_argument, NULL, 'R'}, NULL, "with --fix: the same as --diff"},
     {{"color", required_argument, NULL, 'c'}, "WHEN", "auto (default: on a terminal, unless NO_COLOR), always, never"},
     {{"config", required_argument, NULL, 'C'},
      "FILE",
@@ -145,6 +149,12 @@ static int parse_args(int argc, char **argv, struct options *o, int *done)
 		case 'x':
 			o->fix = true;
 			break;
+		case 'U':
+			o->diff = true;
+			break;
+		case 'R':
+			o->dry_run = true;
+			break;
 		case 'E':
 			o->explain = true;
 			break;
@@ -198,72 +208,6 @@ static int parse_args(int argc, char **argv, struct options *o, int *done)
 		}
 	}
 	return 0;
-}
-
-/* Write data to path atomically: a temporary file beside it, then rename. */
-static int write_atomic(const char *path, const char *data, size_t len)
-{
-	char *tmp = sl_xasprintf("%s.schedlint-XXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		free(tmp);
-		return -1;
-	}
-	FILE *fp = fdopen(fd, "wb");
-	int ok = fp && fwrite(data, 1, len, fp) == len;
-	ok = fp && fclose(fp) == 0 && ok;
-	if (!ok || rename(tmp, path) < 0) {
-		unlink(tmp);
-		free(tmp);
-		return -1;
-	}
-	free(tmp);
-	return 0;
-}
-
-/* Apply the first fix of each finding, file by file. Fixes that overlap an earlier one in the
- * same file are left for the next run. */
-static int apply_fixes(const struct sl_sources *ss, const struct sl_findings *fs)
-{
-	int rc = 0;
-	for (size_t s = 0; s < ss->n; s++) {
-		const struct sl_source *src = ss->v[s];
-		if (src->failed || src->from_stdin)
-			continue;
-		const struct sl_edit **edits = NULL;
-		size_t n = 0, cap = 0, nfixed = 0;
-		for (size_t i = 0; i < fs->n; i++) {
-			const struct sl_finding *f = &fs->v[i];
-			if (f->nsupp || !f->nfixes || f->fixes[0].nedits == 0 || f->fixes[0].edits[0].at.src != src)
-				continue;
-			size_t before = n;
-			for (size_t k = 0; k < f->fixes[0].nedits; k++) {
-				sl_grow(&edits, &cap, n + 1, sizeof *edits);
-				edits[n++] = &f->fixes[0].edits[k];
-			}
-			size_t len;
-			char *probe = sl_fix_apply(src, edits, n, &len);
-			if (!probe)
-				n = before; /* overlaps: skip this finding's fix */
-			else
-				nfixed++;
-			free(probe);
-		}
-		if (n) {
-			size_t len;
-			char *out = sl_fix_apply(src, edits, n, &len);
-			if (!out || write_atomic(src->path, out, len) < 0) {
-				fprintf(stderr, "%s:1:1: error: cannot write the fixed file: %s\n", src->path,
-					strerror(errno));
-				rc = -1;
-			} else
-				fprintf(stderr, "schedlint: fixed %zu finding%s in %s\n", nfixed,
-					nfixed == 1 ? "" : "s", src->path);
-			free(out);
-		}
-		free(edits);
-	}
-	return rc;
 }
 
 /* NO_COLOR counts only when set to something (no-color.org). */
@@ -336,6 +280,47 @@ static void report_config_errors(const struct options *o, const struct sl_config
 		fclose(out);
 }
 
+/* The report: to --output, else to stdout, or to stderr when stdout carries the diff. Input
+ * errors always reach stderr as well. Returns 0, or 2 when the report could not be written. */
+static int report(const struct options *o, struct sl_run *run, const struct sl_config *cfg, bool ecolor)
+{
+	const struct sl_findings *fs = &run->fs;
+	FILE *out = o->output ? fopen(o->output, "w") : o->diff ? stderr : stdout;
+	if (!out) {
+		fprintf(stderr, "schedlint: error: cannot write %s: %s\n", o->output, strerror(errno));
+		return 2;
+	}
+	bool color = o->color == 1 || (o->color == -1 && !o->output && isatty(fileno(out)) && !no_color());
+	for (size_t i = 0; i < fs->n; i++)
+		if (!fs->v[i].rule) {
+			struct sl_findings one = {&fs->v[i], 1, 1, 1};
+			sl_emit_text(stderr, &one, ecolor, true, false);
+		}
+	if (o->explain && run->explained_json) {
+		cJSON *root = cJSON_CreateObject();
+		cJSON_AddStringToObject(root, "tool", "schedlint");
+		cJSON_AddStringToObject(root, "version", SL_VERSION);
+		cJSON_AddItemToObject(root, "explain", run->explained_json);
+		run->explained_json = NULL;
+		char *text = cJSON_Print(root);
+		fprintf(out, "%s\n", text);
+		free(text);
+		cJSON_Delete(root);
+	} else if (o->explain)
+		fputs(sl_buf_str(&run->explained), out);
+	else if (o->format == FMT_TEXT)
+		sl_emit_text(out, fs, color, false, o->show_suppressed);
+	else if (o->format == FMT_SARIF)
+		sl_emit_sarif(out, fs, cfg);
+	else
+		sl_emit_json(out, fs);
+	if (o->output && fclose(out) != 0) {
+		fprintf(stderr, "schedlint: error: cannot write %s\n", o->output);
+		return 2;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = {0};
@@ -363,6 +348,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	const char *usage_error = o.explain && o.format == FMT_SARIF ? "--explain prints text or json, not sarif"
+				  : o.dry_run && !o.fix && !o.diff   ? "--dry-run goes with --fix"
 				  : optind >= argc                   ? "no manifests given"
 								     : NULL;
 	if (usage_error) {
@@ -374,6 +360,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	o.diff = o.diff || o.dry_run;
 	struct sl_run run = {0};
 	run.cfg = &cfg;
 	run.explain = o.explain;
@@ -381,46 +368,8 @@ int main(int argc, char **argv)
 	run.stdin_name = o.stdin_name;
 	sl_run(&run, o.nodes, o.nnodes, o.pods, o.npods, argv + optind, (size_t)(argc - optind));
 	struct sl_findings *fs = &run.fs;
-	/* report */
-	FILE *out = stdout;
-	if (o.output && !(out = fopen(o.output, "w"))) {
-		fprintf(stderr, "schedlint: error: cannot write %s: %s\n", o.output, strerror(errno));
-		out = NULL;
-	}
-	int rc = 0;
-	if (out) {
-		bool color = o.color == 1 || (o.color == -1 && out == stdout && isatty(1) && !no_color());
-		/* Input errors always reach stderr; the report format carries them as well. */
-		for (size_t i = 0; i < fs->n; i++)
-			if (!fs->v[i].rule) {
-				struct sl_findings one = {&fs->v[i], 1, 1, 1};
-				sl_emit_text(stderr, &one, ecolor, true, false);
-			}
-		if (o.explain && run.explained_json) {
-			cJSON *root = cJSON_CreateObject();
-			cJSON_AddStringToObject(root, "tool", "schedlint");
-			cJSON_AddStringToObject(root, "version", SL_VERSION);
-			cJSON_AddItemToObject(root, "explain", run.explained_json);
-			run.explained_json = NULL;
-			char *text = cJSON_Print(root);
-			fprintf(out, "%s\n", text);
-			free(text);
-			cJSON_Delete(root);
-		} else if (o.explain)
-			fputs(sl_buf_str(&run.explained), out);
-		else if (o.format == FMT_TEXT)
-			sl_emit_text(out, fs, color, false, o.show_suppressed);
-		else if (o.format == FMT_SARIF)
-			sl_emit_sarif(out, fs, &cfg);
-		else
-			sl_emit_json(out, fs);
-		if (out != stdout && fclose(out) != 0) {
-			fprintf(stderr, "schedlint: error: cannot write %s\n", o.output);
-			rc = 2;
-		}
-	} else
-		rc = 2;
-	if (o.fix && apply_fixes(&run.ss, fs) < 0)
+	int rc = report(&o, &run, &cfg, ecolor);
+	if ((o.fix || o.diff) && sl_fix_files(&run.ss, fs, o.diff ? stdout : NULL) < 0)
 		rc = 2;
 	size_t counts[4] = {0};
 	for (size_t i = 0; i < fs->n; i++)

@@ -175,17 +175,12 @@ static bool drop_key(struct builder *b, const char *key, bool *keep_all)
 	return !b->next_alive;
 }
 
-/* A UTF-8 byte order mark: libyaml, told the encoding, would read it as content, so the parser
- * starts after it and its marks count code points from there. */
-static size_t bom_len(const struct sl_source *src)
-{
-	return src->len >= 3 && !memcmp(src->data, "\xEF\xBB\xBF", 3) ? 3 : 0;
-}
-
-/* The byte offset of a libyaml mark's code-point index. */
+/* The byte offset of a libyaml mark's code-point index. A UTF-8 byte order mark: libyaml, told the
+ * encoding, would read it as content, so the parser starts after it and its marks count code
+ * points from there. */
 static size_t mark_byte(const struct sl_source *src, size_t index)
 {
-	return sl_source_char_to_byte(src, index + (bom_len(src) ? 1 : 0));
+	return sl_source_char_to_byte(src, index + (sl_source_bom(src) ? 1 : 0));
 }
 
 static void mark_span(const struct sl_source *src, yaml_mark_t a, yaml_mark_t b, struct sl_span *out)
@@ -411,7 +406,7 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 		sl_input_error(errs, NULL, "%s: cannot initialise the YAML parser", src->path);
 		return -1;
 	}
-	size_t bom = bom_len(src);
+	size_t bom = sl_source_bom(src);
 	yaml_parser_set_input_string(&p, (const unsigned char *)src->data + bom, src->len - bom);
 	yaml_parser_set_encoding(&p, YAML_UTF8_ENCODING);
 	int rc = 0, done = 0;

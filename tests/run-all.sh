@@ -30,6 +30,7 @@ run() { # name, command...
 run unit build/asan/unit
 run fixtures sh tests/run-fixtures.sh build/asan/schedlint "$out/sarif"
 run cli sh tests/run-cli.sh build/asan/schedlint "$out/sarif"
+run fix sh tests/run-fix.sh build/asan/schedlint
 run docs sh tests/run-docs.sh build/asan/schedlint
 run patterns sh tests/run-patterns.sh build/asan/schedlint ./schedlint
 if [ -d "$SHARED/conformance/cases" ]; then

@@ -133,7 +133,7 @@ expect "--explain without nodes" 0 "$bin" --explain $seed/manifest.yaml
 has "--explain no nodes" "$tmp/out" "no nodes known"
 
 # the config: found upward from the working directory up to the repository root, or given, or not
-for o in --config --no-config --exclude --disable --show-suppressed; do
+for o in --config --no-config --exclude --disable --show-suppressed --diff --dry-run; do
 	"$bin" --help >"$tmp/out" 2>&1
 	has "--help lists $o" "$tmp/out" "$o"
 done

@@ -1,4 +1,4 @@
-/* unit — quantities, fence-posts, selectors, tolerations and the YAML loader's edge cases.
+/* unit — quantities, fence-posts, selectors, tolerations, the YAML loader's edge cases and the unified diff.
  * Each CHECK prints the failing expression with its line; the run ends with a count. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,11 +7,13 @@
 
 #include "../linter/buf.h"
 #include "../linter/config.h"
+#include "../linter/fix.h"
 #include "../linter/input.h"
 #include "../linter/k8s.h"
 #include "../linter/path.h"
 #include "../linter/quantity.h"
 #include "../linter/sched.h"
+#include "../linter/udiff.h"
 #include "../linter/yamldoc.h"
 
 static int checks, failures;
@@ -647,6 +649,121 @@ static void test_patterns(void)
 	sl_findings_free(&fs);
 }
 
+static int diff_is(const char *a, const char *b, const char *want)
+{
+	struct sl_buf out = SL_BUF_INIT;
+	sl_udiff(&out, "f", a, strlen(a), b, strlen(b), NULL, 0);
+	int ok = !strcmp(sl_buf_str(&out), want);
+	if (!ok)
+		fprintf(stderr, "diff of '%s' and '%s' is:\n%s", a, b, sl_buf_str(&out));
+	sl_buf_free(&out);
+	return ok;
+}
+
+/* Lines of a diff that start with mark (file headers left out). */
+static size_t diff_lines(const char *a, const char *b, char mark)
+{
+	struct sl_buf out = SL_BUF_INIT;
+	sl_udiff(&out, "f", a, strlen(a), b, strlen(b), NULL, 0);
+	size_t n = 0;
+	for (const char *p = sl_buf_str(&out); *p; p = strchr(p, '\n') + 1)
+		n += p[0] == mark && p[1] != mark;
+	sl_buf_free(&out);
+	return n;
+}
+
+/* n lines "<tag><i>", with "x" after each when every_x. */
+static char *numbered(const char *tag, int n, int every_x)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	for (int i = 0; i < n; i++)
+		sl_buf_printf(&b, every_x ? "%s%d\nx\n" : "%s%d\n", tag, i);
+	return sl_buf_detach(&b);
+}
+
+static struct sl_edit edit_at(uint32_t off, uint32_t end, const char *text)
+{
+	struct sl_edit e = {0};
+	e.at.off = off;
+	e.at.end = end;
+	e.text = (char *)text;
+	return e;
+}
+
+/* Edits apply in a defined order: by offset, an insertion before a replacement at its offset,
+ * insertions at one offset as given; overlapping ones are refused. */
+static void test_fix_apply(void)
+{
+	struct sl_source *src = sl_source_from_memory("t.yaml", "abcdef", 6);
+	struct sl_edit e[] = {edit_at(2, 2, "X"), edit_at(2, 2, "Y"), edit_at(2, 4, "-"), edit_at(3, 5, "!")};
+	const struct sl_edit *in_given[] = {&e[0], &e[1]}, *swapped[] = {&e[1], &e[0]};
+	const struct sl_edit *repl_first[] = {&e[2], &e[0]}, *overlap[] = {&e[2], &e[3]};
+	size_t len;
+	char *out = sl_fix_apply(src, in_given, 2, &len);
+	CHECK(out && !strcmp(out, "abXYcdef") && len == 8);
+	free(out);
+	out = sl_fix_apply(src, swapped, 2, &len);
+	CHECK(out && !strcmp(out, "abYXcdef"));
+	free(out);
+	out = sl_fix_apply(src, repl_first, 2, &len);
+	CHECK(out && !strcmp(out, "abX-ef"));
+	free(out);
+	CHECK(!sl_fix_overlap(repl_first, 2));
+	CHECK(sl_fix_overlap(overlap, 2) && !sl_fix_apply(src, overlap, 2, &len));
+	sl_source_free(src);
+}
+
+/* The unified diff --diff prints: diff -u's hunks, ranges and markers. */
+static void test_udiff(void)
+{
+	CHECK(diff_is("a\nb\n", "a\nb\n", ""));
+	CHECK(diff_is("a\nb\nc\n", "a\nB\nc\n", "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"));
+	CHECK(diff_is("", "x\n", "--- a/f\n+++ b/f\n@@ -0,0 +1 @@\n+x\n"));
+	CHECK(diff_is("x\n", "", "--- a/f\n+++ b/f\n@@ -1 +0,0 @@\n-x\n"));
+	CHECK(diff_is("a\nb", "a\nc",
+		      "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n"
+		      "\\ No newline at end of file\n"));
+	CHECK(diff_is("a\r\nb\r\n", "a\r\nc\r\nb\r\n", "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n a\r\n+c\r\n b\r\n"));
+	/* context: 3 lines each side; changes 6 lines apart share a hunk, 7 apart do not */
+	const char *ten = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n";
+	CHECK(diff_is(
+	    ten, "1\n2\nX\n4\n5\n6\n7\n8\n9\nY\n11\n12\n",
+	    "--- a/f\n+++ b/f\n@@ -1,12 +1,12 @@\n 1\n 2\n-3\n+X\n 4\n 5\n 6\n 7\n 8\n 9\n-10\n+Y\n 11\n 12\n"));
+	CHECK(diff_is(
+	    ten, "1\nX\n3\n4\n5\n6\n7\n8\n9\nY\n11\n12\n",
+	    "--- a/f\n+++ b/f\n@@ -1,5 +1,5 @@\n 1\n-2\n+X\n 3\n 4\n 5\n@@ -7,6 +7,6 @@\n 7\n 8\n 9\n-10\n+Y\n 11\n"
+	    " 12\n"));
+	/* removed lines before added ones, as diff prints them */
+	CHECK(diff_is("a\nb\nc\n", "a\nx\ny\nc\n", "--- a/f\n+++ b/f\n@@ -1,3 +1,4 @@\n a\n-b\n+x\n+y\n c\n"));
+	/* a shortest script: 1,000 lines added between kept ones, none removed; past the search's
+	 * bound the middle is replaced whole, still a correct diff */
+	char *a = numbered("a", 1000, 0), *b = numbered("a", 1000, 1);
+	CHECK(diff_lines(a, b, '-') == 0 && diff_lines(a, b, '+') == 1000);
+	free(a);
+	free(b);
+	a = numbered("a", 3000, 0), b = numbered("a", 3000, 1);
+	CHECK(diff_lines(a, b, '-') == 2999 && diff_lines(a, b, '+') == 5999);
+	/* told where the 3,000 insertions are (as --diff is, by the fixes), each is found alone */
+	struct sl_udiff_span *sp = calloc(3000, sizeof *sp);
+	for (size_t i = 0, off = 0; i < 3000; i++) {
+		off = strchr(a + off, '\n') + 1 - a;
+		sp[i] = (struct sl_udiff_span){off, off, off + 2 * i, off + 2 * i + 2};
+	}
+	struct sl_buf out = SL_BUF_INIT;
+	sl_udiff(&out, "f", a, strlen(a), b, strlen(b), sp, 3000);
+	CHECK(!strncmp(out.s, "--- a/f\n+++ b/f\n@@ -1,3000 +1,6000 @@\n a0\n+x\n a1\n+x\n", 52));
+	CHECK(!strstr(out.s, "\n-"));
+	sl_buf_free(&out);
+	free(sp);
+	free(a);
+	free(b);
+	/* spans wider than the change, or two sharing a line, give diff's diff all the same */
+	const struct sl_udiff_span wide[] = {{0, 4, 0, 4}, {6, 6, 6, 7}, {7, 8, 8, 11}};
+	sl_udiff(&out, "f", "a\nb\nc\nd\n", 8, "a\nB\nc\nXd\nY\n", 11, wide, 3);
+	CHECK(!strcmp(sl_buf_str(&out), "--- a/f\n+++ b/f\n@@ -1,4 +1,5 @@\n a\n-b\n+B\n c\n-d\n+Xd\n+Y\n"));
+	sl_buf_free(&out);
+}
+
 int main(void)
 {
 	test_quantities();
@@ -662,6 +779,8 @@ int main(void)
 	test_scores();
 	test_config();
 	test_patterns();
+	test_udiff();
+	test_fix_apply();
 	printf("unit: %d/%d checks passed\n", checks - failures, checks);
 	return failures ? 1 : 0;
 }

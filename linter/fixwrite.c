@@ -1,0 +1,241 @@
+/* fixwrite.c — the fixes of a run written back to their files, or shown as a diff. A file is
+ * never left half written: the new text goes to a temporary file beside it, which replaces it by
+ * rename only once it is complete and on disk. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "fix.h"
+#include "input.h"
+#include "path.h"
+#include "udiff.h"
+#include "yamldoc.h"
+
+/* A file or directory that no one may write (no w bit in its mode) is refused even when the
+ * caller could write it anyway, as root can: the mode says the user wants it left as it is, and
+ * replacing the file rewrites its directory entry. */
+static int check_writable(const char *real, const struct stat *st, const char *dir, struct sl_buf *why)
+{
+	struct stat dst;
+	if (!S_ISREG(st->st_mode))
+		sl_buf_puts(why, "not a regular file");
+	else if (!(st->st_mode & 0222))
+		sl_buf_printf(why, "it is read-only (mode %04o)", (unsigned)(st->st_mode & 07777));
+	else if (access(real, W_OK) < 0)
+		sl_buf_puts(why, strerror(errno));
+	else if (stat(dir, &dst) == 0 && !(dst.st_mode & 0222))
+		sl_buf_printf(why, "its directory %s is read-only (mode %04o)", dir, (unsigned)(dst.st_mode & 07777));
+	return why->len ? -1 : 0;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, data, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		data += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* The temporary file takes the file's owner and group, its content, then its mode: a write clears
+ * the set-user-ID and set-group-ID bits, so the mode goes last. Until then the file has mkstemp's
+ * 0600, so the content is never readable by more than the file was. */
+static int fill_temp(int fd, const struct stat *st, const char *data, size_t len)
+{
+	if (fchown(fd, st->st_uid, st->st_gid) < 0 && fchown(fd, (uid_t)-1, st->st_gid) < 0) {
+		/* Not permitted: the file becomes the caller's, as an editor's save would make it. */
+	}
+	if (write_all(fd, data, len) < 0 || fchmod(fd, st->st_mode & 07777) < 0 || fsync(fd) < 0)
+		return -1;
+	return 0;
+}
+
+/* data into a new temporary file beside real, which then replaces real. */
+static int install(const char *real, const char *dir, const struct stat *st, const char *data, size_t len,
+		   struct sl_buf *why)
+{
+	char *tmp = sl_xasprintf("%s.schedlint-XXXXXX", real);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		sl_buf_printf(why, "cannot create a file in %s: %s", dir, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	int rc = fill_temp(fd, st, data, len);
+	if (rc < 0)
+		sl_buf_puts(why, strerror(errno));
+	if (close(fd) < 0 && rc == 0) {
+		sl_buf_puts(why, strerror(errno));
+		rc = -1;
+	}
+	if (rc == 0 && rename(tmp, real) < 0) {
+		sl_buf_puts(why, strerror(errno));
+		rc = -1;
+	}
+	if (rc < 0)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+/* Best effort: the rename is on disk once the directory is. */
+static void sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return;
+	(void)fsync(fd);
+	close(fd);
+}
+
+/* Replace the file at path (its target, when path is a symlink: the link stays) with data.
+ * Returns 0, or -1 with the reason in why and the file unchanged. */
+static int replace_file(const char *path, const char *data, size_t len, struct sl_buf *why)
+{
+	char *real = realpath(path, NULL);
+	if (!real) {
+		sl_buf_puts(why, strerror(errno));
+		return -1;
+	}
+	const char *slash = strrchr(real, '/');
+	char *dir = slash == real ? sl_xstrdup("/") : sl_xasprintf("%.*s", (int)(slash - real), real);
+	struct stat st;
+	int rc = -1;
+	if (stat(real, &st) < 0)
+		sl_buf_puts(why, strerror(errno));
+	else if (check_writable(real, &st, dir, why) == 0 && install(real, dir, &st, data, len, why) == 0) {
+		sync_dir(dir);
+		rc = 0;
+	}
+	free(dir);
+	free(real);
+	return rc;
+}
+
+/* Edits of two fixes that overlap or meet (one insertion point, or one's end the other's start)
+ * are two answers to one problem: two findings on one Deployment without a strategy would each
+ * insert one, a duplicate key. The later fix waits for the next run, which checks the result. */
+static bool meet(const struct sl_edit *x, const struct sl_edit *y)
+{
+	return x->at.off <= y->at.end && y->at.off <= x->at.end;
+}
+
+/* The edits of the first fix of each unsuppressed finding in src, but those of a fix that meets
+ * an earlier one. */
+static const struct sl_edit **collect_edits(const struct sl_source *src, const struct sl_findings *fs, size_t *n,
+					    size_t *nfixed)
+{
+	const struct sl_edit **edits = NULL;
+	size_t cap = 0;
+	*n = *nfixed = 0;
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct sl_finding *f = &fs->v[i];
+		if (f->nsupp || !f->nfixes || f->fixes[0].nedits == 0 || f->fixes[0].edits[0].at.src != src)
+			continue;
+		size_t before = *n;
+		for (size_t k = 0; k < f->fixes[0].nedits; k++) {
+			sl_grow(&edits, &cap, *n + 1, sizeof *edits);
+			edits[(*n)++] = &f->fixes[0].edits[k];
+		}
+		bool skip = sl_fix_overlap(edits + before, *n - before);
+		for (size_t k = before; k < *n && !skip; k++)
+			for (size_t j = 0; j < before && !skip; j++)
+				skip = meet(edits[k], edits[j]);
+		if (skip)
+			*n = before;
+		else
+			(*nfixed)++;
+	}
+	return edits;
+}
+
+/* The diff names the file as the report does, under git's a/ and b/ (so `patch -p1` applies it
+ * from the working directory). */
+static void print_diff(FILE *out, const struct sl_source *src, const char *text, size_t len,
+		       const struct sl_udiff_span *spans, size_t nspans)
+{
+	char *name = sl_path_normalize(src->path);
+	const char *rel = name;
+	while (*rel == '/')
+		rel++;
+	struct sl_buf b = SL_BUF_INIT;
+	sl_udiff(&b, rel, src->data, src->len, text, len, spans, nspans);
+	fwrite(sl_buf_str(&b), 1, b.len, out);
+	sl_buf_free(&b);
+	free(name);
+}
+
+/* How many YAML errors text has, and the first one in why. */
+static size_t yaml_errors(const char *path, const char *text, size_t len, struct sl_buf *why)
+{
+	struct sl_source *src = sl_source_from_memory(path, text, len);
+	struct sl_ystream ys = {0};
+	struct sl_findings errs = {0};
+	sl_yaml_parse(src, &ys, &errs);
+	size_t n = errs.input_errors;
+	for (size_t i = 0; i < errs.n && why; i++)
+		if (!errs.v[i].rule && errs.v[i].level == SL_ERROR) {
+			sl_buf_printf(why, "the fixed text would not parse: %u:%u: %s", errs.v[i].at.line,
+				      errs.v[i].at.col, errs.v[i].message);
+			break;
+		}
+	sl_ystream_free(&ys);
+	sl_findings_free(&errs);
+	sl_source_free(src);
+	return n;
+}
+
+/* A fix is made for the text as it was parsed, and a rule's mistake (a flow mapping written in
+ * place of a block sequence, say) could leave text that no longer parses: the fixed text is
+ * parsed again, and a file whose fixes would add an error is left as it was. */
+static int still_parses(const struct sl_source *src, const char *text, size_t len, struct sl_buf *why)
+{
+	size_t after = yaml_errors(src->path, text, len, why);
+	if (!after || after <= yaml_errors(src->path, src->data, src->len, NULL)) {
+		sl_buf_reset(why);
+		return 0;
+	}
+	return -1;
+}
+
+int sl_fix_files(const struct sl_sources *ss, const struct sl_findings *fs, FILE *diff)
+{
+	int rc = 0;
+	for (size_t s = 0; s < ss->n; s++) {
+		const struct sl_source *src = ss->v[s];
+		if (src->failed || src->from_stdin)
+			continue;
+		size_t n, nfixed, len;
+		const struct sl_edit **edits = collect_edits(src, fs, &n, &nfixed);
+		struct sl_udiff_span *spans = sl_xcalloc(n + 1, sizeof *spans);
+		char *out = n ? sl_fix_apply_spans(src, edits, n, &len, spans) : NULL;
+		struct sl_buf why = SL_BUF_INIT;
+		if (out && still_parses(src, out, len, &why) < 0) {
+			fprintf(stderr, "%s:1:1: error: cannot apply the fixes: %s; left unchanged\n", src->path,
+				sl_buf_str(&why));
+			rc = -1;
+		} else if (out && diff)
+			print_diff(diff, src, out, len, spans, n);
+		else if (out && replace_file(src->path, out, len, &why) < 0) {
+			fprintf(stderr, "%s:1:1: error: cannot write the fixed file: %s; left unchanged\n", src->path,
+				sl_buf_str(&why));
+			rc = -1;
+		} else if (out)
+			fprintf(stderr, "schedlint: fixed %zu finding%s in %s\n", nfixed, nfixed == 1 ? "" : "s",
+				src->path);
+		sl_buf_free(&why);
+		free(spans);
+		free(out);
+		free(edits);
+	}
+	return rc;
+}

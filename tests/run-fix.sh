@@ -1,0 +1,316 @@
+#!/bin/sh
+# --fix never damages a file, and --diff shows what it would do. --fix keeps the file's mode,
+# owner and group; writes through a symlink to its target and leaves the link a link; keeps CRLF
+# and a byte order mark; refuses a file it cannot write (exit 2, the file untouched, the other
+# files still fixed), and fixes whose result would not parse; leaves no temporary file behind;
+# syncs the new file before the rename.
+# --diff and --fix --dry-run print what diff -u prints, write nothing, exit as a plain run, and
+# their diff applies with patch (git apply where patch is missing) to exactly what --fix writes.
+#
+# Unwritable files when the suite runs as root (as CI does): root may write any file whatever its
+# mode, so three kinds of refusal are tested, each of which holds for root:
+#   - a file or directory whose mode lets no one write it (chmod a-w) is refused by schedlint
+#     itself, whoever runs it: that is what the user said by making it read-only;
+#   - a refusal by the system (the owner, who is the caller, has no write bit while others do)
+#     runs the binary with every capability dropped (setpriv) when the suite runs as root, so
+#     root is refused like anyone; without setpriv those two checks say they were skipped;
+#   - a write that fails halfway (a file size limit of 0: ulimit -f binds root too).
+# Usage: run-fix.sh SCHEDLINT        Each check prints ok or FAIL; last line: fix: N passed, M failed
+set -u
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+root=$(cd "$(dirname "$0")/.." && pwd)
+seed=$root/fixtures/rollout-deadlock/seed-gpu-tracker
+nodes=$seed/nodes.yaml
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 2
+# As root, "$drop" runs a command with every capability dropped: root is then refused, and its
+# writes clear set-id bits, like anyone's. Empty for other users; "none" where setpriv cannot.
+drop=
+if [ "$(id -u)" = 0 ]; then
+	drop="setpriv --inh-caps=-all --bounding-set=-all --"
+	$drop true 2>/dev/null || drop=none
+fi
+
+ok() { # description, condition...
+	d=$1
+	shift
+	if "$@"; then
+		echo "ok $d"
+		pass=$((pass + 1))
+	else
+		echo "FAIL $d"
+		[ -s err ] && sed 's/^/  | /' err | head -20
+		fail=$((fail + 1))
+	fi
+}
+skip() {
+	echo "ok $1 (skipped: $2)"
+	pass=$((pass + 1))
+}
+run() { # exit status of schedlint with the arguments, stdout in out, stderr in err
+	"$bin" --color never "$@" >out 2>err
+	echo $? >rc
+}
+rc_is() { [ "$(cat rc)" = "$1" ] && ! grep -q -e Sanitizer -e 'runtime error' err; }
+has() { grep -q -F -- "$2" "$1"; }
+lacks() { ! grep -q -F -- "$2" "$1"; }
+same() { cmp -s "$1" "$2"; }
+stamp() { stat -c '%s %y %a %u:%g' "$1"; }
+no_temp() { [ -z "$(find "$@" -name '*.schedlint-*')" ]; }
+# a diff on stdin applied in the working directory: patch, or git apply where patch is missing
+if command -v patch >/dev/null 2>&1; then
+	apply() { patch -s -p1; }
+else
+	apply() { git apply -p1 -; }
+fi
+fresh() { # path, mode: a copy of the seed's manifest
+	mkdir -p "$(dirname "$1")"
+	rm -f "$1"
+	cp "$seed/manifest.yaml" "$1"
+	chmod "$2" "$1"
+}
+
+# The file's mode, owner and group stay what they were (mkstemp alone would make 0600 of them).
+for mode in 644 640 664 705 2775; do
+	fresh mode/m.yaml $mode
+	run --fix --nodes "$nodes" mode/m.yaml
+	ok "mode $mode: exit 1, as the findings decide" rc_is 1
+	ok "mode $mode: fixed" same mode/m.yaml "$seed/fixed.yaml"
+	ok "mode $mode: kept" [ "$(stat -c %a mode/m.yaml)" = $mode ]
+done
+# a write by anyone but root clears the set-group-ID bit: the mode is set after the content
+if [ "$drop" = none ]; then
+	skip "mode 2775 written without privileges" "root, and setpriv cannot drop capabilities here"
+else
+	fresh mode/m.yaml 2775
+	$drop "$bin" --fix --nodes "$nodes" mode/m.yaml >/dev/null 2>err
+	ok "mode 2775 written without privileges: kept" [ "$(stat -c %a mode/m.yaml)" = 2775 ]
+fi
+fresh owner/m.yaml 644
+[ "$(id -u)" = 0 ] && chown 65534:65534 owner/m.yaml # where permitted: another user's file
+before=$(stat -c %u:%g owner/m.yaml)
+run --fix --nodes "$nodes" owner/m.yaml
+ok "owner and group kept ($before)" [ "$(stat -c %u:%g owner/m.yaml)" = "$before" ]
+ok "owner: fixed" same owner/m.yaml "$seed/fixed.yaml"
+
+# A symlink is written through: its target is fixed, the link stays a link to it.
+fresh real/target.yaml 644
+mkdir -p links
+ln -s ../real/target.yaml links/app.yaml
+ln -s app.yaml links/chain.yaml
+run --fix --nodes "$nodes" links/app.yaml
+ok "symlink: exit 1" rc_is 1
+ok "symlink: still a link" test -L links/app.yaml
+ok "symlink: same target" [ "$(readlink links/app.yaml)" = ../real/target.yaml ]
+ok "symlink: the target fixed" same real/target.yaml "$seed/fixed.yaml"
+ok "symlink: the target's mode kept" [ "$(stat -c %a real/target.yaml)" = 644 ]
+ok "symlink: no temporary file" no_temp real links
+ok "symlink: nothing beside the link" [ "$(ls links | tr '\n' ' ')" = "app.yaml chain.yaml " ]
+fresh real/target.yaml 644
+run --fix --nodes "$nodes" links/chain.yaml
+ok "a chain of links: the last target fixed" same real/target.yaml "$seed/fixed.yaml"
+ok "a chain of links: both still links" test -L links/chain.yaml -a -L links/app.yaml
+
+# CRLF and a byte order mark (the fixtures compare the whole files; here the bytes themselves)
+cr=$(printf '\r')
+cp "$root/fixtures/rollout-deadlock/seed-gpu-tracker-crlf/manifest.yaml" crlf.yaml
+{ printf '\357\273\277'; cat "$seed/manifest.yaml"; } >bom.yaml
+run --fix --nodes "$nodes" crlf.yaml bom.yaml
+ok "CRLF: every line ends in CR LF" [ "$(grep -c "$cr\$" crlf.yaml)" = "$(wc -l <crlf.yaml)" ]
+ok "CRLF: the inserted lines too" has crlf.yaml "$(printf '      maxUnavailable: 1\r')"
+hex() { od -An -tx1 "$1" | tr -d ' \n'; }
+hex_has() { hex "$1" | grep -q "$2"; }
+ok "CRLF: od shows 'maxUnavailable: 1' then 0d 0a" hex_has crlf.yaml 6d6178556e617661696c61626c653a20310d0a
+ok "BOM: still first" [ "$(hex bom.yaml | cut -c 1-6)" = efbbbf ]
+tail -c +4 bom.yaml >bom.rest
+ok "BOM: the rest is the LF fix" same bom.rest "$seed/fixed.yaml"
+# inserted before the last line, which has no line ending: the lines take the file's CRLF
+lastline() { # the Deployment with its keys reordered so that the fix goes before the last line
+	printf 'apiVersion: apps/v1\r\nkind: Deployment\r\nmetadata: {name: vision-object-tracker, namespace: vision}\r\n'
+	printf 'spec:\r\n  template:\r\n    metadata: {labels: {app: t}}\r\n    spec:\r\n'
+	printf '      nodeSelector: {kubernetes.io/hostname: tracker-node}\r\n'
+	printf '      containers: [{name: t, image: t:1, resources: {limits: {nvidia.com/gpu: 1}}}]\r\n'
+	printf '  replicas: 1\r\n'
+	[ "${1:-}" = fixed ] && printf '  strategy:\r\n    type: RollingUpdate\r\n    rollingUpdate:\r\n      maxSurge: 0\r\n      maxUnavailable: 1\r\n'
+	printf '  selector: {matchLabels: {app: t}}'
+}
+lastline >last.yaml
+lastline fixed >last.want
+cp last.yaml last.orig
+run --diff --nodes "$nodes" last.yaml
+diff -u --label a/last.yaml --label b/last.yaml last.orig last.want >last.diff
+ok "no line ending at the end: --diff is diff -u's" same out last.diff
+run --fix --nodes "$nodes" last.yaml
+ok "no line ending at the end: CRLF lines inserted, none added at the end" same last.yaml last.want
+
+# A file that cannot be written is refused and left as it was; the others are still fixed.
+refused() { # description, path that is refused, expected words
+	ok "$1: exit 2" rc_is 2
+	ok "$1: says so" has err "$2:1:1: error: cannot write the fixed file: $3"
+	ok "$1: bytes unchanged" same "$2" "$seed/manifest.yaml"
+	ok "$1: mode and mtime unchanged" [ "$(stamp "$2")" = "$saved" ]
+	ok "$1: the other file fixed" same other.yaml "$seed/fixed.yaml"
+	ok "$1: no temporary file" no_temp "$(dirname "$2")" .
+}
+fresh ro/m.yaml 444
+fresh other.yaml 644
+saved=$(stamp ro/m.yaml)
+run --fix --nodes "$nodes" ro/m.yaml other.yaml
+refused "read-only file" ro/m.yaml "it is read-only (mode 0444); left unchanged"
+fresh rodir/m.yaml 644
+fresh other.yaml 644
+chmod 555 rodir
+saved=$(stamp rodir/m.yaml)
+run --fix --nodes "$nodes" rodir/m.yaml other.yaml
+refused "read-only directory" rodir/m.yaml "its directory $(pwd -P)/rodir is read-only (mode 0555)"
+chmod 755 rodir
+# the system's refusal: the owner (the caller) may not write, others may
+if [ "$drop" = none ]; then
+	skip "a file the system refuses" "root, and setpriv cannot drop capabilities here"
+	skip "a directory the system refuses" "root, and setpriv cannot drop capabilities here"
+else
+	fresh sys/m.yaml 466
+	fresh other.yaml 644
+	saved=$(stamp sys/m.yaml)
+	$drop "$bin" --color never --fix --nodes "$nodes" sys/m.yaml other.yaml >out 2>err
+	echo $? >rc
+	refused "a file the system refuses" sys/m.yaml "Permission denied; left unchanged"
+	fresh sysdir/m.yaml 644
+	fresh other.yaml 644
+	chmod 577 sysdir
+	saved=$(stamp sysdir/m.yaml)
+	$drop "$bin" --color never --fix --nodes "$nodes" sysdir/m.yaml other.yaml >out 2>err
+	echo $? >rc
+	refused "a directory the system refuses" sysdir/m.yaml "cannot create a file in $(pwd -P)/sysdir: Permission denied"
+	chmod 755 sysdir
+fi
+# a write that fails halfway: the temporary file goes, the file stays; stderr through a pipe,
+# since the size limit holds for every regular file the process writes
+fresh big/m.yaml 644
+saved=$(stamp big/m.yaml)
+sh -c "trap '' XFSZ; ulimit -f 0; '$bin' --fix --nodes '$nodes' big/m.yaml 2>&1 >/dev/null; echo exit \$?" | cat >err
+ok "a failed write: exit 2" has err "exit 2"
+ok "a failed write: says why" has err "big/m.yaml:1:1: error: cannot write the fixed file: File too large; left unchanged"
+ok "a failed write: bytes unchanged" same big/m.yaml "$seed/manifest.yaml"
+ok "a failed write: mode and mtime unchanged" [ "$(stamp big/m.yaml)" = "$saved" ]
+ok "a failed write: no temporary file" no_temp big
+
+# A fix a rule gets wrong must not break the file: the fixed text is parsed again first. (Here
+# selector-mismatch writes a flow mapping in place of the block sequence under 'metadata:'.)
+cat >broken.yaml <<'EOF'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: postgres, namespace: shop}
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: postgres
+  template:
+    metadata:
+    -  labels:
+        app: postgres
+    spec:
+      containers:
+      - name: main
+        image: postgres:16
+EOF
+cp broken.yaml broken.orig
+run --fix broken.yaml
+"$bin" broken.yaml >/dev/null 2>lint.err
+ok "a fix that would break the file: it still parses" lacks lint.err "invalid YAML"
+if same broken.yaml broken.orig; then
+	ok "a fix that would break the file: refused, exit 2" rc_is 2
+	ok "a fix that would break the file: says why" has err "broken.yaml:1:1: error: cannot apply the fixes: the fixed text would not parse: "
+	run --diff broken.yaml
+	ok "a fix that would break the file: no diff either, exit 2" sh -c '[ "$(cat rc)" = 2 ] && [ ! -s out ]'
+fi
+
+# The new file is on disk before it replaces the old one (and the directory after, best effort).
+fresh sync/m.yaml 644
+: >trace
+command -v strace >/dev/null 2>&1 &&
+	ASAN_OPTIONS=detect_leaks=0 strace -f -o trace -e trace=fsync,rename,renameat,renameat2 \
+		"$bin" --fix --nodes "$nodes" sync/m.yaml >/dev/null 2>&1
+if grep -q rename trace; then
+	syscalls=$(grep -E '^[0-9]+ +(fsync|rename)' trace | sed -E 's/^[0-9]+ +//; s/[(].*//' | tr '\n' ' ')
+	ok "fsync before the rename, and after it ($syscalls)" [ "$syscalls" = "fsync rename fsync " ]
+	ok "the traced run fixed the file" same sync/m.yaml "$seed/fixed.yaml"
+else
+	skip "fsync before the rename" "strace is missing or cannot trace here"
+fi
+
+# --diff and --fix --dry-run: diff -u's diff of what --fix writes; nothing written
+fresh d/m.yaml 644
+saved=$(stamp d/m.yaml)
+diff -u --label a/d/m.yaml --label b/d/m.yaml d/m.yaml "$seed/fixed.yaml" >want.diff
+for how in --diff "--fix --dry-run" "--dry-run --fix"; do
+	run $how --nodes "$nodes" d/m.yaml
+	ok "$how: exit 1, as without it" rc_is 1
+	ok "$how: diff -u's diff on stdout" same out want.diff
+	ok "$how: the report on stderr" has err "d/m.yaml:11:1: error: rollout of Deployment vision/vision-object-tracker"
+	ok "$how: nothing written" [ "$(stamp d/m.yaml)" = "$saved" ]
+	ok "$how: no temporary file" no_temp d
+done
+run --diff -o report.txt --nodes "$nodes" ./d/m.yaml
+ok "--diff -o: the report in the file" has report.txt "error: rollout of Deployment"
+ok "--diff -o: only the diff on stdout (./ left out of its names)" same out want.diff
+mkdir -p p/d
+cp d/m.yaml p/d/m.yaml
+(cd p && apply) <want.diff
+fresh f/d/m.yaml 644
+(cd f && "$bin" --fix --nodes "$nodes" d/m.yaml >/dev/null 2>&1)
+ok "--diff applies (patch -p1) to what --fix writes" same p/d/m.yaml f/d/m.yaml
+# two fixes in one file, far apart: two hunks, as diff -u has them
+{
+	cat "$seed/manifest.yaml"
+	seq 1 20 | sed 's/^/# filler /'
+	echo ---
+	sed 's/vision-object-tracker$/second-tracker/' "$seed/manifest.yaml"
+} >two.yaml
+cp two.yaml two.orig
+run --diff --nodes "$nodes" two.yaml
+cp out two.diff
+run --fix --nodes "$nodes" two.yaml
+ok "two fixes: both applied" [ "$(grep -c 'maxUnavailable: 1' two.yaml)" = 2 ]
+diff -u --label a/two.yaml --label b/two.yaml two.orig two.yaml >two.want
+ok "two fixes: --diff is diff -u's diff of the result" same two.diff two.want
+ok "two fixes: two hunks" [ "$(grep -c '^@@' two.diff)" = 2 ]
+# standard input is never written back: no diff either
+"$bin" --diff --nodes "$nodes" - <"$seed/manifest.yaml" >out 2>err
+echo $? >rc
+ok "--diff on stdin: exit 1, no diff" sh -c '[ "$(cat rc)" = 1 ] && [ ! -s out ]'
+# a finding that is suppressed is not fixed
+mkdir -p supp/.git
+fresh supp/m.yaml 644
+printf 'ignore:\n  - rules: [rollout-deadlock]\n    reason: drained by hand\n' >supp/.schedlint.yaml
+(cd supp && "$bin" --diff --nodes "$nodes" m.yaml >../out 2>../err)
+echo $? >rc
+ok "suppressed: exit 0 and no diff" sh -c '[ "$(cat rc)" = 0 ] && [ ! -s out ]'
+run --dry-run --nodes "$nodes" d/m.yaml
+ok "--dry-run alone: a usage error" rc_is 2
+ok "--dry-run alone: says so" has err "--dry-run goes with --fix"
+
+# Every fixture's fix: --diff is diff -u's diff from the manifest to its fixed file.
+for fixed in $(find "$root/fixtures" -name 'fixed.yaml' -o -name 'fixed.json' | sort); do
+	dir=$(dirname "$fixed")
+	name=${dir#"$root/fixtures/"}
+	input=manifest.${fixed##*.}
+	set --
+	[ -f "$dir/nodes.yaml" ] && set -- "$@" --nodes "$dir/nodes.yaml"
+	[ -f "$dir/pods.yaml" ] && set -- "$@" --pods "$dir/pods.yaml"
+	rm -rf fx
+	mkdir fx
+	cp "$dir/$input" fx/
+	(cd fx && "$bin" --diff "$@" "$input" >../out 2>/dev/null)
+	diff -u --label "a/$input" --label "b/$input" "$dir/$input" "$fixed" >want
+	ok "--diff of $name" same out want
+	(cd fx && apply <../out)
+	ok "--diff of $name applies to $(basename "$fixed")" same "fx/$input" "$fixed"
+done
+
+echo "fix: $pass passed, $fail failed"
+[ $fail -eq 0 ]
