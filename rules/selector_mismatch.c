@@ -139,8 +139,9 @@ static void offer_fix(struct sl_finding *f, const struct sl_workload *w, const b
 			const struct sl_yentry l = {"labels", NULL, add, nadd};
 			const struct sl_yentry e = {"metadata", NULL, &l, 1};
 			sl_fix_insert(fx, w->obj.src, tmpl, NULL, &e, 1);
-		} else {
-			/* labels: null (or metadata: null): replace the value with a flow mapping */
+		} else if (sl_ynull(labels ? labels : md)) {
+			/* labels: null (or metadata: null): replace the value with a flow mapping. A
+			 * value of another type (a list) is the input error already reported: no edit. */
 			struct sl_buf b = SL_BUF_INIT;
 			sl_buf_putc(&b, '{');
 			for (size_t i = 0; i < nadd; i++)
