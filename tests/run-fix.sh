@@ -198,8 +198,10 @@ ok "a failed write: bytes unchanged" same big/m.yaml "$seed/manifest.yaml"
 ok "a failed write: mode and mtime unchanged" [ "$(stamp big/m.yaml)" = "$saved" ]
 ok "a failed write: no temporary file" no_temp big
 
-# A fix a rule gets wrong must not break the file: the fixed text is parsed again first. (Here
-# selector-mismatch writes a flow mapping in place of the block sequence under 'metadata:'.)
+# A fix a rule gets wrong must not break the file: the fixed text is parsed again first, and a
+# file whose fixes would not parse is refused (exit 2). selector-mismatch once wrote a flow
+# mapping in place of the block sequence under 'metadata:'; it now offers no edit there, so the
+# file stays as it is and the run reports only the finding (exit 1).
 cat >broken.yaml <<'EOF'
 apiVersion: apps/v1
 kind: Deployment
@@ -222,12 +224,10 @@ cp broken.yaml broken.orig
 run --fix broken.yaml
 "$bin" broken.yaml >/dev/null 2>lint.err
 ok "a fix that would break the file: it still parses" lacks lint.err "invalid YAML"
-if same broken.yaml broken.orig; then
-	ok "a fix that would break the file: refused, exit 2" rc_is 2
-	ok "a fix that would break the file: says why" has err "broken.yaml:1:1: error: cannot apply the fixes: the fixed text would not parse: "
-	run --diff broken.yaml
-	ok "a fix that would break the file: no diff either, exit 2" sh -c '[ "$(cat rc)" = 2 ] && [ ! -s out ]'
-fi
+ok "a fix that would break the file: the file is left as it was" same broken.yaml broken.orig
+ok "a fix that would break the file: exit 1, the finding" rc_is 1
+run --diff broken.yaml
+ok "a fix that would break the file: no diff, exit 1" sh -c '[ "$(cat rc)" = 1 ] && [ ! -s out ]'
 
 # The new file is on disk before it replaces the old one (and the directory after, best effort).
 fresh sync/m.yaml 644
