@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "index.h"
 #include "quantity.h"
 
 const char *sl_plugin_name(enum sl_plugin p)
@@ -477,65 +478,6 @@ struct topo {
 	size_t ndom;
 };
 
-/* Items grouped under string keys (an item may sit under several), as CSR arrays: the items of
- * group g are items[start[g]] .. items[start[g + 1] - 1]; keys.v[g] is its key. */
-struct group_index {
-	struct sl_strpool keys;
-	size_t *start;
-	size_t *items;
-};
-
-struct gi_pair {
-	size_t group, item;
-};
-
-struct gi_builder {
-	struct group_index *gi;
-	struct gi_pair *v;
-	size_t n, cap;
-};
-
-static void gi_add(struct gi_builder *b, const char *key, size_t item)
-{
-	sl_intern(&b->gi->keys, key);
-	sl_grow(&b->v, &b->cap, b->n + 1, sizeof *b->v);
-	b->v[b->n++] = (struct gi_pair){sl_strmap_get(&b->gi->keys.map, key), item};
-}
-
-static void gi_finish(struct gi_builder *b)
-{
-	struct group_index *gi = b->gi;
-	size_t ng = gi->keys.n;
-	gi->start = sl_xcalloc(ng + 2, sizeof *gi->start);
-	gi->items = sl_xcalloc(b->n + 1, sizeof *gi->items);
-	for (size_t k = 0; k < b->n; k++)
-		gi->start[b->v[k].group + 2]++;
-	for (size_t g = 2; g < ng + 2; g++)
-		gi->start[g] += gi->start[g - 1];
-	for (size_t k = 0; k < b->n; k++) /* stable: items stay in the order they were added */
-		gi->items[gi->start[b->v[k].group + 1]++] = b->v[k].item;
-	free(b->v);
-}
-
-/* The items under key (none when the key is unknown). */
-static const size_t *gi_get(const struct group_index *gi, const char *key, size_t *n)
-{
-	size_t g = sl_strmap_get(&gi->keys.map, key);
-	if (g == (size_t)-1 || !gi->start) {
-		*n = 0;
-		return NULL;
-	}
-	*n = gi->start[g + 1] - gi->start[g];
-	return gi->items + gi->start[g];
-}
-
-static void gi_free(struct group_index *gi)
-{
-	sl_strpool_free(&gi->keys);
-	free(gi->start);
-	free(gi->items);
-}
-
 struct sl_cluster {
 	const struct sl_model *m;
 	size_t n;
@@ -545,11 +487,11 @@ struct sl_cluster {
 	const struct sl_pod **pods;
 	size_t npods;
 	size_t *pod_node;
-	struct group_index by_ns;    /* running pods by namespace */
-	struct group_index by_label; /* running pods by "namespace\x1fkey\x1fvalue" of each label */
+	struct sl_group_index by_ns;    /* running pods by namespace */
+	struct sl_group_index by_label; /* running pods by "namespace\x1fkey\x1fvalue" of each label */
 	/* Running pods with required anti-affinity: by namespace when every term keeps to the pod's
 	 * own namespace, else in anti_wild. */
-	struct group_index anti_by_ns;
+	struct sl_group_index anti_by_ns;
 	size_t *anti_wild;
 	size_t nanti_wild;
 	/* Nodes with the same labels (but the hostname), taints and cordon form a class: the filters
@@ -667,25 +609,25 @@ struct sl_cluster *sl_cluster_new(const struct sl_model *m)
 		c->nz_cpu[where[i]] += nonzero(&m->pods[i]->spec, "cpu");
 		c->nz_mem[where[i]] += nonzero(&m->pods[i]->spec, "memory");
 	}
-	struct gi_builder ns = {&c->by_ns, NULL, 0, 0}, lab = {&c->by_label, NULL, 0, 0},
-			  anti = {&c->anti_by_ns, NULL, 0, 0};
+	struct sl_group_builder ns = {&c->by_ns, NULL, 0, 0}, lab = {&c->by_label, NULL, 0, 0},
+				anti = {&c->anti_by_ns, NULL, 0, 0};
 	struct sl_buf key = SL_BUF_INIT;
 	for (size_t k = 0; k < c->npods; k++) {
 		const struct sl_podspec *p = &c->pods[k]->spec;
-		gi_add(&ns, p->namespace, k);
+		sl_group_add(&ns, p->namespace, k);
 		for (size_t l = 0; l < p->labels.n; l++) {
 			sl_buf_reset(&key);
 			sl_buf_printf(&key, "%s\x1f%s\x1f%s", p->namespace, p->labels.v[l].key, p->labels.v[l].val);
-			gi_add(&lab, key.s, k);
+			sl_group_add(&lab, key.s, k);
 		}
 		if (p->nanti && terms_keep_namespace(p))
-			gi_add(&anti, p->namespace, k);
+			sl_group_add(&anti, p->namespace, k);
 		else if (p->nanti)
 			c->anti_wild[c->nanti_wild++] = k;
 	}
-	gi_finish(&ns);
-	gi_finish(&lab);
-	gi_finish(&anti);
+	sl_group_finish(&ns);
+	sl_group_finish(&lab);
+	sl_group_finish(&anti);
 	struct sl_strpool classes = {0};
 	c->cls = sl_xcalloc(c->n + 1, sizeof *c->cls);
 	for (size_t i = 0; i < c->n; i++) {
@@ -731,9 +673,9 @@ void sl_cluster_free(struct sl_cluster *c)
 	free(c->static_verdicts);
 	sl_strpool_free(&c->static_keys);
 	pthread_mutex_destroy(&c->static_lock);
-	gi_free(&c->by_ns);
-	gi_free(&c->by_label);
-	gi_free(&c->anti_by_ns);
+	sl_group_free(&c->by_ns);
+	sl_group_free(&c->by_label);
+	sl_group_free(&c->anti_by_ns);
 	free(c->anti_wild);
 	free(c->cls);
 	free(c->pod_start);
@@ -821,9 +763,9 @@ static const size_t *pods_for(const struct sl_cluster *c, const char *ns, const 
 		if (sel->reqs[r].op == SL_OP_IN && sel->reqs[r].nvals == 1) {
 			sl_buf_reset(scratch);
 			sl_buf_printf(scratch, "%s\x1f%s\x1f%s", ns, sel->reqs[r].key, sel->reqs[r].vals[0]);
-			return gi_get(&c->by_label, scratch->s, n);
+			return sl_group_get(&c->by_label, scratch->s, n);
 		}
-	return gi_get(&c->by_ns, ns, n);
+	return sl_group_get(&c->by_ns, ns, n);
 }
 
 /* The domains of a topology key, computed once per key and run. */
@@ -1125,7 +1067,7 @@ static void phase_begin(struct sim *s, int gen)
 	count_running(s);
 	const struct sl_cluster *cl = s->cl;
 	size_t nq;
-	const size_t *q = gi_get(&cl->anti_by_ns, s->p->namespace, &nq);
+	const size_t *q = sl_group_get(&cl->anti_by_ns, s->p->namespace, &nq);
 	for (size_t a = 0; a < nq + cl->nanti_wild; a++) {
 		size_t k = a < nq ? q[a] : cl->anti_wild[a - nq];
 		const struct sl_podspec *o = &cl->pods[k]->spec;
@@ -1476,7 +1418,7 @@ static void sim_free(struct sim *s)
 static bool blocked_by_running(const struct sl_cluster *cl, const struct sl_workload *w, const struct sl_labels *gl)
 {
 	size_t nq;
-	const size_t *q = gi_get(&cl->anti_by_ns, w->pod.namespace, &nq);
+	const size_t *q = sl_group_get(&cl->anti_by_ns, w->pod.namespace, &nq);
 	for (size_t a = 0; a < nq + cl->nanti_wild; a++) {
 		const struct sl_podspec *o = &cl->pods[a < nq ? q[a] : cl->anti_wild[a - nq]]->spec;
 		for (size_t t = 0; t < o->nanti; t++)

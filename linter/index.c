@@ -1,0 +1,51 @@
+/* index.c — string-keyed groups (see index.h). */
+#include "index.h"
+
+#include <stdlib.h>
+
+struct sl_group_pair {
+	size_t group, item;
+};
+
+void sl_group_add(struct sl_group_builder *b, const char *key, size_t item)
+{
+	sl_intern(&b->gi->keys, key);
+	sl_grow(&b->v, &b->cap, b->n + 1, sizeof *b->v);
+	b->v[b->n++] = (struct sl_group_pair){sl_strmap_get(&b->gi->keys.map, key), item};
+}
+
+void sl_group_finish(struct sl_group_builder *b)
+{
+	struct sl_group_index *gi = b->gi;
+	size_t ng = gi->keys.n;
+	gi->start = sl_xcalloc(ng + 2, sizeof *gi->start);
+	gi->items = sl_xcalloc(b->n + 1, sizeof *gi->items);
+	for (size_t k = 0; k < b->n; k++)
+		gi->start[b->v[k].group + 2]++;
+	for (size_t g = 2; g < ng + 2; g++)
+		gi->start[g] += gi->start[g - 1];
+	for (size_t k = 0; k < b->n; k++) /* stable: items stay in the order they were added */
+		gi->items[gi->start[b->v[k].group + 1]++] = b->v[k].item;
+	free(b->v);
+	b->v = NULL;
+	b->n = b->cap = 0;
+}
+
+const size_t *sl_group_get(const struct sl_group_index *gi, const char *key, size_t *n)
+{
+	size_t g = sl_strmap_get(&gi->keys.map, key);
+	if (g == (size_t)-1 || !gi->start) {
+		*n = 0;
+		return NULL;
+	}
+	*n = gi->start[g + 1] - gi->start[g];
+	return gi->items + gi->start[g];
+}
+
+void sl_group_free(struct sl_group_index *gi)
+{
+	sl_strpool_free(&gi->keys);
+	free(gi->start);
+	free(gi->items);
+	gi->start = gi->items = NULL;
+}
