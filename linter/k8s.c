@@ -1057,6 +1057,38 @@ static int load_namespace(struct sl_model *m, struct ctx *c, const struct sl_obj
 	return 0;
 }
 
+/* An autoscaler is looked for in every document and in every item of a document's `items`,
+ * whatever the document's kind; one whose scaleTargetRef names no kind and name scales nothing the
+ * rules could find. */
+static void load_hpa(struct sl_model *m, const struct sl_source *src, const struct sl_ynode *n)
+{
+	if (!n || n->kind != SL_YMAP || !sl_yis(sl_ymap_get(n, "kind"), "HorizontalPodAutoscaler"))
+		return;
+	const struct sl_ynode *ref = sl_ypath(n, "spec.scaleTargetRef");
+	const struct sl_ynode *kind = sl_ymap_get(ref, "kind"), *name = sl_ymap_get(ref, "name");
+	if (!sl_yscalar(kind) || !sl_yscalar(name))
+		return;
+	struct sl_object o;
+	sl_object_read(src, n, &o);
+	struct sl_hpa *h = sl_xcalloc(1, sizeof *h);
+	*h = (struct sl_hpa){ref, o.namespace, kind->str, name->str, 1, INT32_MAX};
+	int64_t v;
+	if (sl_yint(sl_ypath(n, "spec.minReplicas"), &v) == 0)
+		h->min = v;
+	if (sl_yint(sl_ypath(n, "spec.maxReplicas"), &v) == 0)
+		h->max = v;
+	sl_grow(&m->hpas, &m->caphpas, m->nhpas + 1, sizeof *m->hpas);
+	m->hpas[m->nhpas++] = h;
+}
+
+static void load_hpas(struct sl_model *m, const struct sl_source *src, const struct sl_ynode *root)
+{
+	load_hpa(m, src, root);
+	const struct sl_ynode *items = sl_ymap_get(root, "items");
+	for (size_t i = 0; items && items->kind == SL_YSEQ && i < items->n; i++)
+		load_hpa(m, src, items->v[i]);
+}
+
 static int is_workload_kind(const char *k)
 {
 	static const char *const kinds[] = {"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet",
@@ -1175,9 +1207,11 @@ static void *parse_worker(void *arg)
 			continue;
 		j->rc = sl_yaml_parse_keep(j->in->src, j->ys, &j->errs, keep_paths(j->in->role));
 		struct ctx c = {j->in->src, &j->errs, 0};
-		for (size_t d = 0; d < j->ys->n; d++)
+		for (size_t d = 0; d < j->ys->n; d++) {
 			if (load_object(&j->part, &c, j->ys->docs[d].root, j->in->role, 0) < 0)
 				j->rc = -1;
+			load_hpas(&j->part, j->in->src, j->ys->docs[d].root);
+		}
 	}
 	return NULL;
 }
@@ -1203,6 +1237,7 @@ static void merge_model(struct sl_model *m, struct sl_model *part)
 	APPEND(pvcs, cappvcs, npvcs);
 	APPEND(pdbs, cappdbs, npdbs);
 	APPEND(namespaces, capnamespaces, nnamespaces);
+	APPEND(hpas, caphpas, nhpas);
 #undef APPEND
 	sl_strmap_free(&part->node_index);
 	memset(part, 0, sizeof *part);
@@ -1335,6 +1370,7 @@ void sl_model_bind_pods(struct sl_model *m)
 		n->npods++;
 	}
 	sl_strmap_free(&names);
+	sl_model_relate(m);
 }
 
 void sl_model_free(struct sl_model *m)
@@ -1364,6 +1400,11 @@ void sl_model_free(struct sl_model *m)
 	}
 	free(m->namespaces);
 	sl_strmap_free(&m->namespace_index);
+	for (size_t i = 0; i < m->nhpas; i++)
+		free(m->hpas[i]);
+	free(m->hpas);
+	sl_group_free(&m->claims);
+	free(m->workload_pdbs);
 	for (size_t i = 0; i < m->nstreams; i++)
 		sl_ystream_free(&m->streams[i]);
 	free(m->streams);

@@ -10,6 +10,7 @@
 
 #include "buf.h"
 #include "diag.h"
+#include "index.h"
 #include "yamldoc.h"
 
 struct sl_source;
@@ -186,6 +187,11 @@ struct sl_workload {
 	enum sl_strategy strategy;
 	const struct sl_ynode *strategy_node, *type_node, *rolling_node;
 	struct sl_intpct max_surge, max_unavailable;
+	/* Bound by sl_model_bind_pods: the budgets whose selector selects the template's labels in
+	 * its namespace, in input order, and the first autoscaler that names it as its target. */
+	const struct sl_pdb *const *pdbs;
+	size_t npdbs;
+	const struct sl_hpa *hpa;
 };
 
 struct sl_node {
@@ -228,6 +234,21 @@ struct sl_pdb {
 	struct sl_object obj;
 	struct sl_selector sel;
 	struct sl_intpct min_available, max_unavailable;
+	/* Bound by sl_model_bind_pods, over the workloads of the input it selects: their pods, how
+	 * many workloads, whether one is a bare Pod, and whether that count is the disruption
+	 * controller's: false when one has no scale the controller reads (a DaemonSet, a Job), or is
+	 * a bare Pod while the budget needs a scale (maxUnavailable or a percentage). */
+	int64_t total;
+	size_t nselected;
+	bool bare, countable;
+};
+
+/* A HorizontalPodAutoscaler among the inputs whose spec.scaleTargetRef names a kind and a name:
+ * the object it scales (in its own namespace) and the range it keeps spec.replicas in. */
+struct sl_hpa {
+	const struct sl_ynode *ref; /* spec.scaleTargetRef */
+	const char *namespace, *kind, *name;
+	int64_t min, max; /* minReplicas (1 when unset), maxReplicas (INT32_MAX when unset) */
 };
 
 struct sl_model {
@@ -247,6 +268,12 @@ struct sl_model {
 	struct sl_namespace **namespaces;
 	size_t nnamespaces, capnamespaces;
 	struct sl_strmap namespace_index; /* name → index into namespaces (bound by sl_model_bind_pods) */
+	struct sl_hpa **hpas;
+	size_t nhpas, caphpas;
+	/* Relations, computed once by sl_model_bind_pods (index.c) */
+	struct sl_group_index claims;        /* "namespace\x1fname" → pvcs */
+	const struct sl_pdb **workload_pdbs; /* every workload's pdbs, one after another */
+	bool pod_namespace_unknown;          /* some pod's namespace has no Namespace object */
 };
 
 enum sl_input_role {
@@ -265,9 +292,17 @@ int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, st
 int sl_model_load(struct sl_model *m, struct sl_source *src, enum sl_input_role role, struct sl_findings *errs);
 /* Whether the namespace is described by a Namespace object of the inputs. */
 bool sl_model_knows_namespace(const struct sl_model *m, const char *ns);
-/* Charge every running pod to its node, and bind pod terms' namespaceSelectors to the known
- * Namespace objects (call once after loading everything). */
+/* Charge every running pod to its node, bind pod terms' namespaceSelectors to the known
+ * Namespace objects and relate the objects to each other (call once after loading everything). */
 void sl_model_bind_pods(struct sl_model *m);
+/* The relations between objects, through indexes built once (index.c; sl_model_bind_pods calls
+ * it): budgets and workloads, autoscalers and workloads, pods and namespaces. */
+void sl_model_relate(struct sl_model *m);
+/* Deployment, StatefulSet, ReplicaSet, ReplicationController: kinds whose pods have a controller
+ * with a scale the disruption controller reads. */
+bool sl_scaled_kind(const char *kind);
+/* The first PersistentVolumeClaim of the inputs named name in namespace ns, or NULL. */
+const struct sl_pvc *sl_model_claim(const struct sl_model *m, const char *ns, const char *name);
 void sl_model_free(struct sl_model *m);
 
 /* kind, apiVersion, name and namespace of the object at root (kind NULL when it has none). */

@@ -32,11 +32,8 @@ static const struct sl_requirement *unknown_ns_labels(const struct sl_model *m, 
 			if (strcmp(t->ns_sel.reqs[k].key, "kubernetes.io/metadata.name"))
 				r = &t->ns_sel.reqs[k];
 	}
-	/* Only then the namespaces, which with a large --pods file are many. */
-	bool unknown = r && (!m->nnamespaces || !sl_model_knows_namespace(m, w->obj.namespace));
-	for (size_t i = 0; i < m->npods && r && !unknown; i++)
-		unknown = !sl_model_knows_namespace(m, m->pods[i]->obj.namespace);
-	return unknown ? r : NULL;
+	bool unknown = !m->nnamespaces || !sl_model_knows_namespace(m, w->obj.namespace) || m->pod_namespace_unknown;
+	return r && unknown ? r : NULL;
 }
 
 struct sl_finding *sl_rule_report(const struct sl_rule *r, struct sl_check *cx, const struct sl_ynode *at,
