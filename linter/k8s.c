@@ -628,7 +628,6 @@ void sl_podspec_free(struct sl_podspec *p)
 		for (size_t i = 0; i < nt; i++) {
 			selector_free(&ts[i].sel);
 			selector_free(&ts[i].ns_sel);
-			free(ts[i].ns_match);
 			free(ts[i].namespaces);
 			free(ts[i].match_keys);
 			free(ts[i].mismatch_keys);
@@ -1324,9 +1323,7 @@ static void bind_terms(const struct sl_model *m, struct sl_podspec *p)
 		for (size_t i = 0; i < nt; i++) {
 			if (!ts[i].has_ns_selector)
 				continue;
-			ts[i].ns_match = sl_xcalloc(m->nnamespaces + 1, sizeof *ts[i].ns_match);
-			for (size_t n = 0; n < m->nnamespaces; n++)
-				ts[i].ns_match[n] = sl_selector_matches(&ts[i].ns_sel, &m->namespaces[n]->labels);
+			ts[i].ns_known = m->namespaces;
 			ts[i].ns_index = &m->namespace_index;
 		}
 	}

@@ -84,9 +84,10 @@ struct sl_podterm {
 	const char **match_keys, **mismatch_keys;
 	size_t nmatch_keys, nmismatch_keys;
 	const struct sl_ynode *node;
-	/* Bound by sl_model_bind_pods when Namespace objects are known: whether namespaceSelector
-	 * selects each of them (indexed as sl_model.namespaces), and the index to find them by. */
-	bool *ns_match;
+	/* Bound by sl_model_bind_pods when Namespace objects are known: them (sl_model.namespaces)
+	 * and the index to find them by name, so that namespaceSelector is matched on their labels
+	 * when a namespace is asked about (not every namespace for every term up front). */
+	struct sl_namespace *const *ns_known;
 	const struct sl_strmap *ns_index;
 };
 
