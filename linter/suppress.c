@@ -159,12 +159,25 @@ static bool in_scalar(const struct sl_ynode *n, size_t off)
 	return false;
 }
 
+/* The documents' trees follow each other through the source: the one that may hold off is the
+ * last that starts at or before it, found by bisection (empty documents have no tree). */
 static bool in_any_scalar(const struct sl_ystream *ys, size_t off)
 {
-	for (size_t d = 0; ys && d < ys->n; d++)
-		if (in_scalar(ys->docs[d].root, off))
-			return true;
-	return false;
+	size_t lo = 0, hi = ys ? ys->n : 0;
+	while (lo < hi) { /* docs[0 .. lo) start at or before off, docs[hi ..) after it */
+		size_t mid = lo + (hi - lo) / 2, d = mid;
+		while (d < hi && !ys->docs[d].root)
+			d++;
+		if (d == hi)
+			hi = mid;
+		else if (ys->docs[d].root->at.off <= off)
+			lo = d + 1;
+		else
+			hi = mid;
+	}
+	while (lo > 0 && !ys->docs[lo - 1].root)
+		lo--;
+	return lo > 0 && in_scalar(ys->docs[lo - 1].root, off);
 }
 
 static void one_comment(struct sl_suppress *s, const struct sl_source *src, const struct sl_ystream *ys,
