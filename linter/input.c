@@ -178,14 +178,15 @@ static void push(struct sl_sources *ss, struct sl_source *s)
 	ss->v[ss->n++] = s;
 }
 
-/* An error about a path that has no bytes yet: reported at 1:1 of an empty source so that the
- * message keeps the file:line:col shape editors and problem matchers expect. The source stays in
- * the list (findings point into it) but is marked failed so nothing parses it. */
-static int path_error(struct sl_sources *ss, struct sl_findings *errs, const char *path, const char *what, int err)
+/* An error about a source that has no bytes: reported at 1:1 of it, empty, so that the message
+ * keeps the file:line:col shape editors and problem matchers expect. The source stays in the list
+ * (findings point into it) but is marked failed so nothing parses it. */
+static int source_fail(struct sl_source *s, struct sl_findings *errs, const char *what, int err)
 {
-	struct sl_source *s = sl_source_from_memory(path, "", 0);
+	if (!s->data)
+		s->data = sl_xcalloc(1, 1);
+	sl_source_index(s);
 	s->failed = 1;
-	push(ss, s);
 	struct sl_span at;
 	sl_source_span(s, 0, 0, &at);
 	if (err)
@@ -193,6 +194,13 @@ static int path_error(struct sl_sources *ss, struct sl_findings *errs, const cha
 	else
 		sl_input_error(errs, &at, "%s", what);
 	return -1;
+}
+
+static int path_error(struct sl_sources *ss, struct sl_findings *errs, const char *path, const char *what, int err)
+{
+	struct sl_source *s = sl_source_from_memory(path, "", 0);
+	push(ss, s);
+	return source_fail(s, errs, what, err);
 }
 
 /* Read all of fp into b; size_hint (a regular file's size) saves the regrowth. */
@@ -288,17 +296,33 @@ static int add_path(struct sl_sources *ss, const char *path, struct sl_findings 
 		return add_dir(ss, path, errs, depth, filter);
 	if (!explicit && !has_manifest_ext(path))
 		return 0;
-	FILE *fp = fopen(path, "rb");
+	struct sl_source *s = source_adopt(path, NULL, 0, 0);
+	push(ss, s);
+	/* A file too large to read is refused at once, as it always was. */
+	s->unread = ss->defer_reading && S_ISREG(st.st_mode) && (size_t)st.st_size <= SL_MAX_FILE_BYTES;
+	return s->unread ? 0 : sl_source_read(s, errs);
+}
+
+/* Read s->path into s. Returns 0, or the error and what failed. */
+static int read_file(struct sl_source *s, const char **what)
+{
+	FILE *fp = fopen(s->path, "rb");
+	struct stat st;
+	*what = "cannot open file";
 	if (!fp)
-		return path_error(ss, errs, path, "cannot open file", errno);
-	if (S_ISREG(st.st_mode) && (size_t)st.st_size >= SL_HUGE_MIN && (size_t)st.st_size <= SL_MAX_FILE_BYTES) {
-		size_t cap = (size_t)st.st_size + 2; /* +1 for the NUL, +1 to see the end */
+		return errno;
+	bool regular = fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode);
+	size_t size = regular ? (size_t)st.st_size : 0;
+	if (size >= SL_HUGE_MIN && size <= SL_MAX_FILE_BYTES) {
+		size_t cap = size + 2; /* +1 for the NUL, +1 to see the end */
 		char *data = sl_huge_alloc(cap);
 		size_t len = fread(data, 1, cap - 1, fp);
 		if (len < cap - 1 && !ferror(fp)) {
 			fclose(fp);
 			data[len] = 0;
-			push(ss, source_adopt(path, data, len, cap));
+			s->data = data;
+			s->len = len;
+			s->huge = cap;
 			return 0;
 		}
 		/* It grew while read, or failed: the general path says which. */
@@ -306,16 +330,26 @@ static int add_path(struct sl_sources *ss, const char *path, struct sl_findings 
 		rewind(fp);
 	}
 	struct sl_buf b = SL_BUF_INIT;
-	int err = read_stream(fp, &b, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0);
+	int err = read_stream(fp, &b, size);
 	fclose(fp);
 	if (err) {
 		sl_buf_free(&b);
-		return path_error(ss, errs, path, err == EFBIG ? "file is larger than 64 MiB" : "cannot read file",
-				  err == EFBIG ? 0 : err);
+		*what = err == EFBIG ? "file is larger than 64 MiB" : "cannot read file";
+		return err;
 	}
-	size_t len = b.len;
-	push(ss, source_adopt(path, sl_buf_detach(&b), len, 0));
+	s->len = b.len;
+	s->data = sl_buf_detach(&b);
 	return 0;
+}
+
+int sl_source_read(struct sl_source *s, struct sl_findings *errs)
+{
+	if (!s->unread && s->data)
+		return 0;
+	s->unread = false;
+	const char *what;
+	int err = read_file(s, &what);
+	return err ? source_fail(s, errs, what, err == EFBIG ? 0 : err) : 0;
 }
 
 int sl_input_add(struct sl_sources *ss, const char *path, struct sl_findings *errs,

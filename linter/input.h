@@ -22,6 +22,7 @@ struct sl_source {
 	size_t *cp; /* byte offset of every 64th code point; NULL when the bytes are ASCII */
 	size_t ncp;
 	int failed;   /* could not be read: an input error was reported, nothing to parse */
+	bool unread;  /* added but not read yet: sl_source_read reads it */
 	size_t order; /* its position in the sl_sources it was read into: the report's order */
 	bool parsed;  /* parsed for a target already (an inventory several share): errors reported */
 };
@@ -34,6 +35,9 @@ void sl_source_index(struct sl_source *s);
 struct sl_sources {
 	struct sl_source **v;
 	size_t n, cap;
+	/* Regular files are left unread when added, for sl_source_read to read them where they are
+	 * parsed: on the parsing threads, not one after another before parsing starts. */
+	bool defer_reading;
 };
 
 /* Which paths not to read (the config's exclude): skip(ctx, path, is_dir) returns 1 to leave the
@@ -48,6 +52,9 @@ struct sl_input_filter {
  * error. */
 int sl_input_add(struct sl_sources *ss, const char *path, struct sl_findings *errs,
 		 const struct sl_input_filter *filter);
+/* Read a source left unread (nothing to do for the others). Returns 0, or -1 after reporting an
+ * input error into errs; the source is then failed. */
+int sl_source_read(struct sl_source *s, struct sl_findings *errs);
 struct sl_source *sl_source_from_memory(const char *path, const char *data, size_t len);
 void sl_source_free(struct sl_source *s);
 void sl_sources_free(struct sl_sources *ss);

@@ -1201,6 +1201,8 @@ static void *parse_worker(void *arg)
 	struct parse_queue *q = arg;
 	for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;) {
 		struct parse_job *j = &q->jobs[i];
+		if (sl_source_read(j->in->src, &j->errs) < 0)
+			j->rc = -1;
 		sl_source_index(j->in->src);
 		if (j->in->src->failed)
 			continue;
@@ -1265,9 +1267,7 @@ int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, st
 		pthread_join(helper, NULL);
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (v[i].src->failed)
-			continue;
-		sl_findings_move(errs, &jobs[i].errs);
+		sl_findings_move(errs, &jobs[i].errs); /* none for a source that failed before */
 		if (jobs[i].rc < 0)
 			rc = -1;
 		merge_model(m, &jobs[i].part);

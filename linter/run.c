@@ -178,6 +178,10 @@ static void add_inventory(struct sl_run *r, struct target *t, const char *path, 
 {
 	for (size_t i = 0; i < r->ss.n; i++)
 		if (!strcmp(r->ss.v[i]->path, path) && strcmp(path, "-")) {
+			/* Read and indexed here: a source the target loads twice (a manifest that is its
+			 * inventory too) must not be read by two parsing threads at once. */
+			sl_source_read(r->ss.v[i], errs);
+			sl_source_index(r->ss.v[i]);
 			add_load(t, r->ss.v[i], role);
 			return;
 		}
@@ -277,6 +281,7 @@ void sl_run(struct sl_run *r, const char *const *nodes, size_t nnodes, const cha
 	struct sl_config *c = r->cfg;
 	size_t nt = c->ntargets + 1; /* [0] is the default target */
 	struct target *ts = sl_xcalloc(nt, sizeof *ts);
+	r->ss.defer_reading = true; /* files are read where they are parsed, several at a time */
 	for (size_t i = 0; i < nt; i++)
 		ts[i].index = (int)i - 1;
 	/* The default target's inventories first, so that their errors come first: the command
