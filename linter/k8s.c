@@ -1179,11 +1179,44 @@ static const char *const *keep_paths(enum sl_input_role role)
 int sl_model_load(struct sl_model *m, struct sl_source *src, enum sl_input_role role, struct sl_findings *errs)
 {
 	struct sl_load one = {src, role};
-	return sl_model_load_many(m, &one, 1, errs);
+	return sl_model_load_many(m, &one, 1, NULL, errs);
+}
+
+/* The kinds load_object reads from manifests, and so points into the trees of. */
+static bool model_kind(const char *k)
+{
+	return is_workload_kind(k) || !strcmp(k, "Node") || !strcmp(k, "Namespace") ||
+	       !strcmp(k, "PersistentVolumeClaim") || !strcmp(k, "PodDisruptionBudget");
+}
+
+struct tree_need {
+	const struct sl_tree_readers *readers;
+	bool all; /* every document of the source */
+	bool yes;
+};
+
+static void need_object(void *arg, const struct sl_object *o)
+{
+	struct tree_need *t = arg;
+	t->yes = t->yes || model_kind(o->kind) || (t->readers->object && t->readers->object(t->readers->ctx, o));
+}
+
+/* Whether a manifest document's tree is kept: it holds an object of the model (load_hpas finds
+ * autoscalers in any document's items), or another reader needs it. */
+static bool tree_needed(void *arg, const struct sl_ydoc *doc)
+{
+	struct tree_need *t = arg;
+	t->yes = t->all;
+	sl_doc_objects(doc, need_object, t);
+	const struct sl_ynode *items = sl_ymap_get(doc->root, "items");
+	for (size_t i = 0; !t->yes && items && items->kind == SL_YSEQ && i < items->n; i++)
+		t->yes = sl_yis(sl_ymap_get(items->v[i], "kind"), "HorizontalPodAutoscaler");
+	return t->yes || sl_yis(sl_ymap_get(doc->root, "kind"), "HorizontalPodAutoscaler");
 }
 
 struct parse_job {
 	const struct sl_load *in;
+	const struct sl_tree_readers *readers;
 	struct sl_ystream *ys;
 	struct sl_findings errs; /* the source's input errors: parsing's, then loading's */
 	struct sl_model part;    /* what the source holds, merged into the model in source order */
@@ -1196,17 +1229,30 @@ struct parse_queue {
 	atomic_size_t next;
 };
 
+/* A parsing thread, with the arena its trees go to. */
+struct parse_thread {
+	struct parse_queue *q;
+	struct sl_yarena *arena;
+};
+
 static void *parse_worker(void *arg)
 {
-	struct parse_queue *q = arg;
+	struct parse_thread *t = arg;
+	struct parse_queue *q = t->q;
 	for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;) {
 		struct parse_job *j = &q->jobs[i];
+		j->ys->shared = t->arena;
 		if (sl_source_read(j->in->src, &j->errs) < 0)
 			j->rc = -1;
 		sl_source_index(j->in->src);
 		if (j->in->src->failed)
 			continue;
-		j->rc = sl_yaml_parse_keep(j->in->src, j->ys, &j->errs, keep_paths(j->in->role));
+		struct tree_need need = {j->readers, false, false};
+		if (j->readers && j->in->role == SL_ROLE_MANIFESTS) {
+			need.all = j->readers->source && j->readers->source(j->readers->ctx, j->in->src);
+			j->rc = sl_yaml_parse_some(j->in->src, j->ys, &j->errs, tree_needed, &need);
+		} else
+			j->rc = sl_yaml_parse_keep(j->in->src, j->ys, &j->errs, keep_paths(j->in->role));
 		struct ctx c = {j->in->src, &j->errs, 0};
 		for (size_t d = 0; d < j->ys->n; d++) {
 			if (load_object(&j->part, &c, j->ys->docs[d].root, j->in->role, 0) < 0)
@@ -1244,7 +1290,8 @@ static void merge_model(struct sl_model *m, struct sl_model *part)
 	memset(part, 0, sizeof *part);
 }
 
-int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, struct sl_findings *errs)
+int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, const struct sl_tree_readers *readers,
+		       struct sl_findings *errs)
 {
 	if (!n)
 		return 0;
@@ -1252,6 +1299,7 @@ int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, st
 	struct parse_job *jobs = sl_xcalloc(n, sizeof *jobs);
 	for (size_t i = 0; i < n; i++) {
 		jobs[i].in = &v[i];
+		jobs[i].readers = readers;
 		jobs[i].ys = &m->streams[m->nstreams + i];
 		memset(jobs[i].ys, 0, sizeof *jobs[i].ys);
 	}
@@ -1260,9 +1308,15 @@ int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, st
 	 * a second thread takes the next source while the first is busy, each into a model of its
 	 * own, merged here in source order so that the result does not depend on the timing. */
 	struct parse_queue q = {jobs, n, 0};
+	struct parse_thread th[2];
+	sl_grow(&m->arenas, &m->caparenas, m->narenas + 2, sizeof *m->arenas);
+	for (int k = 0; k < 2; k++) {
+		m->arenas[m->narenas] = sl_xcalloc(1, sizeof **m->arenas);
+		th[k] = (struct parse_thread){&q, m->arenas[m->narenas++]};
+	}
 	pthread_t helper;
-	bool threaded = n > 1 && pthread_create(&helper, NULL, parse_worker, &q) == 0;
-	parse_worker(&q);
+	bool threaded = n > 1 && pthread_create(&helper, NULL, parse_worker, &th[1]) == 0;
+	parse_worker(&th[0]);
 	if (threaded)
 		pthread_join(helper, NULL);
 	int rc = 0;
@@ -1283,31 +1337,35 @@ void sl_finding_subject(struct sl_finding *f, const struct sl_object *o)
 	f->subj_off = o->root->at.off;
 }
 
+void sl_doc_objects(const struct sl_ydoc *doc, void (*fn)(void *ctx, const struct sl_object *o), void *ctx)
+{
+	const struct sl_ynode *root = doc->root;
+	if (!root || root->kind != SL_YMAP)
+		return;
+	struct sl_object o;
+	sl_object_read(doc->src, root, &o);
+	if (!o.kind)
+		return;
+	size_t kl = strlen(o.kind);
+	const struct sl_ynode *items = sl_ymap_get(root, "items");
+	if (kl >= 4 && !strcmp(o.kind + kl - 4, "List") && items && items->kind == SL_YSEQ) {
+		for (size_t i = 0; i < items->n; i++) {
+			struct sl_object io;
+			if (items->v[i]->kind != SL_YMAP)
+				continue;
+			sl_object_read(doc->src, items->v[i], &io);
+			if (io.kind)
+				fn(ctx, &io);
+		}
+		return;
+	}
+	fn(ctx, &o);
+}
+
 void sl_stream_objects(const struct sl_ystream *ys, void (*fn)(void *ctx, const struct sl_object *o), void *ctx)
 {
-	for (size_t d = 0; d < ys->n; d++) {
-		const struct sl_ynode *root = ys->docs[d].root;
-		if (!root || root->kind != SL_YMAP)
-			continue;
-		struct sl_object o;
-		sl_object_read(ys->docs[d].src, root, &o);
-		if (!o.kind)
-			continue;
-		size_t kl = strlen(o.kind);
-		const struct sl_ynode *items = sl_ymap_get(root, "items");
-		if (kl >= 4 && !strcmp(o.kind + kl - 4, "List") && items && items->kind == SL_YSEQ) {
-			for (size_t i = 0; i < items->n; i++) {
-				struct sl_object io;
-				if (items->v[i]->kind != SL_YMAP)
-					continue;
-				sl_object_read(ys->docs[d].src, items->v[i], &io);
-				if (io.kind)
-					fn(ctx, &io);
-			}
-			continue;
-		}
-		fn(ctx, &o);
-	}
+	for (size_t d = 0; d < ys->n; d++)
+		sl_doc_objects(&ys->docs[d], fn, ctx);
 }
 
 bool sl_model_knows_namespace(const struct sl_model *m, const char *ns)
@@ -1405,6 +1463,11 @@ void sl_model_free(struct sl_model *m)
 	for (size_t i = 0; i < m->nstreams; i++)
 		sl_ystream_free(&m->streams[i]);
 	free(m->streams);
+	for (size_t i = 0; i < m->narenas; i++) {
+		sl_yarena_free(m->arenas[i]);
+		free(m->arenas[i]);
+	}
+	free(m->arenas);
 	sl_strmap_free(&m->node_index);
 	free(m->workloads);
 	free(m->nodes);

@@ -255,6 +255,8 @@ struct sl_hpa {
 struct sl_model {
 	struct sl_ystream *streams; /* one per parsed source */
 	size_t nstreams;
+	struct sl_yarena **arenas; /* the streams' trees: one arena per parsing thread */
+	size_t narenas, caparenas;
 	struct sl_workload **workloads;
 	size_t nworkloads, capworkloads;
 	struct sl_node **nodes;
@@ -288,7 +290,18 @@ struct sl_load {
 	struct sl_source *src; /* indexed by the thread that parses it */
 	enum sl_input_role role;
 };
-int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, struct sl_findings *errs);
+/* Who reads a manifest's tree besides the model (whose objects point into it): whether a source's
+ * documents must all be kept (suppression comments and annotations are read from them), and
+ * whether an object's must (a policy reads its fields). The tree of any other document goes as
+ * soon as it is parsed. */
+struct sl_tree_readers {
+	bool (*source)(void *ctx, const struct sl_source *src);
+	bool (*object)(void *ctx, const struct sl_object *o);
+	void *ctx;
+};
+/* readers NULL: every tree is kept. */
+int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, const struct sl_tree_readers *readers,
+		       struct sl_findings *errs);
 /* Parse a source and add what it holds. Input errors go to errs; returns -1 if there was any. */
 int sl_model_load(struct sl_model *m, struct sl_source *src, enum sl_input_role role, struct sl_findings *errs);
 /* Whether the namespace is described by a Namespace object of the inputs. */
@@ -312,6 +325,8 @@ void sl_object_read(const struct sl_source *src, const struct sl_ynode *root, st
 void sl_finding_subject(struct sl_finding *f, const struct sl_object *o);
 /* Every object of a stream with a kind, the items of a *List one by one, in order. */
 void sl_stream_objects(const struct sl_ystream *ys, void (*fn)(void *ctx, const struct sl_object *o), void *ctx);
+/* The same for one document. */
+void sl_doc_objects(const struct sl_ydoc *doc, void (*fn)(void *ctx, const struct sl_object *o), void *ctx);
 
 /* Fence-posts as the Deployment controller resolves them (ResolveFenceposts). */
 int64_t sl_intpct_resolve(const struct sl_intpct *p, int64_t total, bool round_up);

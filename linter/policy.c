@@ -182,6 +182,14 @@ static void walk(struct walk *w, const struct sl_ynode *n, size_t i, struct sl_b
 	}
 }
 
+bool sl_policies_read(const struct sl_config *c, const struct sl_object *o)
+{
+	for (size_t i = 0; i < c->npolicies; i++)
+		if (c->levels[sl_nrules + i] != SL_LEVEL_NONE && kind_applies(&c->policies[i], o))
+			return true;
+	return false;
+}
+
 void sl_policies_check(struct sl_config *c, const struct sl_object *o, struct sl_findings *out,
 		       struct sl_findings *errs)
 {

@@ -123,12 +123,26 @@ static void each_object(void *ctx, const struct sl_object *o)
 	sl_suppress_object(p->sup, o);
 }
 
+/* What reads the manifests' trees besides the model: suppressions and policies. */
+static bool source_read(void *ctx, const struct sl_source *src)
+{
+	(void)ctx;
+	return sl_suppress_may_read(src);
+}
+
+static bool object_read(void *ctx, const struct sl_object *o)
+{
+	const struct sl_run *r = ctx;
+	return sl_policies_read(r->cfg, o);
+}
+
 static void run_target(struct sl_run *r, const struct target *t, struct sl_suppress *sup, struct sl_findings *errs,
 		       struct sl_explained **ex, size_t *nex, size_t *capex)
 {
 	struct sl_model m = {0};
 	struct sl_findings loaded = {0};
-	sl_model_load_many(&m, t->loads, t->nloads, &loaded);
+	struct sl_tree_readers readers = {source_read, object_read, r};
+	sl_model_load_many(&m, t->loads, t->nloads, &readers, &loaded);
 	/* Inventories shared by several targets report their input errors once. */
 	for (size_t i = 0; i < loaded.n; i++) {
 		struct sl_finding *f = &loaded.v[i];

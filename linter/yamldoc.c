@@ -18,11 +18,17 @@ struct sl_arena_chunk {
 
 /* Bump allocation from a list of chunks that double from 64 KiB to SL_HUGE_MIN, so a small
  * manifest stays small and a large inventory fills huge pages (larger requests get a chunk of
- * their own). */
-static void *chunk_alloc(struct sl_arena_chunk **list, size_t n)
+ * their own). A spare chunk (a dropped document's) is taken before a new one. */
+static void *chunk_alloc(struct sl_arena_chunk **list, struct sl_arena_chunk **spare, size_t n)
 {
 	struct sl_arena_chunk *c = *list;
-	if (!c || c->cap - c->used < n) {
+	if ((!c || c->cap - c->used < n) && *spare && (*spare)->cap >= n) {
+		c = *spare;
+		*spare = c->next;
+		c->used = 0;
+		c->next = *list;
+		*list = c;
+	} else if (!c || c->cap - c->used < n) {
 		size_t cap = c ? 2 * (sizeof *c + c->cap) : 65536;
 		if (cap >= SL_HUGE_MIN)
 			cap = SL_HUGE_MIN;
@@ -52,21 +58,71 @@ static void chunks_free(struct sl_arena_chunk **list)
 	}
 }
 
+static struct sl_yarena *arena_of(struct sl_ystream *ys)
+{
+	return ys->shared ? ys->shared : &ys->own;
+}
+
 static void *arena_alloc(struct sl_ystream *ys, size_t n)
 {
-	return chunk_alloc(&ys->chunks, (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t));
+	struct sl_yarena *a = arena_of(ys);
+	return chunk_alloc(&a->list[0], &a->spare[0],
+			   (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t));
 }
 
 /* Scalar text needs no alignment; packing it saves a third of the arena on typical YAML. */
 static char *arena_alloc_str(struct sl_ystream *ys, size_t n)
 {
-	return chunk_alloc(&ys->strchunks, n);
+	struct sl_yarena *a = arena_of(ys);
+	return chunk_alloc(&a->list[1], &a->spare[1], n);
+}
+
+/* Where an arena stood: what was allocated after it can be given back at once. */
+struct arena_mark {
+	struct sl_arena_chunk *chunk[2];
+	size_t used[2];
+};
+
+static struct arena_mark arena_mark(const struct sl_yarena *a)
+{
+	struct arena_mark m;
+	for (int k = 0; k < 2; k++) {
+		m.chunk[k] = a->list[k];
+		m.used[k] = a->list[k] ? a->list[k]->used : 0;
+	}
+	return m;
+}
+
+static void arena_rewind(struct sl_yarena *a, const struct arena_mark *m)
+{
+	for (int k = 0; k < 2; k++) {
+		while (a->list[k] != m->chunk[k]) {
+			struct sl_arena_chunk *c = a->list[k];
+			a->list[k] = c->next;
+			c->next = a->spare[k];
+			a->spare[k] = c;
+		}
+		if (a->list[k])
+			a->list[k]->used = m->used[k];
+	}
+}
+
+static void spares_free(struct sl_yarena *a)
+{
+	chunks_free(&a->spare[0]);
+	chunks_free(&a->spare[1]);
+}
+
+void sl_yarena_free(struct sl_yarena *a)
+{
+	chunks_free(&a->list[0]);
+	chunks_free(&a->list[1]);
+	spares_free(a);
 }
 
 void sl_ystream_free(struct sl_ystream *ys)
 {
-	chunks_free(&ys->chunks);
-	chunks_free(&ys->strchunks);
+	sl_yarena_free(&ys->own);
 	free(ys->docs);
 	memset(ys, 0, sizeof *ys);
 }
@@ -117,6 +173,10 @@ struct builder {
 	size_t skip;         /* > 0: inside a dropped value, at this nesting */
 	bool skipped_anchor; /* an anchor went with a dropped value */
 	bool need_full;      /* an alias named a dropped anchor: parse again, keeping all */
+	/* Keeping only some documents (sl_yaml_parse_some) */
+	bool (*wanted)(void *ctx, const struct sl_ydoc *doc);
+	void *wanted_ctx;
+	struct arena_mark doc_start; /* where the open document's nodes and text start */
 };
 
 static void compile_patterns(struct builder *b, const char *const *keep)
@@ -352,6 +412,20 @@ static int attach(struct builder *b, struct sl_ynode *n)
 	return 0;
 }
 
+/* A complete document: kept, or dropped with every node and text of it. */
+static void end_document(struct builder *b, unsigned docno)
+{
+	struct sl_ystream *out = b->ys;
+	struct sl_ydoc doc = {b->src, b->root, docno};
+	clear_anchors(b);
+	if (b->wanted && !b->wanted(b->wanted_ctx, &doc)) {
+		arena_rewind(arena_of(out), &b->doc_start);
+		return;
+	}
+	sl_grow(&out->docs, &out->cap, out->n + 1, sizeof *out->docs);
+	out->docs[out->n++] = doc;
+}
+
 static const char *describe_problem(const struct sl_source *src, const yaml_parser_t *p, size_t off)
 {
 	if (off < src->len && src->data[off] == '\t')
@@ -374,7 +448,7 @@ static const char *event_anchor(const yaml_event_t *ev)
 }
 
 static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs, const char *const *keep,
-		 bool *need_full)
+		 bool *need_full, bool (*wanted)(void *ctx, const struct sl_ydoc *doc), void *wanted_ctx)
 {
 	yaml_parser_t p;
 	yaml_event_t ev;
@@ -383,6 +457,8 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 	b.ys = out;
 	b.src = src;
 	b.keep = keep;
+	b.wanted = wanted;
+	b.wanted_ctx = wanted_ctx;
 	if (keep)
 		compile_patterns(&b, keep);
 	if (!yaml_parser_initialize(&p)) {
@@ -455,13 +531,10 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 		case YAML_DOCUMENT_START_EVENT:
 			b.root = NULL;
 			b.aliased = 0;
+			b.doc_start = arena_mark(arena_of(out));
 			break;
 		case YAML_DOCUMENT_END_EVENT:
-			sl_grow(&out->docs, &out->cap, out->n + 1, sizeof *out->docs);
-			out->docs[out->n].src = src;
-			out->docs[out->n].root = b.root;
-			out->docs[out->n++].index = docno++;
-			clear_anchors(&b);
+			end_document(&b, docno++);
 			break;
 		case YAML_ALIAS_EVENT: {
 			const char *name = (const char *)ev.data.alias.anchor;
@@ -624,6 +697,7 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 	free(b.anchors);
 	free(b.pats);
 	yaml_parser_delete(&p);
+	spares_free(arena_of(out));
 	*need_full = b.need_full;
 	return rc;
 }
@@ -637,12 +711,22 @@ int sl_yaml_parse_keep(const struct sl_source *src, struct sl_ystream *out, stru
 		       const char *const *keep)
 {
 	bool need_full = false;
-	int rc = parse(src, out, errs, keep, &need_full);
-	if (need_full) {
-		sl_ystream_free(out);
-		rc = parse(src, out, errs, NULL, &need_full);
+	struct arena_mark start = arena_mark(arena_of(out));
+	int rc = parse(src, out, errs, keep, &need_full, NULL, NULL);
+	if (need_full) { /* what the first pass built goes, in a shared arena too */
+		arena_rewind(arena_of(out), &start);
+		spares_free(arena_of(out));
+		out->n = 0;
+		rc = parse(src, out, errs, NULL, &need_full, NULL, NULL);
 	}
 	return rc;
+}
+
+int sl_yaml_parse_some(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs,
+		       bool (*wanted)(void *ctx, const struct sl_ydoc *doc), void *ctx)
+{
+	bool need_full = false; /* only keep patterns drop anchors */
+	return parse(src, out, errs, NULL, &need_full, wanted, ctx);
 }
 
 /* --- lookups -------------------------------------------------------------------------------- */

@@ -34,16 +34,25 @@ struct sl_ydoc {
 	unsigned index;        /* 0-based position in the stream */
 };
 
+/* Where trees are allocated: chunks filled one after another and freed together. A stream has
+ * its own, or allocates from one it shares with other streams (those one thread parses for a
+ * model): a chunk is then filled by several sources rather than left mostly empty by each. */
 struct sl_arena_chunk;
+struct sl_yarena {
+	struct sl_arena_chunk *list[2];  /* [0] nodes, [1] scalar text, packed without alignment */
+	struct sl_arena_chunk *spare[2]; /* while parsing: chunks of dropped documents, to reuse */
+};
+void sl_yarena_free(struct sl_yarena *a);
+
 struct sl_ystream {
-	struct sl_arena_chunk *chunks;
-	struct sl_arena_chunk *strchunks; /* scalar text, packed without alignment */
+	struct sl_yarena own;
+	struct sl_yarena *shared; /* NULL, or the arena to allocate from (it outlives the stream) */
 	struct sl_ydoc *docs;
 	size_t n, cap;
 };
 
-/* Parse every document of src. Complete documents before an error are kept. Returns 0, or -1
- * after reporting an input error into errs. */
+/* Parse every document of src (into out->shared when set, out->own otherwise). Complete
+ * documents before an error are kept. Returns 0, or -1 after reporting an input error into errs. */
 int sl_yaml_parse(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs);
 /* The same, keeping only values on the paths in keep (NULL-terminated patterns such as
  * "spec.containers[].resources", from each object: the document, or each item of a top-level
@@ -51,6 +60,10 @@ int sl_yaml_parse(const struct sl_source *src, struct sl_ystream *out, struct sl
  * alias to a dropped anchor makes it parse again, keeping everything. */
 int sl_yaml_parse_keep(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs,
 		       const char *const *keep);
+/* The same as sl_yaml_parse, keeping a document only when wanted(ctx, doc) says so as it ends:
+ * the nodes of the others go at once, and their memory serves the next document. */
+int sl_yaml_parse_some(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs,
+		       bool (*wanted)(void *ctx, const struct sl_ydoc *doc), void *ctx);
 void sl_ystream_free(struct sl_ystream *ys);
 
 /* Lookups. All accept NULL and return NULL / false for a wrong kind. */
