@@ -24,7 +24,7 @@ void sl_source_index(struct sl_source *s)
 {
 	if (s->lines)
 		return;
-	size_t cap = 0, ascii = 1;
+	size_t ascii = 1;
 	for (size_t i = 0; i < s->len && ascii; i++)
 		ascii = !((unsigned char)s->data[i] & 0x80);
 	if (!ascii) {
@@ -34,19 +34,20 @@ void sl_source_index(struct sl_source *s)
 				continue;
 			if (chars % CP_STEP == 0) {
 				sl_grow(&s->cp, &capcp, s->ncp + 1, sizeof *s->cp);
-				s->cp[s->ncp++] = i;
+				s->cp[s->ncp++] = (uint32_t)i;
 			}
 			chars++;
 		}
 	}
-	/* Counted first: one allocation of the right size rather than regrowth over megabytes. */
+	/* Counted first: one allocation of the right size, held as long as the source is, rather
+	 * than regrowth over megabytes. Offsets fit 32 bits (SL_MAX_FILE_BYTES). */
 	size_t n = 1;
 	for (const char *q = s->data; (q = memchr(q, '\n', s->len - (size_t)(q - s->data))); q++)
 		n++;
-	sl_grow(&s->lines, &cap, n, sizeof *s->lines);
+	s->lines = sl_xmalloc(n * sizeof *s->lines);
 	s->lines[s->nlines++] = 0;
 	for (const char *q = s->data; (q = memchr(q, '\n', s->len - (size_t)(q - s->data))); q++)
-		s->lines[s->nlines++] = (size_t)(q - s->data) + 1;
+		s->lines[s->nlines++] = (uint32_t)(q - s->data) + 1;
 }
 
 /* Take over the bytes (no copy: inventories run to tens of megabytes). Indexed later. */

@@ -6,6 +6,7 @@
 #define SL_INPUT_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct sl_findings;
 struct sl_span;
@@ -17,9 +18,9 @@ struct sl_source {
 	char *data; /* NUL-terminated copy of the bytes */
 	size_t len;
 	size_t huge;   /* data is an sl_huge_alloc block of this size (0: malloc) */
-	size_t *lines; /* byte offset at which each line starts; NULL until sl_source_index */
+	uint32_t *lines; /* byte offset at which each line starts; NULL until sl_source_index */
 	size_t nlines;
-	size_t *cp; /* byte offset of every 64th code point; NULL when the bytes are ASCII */
+	uint32_t *cp; /* byte offset of every 64th code point; NULL when the bytes are ASCII */
 	size_t ncp;
 	int failed;   /* could not be read: an input error was reported, nothing to parse */
 	bool unread;  /* added but not read yet: sl_source_read reads it */
