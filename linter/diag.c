@@ -71,8 +71,8 @@ void sl_input_error(struct sl_findings *fs, const struct sl_span *at, const char
 	struct sl_finding *f = push(fs, NULL, SL_ERROR, at, fmt, ap);
 	va_end(ap);
 	if (f->at.src && !f->at.line) {
-		f->at.line = f->at.eline = 1;
-		f->at.col = f->at.ecol = 1;
+		f->at.line = 1;
+		f->at.col = 1;
 	}
 	fs->input_errors++;
 }

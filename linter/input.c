@@ -159,17 +159,22 @@ size_t sl_source_offset(const struct sl_source *s, unsigned line, unsigned col)
 
 void sl_source_span(const struct sl_source *s, size_t off, size_t end, struct sl_span *out)
 {
-	sl_source_span_hint(s, off, end, (size_t)-1, (size_t)-1, out);
+	sl_source_span_hint(s, off, end, (size_t)-1, out);
 }
 
-void sl_source_span_hint(const struct sl_source *s, size_t off, size_t end, size_t lhint, size_t ehint,
-			 struct sl_span *out)
+void sl_source_span_hint(const struct sl_source *s, size_t off, size_t end, size_t lhint, struct sl_span *out)
 {
 	out->src = s;
 	out->off = off;
 	out->end = end;
 	sl_source_linecol_hint(s, off, lhint, &out->line, &out->col);
-	sl_source_linecol_hint(s, end, ehint, &out->eline, &out->ecol);
+}
+
+void sl_span_end(const struct sl_span *at, unsigned *line, unsigned *col)
+{
+	*line = *col = 0;
+	if (at->src)
+		sl_source_linecol(at->src, at->end, line, col);
 }
 
 static void push(struct sl_sources *ss, struct sl_source *s)

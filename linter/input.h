@@ -70,7 +70,7 @@ size_t sl_source_offset(const struct sl_source *s, unsigned line, unsigned col);
 size_t sl_source_char_to_byte(const struct sl_source *s, size_t charidx);
 /* A span covering [off, end). */
 void sl_source_span(const struct sl_source *s, size_t off, size_t end, struct sl_span *out);
-void sl_source_span_hint(const struct sl_source *s, size_t off, size_t end, size_t lhint, size_t ehint,
-			 struct sl_span *out);
+/* The same, given a guess of the 0-based line of off (see sl_source_linecol_hint). */
+void sl_source_span_hint(const struct sl_source *s, size_t off, size_t end, size_t lhint, struct sl_span *out);
 
 #endif

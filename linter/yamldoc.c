@@ -239,9 +239,9 @@ static void mark_span(const struct sl_source *src, yaml_mark_t a, yaml_mark_t b,
 	size_t off = sl_source_char_to_byte(src, a.index);
 	size_t end = sl_source_char_to_byte(src, b.index);
 	if (end < off)
-		sl_source_span_hint(src, off, off, a.line, a.line, out);
+		sl_source_span_hint(src, off, off, a.line, out);
 	else
-		sl_source_span_hint(src, off, end, a.line, b.line, out);
+		sl_source_span_hint(src, off, end, a.line, out);
 }
 
 /* Weights saturate at what a node's 32-bit weight holds, far above SL_YAML_MAX_NODES. */
