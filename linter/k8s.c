@@ -1214,6 +1214,34 @@ static bool tree_needed(void *arg, const struct sl_ydoc *doc)
 	return t->yes || sl_yis(sl_ymap_get(doc->root, "kind"), "HorizontalPodAutoscaler");
 }
 
+static bool is(const char *s, const char *t)
+{
+	return s && !strcmp(s, t);
+}
+
+/* Entries of a manifest neither the model nor a rule or a fix reads (sl_yfilter.unread): in a
+ * container all but its name, resources, ports and restartPolicy (env, probes, mounts…); in a
+ * volume all but its name and claim; preferred (not required) affinity; an object's managedFields
+ * and annotations (suppressions read those in sources kept whole); in an object's status all but
+ * a Pod's phase and a Node's allocatable and capacity. A fix that inserts into a mapping reads the
+ * indentation of its entries: none of these mappings is one a fix inserts into. */
+static bool unread_value(const char *key, const char *in, const char *in_in)
+{
+	bool object = !in_in || is(in_in, "[]"); /* in is a key of a document, or of a List's item */
+	if (is(in, "[]") &&
+	    (is(in_in, "containers") || is(in_in, "initContainers") || is(in_in, "ephemeralContainers")))
+		return !is(key, "name") && !is(key, "resources") && !is(key, "ports") && !is(key, "restartPolicy");
+	if (is(in, "[]") && is(in_in, "volumes"))
+		return !is(key, "name") && !is(key, "persistentVolumeClaim");
+	if (is(in, "nodeAffinity") || is(in, "podAffinity") || is(in, "podAntiAffinity"))
+		return is(key, "preferredDuringSchedulingIgnoredDuringExecution");
+	if (is(in, "metadata") && object)
+		return is(key, "managedFields") || is(key, "annotations");
+	if (is(in, "status") && object)
+		return !is(key, "phase") && !is(key, "allocatable") && !is(key, "capacity");
+	return false;
+}
+
 struct parse_job {
 	const struct sl_load *in;
 	const struct sl_tree_readers *readers;
@@ -1250,7 +1278,11 @@ static void *parse_worker(void *arg)
 		struct tree_need need = {j->readers, false, false};
 		if (j->readers && j->in->role == SL_ROLE_MANIFESTS) {
 			need.all = j->readers->source && j->readers->source(j->readers->ctx, j->in->src);
-			j->rc = sl_yaml_parse_some(j->in->src, j->ys, &j->errs, tree_needed, &need);
+			/* Values nothing reads are left out unless a tree is read whole (a policy or a
+			 * suppression may read any of it). */
+			bool whole = need.all || j->readers->object;
+			struct sl_yfilter f = {tree_needed, &need, whole ? NULL : unread_value};
+			j->rc = sl_yaml_parse_some(j->in->src, j->ys, &j->errs, &f);
 		} else
 			j->rc = sl_yaml_parse_keep(j->in->src, j->ys, &j->errs, keep_paths(j->in->role));
 		struct ctx c = {j->in->src, &j->errs, 0};

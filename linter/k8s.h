@@ -296,7 +296,7 @@ struct sl_load {
  * soon as it is parsed. */
 struct sl_tree_readers {
 	bool (*source)(void *ctx, const struct sl_source *src);
-	bool (*object)(void *ctx, const struct sl_object *o);
+	bool (*object)(void *ctx, const struct sl_object *o); /* NULL: none is read whole */
 	void *ctx;
 };
 /* readers NULL: every tree is kept. */

@@ -139,6 +139,8 @@ struct frame {
 	uint64_t alive;   /* keep patterns this frame's path is on the way along */
 	size_t plen;      /* components of that path, from the object */
 	bool objects;     /* a List's `items`: each item starts a path of its own */
+	/* Entries left out (sl_yfilter.unread): the furthest end and the nodes of them */
+	size_t dropped_end, dropped_weight;
 };
 
 #define MAX_PATTERNS 64
@@ -173,10 +175,12 @@ struct builder {
 	size_t skip;         /* > 0: inside a dropped value, at this nesting */
 	bool skipped_anchor; /* an anchor went with a dropped value */
 	bool need_full;      /* an alias named a dropped anchor: parse again, keeping all */
-	/* Keeping only some documents (sl_yaml_parse_some) */
-	bool (*wanted)(void *ctx, const struct sl_ydoc *doc);
-	void *wanted_ctx;
-	struct arena_mark doc_start; /* where the open document's nodes and text start */
+	/* Keeping only some documents and values (sl_yaml_parse_some) */
+	const struct sl_yfilter *filter;
+	struct arena_mark doc_start;           /* where the open document's nodes and text start */
+	bool drop_value;                       /* the key just read was left out: its value goes too */
+	bool dropping;                         /* skipping that value (b->skip levels deep) */
+	bool drop_flow[SL_YAML_MAX_DEPTH + 1]; /* per skipped level: a flow collection */
 };
 
 static void compile_patterns(struct builder *b, const char *const *keep)
@@ -325,6 +329,8 @@ static void finish_map(struct builder *b, struct frame *f)
 	/* Merged keys rank below every explicit key, and earlier merge sources win: give them
 	 * "orders" that sort before explicit ones in the last-wins pass below, in reverse. */
 	size_t explicit_n = n;
+	/* An entry left out could have overridden a merged one: that needs the source whole. */
+	b->need_full |= nm && f->dropped_weight;
 	for (size_t m = nm; m-- > 0;)
 		for (size_t j = 0; j < merges[m]->n; j++)
 			add_pair(&ps, &n, &cap, merges[m]->v[2 * j], merges[m]->v[2 * j + 1], 0);
@@ -348,7 +354,7 @@ static void finish_map(struct builder *b, struct frame *f)
 	struct sl_ynode *node = f->node;
 	node->n = n;
 	node->v = arena_alloc(b->ys, (2 * n + 1) * sizeof *node->v);
-	size_t weight = 1;
+	size_t weight = sat_add(1, f->dropped_weight);
 	for (size_t i = 0; i < n; i++) {
 		node->v[2 * i] = ps[i].k;
 		node->v[2 * i + 1] = ps[i].v;
@@ -418,7 +424,7 @@ static void end_document(struct builder *b, unsigned docno)
 	struct sl_ystream *out = b->ys;
 	struct sl_ydoc doc = {b->src, b->root, docno};
 	clear_anchors(b);
-	if (b->wanted && !b->wanted(b->wanted_ctx, &doc)) {
+	if (b->filter && b->filter->wanted && !b->filter->wanted(b->filter->ctx, &doc)) {
 		arena_rewind(arena_of(out), &b->doc_start);
 		return;
 	}
@@ -447,8 +453,50 @@ static const char *event_anchor(const yaml_event_t *ev)
 	}
 }
 
+/* Where an entry left out of the open mapping (sl_yfilter.unread) ended, and how many nodes it
+ * held: the mapping's span still runs to the end of its last entry, and its weight counts them. */
+static void dropped(struct builder *b, size_t start, size_t end, size_t weight)
+{
+	struct frame *f = &b->stack[b->depth - 1];
+	end = end > start ? end : start;
+	f->dropped_end = end > f->dropped_end ? end : f->dropped_end;
+	f->dropped_weight = sat_add(f->dropped_weight, weight);
+}
+
+/* An event of a value left out: only its nesting, its extent (the furthest end of a scalar or a
+ * flow collection in it) and its size matter. 0, or -1 after an error, or when an anchor or an
+ * alias means the source must be parsed whole. */
+static int drop_event(struct builder *b, const yaml_event_t *ev, struct sl_findings *errs)
+{
+	bool open = ev->type == YAML_SEQUENCE_START_EVENT || ev->type == YAML_MAPPING_START_EVENT;
+	bool close = ev->type == YAML_SEQUENCE_END_EVENT || ev->type == YAML_MAPPING_END_EVENT;
+	if (event_anchor(ev) || ev->type == YAML_ALIAS_EVENT) {
+		b->need_full = true;
+		return -1;
+	}
+	if (open && b->depth + b->skip >= SL_YAML_MAX_DEPTH) {
+		struct sl_span at;
+		mark_span(b->src, ev->start_mark, ev->end_mark, &at);
+		sl_input_error(errs, &at, "document nests deeper than %d levels", SL_YAML_MAX_DEPTH);
+		return -1;
+	}
+	size_t start = sl_source_char_to_byte(b->src, ev->start_mark.index);
+	if (ev->type == YAML_SCALAR_EVENT || (close && b->drop_flow[b->skip - 1]))
+		dropped(b, start, sl_source_char_to_byte(b->src, ev->end_mark.index), 0);
+	if (ev->type == YAML_SCALAR_EVENT || open)
+		dropped(b, 0, 0, 1);
+	if (open)
+		b->drop_flow[b->skip++] = ev->type == YAML_SEQUENCE_START_EVENT
+					      ? ev->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE
+					      : ev->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE;
+	else if (close)
+		b->skip--;
+	b->dropping = b->skip > 0;
+	return 0;
+}
+
 static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs, const char *const *keep,
-		 bool *need_full, bool (*wanted)(void *ctx, const struct sl_ydoc *doc), void *wanted_ctx)
+		 bool *need_full, const struct sl_yfilter *filter)
 {
 	yaml_parser_t p;
 	yaml_event_t ev;
@@ -457,8 +505,7 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 	b.ys = out;
 	b.src = src;
 	b.keep = keep;
-	b.wanted = wanted;
-	b.wanted_ctx = wanted_ctx;
+	b.filter = filter;
 	if (keep)
 		compile_patterns(&b, keep);
 	if (!yaml_parser_initialize(&p)) {
@@ -490,6 +537,16 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 		const char *anchor = NULL;
 		int err = 0;
 		bool keep_all = false;
+		if (b.dropping || b.drop_value) {
+			b.drop_value = false;
+			err = drop_event(&b, &ev, errs);
+			yaml_event_delete(&ev);
+			if (err) {
+				rc = -1;
+				break;
+			}
+			continue;
+		}
 		if (b.skip) {
 			/* inside a dropped value: only its nesting and its anchors matter */
 			if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT)
@@ -518,6 +575,17 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 				continue;
 			}
 			b.keep_next = all;
+		} else if (b.filter && b.filter->unread && ev.type == YAML_SCALAR_EVENT && b.depth &&
+			   b.stack[b.depth - 1].node->kind == SL_YMAP && b.stack[b.depth - 1].n % 2 == 0 &&
+			   !ev.data.scalar.anchor &&
+			   b.filter->unread((const char *)ev.data.scalar.value, b.stack[b.depth - 1].comp,
+					    b.depth > 1 ? b.stack[b.depth - 2].comp : NULL)) {
+			/* an entry nothing reads: left out, key and value, but for its extent */
+			dropped(&b, sl_source_char_to_byte(src, ev.start_mark.index),
+				sl_source_char_to_byte(src, ev.end_mark.index), 1);
+			b.drop_value = true;
+			yaml_event_delete(&ev);
+			continue;
 		} else if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
 			/* a collection opening: below a kept key, or in a frame that keeps all */
 			keep_all = b.keep_next || (b.depth && b.stack[b.depth - 1].keep_all) || !b.keep;
@@ -650,12 +718,18 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 				finish_map(&b, f);
 			else
 				finish_seq(&b, f);
+			if (b.need_full) {
+				err = 1;
+				free(f->items);
+				free(f->anchor);
+				break;
+			}
 			/* The span runs from the start of the collection to the end of its last
 			 * child: libyaml's end mark for block collections lies on the next line. */
 			{
 				size_t end = n->at.end;
 				if (!n->flow) {
-					end = n->at.off;
+					end = n->at.off > f->dropped_end ? n->at.off : f->dropped_end;
 					for (size_t i = 0; i < (n->kind == SL_YMAP ? 2 * n->n : n->n); i++)
 						if (n->v[i]->at.end > end)
 							end = n->v[i]->at.end;
@@ -712,21 +786,30 @@ int sl_yaml_parse_keep(const struct sl_source *src, struct sl_ystream *out, stru
 {
 	bool need_full = false;
 	struct arena_mark start = arena_mark(arena_of(out));
-	int rc = parse(src, out, errs, keep, &need_full, NULL, NULL);
+	int rc = parse(src, out, errs, keep, &need_full, NULL);
 	if (need_full) { /* what the first pass built goes, in a shared arena too */
 		arena_rewind(arena_of(out), &start);
 		spares_free(arena_of(out));
 		out->n = 0;
-		rc = parse(src, out, errs, NULL, &need_full, NULL, NULL);
+		rc = parse(src, out, errs, NULL, &need_full, NULL);
 	}
 	return rc;
 }
 
 int sl_yaml_parse_some(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs,
-		       bool (*wanted)(void *ctx, const struct sl_ydoc *doc), void *ctx)
+		       const struct sl_yfilter *f)
 {
-	bool need_full = false; /* only keep patterns drop anchors */
-	return parse(src, out, errs, NULL, &need_full, wanted, ctx);
+	bool need_full = false;
+	struct arena_mark start = arena_mark(arena_of(out));
+	int rc = parse(src, out, errs, NULL, &need_full, f);
+	if (need_full) { /* an anchor or alias where values were left out: keep them all */
+		struct sl_yfilter whole = {f->wanted, f->ctx, NULL};
+		arena_rewind(arena_of(out), &start);
+		spares_free(arena_of(out));
+		out->n = 0;
+		rc = parse(src, out, errs, NULL, &need_full, &whole);
+	}
+	return rc;
 }
 
 /* --- lookups -------------------------------------------------------------------------------- */

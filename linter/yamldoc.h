@@ -60,10 +60,21 @@ int sl_yaml_parse(const struct sl_source *src, struct sl_ystream *out, struct sl
  * alias to a dropped anchor makes it parse again, keeping everything. */
 int sl_yaml_parse_keep(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs,
 		       const char *const *keep);
-/* The same as sl_yaml_parse, keeping a document only when wanted(ctx, doc) says so as it ends:
- * the nodes of the others go at once, and their memory serves the next document. */
+/* What sl_yaml_parse_some leaves out of the tree. */
+struct sl_yfilter {
+	/* Whether to keep a complete document (NULL: every one); the nodes of the others go at once,
+	 * and their memory serves the next document. */
+	bool (*wanted)(void *ctx, const struct sl_ydoc *doc);
+	void *ctx;
+	/* Whether nothing will look up `key` in a mapping that is itself the value of `in` ("[]": an
+	 * item of a list, which is the value of in_in; NULL: a document), nor into its value. Such an
+	 * entry is left out, key and value; the mapping's span still covers it. (An anchor or an
+	 * alias in it, or a merge key beside it, makes the source parse again, whole.) NULL: none. */
+	bool (*unread)(const char *key, const char *in, const char *in_in);
+};
+/* The same as sl_yaml_parse, leaving out what f says. */
 int sl_yaml_parse_some(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs,
-		       bool (*wanted)(void *ctx, const struct sl_ydoc *doc), void *ctx);
+		       const struct sl_yfilter *f);
 void sl_ystream_free(struct sl_ystream *ys);
 
 /* Lookups. All accept NULL and return NULL / false for a wrong kind. */
