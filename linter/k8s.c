@@ -1221,8 +1221,8 @@ static bool is(const char *s, const char *t)
 
 /* Entries of a manifest neither the model nor a rule or a fix reads (sl_yfilter.unread): in a
  * container all but its name, resources, ports and restartPolicy (env, probes, mounts…); in a
- * volume all but its name and claim; preferred (not required) affinity; an object's managedFields
- * and annotations (suppressions read those in sources kept whole); in an object's status all but
+ * volume all but its name and claim; preferred (not required) affinity; an object's managedFields;
+ * in an object's status all but
  * a Pod's phase and a Node's allocatable and capacity. A fix that inserts into a mapping reads the
  * indentation of its entries: none of these mappings is one a fix inserts into. */
 static bool unread_value(const char *key, const char *in, const char *in_in)
@@ -1236,7 +1236,7 @@ static bool unread_value(const char *key, const char *in, const char *in_in)
 	if (is(in, "nodeAffinity") || is(in, "podAffinity") || is(in, "podAntiAffinity"))
 		return is(key, "preferredDuringSchedulingIgnoredDuringExecution");
 	if (is(in, "metadata") && object)
-		return is(key, "managedFields") || is(key, "annotations");
+		return is(key, "managedFields");
 	if (is(in, "status") && object)
 		return !is(key, "phase") && !is(key, "allocatable") && !is(key, "capacity");
 	return false;
@@ -1280,7 +1280,7 @@ static void *parse_worker(void *arg)
 			need.all = j->readers->source && j->readers->source(j->readers->ctx, j->in->src);
 			/* Values nothing reads are left out unless a tree is read whole (a policy or a
 			 * suppression may read any of it). */
-			bool whole = need.all || j->readers->object;
+			bool whole = need.all || j->readers->anywhere;
 			struct sl_yfilter f = {tree_needed, &need, whole ? NULL : unread_value};
 			j->rc = sl_yaml_parse_some(j->in->src, j->ys, &j->errs, &f);
 		} else

@@ -296,7 +296,8 @@ struct sl_load {
  * soon as it is parsed. */
 struct sl_tree_readers {
 	bool (*source)(void *ctx, const struct sl_source *src);
-	bool (*object)(void *ctx, const struct sl_object *o); /* NULL: none is read whole */
+	bool (*object)(void *ctx, const struct sl_object *o);
+	bool anywhere; /* what `object` reads may be any entry of the tree (a policy's field) */
 	void *ctx;
 };
 /* readers NULL: every tree is kept. */

@@ -127,13 +127,13 @@ static void each_object(void *ctx, const struct sl_object *o)
 static bool source_read(void *ctx, const struct sl_source *src)
 {
 	(void)ctx;
-	return sl_suppress_may_read(src);
+	return sl_suppress_reads_source(src);
 }
 
 static bool object_read(void *ctx, const struct sl_object *o)
 {
 	const struct sl_run *r = ctx;
-	return sl_policies_read(r->cfg, o);
+	return sl_suppress_reads_object(o) || sl_policies_read(r->cfg, o);
 }
 
 static void run_target(struct sl_run *r, const struct target *t, struct sl_suppress *sup, struct sl_findings *errs,
@@ -141,7 +141,7 @@ static void run_target(struct sl_run *r, const struct target *t, struct sl_suppr
 {
 	struct sl_model m = {0};
 	struct sl_findings loaded = {0};
-	struct sl_tree_readers readers = {source_read, r->cfg->npolicies ? object_read : NULL, r};
+	struct sl_tree_readers readers = {source_read, object_read, r->cfg->npolicies > 0, r};
 	sl_model_load_many(&m, t->loads, t->nloads, &readers, &loaded);
 	/* Inventories shared by several targets report their input errors once. */
 	for (size_t i = 0; i < loaded.n; i++) {

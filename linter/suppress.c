@@ -253,11 +253,16 @@ void sl_suppress_source(struct sl_suppress *s, const struct sl_source *src, cons
 
 #define ANNOTATION "schedlint.io/ignore"
 
-bool sl_suppress_may_read(const struct sl_source *src)
+bool sl_suppress_reads_source(const struct sl_source *src)
 {
 	/* The bytes end in a NUL; one inside them ends the YAML too (libyaml refuses it), so nothing
 	 * past it is in a document. */
-	return src->data && strstr(src->data, "schedlint");
+	return src->data && strstr(src->data, MARK);
+}
+
+bool sl_suppress_reads_object(const struct sl_object *o)
+{
+	return sl_ymap_get(sl_ypath(o->root, "metadata.annotations"), ANNOTATION) != NULL;
 }
 
 void sl_suppress_object(struct sl_suppress *s, const struct sl_object *o)
