@@ -357,7 +357,7 @@ static void finish_map(struct builder *b, struct frame *f)
 	}
 	struct sl_ynode *node = f->node;
 	node->n = n;
-	node->v = arena_alloc(b->ys, (2 * n + 1) * sizeof *node->v);
+	node->v = arena_alloc(b->ys, 2 * n * sizeof *node->v);
 	size_t weight = sat_add(1, f->dropped_weight);
 	for (size_t i = 0; i < n; i++) {
 		node->v[2 * i] = ps[i].k;
@@ -372,7 +372,7 @@ static void finish_seq(struct builder *b, struct frame *f)
 {
 	struct sl_ynode *node = f->node;
 	node->n = f->n;
-	node->v = arena_alloc(b->ys, (f->n + 1) * sizeof *node->v);
+	node->v = arena_alloc(b->ys, f->n * sizeof *node->v);
 	size_t weight = 1;
 	for (size_t i = 0; i < f->n; i++) {
 		node->v[i] = f->items[i];
