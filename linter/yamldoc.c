@@ -134,7 +134,10 @@ void sl_ystream_free(struct sl_ystream *ys)
 /* --- building ------------------------------------------------------------------------------ */
 
 struct frame {
-	struct sl_ynode *node;
+	/* the collection's node is made when it closes, with its children */
+	struct sl_span at;
+	uint8_t kind;
+	bool flow;
 	struct sl_ynode **items; /* heap while open; copied to the arena when closed */
 	size_t n, cap;
 	char *anchor;
@@ -307,7 +310,18 @@ static void add_pair(struct pair **ps, size_t *n, size_t *cap, struct sl_ynode *
 
 /* Close a mapping: apply merge keys (explicit keys win, then earlier merged maps win), then keep
  * only the last of duplicate keys. Sorting keeps this O(n log n) for hostile key counts. */
-static void finish_map(struct builder *b, struct frame *f)
+/* The node of the collection f, with room for nptr children. */
+static struct sl_ynode *new_collection(struct builder *b, const struct frame *f, size_t nptr)
+{
+	struct sl_ynode *n = arena_alloc(b->ys, sizeof *n + nptr * sizeof n->v[0]);
+	memset(n, 0, sizeof *n);
+	n->at = f->at;
+	n->kind = f->kind;
+	n->flow = f->flow;
+	return n;
+}
+
+static struct sl_ynode *finish_map(struct builder *b, struct frame *f)
 {
 	struct pair *ps = NULL;
 	size_t n = 0, cap = 0, order = 0;
@@ -355,9 +369,8 @@ static void finish_map(struct builder *b, struct frame *f)
 		n = w;
 		qsort(ps, n, sizeof *ps, cmp_order);
 	}
-	struct sl_ynode *node = f->node;
+	struct sl_ynode *node = new_collection(b, f, 2 * n);
 	node->n = n;
-	node->v = arena_alloc(b->ys, 2 * n * sizeof *node->v);
 	size_t weight = sat_add(1, f->dropped_weight);
 	for (size_t i = 0; i < n; i++) {
 		node->v[2 * i] = ps[i].k;
@@ -366,19 +379,20 @@ static void finish_map(struct builder *b, struct frame *f)
 	}
 	node->weight = weight;
 	free(ps);
+	return node;
 }
 
-static void finish_seq(struct builder *b, struct frame *f)
+static struct sl_ynode *finish_seq(struct builder *b, struct frame *f)
 {
-	struct sl_ynode *node = f->node;
+	struct sl_ynode *node = new_collection(b, f, f->n);
 	node->n = f->n;
-	node->v = arena_alloc(b->ys, f->n * sizeof *node->v);
 	size_t weight = 1;
 	for (size_t i = 0; i < f->n; i++) {
 		node->v[i] = f->items[i];
 		weight = sat_add(weight, f->items[i]->weight);
 	}
 	node->weight = weight;
+	return node;
 }
 
 static void define_anchor(struct builder *b, const char *name, struct sl_ynode *n)
@@ -569,7 +583,7 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 			yaml_event_delete(&ev);
 			continue;
 		}
-		if (b.keep && ev.type == YAML_SCALAR_EVENT && b.depth && b.stack[b.depth - 1].node->kind == SL_YMAP &&
+		if (b.keep && ev.type == YAML_SCALAR_EVENT && b.depth && b.stack[b.depth - 1].kind == SL_YMAP &&
 		    b.stack[b.depth - 1].n % 2 == 0 && !b.stack[b.depth - 1].objects) {
 			bool all;
 			if (drop_key(&b, (const char *)ev.data.scalar.value, &all)) {
@@ -580,7 +594,7 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 			}
 			b.keep_next = all;
 		} else if (b.filter && b.filter->unread && ev.type == YAML_SCALAR_EVENT && b.depth &&
-			   b.stack[b.depth - 1].node->kind == SL_YMAP && b.stack[b.depth - 1].n % 2 == 0 &&
+			   b.stack[b.depth - 1].kind == SL_YMAP && b.stack[b.depth - 1].n % 2 == 0 &&
 			   !ev.data.scalar.anchor &&
 			   b.filter->unread((const char *)ev.data.scalar.value, b.stack[b.depth - 1].comp,
 					    b.depth > 1 ? b.stack[b.depth - 2].comp : NULL)) {
@@ -668,18 +682,12 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 				err = 1;
 				break;
 			}
-			n = arena_alloc(out, sizeof *n);
-			memset(n, 0, sizeof *n);
 			int is_map = ev.type == YAML_MAPPING_START_EVENT;
-			n->kind = is_map ? SL_YMAP : SL_YSEQ;
-			n->flow = is_map ? ev.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE
-					 : ev.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
-			mark_span(src, ev.start_mark, ev.end_mark, &n->at);
 			anchor = (const char *)(is_map ? ev.data.mapping_start.anchor : ev.data.sequence_start.anchor);
 			const char *comp = NULL;
 			if (b.depth) {
 				const struct frame *up = &b.stack[b.depth - 1];
-				comp = up->node->kind == SL_YSEQ ? "[]"
+				comp = up->kind == SL_YSEQ ? "[]"
 				       : up->n % 2 && up->items[up->n - 1]->kind == SL_YSCALAR
 					   ? up->items[up->n - 1]->str
 					   : "";
@@ -691,7 +699,7 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 				const struct frame *up = &b.stack[b.depth - 1];
 				if (up->objects) {
 					alive = ~(uint64_t)0; /* an item of a List: an object of its own */
-				} else if (up->node->kind == SL_YSEQ) {
+				} else if (up->kind == SL_YSEQ) {
 					bool done;
 					alive = step_patterns(&b, up->alive, up->plen, "[]", &done);
 					plen = up->plen + 1;
@@ -705,7 +713,10 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 			sl_grow(&b.stack, &b.cap, b.depth + 1, sizeof *b.stack);
 			struct frame *f = &b.stack[b.depth++];
 			memset(f, 0, sizeof *f);
-			f->node = n;
+			f->kind = is_map ? SL_YMAP : SL_YSEQ;
+			f->flow = is_map ? ev.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE
+					 : ev.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
+			mark_span(src, ev.start_mark, ev.end_mark, &f->at);
 			f->comp = comp;
 			f->keep_all = keep_all;
 			f->alive = alive;
@@ -717,11 +728,7 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 		case YAML_SEQUENCE_END_EVENT:
 		case YAML_MAPPING_END_EVENT: {
 			struct frame *f = &b.stack[--b.depth];
-			n = f->node;
-			if (n->kind == SL_YMAP)
-				finish_map(&b, f);
-			else
-				finish_seq(&b, f);
+			n = f->kind == SL_YMAP ? finish_map(&b, f) : finish_seq(&b, f);
 			if (b.need_full) {
 				err = 1;
 				free(f->items);

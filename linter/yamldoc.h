@@ -18,14 +18,16 @@ enum sl_ykind { SL_YSCALAR = 1, SL_YSEQ, SL_YMAP };
 
 struct sl_ynode {
 	struct sl_span at;
-	const char *str;     /* scalar value, NUL-terminated */
-	struct sl_ynode **v; /* seq: n items; map: key0, val0, key1, val1 … (n pairs) */
-	uint32_t len;        /* of str (a source is at most 64 MiB) */
+	const char *str; /* scalar value, NUL-terminated */
+	uint32_t len;    /* of str (a source is at most 64 MiB) */
 	uint32_t n;
 	uint32_t weight; /* nodes in the expansion, saturating (the limit is far below) */
 	uint8_t kind;    /* enum sl_ykind */
 	bool plain;      /* scalar written without quotes: only those are typed (null, bool, int) */
 	bool flow;       /* collection written in flow style ({} / []) */
+	/* seq: n items; map: key0, val0, key1, val1 … (n pairs). Stored with the node, so that a
+	 * scalar (most nodes are) carries no pointer to children it cannot have. */
+	struct sl_ynode *v[];
 };
 
 struct sl_ydoc {
