@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "diag.h"
@@ -72,6 +74,21 @@ struct sl_source *sl_source_from_memory(const char *path, const char *data, size
 	s->len = len;
 	sl_source_index(s);
 	return s;
+}
+
+void sl_source_forget(const struct sl_source *s, size_t off, size_t end)
+{
+	size_t lead = 0;
+	while (lead < s->len && strchr(" \t\r\n", s->data[lead]))
+		lead++;
+	off = off > lead + 1 ? off : lead + 1;
+	end = end < s->len ? end : s->len;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), from = (uintptr_t)(s->data + off),
+		  to = (uintptr_t)(s->data + end);
+	from = (from + page - 1) / page * page;
+	to = to / page * page;
+	if (off < end && from < to)
+		madvise((void *)from, to - from, MADV_DONTNEED);
 }
 
 void sl_source_free(struct sl_source *s)

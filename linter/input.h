@@ -17,7 +17,7 @@ struct sl_source {
 	char *path; /* as the user will recognise it: the argument, or dir/sub/file, or <stdin> */
 	char *data; /* NUL-terminated copy of the bytes */
 	size_t len;
-	size_t huge;   /* data is an sl_huge_alloc block of this size (0: malloc) */
+	size_t huge;     /* data is an sl_huge_alloc block of this size (0: malloc) */
 	uint32_t *lines; /* byte offset at which each line starts; NULL until sl_source_index */
 	size_t nlines;
 	uint32_t *cp; /* byte offset of every 64th code point; NULL when the bytes are ASCII */
@@ -56,6 +56,10 @@ int sl_input_add(struct sl_sources *ss, const char *path, struct sl_findings *er
 /* Read a source left unread (nothing to do for the others). Returns 0, or -1 after reporting an
  * input error into errs; the source is then failed. */
 int sl_source_read(struct sl_source *s, struct sl_findings *errs);
+/* Bytes [off, end) of s will not be read again (a document nothing reads): the whole pages among
+ * them are given back, and read as zeros after. The bytes before the first one that is not blank
+ * are kept (a fix looks there to tell JSON). */
+void sl_source_forget(const struct sl_source *s, size_t off, size_t end);
 struct sl_source *sl_source_from_memory(const char *path, const char *data, size_t len);
 void sl_source_free(struct sl_source *s);
 void sl_sources_free(struct sl_sources *ss);

@@ -1281,7 +1281,8 @@ static void *parse_worker(void *arg)
 			/* Values nothing reads are left out unless a tree is read whole (a policy or a
 			 * suppression may read any of it). */
 			bool whole = need.all || j->readers->anywhere;
-			struct sl_yfilter f = {tree_needed, &need, whole ? NULL : unread_value};
+			struct sl_yfilter f = {tree_needed, &need, whole ? NULL : unread_value,
+					       !whole && !j->readers->all_bytes};
 			j->rc = sl_yaml_parse_some(j->in->src, j->ys, &j->errs, &f);
 		} else
 			j->rc = sl_yaml_parse_keep(j->in->src, j->ys, &j->errs, keep_paths(j->in->role));

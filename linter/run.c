@@ -141,7 +141,7 @@ static void run_target(struct sl_run *r, const struct target *t, struct sl_suppr
 {
 	struct sl_model m = {0};
 	struct sl_findings loaded = {0};
-	struct sl_tree_readers readers = {source_read, object_read, r->cfg->npolicies > 0, r};
+	struct sl_tree_readers readers = {source_read, object_read, r->cfg->npolicies > 0, r->fix, r};
 	sl_model_load_many(&m, t->loads, t->nloads, &readers, &loaded);
 	/* Inventories shared by several targets report their input errors once. */
 	for (size_t i = 0; i < loaded.n; i++) {

@@ -17,6 +17,7 @@ struct sl_explained;
 struct sl_run {
 	struct sl_config *cfg;
 	bool explain, explain_json; /* --explain instead of findings (as JSON) */
+	bool fix;                   /* --fix: the sources are rewritten whole afterwards */
 	struct sl_sources ss;
 	struct sl_findings fs;
 	/* --explain: per workload, in the order of the workloads */

@@ -185,6 +185,7 @@ struct builder {
 	/* Keeping only some documents and values (sl_yaml_parse_some) */
 	const struct sl_yfilter *filter;
 	struct arena_mark doc_start;           /* where the open document's nodes and text start */
+	size_t doc_off;                        /* and its bytes */
 	bool drop_value;                       /* the key just read was left out: its value goes too */
 	bool dropping;                         /* skipping that value (b->skip levels deep) */
 	bool drop_flow[SL_YAML_MAX_DEPTH + 1]; /* per skipped level: a flow collection */
@@ -436,14 +437,16 @@ static int attach(struct builder *b, struct sl_ynode *n)
 	return 0;
 }
 
-/* A complete document: kept, or dropped with every node and text of it. */
-static void end_document(struct builder *b, unsigned docno)
+/* A complete document, ending at byte end: kept, or dropped with every node and text of it. */
+static void end_document(struct builder *b, unsigned docno, size_t end)
 {
 	struct sl_ystream *out = b->ys;
 	struct sl_ydoc doc = {b->src, b->root, docno};
 	clear_anchors(b);
 	if (b->filter && b->filter->wanted && !b->filter->wanted(b->filter->ctx, &doc)) {
 		arena_rewind(arena_of(out), &b->doc_start);
+		if (b->filter->forget)
+			sl_source_forget(b->src, b->doc_off, end);
 		return;
 	}
 	sl_grow(&out->docs, &out->cap, out->n + 1, sizeof *out->docs);
@@ -618,9 +621,10 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 			b.root = NULL;
 			b.aliased = 0;
 			b.doc_start = arena_mark(arena_of(out));
+			b.doc_off = sl_source_char_to_byte(src, ev.start_mark.index);
 			break;
 		case YAML_DOCUMENT_END_EVENT:
-			end_document(&b, docno++);
+			end_document(&b, docno++, sl_source_char_to_byte(src, ev.end_mark.index));
 			break;
 		case YAML_ALIAS_EVENT: {
 			const char *name = (const char *)ev.data.alias.anchor;
@@ -814,7 +818,7 @@ int sl_yaml_parse_some(const struct sl_source *src, struct sl_ystream *out, stru
 	struct arena_mark start = arena_mark(arena_of(out));
 	int rc = parse(src, out, errs, NULL, &need_full, f);
 	if (need_full) { /* an anchor or alias where values were left out: keep them all */
-		struct sl_yfilter whole = {f->wanted, f->ctx, NULL};
+		struct sl_yfilter whole = {f->wanted, f->ctx, NULL, f->forget};
 		arena_rewind(arena_of(out), &start);
 		spares_free(arena_of(out));
 		out->n = 0;

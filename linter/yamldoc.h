@@ -73,6 +73,8 @@ struct sl_yfilter {
 	 * entry is left out, key and value; the mapping's span still covers it. (An anchor or an
 	 * alias in it, or a merge key beside it, makes the source parse again, whole.) NULL: none. */
 	bool (*unread)(const char *key, const char *in, const char *in_in);
+	/* Whether the bytes of a document not kept are read again (no: sl_source_forget them). */
+	bool forget;
 };
 /* The same as sl_yaml_parse, leaving out what f says. */
 int sl_yaml_parse_some(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs,
