@@ -138,8 +138,7 @@ struct frame {
 	struct sl_span at;
 	uint8_t kind;
 	bool flow;
-	struct sl_ynode **items; /* heap while open; copied to the arena when closed */
-	size_t n, cap;
+	size_t first, n; /* its children so far: builder items[first .. first + n) */
 	char *anchor;
 	const char *comp; /* its key in the parent mapping, "[]" in a sequence, NULL at the root */
 	bool keep_all;    /* inside a kept path: nothing below is dropped */
@@ -165,6 +164,10 @@ struct anchor {
 
 struct builder {
 	struct sl_ystream *ys;
+	/* The children of the open collections, each one's after its parent's: one array for all,
+	 * rather than one allocation per collection. */
+	struct sl_ynode **items;
+	size_t nitems, capitems;
 	const struct sl_source *src;
 	struct frame *stack;
 	size_t depth, cap;
@@ -322,15 +325,42 @@ static struct sl_ynode *new_collection(struct builder *b, const struct frame *f,
 	return n;
 }
 
+/* Whether the pairs hold a merge key or a key twice, for few pairs (more go the general way). */
+static bool plain_pairs(struct sl_ynode *const *items, size_t n)
+{
+	if (n > 32)
+		return false;
+	for (size_t i = 0; i < n; i += 2) {
+		if (is_merge_key(items[i]))
+			return false;
+		for (size_t j = 0; j < i; j += 2)
+			if (key_eq(items[i], items[j]))
+				return false;
+	}
+	return true;
+}
+
 static struct sl_ynode *finish_map(struct builder *b, struct frame *f)
 {
+	struct sl_ynode **items = b->items + f->first;
+	if (plain_pairs(items, f->n)) { /* most mappings: the pairs go as they are */
+		struct sl_ynode *node = new_collection(b, f, f->n);
+		node->n = f->n / 2;
+		size_t weight = sat_add(1, f->dropped_weight);
+		for (size_t i = 0; i < f->n; i++) {
+			node->v[i] = items[i];
+			weight = sat_add(weight, items[i]->weight);
+		}
+		node->weight = weight;
+		return node;
+	}
 	struct pair *ps = NULL;
 	size_t n = 0, cap = 0, order = 0;
 	struct sl_ynode **merges = NULL;
 	size_t nm = 0, capm = 0;
 	for (size_t i = 0; i + 1 < f->n; i += 2) {
-		if (is_merge_key(f->items[i])) {
-			struct sl_ynode *v = f->items[i + 1];
+		if (is_merge_key(items[i])) {
+			struct sl_ynode *v = items[i + 1];
 			if (v->kind == SL_YMAP) {
 				sl_grow(&merges, &capm, nm + 1, sizeof *merges);
 				merges[nm++] = v;
@@ -343,7 +373,7 @@ static struct sl_ynode *finish_map(struct builder *b, struct frame *f)
 			}
 			continue;
 		}
-		add_pair(&ps, &n, &cap, f->items[i], f->items[i + 1], order++);
+		add_pair(&ps, &n, &cap, items[i], items[i + 1], order++);
 	}
 	/* Merged keys rank below every explicit key, and earlier merge sources win: give them
 	 * "orders" that sort before explicit ones in the last-wins pass below, in reverse. */
@@ -385,12 +415,13 @@ static struct sl_ynode *finish_map(struct builder *b, struct frame *f)
 
 static struct sl_ynode *finish_seq(struct builder *b, struct frame *f)
 {
+	struct sl_ynode *const *items = b->items + f->first;
 	struct sl_ynode *node = new_collection(b, f, f->n);
 	node->n = f->n;
 	size_t weight = 1;
 	for (size_t i = 0; i < f->n; i++) {
-		node->v[i] = f->items[i];
-		weight = sat_add(weight, f->items[i]->weight);
+		node->v[i] = items[i];
+		weight = sat_add(weight, items[i]->weight);
 	}
 	node->weight = weight;
 	return node;
@@ -417,11 +448,10 @@ static void clear_anchors(struct builder *b)
 
 static void clear_stack(struct builder *b)
 {
-	for (size_t i = 0; i < b->depth; i++) {
-		free(b->stack[i].items);
+	for (size_t i = 0; i < b->depth; i++)
 		free(b->stack[i].anchor);
-	}
 	b->depth = 0;
+	b->nitems = 0;
 }
 
 /* Attach a finished node to the open collection (or make it the root). 0, or -1 on a limit. */
@@ -431,9 +461,9 @@ static int attach(struct builder *b, struct sl_ynode *n)
 		b->root = n;
 		return 0;
 	}
-	struct frame *f = &b->stack[b->depth - 1];
-	sl_grow(&f->items, &f->cap, f->n + 1, sizeof *f->items);
-	f->items[f->n++] = n;
+	sl_grow(&b->items, &b->capitems, b->nitems + 1, sizeof *b->items);
+	b->items[b->nitems++] = n;
+	b->stack[b->depth - 1].n++;
 	return 0;
 }
 
@@ -692,8 +722,8 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 			if (b.depth) {
 				const struct frame *up = &b.stack[b.depth - 1];
 				comp = up->kind == SL_YSEQ ? "[]"
-				       : up->n % 2 && up->items[up->n - 1]->kind == SL_YSCALAR
-					   ? up->items[up->n - 1]->str
+				       : up->n % 2 && b.items[up->first + up->n - 1]->kind == SL_YSCALAR
+					   ? b.items[up->first + up->n - 1]->str
 					   : "";
 			}
 			uint64_t alive = ~(uint64_t)0;
@@ -717,6 +747,7 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 			sl_grow(&b.stack, &b.cap, b.depth + 1, sizeof *b.stack);
 			struct frame *f = &b.stack[b.depth++];
 			memset(f, 0, sizeof *f);
+			f->first = b.nitems;
 			f->kind = is_map ? SL_YMAP : SL_YSEQ;
 			f->flow = is_map ? ev.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE
 					 : ev.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
@@ -733,9 +764,9 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 		case YAML_MAPPING_END_EVENT: {
 			struct frame *f = &b.stack[--b.depth];
 			n = f->kind == SL_YMAP ? finish_map(&b, f) : finish_seq(&b, f);
+			b.nitems = f->first;
 			if (b.need_full) {
 				err = 1;
-				free(f->items);
 				free(f->anchor);
 				break;
 			}
@@ -754,7 +785,6 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 				}
 				sl_source_span(src, n->at.off, end, &n->at);
 			}
-			free(f->items);
 			if (f->anchor) {
 				define_anchor(&b, f->anchor, n);
 				free(f->anchor);
@@ -783,6 +813,7 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 	clear_stack(&b);
 	clear_anchors(&b);
 	free(b.stack);
+	free(b.items);
 	free(b.anchors);
 	free(b.pats);
 	yaml_parser_delete(&p);
