@@ -475,6 +475,7 @@ static void end_document(struct builder *b, unsigned docno, size_t end)
 	clear_anchors(b);
 	if (b->filter && b->filter->wanted && !b->filter->wanted(b->filter->ctx, &doc)) {
 		arena_rewind(arena_of(out), &b->doc_start);
+		out->partial = true;
 		if (b->filter->forget)
 			sl_source_forget(b->src, b->doc_off, end);
 		return;
@@ -634,6 +635,7 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 			/* an entry nothing reads: left out, key and value, but for its extent */
 			dropped(&b, sl_source_char_to_byte(src, ev.start_mark.index),
 				sl_source_char_to_byte(src, ev.end_mark.index), 1);
+			out->partial = true;
 			b.drop_value = true;
 			yaml_event_delete(&ev);
 			continue;
@@ -837,6 +839,7 @@ int sl_yaml_parse_keep(const struct sl_source *src, struct sl_ystream *out, stru
 		arena_rewind(arena_of(out), &start);
 		spares_free(arena_of(out));
 		out->n = 0;
+		out->partial = false;
 		rc = parse(src, out, errs, NULL, &need_full, NULL);
 	}
 	return rc;
@@ -853,6 +856,7 @@ int sl_yaml_parse_some(const struct sl_source *src, struct sl_ystream *out, stru
 		arena_rewind(arena_of(out), &start);
 		spares_free(arena_of(out));
 		out->n = 0;
+		out->partial = false;
 		rc = parse(src, out, errs, NULL, &need_full, &whole);
 	}
 	return rc;

@@ -51,6 +51,7 @@ struct sl_ystream {
 	struct sl_yarena *shared; /* NULL, or the arena to allocate from (it outlives the stream) */
 	struct sl_ydoc *docs;
 	size_t n, cap;
+	bool partial; /* a document or an entry was left out (sl_yaml_parse_some) */
 };
 
 /* Parse every document of src (into out->shared when set, out->own otherwise). Complete
