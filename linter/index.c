@@ -59,11 +59,14 @@ void sl_group_free(struct sl_group_index *gi)
 /* "a\x1fb" or "a\x1fb\x1fc" (c NULL: two parts) in b: a key of one of the indexes below. */
 static const char *join(struct sl_buf *b, const char *x, const char *y, const char *z)
 {
-	sl_buf_reset(b);
-	if (z)
-		sl_buf_printf(b, "%s\x1f%s\x1f%s", x, y, z);
-	else
-		sl_buf_printf(b, "%s\x1f%s", x, y);
+	sl_buf_reset(b); /* no printf: this runs for every label of every workload */
+	sl_buf_puts(b, x);
+	sl_buf_putc(b, '\x1f');
+	sl_buf_puts(b, y);
+	if (z) {
+		sl_buf_putc(b, '\x1f');
+		sl_buf_puts(b, z);
+	}
 	return sl_buf_str(b);
 }
 

@@ -26,8 +26,14 @@ void sl_source_index(struct sl_source *s)
 {
 	if (s->lines)
 		return;
-	size_t ascii = 1;
-	for (size_t i = 0; i < s->len && ascii; i++)
+	/* ASCII, eight bytes at a time: the code-point table is for the others. */
+	bool ascii = true;
+	size_t i = 0;
+	for (uint64_t w; ascii && i + 8 <= s->len; i += 8) {
+		memcpy(&w, s->data + i, 8);
+		ascii = !(w & 0x8080808080808080u);
+	}
+	for (; ascii && i < s->len; i++)
 		ascii = !((unsigned char)s->data[i] & 0x80);
 	if (!ascii) {
 		size_t capcp = 0, chars = 0;
