@@ -841,10 +841,12 @@ static size_t *anti_candidates(const struct sl_cluster *cl, const char *ns, cons
 	size_t from = *n;
 	add_group(&v, &cap, n, &cl->anti_wild, "");
 	struct sl_buf key = SL_BUF_INIT;
-	for (size_t g = 0; g < ngl; g++)
+	for (size_t g = 0; g < ngl && cl->anti_wild.keys.n; g++)
 		for (size_t l = 0; l < gl[g].n; l++) {
 			sl_buf_reset(&key);
-			sl_buf_printf(&key, "%s\x1f%s", gl[g].v[l].key, gl[g].v[l].val);
+			sl_buf_puts(&key, gl[g].v[l].key);
+			sl_buf_putc(&key, '\x1f');
+			sl_buf_puts(&key, gl[g].v[l].val);
 			add_group(&v, &cap, n, &cl->anti_wild, key.s);
 		}
 	sl_buf_free(&key);

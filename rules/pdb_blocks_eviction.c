@@ -197,7 +197,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	const struct sl_workload *w = cx->w;
 	if (!sl_scaled_kind(w->obj.kind) && strcmp(w->obj.kind, "Pod"))
 		return;
-	if (w->replicas <= 0)
+	if (w->replicas <= 0 || !w->npdbs)
 		return;
 	char ref[512];
 	sl_object_ref(&w->obj, ref, sizeof ref);
