@@ -63,7 +63,7 @@ check-run: schedlint build/asan/schedlint build/asan/unit build/asan/conformance
 	@SHARED=$(SHARED) sh tests/run-all.sh
 
 bench: schedlint
-	@sh tests/bench.sh
+	@SHARED=$(SHARED) sh tests/bench.sh
 
 install: schedlint
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
