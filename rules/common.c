@@ -10,9 +10,19 @@
 #include "../linter/quantity.h"
 #include "rules.h"
 
+/* Copied rather than printed: every check of every workload names it. Truncated as snprintf
+ * would. */
 void sl_object_ref(const struct sl_object *o, char *out, unsigned n)
 {
-	snprintf(out, n, "%s %s/%s", o->kind, o->namespace, o->name);
+	const char *part[] = {o->kind, " ", o->namespace, "/", o->name};
+	size_t at = 0;
+	for (size_t i = 0; i < 5 && n; i++) {
+		size_t len = strlen(part[i]), room = n - 1 - at;
+		memcpy(out + at, part[i], len < room ? len : room);
+		at += len < room ? len : room;
+	}
+	if (n)
+		out[at] = 0;
 }
 
 /* A required pod affinity term whose namespaceSelector reads a namespace label other than
