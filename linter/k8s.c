@@ -1226,7 +1226,7 @@ static bool is(const char *s, const char *t)
  * in an object's status all but
  * a Pod's phase and a Node's allocatable and capacity. A fix that inserts into a mapping reads the
  * indentation of its entries: none of these mappings is one a fix inserts into. */
-static bool unread_value(const char *key, const char *in, const char *in_in)
+static bool unread_entry(const char *key, const char *in, const char *in_in)
 {
 	bool object = !in_in || is(in_in, "[]"); /* in is a key of a document, or of a List's item */
 	if (is(in, "[]") &&
@@ -1241,6 +1241,13 @@ static bool unread_value(const char *key, const char *in, const char *in_in)
 	if (is(in, "status") && object)
 		return !is(key, "phase") && !is(key, "allocatable") && !is(key, "capacity");
 	return false;
+}
+
+/* The same, unless another reader looks the key up (a policy's field names it). */
+static bool unread_value(void *ctx, const char *key, const char *in, const char *in_in)
+{
+	const struct tree_need *t = ctx;
+	return unread_entry(key, in, in_in) && !(t->readers->key && t->readers->key(t->readers->ctx, key));
 }
 
 struct parse_job {
@@ -1281,9 +1288,8 @@ static void *parse_worker(void *arg)
 			need.all = j->readers->source && j->readers->source(j->readers->ctx, j->in->src);
 			/* Values nothing reads are left out unless a tree is read whole (a policy or a
 			 * suppression may read any of it). */
-			bool whole = need.all || j->readers->anywhere;
-			struct sl_yfilter f = {tree_needed, &need, whole ? NULL : unread_value,
-					       !whole && !j->readers->all_bytes};
+			struct sl_yfilter f = {tree_needed, &need, need.all ? NULL : unread_value,
+					       !need.all && !j->readers->all_bytes};
 			j->rc = sl_yaml_parse_some(j->in->src, j->ys, &j->errs, &f);
 		} else
 			j->rc = sl_yaml_parse_keep(j->in->src, j->ys, &j->errs, keep_paths(j->in->role));

@@ -297,8 +297,8 @@ struct sl_load {
 struct sl_tree_readers {
 	bool (*source)(void *ctx, const struct sl_source *src);
 	bool (*object)(void *ctx, const struct sl_object *o);
-	bool anywhere;  /* what `object` reads may be any entry of the tree (a policy's field) */
-	bool all_bytes; /* every byte of a source is read again (--fix rewrites whole files) */
+	bool (*key)(void *ctx, const char *key); /* an object's entry is looked up by key (a policy's field) */
+	bool all_bytes;                          /* every byte of a source is read again (--fix rewrites whole files) */
 	void *ctx;
 };
 /* readers NULL: every tree is kept. */

@@ -136,12 +136,18 @@ static bool object_read(void *ctx, const struct sl_object *o)
 	return sl_suppress_reads_object(o) || sl_policies_read(r->cfg, o);
 }
 
+static bool key_read(void *ctx, const char *key)
+{
+	const struct sl_run *r = ctx;
+	return sl_policies_read_key(r->cfg, key);
+}
+
 static void run_target(struct sl_run *r, const struct target *t, struct sl_suppress *sup, struct sl_findings *errs,
 		       struct sl_explained **ex, size_t *nex, size_t *capex)
 {
 	struct sl_model m = {0};
 	struct sl_findings loaded = {0};
-	struct sl_tree_readers readers = {source_read, object_read, r->cfg->npolicies > 0, r->fix, r};
+	struct sl_tree_readers readers = {source_read, object_read, key_read, r->fix, r};
 	sl_model_load_many(&m, t->loads, t->nloads, &readers, &loaded);
 	/* Inventories shared by several targets report their input errors once. */
 	for (size_t i = 0; i < loaded.n; i++) {

@@ -630,7 +630,8 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 		} else if (b.filter && b.filter->unread && ev.type == YAML_SCALAR_EVENT && b.depth &&
 			   b.stack[b.depth - 1].kind == SL_YMAP && b.stack[b.depth - 1].n % 2 == 0 &&
 			   !ev.data.scalar.anchor &&
-			   b.filter->unread((const char *)ev.data.scalar.value, b.stack[b.depth - 1].comp,
+			   b.filter->unread(b.filter->ctx, (const char *)ev.data.scalar.value,
+					    b.stack[b.depth - 1].comp,
 					    b.depth > 1 ? b.stack[b.depth - 2].comp : NULL)) {
 			/* an entry nothing reads: left out, key and value, but for its extent */
 			dropped(&b, sl_source_char_to_byte(src, ev.start_mark.index),

@@ -73,7 +73,7 @@ struct sl_yfilter {
 	 * item of a list, which is the value of in_in; NULL: a document), nor into its value. Such an
 	 * entry is left out, key and value; the mapping's span still covers it. (An anchor or an
 	 * alias in it, or a merge key beside it, makes the source parse again, whole.) NULL: none. */
-	bool (*unread)(const char *key, const char *in, const char *in_in);
+	bool (*unread)(void *ctx, const char *key, const char *in, const char *in_in);
 	/* Whether the bytes of a document not kept are read again (no: sl_source_forget them). */
 	bool forget;
 };
