@@ -53,9 +53,10 @@ static void node(const char *pool, unsigned k, const char *zone, const char *cpu
 	  "      kubernetes.io/hostname: %s-%u\n      topology.kubernetes.io/zone: %s\n"
 	  "      pool: %s\n      disktype: ssd\n  spec:%s\n  status:\n    allocatable:\n      cpu: \"%s\"\n"
 	  "      memory: 32Gi\n      pods: \"110\"\n%s",
-	  pool, k, pool, k, zone, pool, extra ? "\n    taints:\n    - {key: nvidia.com/gpu, value: present, "
-							  "effect: NoSchedule}"
-							: " {}",
+	  pool, k, pool, k, zone, pool,
+	  extra ? "\n    taints:\n    - {key: nvidia.com/gpu, value: present, "
+		  "effect: NoSchedule}"
+		: " {}",
 	  cpu, extra ? extra : "");
 }
 
@@ -83,13 +84,16 @@ static void pods(void)
 	unsigned u = 0;
 	for (unsigned k = 0; k < RUNNING; k++) {
 		unsigned app = (k * 20) % APPS; /* a plain Deployment: see app_of */
-		P("- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: app-%u-%u-7d4f9c-%u\n    namespace: team-%u-%u\n"
-		  "    labels:\n      app: app-%u-%u\n      pod-template-hash: 7d4f9c\n  spec:\n    nodeName: general-%u\n"
+		P("- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: app-%u-%u-7d4f9c-%u\n    namespace: "
+		  "team-%u-%u\n"
+		  "    labels:\n      app: app-%u-%u\n      pod-template-hash: 7d4f9c\n  spec:\n    nodeName: "
+		  "general-%u\n"
 		  "    containers:\n    - name: main\n      image: registry.example/app:1\n"
 		  "      resources:\n        requests: {cpu: 500m, memory: 512Mi}\n",
 		  u, app, k, u, app % NS, u, app, k % GENERAL);
 		if (k % 10 == 3)
-			P("    affinity:\n      podAntiAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution:\n"
+			P("    affinity:\n      podAntiAffinity:\n        "
+			  "requiredDuringSchedulingIgnoredDuringExecution:\n"
 			  "        - labelSelector:\n            matchLabels: {app: app-%u-%u}\n%s"
 			  "          topologyKey: kubernetes.io/hostname\n",
 			  u, app, k % 20 == 3 ? "          namespaceSelector: {}\n" : "");
@@ -137,6 +141,46 @@ static void pdb(const char *name, const char *ns, const char *app, const char *v
 	  name, ns, value, app);
 }
 
+#define SAFE "  strategy:\n    rollingUpdate: {maxSurge: 0, maxUnavailable: 1}\n"
+
+/* The cases that are one Deployment: their replicas, strategy, CPU request and what their pod
+ * spec holds (each %s is the app's name). */
+static const struct {
+	unsigned which, replicas;
+	const char *strategy, *cpu, *spec;
+} one_deployment[] = {
+    /* rollout-deadlock: two nodes hold two pods, not the surge pod */
+    {1, 2, "", "3", "      nodeSelector: {pool: tight}\n"},
+    /* unschedulable: no node has the label */
+    {2, 2, SAFE, "500m", "      nodeSelector: {pool: retired}\n"},
+    /* insufficient-capacity */
+    {3, 3, SAFE, "3", "      nodeSelector: {pool: small}\n"},
+    /* topology-spread-unsatisfiable: the full zone holds the minimum */
+    {4, 4, SAFE, "500m",
+     "      nodeSelector: {pool: spread}\n      topologySpreadConstraints:\n      - maxSkew: 1\n"
+     "        topologyKey: topology.kubernetes.io/zone\n        whenUnsatisfiable: DoNotSchedule\n"
+     "        labelSelector:\n          matchLabels: {app: %s}\n"},
+    /* anti-affinity-vs-node-affinity: one pod per node, two nodes, three replicas */
+    {5, 3, SAFE, "100m",
+     "      nodeSelector: {pool: tight}\n      affinity:\n        podAntiAffinity:\n"
+     "          requiredDuringSchedulingIgnoredDuringExecution:\n          - labelSelector:\n"
+     "              matchLabels: {app: %s}\n            topologyKey: kubernetes.io/hostname\n"},
+    /* contradictory-node-constraints */
+    {7, 2, SAFE, "500m",
+     "      nodeSelector: {disktype: ssd}\n      affinity:\n        nodeAffinity:\n"
+     "          requiredDuringSchedulingIgnoredDuringExecution:\n            nodeSelectorTerms:\n"
+     "            - matchExpressions:\n              - {key: disktype, operator: In, values: [hdd]}\n"},
+    /* affinity-contradiction: near its own pods and apart from them, in one zone */
+    {8, 3, SAFE, "100m",
+     "      affinity:\n        podAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n"
+     "          - labelSelector:\n              matchLabels: {app: %s}\n"
+     "            topologyKey: topology.kubernetes.io/zone\n        podAntiAffinity:\n"
+     "          requiredDuringSchedulingIgnoredDuringExecution:\n          - labelSelector:\n"
+     "              matchLabels: {app: %s}\n            topologyKey: topology.kubernetes.io/zone\n"},
+    /* invalid-rollout-params */
+    {10, 2, "  strategy:\n    rollingUpdate: {maxSurge: 0, maxUnavailable: 0}\n", "500m", ""},
+};
+
 /* One app file: the case j % 20 of the unit u (see the comments), with a Service and a ConfigMap
  * beside it as most repositories have. */
 static void app_of(unsigned u, unsigned j, const char *ns)
@@ -144,7 +188,15 @@ static void app_of(unsigned u, unsigned j, const char *ns)
 	char app[64], sel[160], spec[1024], img[128];
 	snprintf(app, sizeof app, "app-%u-%u", u, j);
 	snprintf(img, sizeof img, "registry.example/%s:1.%u", app, j % 7);
-	const char *def = "", *safe = "  strategy:\n    rollingUpdate: {maxSurge: 0, maxUnavailable: 1}\n";
+	const char *def = "", *safe = SAFE;
+	for (size_t k = 0; k < sizeof one_deployment / sizeof one_deployment[0]; k++)
+		if (one_deployment[k].which == j % 20) {
+			snprintf(spec, sizeof spec, one_deployment[k].spec, app, app);
+			deployment(u, j, ns, one_deployment[k].replicas, one_deployment[k].strategy, spec, app);
+			container(img, one_deployment[k].cpu, NULL);
+			service(u, j, ns);
+			return;
+		}
 	switch (j % 20) {
 	case 0: /* plain, with running replicas, a budget that allows one disruption and an autoscaler */
 	default:
@@ -156,39 +208,6 @@ static void app_of(unsigned u, unsigned j, const char *ns)
 		  "  minReplicas: 2\n  maxReplicas: 6\n",
 		  app, ns, app);
 		break;
-	case 1: /* rollout-deadlock: two nodes hold two pods, not the surge pod */
-		snprintf(spec, sizeof spec, "      nodeSelector: {pool: tight}\n");
-		deployment(u, j, ns, 2, def, spec, app);
-		container(img, "3", NULL);
-		break;
-	case 2: /* unschedulable: no node has the label */
-		deployment(u, j, ns, 2, safe, "      nodeSelector: {pool: retired}\n", app);
-		container(img, "500m", NULL);
-		break;
-	case 3: /* insufficient-capacity */
-		snprintf(spec, sizeof spec, "      nodeSelector: {pool: small}\n");
-		deployment(u, j, ns, 3, safe, spec, app);
-		container(img, "3", NULL);
-		break;
-	case 4: /* topology-spread-unsatisfiable: the full zone holds the minimum */
-		snprintf(spec, sizeof spec,
-			 "      nodeSelector: {pool: spread}\n      topologySpreadConstraints:\n"
-			 "      - maxSkew: 1\n        topologyKey: topology.kubernetes.io/zone\n"
-			 "        whenUnsatisfiable: DoNotSchedule\n        labelSelector:\n"
-			 "          matchLabels: {app: %s}\n",
-			 app);
-		deployment(u, j, ns, 4, safe, spec, app);
-		container(img, "500m", NULL);
-		break;
-	case 5: /* anti-affinity-vs-node-affinity: one pod per node, two nodes, three replicas */
-		snprintf(spec, sizeof spec,
-			 "      nodeSelector: {pool: tight}\n      affinity:\n        podAntiAffinity:\n"
-			 "          requiredDuringSchedulingIgnoredDuringExecution:\n          - labelSelector:\n"
-			 "              matchLabels: {app: %s}\n            topologyKey: kubernetes.io/hostname\n",
-			 app);
-		deployment(u, j, ns, 3, safe, spec, app);
-		container(img, "100m", NULL);
-		break;
 	case 6: /* hostport-rollout: a DaemonSet that surges beside its own host port */
 		P("apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: %s\n  namespace: %s\nspec:\n"
 		  "  selector:\n    matchLabels: {app: %s}\n  updateStrategy:\n    type: RollingUpdate\n"
@@ -197,34 +216,11 @@ static void app_of(unsigned u, unsigned j, const char *ns)
 		  "        image: %s\n        ports:\n        - {containerPort: 9100, hostPort: 9100}\n",
 		  app, ns, app, app, img);
 		break;
-	case 7: /* contradictory-node-constraints */
-		deployment(u, j, ns, 2, safe,
-			   "      nodeSelector: {disktype: ssd}\n      affinity:\n        nodeAffinity:\n"
-			   "          requiredDuringSchedulingIgnoredDuringExecution:\n            nodeSelectorTerms:\n"
-			   "            - matchExpressions:\n              - {key: disktype, operator: In, values: [hdd]}\n",
-			   app);
-		container(img, "500m", NULL);
-		break;
-	case 8: /* affinity-contradiction: near its own pods and apart from them, in one zone */
-		snprintf(spec, sizeof spec,
-			 "      affinity:\n        podAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n"
-			 "          - labelSelector:\n              matchLabels: {app: %s}\n"
-			 "            topologyKey: topology.kubernetes.io/zone\n        podAntiAffinity:\n"
-			 "          requiredDuringSchedulingIgnoredDuringExecution:\n          - labelSelector:\n"
-			 "              matchLabels: {app: %s}\n            topologyKey: topology.kubernetes.io/zone\n",
-			 app, app);
-		deployment(u, j, ns, 3, safe, spec, app);
-		container(img, "100m", NULL);
-		break;
 	case 9: /* selector-mismatch, suppressed by a comment; an unused one beside it */
 		P("# schedlint-ignore-document: selector-mismatch the old labels stay until the migration\n"
 		  "# schedlint-ignore-document: hostport-rollout nothing here binds a host port\n");
 		snprintf(sel, sizeof sel, "%s-old", app);
 		deployment(u, j, ns, 2, safe, "", sel);
-		container(img, "500m", NULL);
-		break;
-	case 10: /* invalid-rollout-params */
-		deployment(u, j, ns, 2, "  strategy:\n    rollingUpdate: {maxSurge: 0, maxUnavailable: 0}\n", "", app);
 		container(img, "500m", NULL);
 		break;
 	case 11: /* extended-resource-mismatch: a GPU requested, no limit */
@@ -279,8 +275,8 @@ static void app_of(unsigned u, unsigned j, const char *ns)
 		  app, ns, img);
 		break;
 	case 17: /* a bare Pod and a budget that allows it no disruption */
-		P("apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n  namespace: %s\n  labels: {app: %s}\nspec:\n", app,
-		  ns, app);
+		P("apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n  namespace: %s\n  labels: {app: %s}\nspec:\n",
+		  app, ns, app);
 		P("  containers:\n  - name: main\n    image: %s\n    resources:\n      requests: {cpu: 100m}\n", img);
 		pdb(app, ns, app, "maxUnavailable: 0");
 		break;

@@ -254,8 +254,8 @@ int bench_rules(const char *bin, const char *dir1, const char *dir10)
 		walk(&fs, dirs[k]);
 		if (k == 0) {
 			printf("bench: %s --config %s --nodes %s --pods %s %s %s\n", bin, cfg, nodes, pods, apps, ns);
-			char *reach[] = {(char *)bin, "--config", cfg, "--nodes", nodes, "--pods", pods,
-					 "--format", "json", apps, ns, NULL};
+			char *reach[] = {(char *)bin, "--config", cfg,    "--nodes", nodes, "--pods",
+					 pods,        "--format", "json", apps,      ns,    NULL};
 			rules_reached(bin, reach, 11);
 		}
 		long peak;
@@ -314,8 +314,8 @@ int bench_corpus(const char *bin, const char *bare, const char *corpus, const ch
 	long peak[4] = {0}, bare_peak;
 	if (link_copies(corpus, dir, 10))
 		return 1;
-	printf("bench: corpus %s, given 1, 2, 5 and 10 times over as one file list: %s --no-config FILE...\n",
-	       corpus, bin);
+	printf("bench: corpus %s, given 1, 2, 5 and 10 times over as one file list: %s --no-config FILE...\n", corpus,
+	       bin);
 	struct files fs = {0};
 	for (int k = 0; k < 4; k++) {
 		char list[4096], what[32];
@@ -345,7 +345,8 @@ int bench_corpus(const char *bin, const char *bare, const char *corpus, const ch
 	       ratio, ratio >= 0.75 ? "met" : "NOT met");
 	printf("bench: corpus growth: x10 takes %.2fx the time of x2 (target at most 5.5): %s\n", growth,
 	       growth <= 5.5 ? "met" : "NOT met");
-	printf("bench: corpus x10: peak RSS %.2fx the input (target at most 3): %s\n", mem, mem <= 3 ? "met" : "NOT met");
+	printf("bench: corpus x10: peak RSS %.2fx the input (target at most 3): %s\n", mem,
+	       mem <= 3 ? "met" : "NOT met");
 	files_free(&fs);
 	return 0;
 }
