@@ -214,21 +214,42 @@ static int write_atomic(const char *path, const char *data, size_t len)
 	return 0;
 }
 
+/* The source a finding's fix edits (one of ss), or NULL when it has none to apply. */
+static const struct sl_source *fix_source(const struct sl_sources *ss, const struct sl_finding *f)
+{
+	if (f->nsupp || !f->nfixes || f->fixes[0].nedits == 0)
+		return NULL;
+	const struct sl_source *src = f->fixes[0].edits[0].at.src;
+	return src && src->order < ss->n && ss->v[src->order] == src ? src : NULL;
+}
+
 /* Apply the first fix of each finding, file by file. Fixes that overlap an earlier one in the
- * same file are left for the next run. */
+ * same file are left for the next run. The findings are grouped by file first, in report order:
+ * one pass over them, not one per file. */
 static int apply_fixes(const struct sl_sources *ss, const struct sl_findings *fs)
 {
 	int rc = 0;
+	size_t *start = sl_xcalloc(ss->n + 2, sizeof *start), *byfile = sl_xcalloc(fs->n + 1, sizeof *byfile);
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct sl_source *src = fix_source(ss, &fs->v[i]);
+		if (src)
+			start[src->order + 2]++;
+	}
+	for (size_t s = 2; s < ss->n + 2; s++)
+		start[s] += start[s - 1];
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct sl_source *src = fix_source(ss, &fs->v[i]);
+		if (src)
+			byfile[start[src->order + 1]++] = i;
+	}
 	for (size_t s = 0; s < ss->n; s++) {
 		const struct sl_source *src = ss->v[s];
 		if (src->failed || !strcmp(src->path, "<stdin>"))
 			continue;
 		const struct sl_edit **edits = NULL;
 		size_t n = 0, cap = 0, nfixed = 0;
-		for (size_t i = 0; i < fs->n; i++) {
-			const struct sl_finding *f = &fs->v[i];
-			if (f->nsupp || !f->nfixes || f->fixes[0].nedits == 0 || f->fixes[0].edits[0].at.src != src)
-				continue;
+		for (size_t q = start[s]; q < start[s + 1]; q++) {
+			const struct sl_finding *f = &fs->v[byfile[q]];
 			size_t before = n;
 			for (size_t k = 0; k < f->fixes[0].nedits; k++) {
 				sl_grow(&edits, &cap, n + 1, sizeof *edits);
@@ -256,6 +277,8 @@ static int apply_fixes(const struct sl_sources *ss, const struct sl_findings *fs
 		}
 		free(edits);
 	}
+	free(start);
+	free(byfile);
 	return rc;
 }
 
