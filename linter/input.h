@@ -26,6 +26,7 @@ struct sl_source {
 	bool unread;  /* added but not read yet: sl_source_read reads it */
 	size_t order; /* its position in the sl_sources it was read into: the report's order */
 	bool parsed;  /* parsed for a target already (an inventory several share): errors reported */
+	bool shared;  /* loaded more than once (a manifest that is an inventory too): no byte forgotten */
 };
 
 /* Build the line (and code point) index that positions need. Idempotent. Sources read from

@@ -1289,7 +1289,7 @@ static void *parse_worker(void *arg)
 			/* Values nothing reads are left out unless a tree is read whole (a policy or a
 			 * suppression may read any of it). */
 			struct sl_yfilter f = {tree_needed, &need, need.all ? NULL : unread_value,
-					       !need.all && !j->readers->all_bytes};
+					       !need.all && !j->readers->all_bytes && !j->in->src->shared};
 			j->rc = sl_yaml_parse_some(j->in->src, j->ys, &j->errs, &f);
 		} else
 			j->rc = sl_yaml_parse_keep(j->in->src, j->ys, &j->errs, keep_paths(j->in->role));

@@ -199,9 +199,11 @@ static void add_inventory(struct sl_run *r, struct target *t, const char *path, 
 	for (size_t i = 0; i < r->ss.n; i++)
 		if (!strcmp(r->ss.v[i]->path, path) && strcmp(path, "-")) {
 			/* Read and indexed here: a source the target loads twice (a manifest that is its
-			 * inventory too) must not be read by two parsing threads at once. */
+			 * inventory too) must not be read by two parsing threads at once, nor lose the
+			 * bytes of a document one parse drops while another reads them. */
 			sl_source_read(r->ss.v[i], errs);
 			sl_source_index(r->ss.v[i]);
+			r->ss.v[i]->shared = true;
 			add_load(t, r->ss.v[i], role);
 			return;
 		}
