@@ -8,120 +8,21 @@
 #include "buf.h"
 #include "input.h"
 
-/* --- arena: every node and string of a stream, freed at once ------------------------------ */
-
-struct sl_arena_chunk {
-	struct sl_arena_chunk *next;
-	size_t used, cap;
-	max_align_t data[];
-};
-
-/* Bump allocation from a list of chunks that double from 64 KiB to SL_HUGE_MIN, so a small
- * manifest stays small and a large inventory fills huge pages (larger requests get a chunk of
- * their own). A spare chunk (a dropped document's) is taken before a new one. */
-static void *chunk_alloc(struct sl_arena_chunk **list, struct sl_arena_chunk **spare, size_t n)
-{
-	struct sl_arena_chunk *c = *list;
-	if ((!c || c->cap - c->used < n) && *spare && (*spare)->cap >= n) {
-		c = *spare;
-		*spare = c->next;
-		c->used = 0;
-		c->next = *list;
-		*list = c;
-	} else if (!c || c->cap - c->used < n) {
-		size_t cap = c ? 2 * (sizeof *c + c->cap) : 65536;
-		if (cap >= SL_HUGE_MIN)
-			cap = SL_HUGE_MIN;
-		cap -= sizeof *c;
-		if (cap < n)
-			cap = n;
-		c = sizeof *c + cap >= SL_HUGE_MIN ? sl_huge_alloc(sizeof *c + cap) : sl_xmalloc(sizeof *c + cap);
-		c->used = 0;
-		c->cap = cap;
-		c->next = *list;
-		*list = c;
-	}
-	void *p = (char *)c->data + c->used;
-	c->used += n;
-	return p;
-}
-
-static void chunks_free(struct sl_arena_chunk **list)
-{
-	while (*list) {
-		struct sl_arena_chunk *c = *list;
-		*list = c->next;
-		if (sizeof *c + c->cap >= SL_HUGE_MIN)
-			sl_huge_free(c, sizeof *c + c->cap);
-		else
-			free(c);
-	}
-}
-
 static struct sl_yarena *arena_of(struct sl_ystream *ys)
 {
 	return ys->shared ? ys->shared : &ys->own;
 }
 
-/* Nodes and arrays of node pointers: pointer alignment is all they need (rounding each node up to
- * max_align_t would waste an eighth of the arena). */
-#define NODE_ALIGN _Alignof(struct sl_ynode *)
-_Static_assert(_Alignof(struct sl_ynode) <= NODE_ALIGN, "a node needs no more than pointer alignment");
+_Static_assert(_Alignof(struct sl_ynode) <= _Alignof(void *), "the arena aligns nodes as pointers");
 
 static void *arena_alloc(struct sl_ystream *ys, size_t n)
 {
-	struct sl_yarena *a = arena_of(ys);
-	return chunk_alloc(&a->list[0], &a->spare[0], (n + NODE_ALIGN - 1) / NODE_ALIGN * NODE_ALIGN);
+	return sl_yarena_node(arena_of(ys), n);
 }
 
-/* Scalar text needs no alignment; packing it saves a third of the arena on typical YAML. */
 static char *arena_alloc_str(struct sl_ystream *ys, size_t n)
 {
-	struct sl_yarena *a = arena_of(ys);
-	return chunk_alloc(&a->list[1], &a->spare[1], n);
-}
-
-/* Where an arena stood: what was allocated after it can be given back at once. */
-struct arena_mark {
-	struct sl_arena_chunk *chunk[2];
-	size_t used[2];
-};
-
-static struct arena_mark arena_mark(const struct sl_yarena *a)
-{
-	struct arena_mark m;
-	for (int k = 0; k < 2; k++) {
-		m.chunk[k] = a->list[k];
-		m.used[k] = a->list[k] ? a->list[k]->used : 0;
-	}
-	return m;
-}
-
-static void arena_rewind(struct sl_yarena *a, const struct arena_mark *m)
-{
-	for (int k = 0; k < 2; k++) {
-		while (a->list[k] != m->chunk[k]) {
-			struct sl_arena_chunk *c = a->list[k];
-			a->list[k] = c->next;
-			c->next = a->spare[k];
-			a->spare[k] = c;
-		}
-		if (a->list[k])
-			a->list[k]->used = m->used[k];
-	}
-}
-
-static void spares_free(struct sl_yarena *a)
-{
-	chunks_free(&a->spare[0]);
-	chunks_free(&a->spare[1]);
-}
-
-void sl_yarena_free(struct sl_yarena *a)
-{
-	chunks_free(&a->list[0]);
-	chunks_free(&a->list[1]);
-	spares_free(a);
+	return sl_yarena_text(arena_of(ys), n);
 }
 
 void sl_ystream_free(struct sl_ystream *ys)
@@ -187,7 +88,7 @@ struct builder {
 	bool need_full;      /* an alias named a dropped anchor: parse again, keeping all */
 	/* Keeping only some documents and values (sl_yaml_parse_some) */
 	const struct sl_yfilter *filter;
-	struct arena_mark doc_start;           /* where the open document's nodes and text start */
+	struct sl_yarena_mark doc_start;       /* where the open document's nodes and text start */
 	size_t doc_off;                        /* and its bytes */
 	bool drop_value;                       /* the key just read was left out: its value goes too */
 	bool dropping;                         /* skipping that value (b->skip levels deep) */
@@ -474,7 +375,7 @@ static void end_document(struct builder *b, unsigned docno, size_t end)
 	struct sl_ydoc doc = {b->src, b->root, docno};
 	clear_anchors(b);
 	if (b->filter && b->filter->wanted && !b->filter->wanted(b->filter->ctx, &doc)) {
-		arena_rewind(arena_of(out), &b->doc_start);
+		sl_yarena_rewind(arena_of(out), &b->doc_start);
 		out->partial = true;
 		if (b->filter->forget)
 			sl_source_forget(b->src, b->doc_off, end);
@@ -653,7 +554,7 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 		case YAML_DOCUMENT_START_EVENT:
 			b.root = NULL;
 			b.aliased = 0;
-			b.doc_start = arena_mark(arena_of(out));
+			b.doc_start = sl_yarena_mark(arena_of(out));
 			b.doc_off = sl_source_char_to_byte(src, ev.start_mark.index);
 			break;
 		case YAML_DOCUMENT_END_EVENT:
@@ -820,7 +721,7 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 	free(b.anchors);
 	free(b.pats);
 	yaml_parser_delete(&p);
-	spares_free(arena_of(out));
+	sl_yarena_spares_free(arena_of(out));
 	*need_full = b.need_full;
 	return rc;
 }
@@ -834,11 +735,11 @@ int sl_yaml_parse_keep(const struct sl_source *src, struct sl_ystream *out, stru
 		       const char *const *keep)
 {
 	bool need_full = false;
-	struct arena_mark start = arena_mark(arena_of(out));
+	struct sl_yarena_mark start = sl_yarena_mark(arena_of(out));
 	int rc = parse(src, out, errs, keep, &need_full, NULL);
 	if (need_full) { /* what the first pass built goes, in a shared arena too */
-		arena_rewind(arena_of(out), &start);
-		spares_free(arena_of(out));
+		sl_yarena_rewind(arena_of(out), &start);
+		sl_yarena_spares_free(arena_of(out));
 		out->n = 0;
 		out->partial = false;
 		rc = parse(src, out, errs, NULL, &need_full, NULL);
@@ -850,119 +751,15 @@ int sl_yaml_parse_some(const struct sl_source *src, struct sl_ystream *out, stru
 		       const struct sl_yfilter *f)
 {
 	bool need_full = false;
-	struct arena_mark start = arena_mark(arena_of(out));
+	struct sl_yarena_mark start = sl_yarena_mark(arena_of(out));
 	int rc = parse(src, out, errs, NULL, &need_full, f);
 	if (need_full) { /* an anchor or alias where values were left out: keep them all */
 		struct sl_yfilter whole = {f->wanted, f->ctx, NULL, f->forget};
-		arena_rewind(arena_of(out), &start);
-		spares_free(arena_of(out));
+		sl_yarena_rewind(arena_of(out), &start);
+		sl_yarena_spares_free(arena_of(out));
 		out->n = 0;
 		out->partial = false;
 		rc = parse(src, out, errs, NULL, &need_full, &whole);
 	}
 	return rc;
-}
-
-/* --- lookups -------------------------------------------------------------------------------- */
-
-/* The index of key among map's pairs, or map->n. */
-static size_t pair_index(const struct sl_ynode *map, const char *key)
-{
-	size_t kl = strlen(key), i = 0;
-	for (; i < map->n; i++) {
-		const struct sl_ynode *k = map->v[2 * i];
-		if (k->kind == SL_YSCALAR && k->len == kl && !memcmp(k->str, key, kl))
-			break;
-	}
-	return i;
-}
-
-const struct sl_ynode *sl_ymap_key(const struct sl_ynode *map, const char *key)
-{
-	if (!map || map->kind != SL_YMAP)
-		return NULL;
-	size_t i = pair_index(map, key);
-	return i < map->n ? map->v[2 * i] : NULL;
-}
-
-const struct sl_ynode *sl_ymap_get(const struct sl_ynode *map, const char *key)
-{
-	if (!map || map->kind != SL_YMAP)
-		return NULL;
-	size_t i = pair_index(map, key);
-	return i < map->n ? map->v[2 * i + 1] : NULL;
-}
-
-const struct sl_ynode *sl_ypath(const struct sl_ynode *n, const char *dotted)
-{
-	char part[128];
-	while (n && *dotted) {
-		const char *dot = strchr(dotted, '.');
-		size_t l = dot ? (size_t)(dot - dotted) : strlen(dotted);
-		if (l >= sizeof part)
-			return NULL;
-		memcpy(part, dotted, l);
-		part[l] = 0;
-		n = sl_ymap_get(n, part);
-		dotted += l + (dot ? 1 : 0);
-	}
-	return n;
-}
-
-bool sl_yscalar(const struct sl_ynode *n)
-{
-	return n && n->kind == SL_YSCALAR;
-}
-
-bool sl_ynull(const struct sl_ynode *n)
-{
-	if (!n)
-		return true;
-	if (n->kind != SL_YSCALAR || !n->plain)
-		return false;
-	return n->len == 0 || !strcmp(n->str, "~") || !strcmp(n->str, "null") || !strcmp(n->str, "Null") ||
-	       !strcmp(n->str, "NULL");
-}
-
-bool sl_yis(const struct sl_ynode *n, const char *s)
-{
-	return sl_yscalar(n) && !strcmp(n->str, s);
-}
-
-int sl_yint(const struct sl_ynode *n, int64_t *out)
-{
-	if (!sl_yscalar(n) || !n->plain || n->len == 0)
-		return -1;
-	const char *s = n->str;
-	int neg = 0;
-	if (*s == '-' || *s == '+')
-		neg = *s++ == '-';
-	if (!*s)
-		return -1;
-	int64_t v = 0;
-	for (; *s; s++) {
-		if (*s == '_') /* YAML 1.1 digit separator */
-			continue;
-		if (*s < '0' || *s > '9')
-			return -1;
-		if (v > (INT64_MAX - (*s - '0')) / 10)
-			return -2;
-		v = v * 10 + (*s - '0');
-	}
-	*out = neg ? -v : v;
-	return 0;
-}
-
-const char *sl_ykind_name(const struct sl_ynode *n)
-{
-	if (!n)
-		return "nothing";
-	switch (n->kind) {
-	case SL_YMAP:
-		return "a mapping";
-	case SL_YSEQ:
-		return "a list";
-	default:
-		return sl_ynull(n) ? "null" : "a scalar";
-	}
 }

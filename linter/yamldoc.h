@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "diag.h"
+#include "yarena.h"
 
 #define SL_YAML_MAX_DEPTH 256
 #define SL_YAML_MAX_NODES 2000000 /* nodes one document may add through aliases */
@@ -36,16 +37,9 @@ struct sl_ydoc {
 	unsigned index;        /* 0-based position in the stream */
 };
 
-/* Where trees are allocated: chunks filled one after another and freed together. A stream has
- * its own, or allocates from one it shares with other streams (those one thread parses for a
- * model): a chunk is then filled by several sources rather than left mostly empty by each. */
-struct sl_arena_chunk;
-struct sl_yarena {
-	struct sl_arena_chunk *list[2];  /* [0] nodes, [1] scalar text, packed without alignment */
-	struct sl_arena_chunk *spare[2]; /* while parsing: chunks of dropped documents, to reuse */
-};
-void sl_yarena_free(struct sl_yarena *a);
-
+/* A stream's trees are allocated from an arena of its own, or from one it shares with other
+ * streams (those one thread parses for a model): a chunk is then filled by several sources rather
+ * than left mostly empty by each. */
 struct sl_ystream {
 	struct sl_yarena own;
 	struct sl_yarena *shared; /* NULL, or the arena to allocate from (it outlives the stream) */
@@ -82,7 +76,7 @@ int sl_yaml_parse_some(const struct sl_source *src, struct sl_ystream *out, stru
 		       const struct sl_yfilter *f);
 void sl_ystream_free(struct sl_ystream *ys);
 
-/* Lookups. All accept NULL and return NULL / false for a wrong kind. */
+/* Lookups (ylookup.c). All accept NULL and return NULL / false for a wrong kind. */
 const struct sl_ynode *sl_ymap_get(const struct sl_ynode *map, const char *key);
 const struct sl_ynode *sl_ymap_key(const struct sl_ynode *map, const char *key); /* the key node */
 const struct sl_ynode *sl_ypath(const struct sl_ynode *n, const char *dotted);   /* "spec.template" */
