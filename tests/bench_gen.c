@@ -181,72 +181,20 @@ static const struct {
     {10, 2, "  strategy:\n    rollingUpdate: {maxSurge: 0, maxUnavailable: 0}\n", "500m", ""},
 };
 
-/* One app file: the case j % 20 of the unit u (see the comments), with a Service and a ConfigMap
- * beside it as most repositories have. */
-static void app_of(unsigned u, unsigned j, const char *ns)
+static void autoscaler(const char *app, const char *ns)
 {
-	char app[64], sel[160], spec[1024], img[128];
-	snprintf(app, sizeof app, "app-%u-%u", u, j);
-	snprintf(img, sizeof img, "registry.example/%s:1.%u", app, j % 7);
-	const char *def = "", *safe = SAFE;
-	for (size_t k = 0; k < sizeof one_deployment / sizeof one_deployment[0]; k++)
-		if (one_deployment[k].which == j % 20) {
-			snprintf(spec, sizeof spec, one_deployment[k].spec, app, app);
-			deployment(u, j, ns, one_deployment[k].replicas, one_deployment[k].strategy, spec, app);
-			container(img, one_deployment[k].cpu, NULL);
-			service(u, j, ns);
-			return;
-		}
+	P("---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: %s\n  namespace: %s\n"
+	  "spec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: %s}\n  minReplicas: 2\n"
+	  "  maxReplicas: 6\n",
+	  app, ns, app);
+}
+
+/* The cases of kinds other than a Deployment's, and a claim: j % 20 from 14 to 17. */
+static void other_kind(unsigned u, unsigned j, const char *ns, const char *app, const char *img)
+{
 	switch (j % 20) {
-	case 0: /* plain, with running replicas, a budget that allows one disruption and an autoscaler */
-	default:
-		deployment(u, j, ns, 3, def, "", app);
-		container(img, "500m", NULL);
-		pdb(app, ns, app, "maxUnavailable: 1");
-		P("---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: %s\n"
-		  "  namespace: %s\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: %s}\n"
-		  "  minReplicas: 2\n  maxReplicas: 6\n",
-		  app, ns, app);
-		break;
-	case 6: /* hostport-rollout: a DaemonSet that surges beside its own host port */
-		P("apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: %s\n  namespace: %s\nspec:\n"
-		  "  selector:\n    matchLabels: {app: %s}\n  updateStrategy:\n    type: RollingUpdate\n"
-		  "    rollingUpdate: {maxSurge: 1, maxUnavailable: 0}\n  template:\n    metadata:\n"
-		  "      labels: {app: %s}\n    spec:\n      containers:\n      - name: exporter\n"
-		  "        image: %s\n        ports:\n        - {containerPort: 9100, hostPort: 9100}\n",
-		  app, ns, app, app, img);
-		break;
-	case 9: /* selector-mismatch, suppressed by a comment; an unused one beside it */
-		P("# schedlint-ignore-document: selector-mismatch the old labels stay until the migration\n"
-		  "# schedlint-ignore-document: hostport-rollout nothing here binds a host port\n");
-		snprintf(sel, sizeof sel, "%s-old", app);
-		deployment(u, j, ns, 2, safe, "", sel);
-		container(img, "500m", NULL);
-		break;
-	case 11: /* extended-resource-mismatch: a GPU requested, no limit */
-		snprintf(spec, sizeof spec,
-			 "      nodeSelector: {pool: gpu}\n      tolerations:\n"
-			 "      - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}\n");
-		deployment(u, j, ns, 1, safe, spec, app);
-		P("      containers:\n      - name: main\n        image: %s\n        resources:\n"
-		  "          requests: {cpu: 500m, nvidia.com/gpu: 1}\n",
-		  img);
-		break;
-	case 12: /* pdb-blocks-eviction: minAvailable = replicas */
-		deployment(u, j, ns, 2, safe, "", app);
-		container(img, "500m", NULL);
-		pdb(app, ns, app, "minAvailable: 2");
-		break;
-	case 13: /* pdb-blocks-eviction: two budgets; the annotation silences one rule, not the other */
-		deployment(u, j, ns, 3, safe, "", app);
-		container(img, "500m", NULL);
-		snprintf(sel, sizeof sel, "%s-a", app);
-		pdb(sel, ns, app, "maxUnavailable: 1");
-		snprintf(sel, sizeof sel, "%s-b", app);
-		pdb(sel, ns, app, "maxUnavailable: 1");
-		break;
 	case 14: /* rwo-volume-rollout: replicas share a ReadWriteOnce claim */
-		deployment(u, j, ns, 2, def, "", app);
+		deployment(u, j, ns, 2, "", "", app);
 		P("      containers:\n      - name: main\n        image: %s\n"
 		  "      volumes:\n      - name: data\n        persistentVolumeClaim: {claimName: %s-data}\n"
 		  "---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: %s-data\n  namespace: %s\n"
@@ -279,6 +227,75 @@ static void app_of(unsigned u, unsigned j, const char *ns)
 		  app, ns, app);
 		P("  containers:\n  - name: main\n    image: %s\n    resources:\n      requests: {cpu: 100m}\n", img);
 		pdb(app, ns, app, "maxUnavailable: 0");
+		break;
+	}
+}
+
+/* One app file: the case j % 20 of the unit u (see the comments), with a Service and a ConfigMap
+ * beside it as most repositories have. */
+static void app_of(unsigned u, unsigned j, const char *ns)
+{
+	char app[64], sel[160], spec[1024], img[128];
+	snprintf(app, sizeof app, "app-%u-%u", u, j);
+	snprintf(img, sizeof img, "registry.example/%s:1.%u", app, j % 7);
+	const char *def = "", *safe = SAFE;
+	for (size_t k = 0; k < sizeof one_deployment / sizeof one_deployment[0]; k++)
+		if (one_deployment[k].which == j % 20) {
+			snprintf(spec, sizeof spec, one_deployment[k].spec, app, app);
+			deployment(u, j, ns, one_deployment[k].replicas, one_deployment[k].strategy, spec, app);
+			container(img, one_deployment[k].cpu, NULL);
+			service(u, j, ns);
+			return;
+		}
+	if (j % 20 >= 14 && j % 20 <= 17) {
+		other_kind(u, j, ns, app, img);
+		service(u, j, ns);
+		return;
+	}
+	switch (j % 20) {
+	case 0: /* plain, with running replicas, a budget that allows one disruption and an autoscaler */
+	default:
+		deployment(u, j, ns, 3, def, "", app);
+		container(img, "500m", NULL);
+		pdb(app, ns, app, "maxUnavailable: 1");
+		autoscaler(app, ns);
+		break;
+	case 6: /* hostport-rollout: a DaemonSet that surges beside its own host port */
+		P("apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: %s\n  namespace: %s\nspec:\n"
+		  "  selector:\n    matchLabels: {app: %s}\n  updateStrategy:\n    type: RollingUpdate\n"
+		  "    rollingUpdate: {maxSurge: 1, maxUnavailable: 0}\n  template:\n    metadata:\n"
+		  "      labels: {app: %s}\n    spec:\n      containers:\n      - name: exporter\n"
+		  "        image: %s\n        ports:\n        - {containerPort: 9100, hostPort: 9100}\n",
+		  app, ns, app, app, img);
+		break;
+	case 9: /* selector-mismatch, suppressed by a comment; an unused one beside it */
+		P("# schedlint-ignore-document: selector-mismatch the old labels stay until the migration\n"
+		  "# schedlint-ignore-document: hostport-rollout nothing here binds a host port\n");
+		snprintf(sel, sizeof sel, "%s-old", app);
+		deployment(u, j, ns, 2, safe, "", sel);
+		container(img, "500m", NULL);
+		break;
+	case 11: /* extended-resource-mismatch: a GPU requested, no limit */
+		snprintf(spec, sizeof spec,
+			 "      nodeSelector: {pool: gpu}\n      tolerations:\n"
+			 "      - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}\n");
+		deployment(u, j, ns, 1, safe, spec, app);
+		P("      containers:\n      - name: main\n        image: %s\n        resources:\n"
+		  "          requests: {cpu: 500m, nvidia.com/gpu: 1}\n",
+		  img);
+		break;
+	case 12: /* pdb-blocks-eviction: minAvailable = replicas */
+		deployment(u, j, ns, 2, safe, "", app);
+		container(img, "500m", NULL);
+		pdb(app, ns, app, "minAvailable: 2");
+		break;
+	case 13: /* pdb-blocks-eviction: two budgets on the same pods */
+		deployment(u, j, ns, 3, safe, "", app);
+		container(img, "500m", NULL);
+		snprintf(sel, sizeof sel, "%s-a", app);
+		pdb(sel, ns, app, "maxUnavailable: 1");
+		snprintf(sel, sizeof sel, "%s-b", app);
+		pdb(sel, ns, app, "maxUnavailable: 1");
 		break;
 	case 18: /* the policy: an image without a tag (an ignore entry covers one namespace) */
 		deployment(u, j, ns, 2, safe, "", app);
