@@ -291,9 +291,10 @@ struct sl_load {
 	enum sl_input_role role;
 };
 /* Who reads a manifest's tree besides the model (whose objects point into it): whether a source's
- * documents must all be kept (suppression comments and annotations are read from them), and
- * whether an object's must (a policy reads its fields). The tree of any other document goes as
- * soon as it is parsed. */
+ * documents must all be kept whole (a suppression comment may be in any of them), whether an
+ * object's must be kept (a policy reads it, or it carries the suppression annotation), and whether
+ * an entry is looked up by its key (a policy's field names it). The tree of any other document
+ * goes, and its bytes too, as soon as it is parsed; entries nothing looks up are left out. */
 struct sl_tree_readers {
 	bool (*source)(void *ctx, const struct sl_source *src);
 	bool (*object)(void *ctx, const struct sl_object *o);
