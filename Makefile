@@ -91,7 +91,7 @@ check-valgrind: schedlint
 	@sh tests/run-valgrind.sh ./schedlint
 
 bench: schedlint
-	@sh tests/bench.sh
+	@SHARED=$(SHARED) sh tests/bench.sh
 
 install: schedlint
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1

@@ -64,27 +64,24 @@ struct sl_finding *sl_report(struct sl_findings *fs, const struct sl_rule *rule,
 	return f;
 }
 
-void sl_input_error(struct sl_findings *fs, const struct sl_span *at, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	struct sl_finding *f = push(fs, NULL, SL_ERROR, at, fmt, ap);
-	va_end(ap);
-	if (f->at.src && !f->at.line) {
-		f->at.line = f->at.eline = 1;
-		f->at.col = f->at.ecol = 1;
-	}
-	fs->input_errors++;
-}
-
+/* A diagnostic about the input itself: at 1:1 of its source when no position is known. */
 static void input_notice(struct sl_findings *fs, enum sl_level lvl, const struct sl_span *at, const char *fmt,
 			 va_list ap)
 {
 	struct sl_finding *f = push(fs, NULL, lvl, at, fmt, ap);
 	if (f->at.src && !f->at.line) {
-		f->at.line = f->at.eline = 1;
-		f->at.col = f->at.ecol = 1;
+		f->at.line = 1;
+		f->at.col = 1;
 	}
+}
+
+void sl_input_error(struct sl_findings *fs, const struct sl_span *at, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	input_notice(fs, SL_ERROR, at, fmt, ap);
+	va_end(ap);
+	fs->input_errors++;
 }
 
 void sl_input_note(struct sl_findings *fs, const struct sl_span *at, const char *fmt, ...)

@@ -21,8 +21,11 @@ int sl_level_parse(const char *s, enum sl_level *out);
 struct sl_span {
 	const struct sl_source *src;
 	uint32_t off, end;
-	unsigned line, col, eline, ecol;
+	unsigned line, col; /* of off; the end's are computed when asked (sl_span_end): every YAML
+			     * node carries a span, and few ends are ever printed */
 };
+/* The 1-based line and column of the span's end (0, 0 for a span of no source). */
+void sl_span_end(const struct sl_span *at, unsigned *line, unsigned *col);
 
 struct sl_related {
 	struct sl_span at;

@@ -10,8 +10,10 @@ static void add_span(cJSON *o, const struct sl_span *at)
 	cJSON_AddStringToObject(o, "file", at->src ? at->src->path : "");
 	cJSON_AddNumberToObject(o, "line", at->line);
 	cJSON_AddNumberToObject(o, "column", at->col);
-	cJSON_AddNumberToObject(o, "endLine", at->eline);
-	cJSON_AddNumberToObject(o, "endColumn", at->ecol);
+	unsigned eline, ecol;
+	sl_span_end(at, &eline, &ecol);
+	cJSON_AddNumberToObject(o, "endLine", eline);
+	cJSON_AddNumberToObject(o, "endColumn", ecol);
 }
 
 void sl_emit_json(FILE *out, const struct sl_findings *fs)

@@ -15,8 +15,10 @@ static cJSON *region(const struct sl_span *at, bool snippet)
 	cJSON *r = cJSON_CreateObject();
 	cJSON_AddNumberToObject(r, "startLine", at->line ? at->line : 1);
 	cJSON_AddNumberToObject(r, "startColumn", at->col ? at->col : 1);
-	cJSON_AddNumberToObject(r, "endLine", at->eline ? at->eline : 1);
-	cJSON_AddNumberToObject(r, "endColumn", at->ecol ? at->ecol : 1);
+	unsigned eline, ecol;
+	sl_span_end(at, &eline, &ecol);
+	cJSON_AddNumberToObject(r, "endLine", eline ? eline : 1);
+	cJSON_AddNumberToObject(r, "endColumn", ecol ? ecol : 1);
 	if (snippet && at->src && at->end > at->off && at->end - at->off <= 512) {
 		struct sl_buf b = SL_BUF_INIT;
 		sl_buf_add(&b, at->src->data + at->off, at->end - at->off);

@@ -129,18 +129,45 @@ static bool meet(const struct sl_edit *x, const struct sl_edit *y)
 	return x->at.off <= y->at.end && y->at.off <= x->at.end;
 }
 
-/* The edits of the first fix of each unsuppressed finding in src, but those of a fix that meets
- * an earlier one. */
-static const struct sl_edit **collect_edits(const struct sl_source *src, const struct sl_findings *fs, size_t *n,
+/* The source a finding's first fix edits (one of ss), or NULL when it has none to apply. */
+static const struct sl_source *fix_source(const struct sl_sources *ss, const struct sl_finding *f)
+{
+	if (f->nsupp || !f->nfixes || f->fixes[0].nedits == 0)
+		return NULL;
+	const struct sl_source *src = f->fixes[0].edits[0].at.src;
+	return src && src->order < ss->n && ss->v[src->order] == src ? src : NULL;
+}
+
+/* The findings with a fix to apply, grouped by the source they edit, in report order: those of
+ * ss->v[s] are byfile[start[s] .. start[s + 1]). One pass over the findings, not one per file. */
+static void group_by_file(const struct sl_sources *ss, const struct sl_findings *fs, size_t **start, size_t **byfile)
+{
+	*start = sl_xcalloc(ss->n + 2, sizeof **start);
+	*byfile = sl_xcalloc(fs->n + 1, sizeof **byfile);
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct sl_source *src = fix_source(ss, &fs->v[i]);
+		if (src)
+			(*start)[src->order + 2]++;
+	}
+	for (size_t s = 2; s < ss->n + 2; s++)
+		(*start)[s] += (*start)[s - 1];
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct sl_source *src = fix_source(ss, &fs->v[i]);
+		if (src)
+			(*byfile)[(*start)[src->order + 1]++] = i;
+	}
+}
+
+/* The edits of the first fix of each of the findings which[0..nwhich), but those of a fix that
+ * meets an earlier one. */
+static const struct sl_edit **collect_edits(const struct sl_findings *fs, const size_t *which, size_t nwhich, size_t *n,
 					    size_t *nfixed)
 {
 	const struct sl_edit **edits = NULL;
 	size_t cap = 0;
 	*n = *nfixed = 0;
-	for (size_t i = 0; i < fs->n; i++) {
-		const struct sl_finding *f = &fs->v[i];
-		if (f->nsupp || !f->nfixes || f->fixes[0].nedits == 0 || f->fixes[0].edits[0].at.src != src)
-			continue;
+	for (size_t q = 0; q < nwhich; q++) {
+		const struct sl_finding *f = &fs->v[which[q]];
 		size_t before = *n;
 		for (size_t k = 0; k < f->fixes[0].nedits; k++) {
 			sl_grow(&edits, &cap, *n + 1, sizeof *edits);
@@ -210,12 +237,15 @@ static int still_parses(const struct sl_source *src, const char *text, size_t le
 int sl_fix_files(const struct sl_sources *ss, const struct sl_findings *fs, FILE *diff)
 {
 	int rc = 0;
+	size_t *start, *byfile;
+	group_by_file(ss, fs, &start, &byfile);
 	for (size_t s = 0; s < ss->n; s++) {
 		const struct sl_source *src = ss->v[s];
-		if (src->failed || src->from_stdin)
+		if (src->failed || src->from_stdin || start[s] == start[s + 1])
 			continue;
 		size_t n, nfixed, len;
-		const struct sl_edit **edits = collect_edits(src, fs, &n, &nfixed);
+		const struct sl_edit **edits =
+		    collect_edits(fs, byfile + start[s], start[s + 1] - start[s], &n, &nfixed);
 		struct sl_udiff_span *spans = sl_xcalloc(n + 1, sizeof *spans);
 		char *out = n ? sl_fix_apply_spans(src, edits, n, &len, spans) : NULL;
 		struct sl_buf why = SL_BUF_INIT;
@@ -237,5 +267,7 @@ int sl_fix_files(const struct sl_sources *ss, const struct sl_findings *fs, FILE
 		free(out);
 		free(edits);
 	}
+	free(start);
+	free(byfile);
 	return rc;
 }

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "diag.h"
@@ -25,8 +27,14 @@ void sl_source_index(struct sl_source *s)
 {
 	if (s->lines)
 		return;
-	size_t cap = 0, ascii = 1;
-	for (size_t i = 0; i < s->len && ascii; i++)
+	/* ASCII, eight bytes at a time: the code-point table is for the others. */
+	bool ascii = true;
+	size_t i = 0;
+	for (uint64_t w; ascii && i + 8 <= s->len; i += 8) {
+		memcpy(&w, s->data + i, 8);
+		ascii = !(w & 0x8080808080808080u);
+	}
+	for (; ascii && i < s->len; i++)
 		ascii = !((unsigned char)s->data[i] & 0x80);
 	if (!ascii) {
 		size_t capcp = 0, chars = 0;
@@ -35,19 +43,20 @@ void sl_source_index(struct sl_source *s)
 				continue;
 			if (chars % CP_STEP == 0) {
 				sl_grow(&s->cp, &capcp, s->ncp + 1, sizeof *s->cp);
-				s->cp[s->ncp++] = i;
+				s->cp[s->ncp++] = (uint32_t)i;
 			}
 			chars++;
 		}
 	}
-	/* Counted first: one allocation of the right size rather than regrowth over megabytes. */
+	/* Counted first: one allocation of the right size, held as long as the source is, rather
+	 * than regrowth over megabytes. Offsets fit 32 bits (SL_MAX_FILE_BYTES). */
 	size_t n = 1;
 	for (const char *q = s->data; (q = memchr(q, '\n', s->len - (size_t)(q - s->data))); q++)
 		n++;
-	sl_grow(&s->lines, &cap, n, sizeof *s->lines);
+	s->lines = sl_xmalloc(n * sizeof *s->lines);
 	s->lines[s->nlines++] = 0;
 	for (const char *q = s->data; (q = memchr(q, '\n', s->len - (size_t)(q - s->data))); q++)
-		s->lines[s->nlines++] = (size_t)(q - s->data) + 1;
+		s->lines[s->nlines++] = (uint32_t)(q - s->data) + 1;
 }
 
 /* Take over the bytes (no copy: inventories run to tens of megabytes). Indexed later. */
@@ -72,6 +81,21 @@ struct sl_source *sl_source_from_memory(const char *path, const char *data, size
 	s->len = len;
 	sl_source_index(s);
 	return s;
+}
+
+void sl_source_forget(const struct sl_source *s, size_t off, size_t end)
+{
+	size_t lead = 0;
+	while (lead < s->len && strchr(" \t\r\n", s->data[lead]))
+		lead++;
+	off = off > lead + 1 ? off : lead + 1;
+	end = end < s->len ? end : s->len;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), from = (uintptr_t)(s->data + off),
+		  to = (uintptr_t)(s->data + end);
+	from = (from + page - 1) / page * page;
+	to = to / page * page;
+	if (off < end && from < to)
+		madvise((void *)from, to - from, MADV_DONTNEED);
 }
 
 void sl_source_free(struct sl_source *s)
@@ -167,17 +191,22 @@ size_t sl_source_offset(const struct sl_source *s, unsigned line, unsigned col)
 
 void sl_source_span(const struct sl_source *s, size_t off, size_t end, struct sl_span *out)
 {
-	sl_source_span_hint(s, off, end, (size_t)-1, (size_t)-1, out);
+	sl_source_span_hint(s, off, end, (size_t)-1, out);
 }
 
-void sl_source_span_hint(const struct sl_source *s, size_t off, size_t end, size_t lhint, size_t ehint,
-			 struct sl_span *out)
+void sl_source_span_hint(const struct sl_source *s, size_t off, size_t end, size_t lhint, struct sl_span *out)
 {
 	out->src = s;
 	out->off = off;
 	out->end = end;
 	sl_source_linecol_hint(s, off, lhint, &out->line, &out->col);
-	sl_source_linecol_hint(s, end, ehint, &out->eline, &out->ecol);
+}
+
+void sl_span_end(const struct sl_span *at, unsigned *line, unsigned *col)
+{
+	*line = *col = 0;
+	if (at->src)
+		sl_source_linecol(at->src, at->end, line, col);
 }
 
 static void push(struct sl_sources *ss, struct sl_source *s)
@@ -187,14 +216,15 @@ static void push(struct sl_sources *ss, struct sl_source *s)
 	ss->v[ss->n++] = s;
 }
 
-/* An error about a path that has no bytes yet: reported at 1:1 of an empty source so that the
- * message keeps the file:line:col shape editors and problem matchers expect. The source stays in
- * the list (findings point into it) but is marked failed so nothing parses it. */
-static int path_error(struct sl_sources *ss, struct sl_findings *errs, const char *path, const char *what, int err)
+/* An error about a source that has no bytes: reported at 1:1 of it, empty, so that the message
+ * keeps the file:line:col shape editors and problem matchers expect. The source stays in the list
+ * (findings point into it) but is marked failed so nothing parses it. */
+static int source_fail(struct sl_source *s, struct sl_findings *errs, const char *what, int err)
 {
-	struct sl_source *s = sl_source_from_memory(path, "", 0);
+	if (!s->data)
+		s->data = sl_xcalloc(1, 1);
+	sl_source_index(s);
 	s->failed = 1;
-	push(ss, s);
 	struct sl_span at;
 	sl_source_span(s, 0, 0, &at);
 	if (err)
@@ -202,6 +232,13 @@ static int path_error(struct sl_sources *ss, struct sl_findings *errs, const cha
 	else
 		sl_input_error(errs, &at, "%s", what);
 	return -1;
+}
+
+static int path_error(struct sl_sources *ss, struct sl_findings *errs, const char *path, const char *what, int err)
+{
+	struct sl_source *s = sl_source_from_memory(path, "", 0);
+	push(ss, s);
+	return source_fail(s, errs, what, err);
 }
 
 /* Read all of fp into b; size_hint (a regular file's size) saves the regrowth. */
@@ -379,17 +416,33 @@ static int add_path(struct sl_sources *ss, const char *path, struct sl_findings 
 		return add_dir(ss, path, errs, depth, filter);
 	if (!explicit && !has_manifest_ext(path))
 		return 0;
-	FILE *fp = fopen(path, "rb");
+	struct sl_source *s = source_adopt(path, NULL, 0, 0);
+	push(ss, s);
+	/* A file too large to read is refused at once, as it always was. */
+	s->unread = ss->defer_reading && S_ISREG(st.st_mode) && (size_t)st.st_size <= SL_MAX_FILE_BYTES;
+	return s->unread ? 0 : sl_source_read(s, errs);
+}
+
+/* Read s->path into s. Returns 0, or the error and what failed. */
+static int read_file(struct sl_source *s, const char **what)
+{
+	FILE *fp = fopen(s->path, "rb");
+	struct stat st;
+	*what = "cannot open file";
 	if (!fp)
-		return path_error(ss, errs, path, "cannot open file", errno);
-	if (S_ISREG(st.st_mode) && (size_t)st.st_size >= SL_HUGE_MIN && (size_t)st.st_size <= SL_MAX_FILE_BYTES) {
-		size_t cap = (size_t)st.st_size + 2; /* +1 for the NUL, +1 to see the end */
+		return errno;
+	bool regular = fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode);
+	size_t size = regular ? (size_t)st.st_size : 0;
+	if (size >= SL_HUGE_MIN && size <= SL_MAX_FILE_BYTES) {
+		size_t cap = size + 2; /* +1 for the NUL, +1 to see the end */
 		char *data = sl_huge_alloc(cap);
 		size_t len = fread(data, 1, cap - 1, fp);
 		if (len < cap - 1 && !ferror(fp)) {
 			fclose(fp);
 			data[len] = 0;
-			push(ss, source_adopt(path, data, len, cap));
+			s->data = data;
+			s->len = len;
+			s->huge = cap;
 			return 0;
 		}
 		/* It grew while read, or failed: the general path says which. */
@@ -397,15 +450,15 @@ static int add_path(struct sl_sources *ss, const char *path, struct sl_findings 
 		rewind(fp);
 	}
 	struct sl_buf b = SL_BUF_INIT;
-	int err = read_stream(fp, &b, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0);
+	int err = read_stream(fp, &b, size);
 	fclose(fp);
 	if (err) {
 		sl_buf_free(&b);
-		return path_error(ss, errs, path, err == EFBIG ? "file is larger than 64 MiB" : "cannot read file",
-				  err == EFBIG ? 0 : err);
+		*what = err == EFBIG ? "file is larger than 64 MiB" : "cannot read file";
+		return err;
 	}
-	size_t len = b.len;
-	push(ss, source_adopt(path, sl_buf_detach(&b), len, 0));
+	s->len = b.len;
+	s->data = sl_buf_detach(&b);
 	return 0;
 }
 
@@ -424,6 +477,16 @@ int sl_input_add_stdin(struct sl_sources *ss, const char *name, struct sl_findin
 	push(ss, source_adopt(name, sl_buf_detach(&b), len, 0));
 	ss->v[ss->n - 1]->from_stdin = true;
 	return 0;
+}
+
+int sl_source_read(struct sl_source *s, struct sl_findings *errs)
+{
+	if (!s->unread && s->data)
+		return 0;
+	s->unread = false;
+	const char *what;
+	int err = read_file(s, &what);
+	return err ? source_fail(s, errs, what, err == EFBIG ? 0 : err) : 0;
 }
 
 int sl_input_add(struct sl_sources *ss, const char *path, struct sl_findings *errs,

@@ -6,6 +6,7 @@
 #define SL_INPUT_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct sl_findings;
 struct sl_span;
@@ -17,14 +18,16 @@ struct sl_source {
 		     * is "-", or the name --stdin-filename gives it */
 	char *data; /* NUL-terminated copy of the bytes */
 	size_t len;
-	size_t huge;   /* data is an sl_huge_alloc block of this size (0: malloc) */
-	size_t *lines; /* byte offset at which each line starts; NULL until sl_source_index */
+	size_t huge;     /* data is an sl_huge_alloc block of this size (0: malloc) */
+	uint32_t *lines; /* byte offset at which each line starts; NULL until sl_source_index */
 	size_t nlines;
-	size_t *cp; /* byte offset of every 64th code point; NULL when the bytes are ASCII */
+	uint32_t *cp; /* byte offset of every 64th code point; NULL when the bytes are ASCII */
 	size_t ncp;
 	int failed;      /* could not be read: an input error was reported, nothing to parse */
+	bool unread;     /* added but not read yet: sl_source_read reads it */
 	size_t order;    /* its position in the sl_sources it was read into: the report's order */
 	bool parsed;     /* parsed for a target already (an inventory several share): errors reported */
+	bool shared;     /* loaded more than once (a manifest that is an inventory too): no byte forgotten */
 	bool from_stdin; /* read from standard input: no file to fix; unnamed when path is "-" */
 	bool skipped;    /* not a Kubernetes manifest (manifest.h): read, then left alone */
 };
@@ -39,6 +42,9 @@ struct sl_sources {
 	size_t n, cap;
 	char **charts; /* the Helm charts noted so far (absolute paths): one note each */
 	size_t ncharts, capcharts;
+	/* Regular files are left unread when added, for sl_source_read to read them where they are
+	 * parsed: on the parsing threads, not one after another before parsing starts. */
+	bool defer_reading;
 };
 
 /* Which paths not to read (the config's exclude): skip(ctx, path, is_dir) returns 1 to leave the
@@ -56,6 +62,13 @@ int sl_input_add_stdin(struct sl_sources *ss, const char *name, struct sl_findin
  * how to check what it renders. Returns 0, or -1 after reporting an input error. */
 int sl_input_add(struct sl_sources *ss, const char *path, struct sl_findings *errs,
 		 const struct sl_input_filter *filter);
+/* Read a source left unread (nothing to do for the others). Returns 0, or -1 after reporting an
+ * input error into errs; the source is then failed. */
+int sl_source_read(struct sl_source *s, struct sl_findings *errs);
+/* Bytes [off, end) of s will not be read again (a document nothing reads): the whole pages among
+ * them are given back, and read as zeros after. The bytes before the first one that is not blank
+ * are kept (a fix looks there to tell JSON). */
+void sl_source_forget(const struct sl_source *s, size_t off, size_t end);
 struct sl_source *sl_source_from_memory(const char *path, const char *data, size_t len);
 void sl_source_free(struct sl_source *s);
 void sl_sources_free(struct sl_sources *ss);
@@ -72,7 +85,7 @@ size_t sl_source_char_to_byte(const struct sl_source *s, size_t charidx);
 size_t sl_source_bom(const struct sl_source *s);
 /* A span covering [off, end). */
 void sl_source_span(const struct sl_source *s, size_t off, size_t end, struct sl_span *out);
-void sl_source_span_hint(const struct sl_source *s, size_t off, size_t end, size_t lhint, size_t ehint,
-			 struct sl_span *out);
+/* The same, given a guess of the 0-based line of off (see sl_source_linecol_hint). */
+void sl_source_span_hint(const struct sl_source *s, size_t off, size_t end, size_t lhint, struct sl_span *out);
 
 #endif

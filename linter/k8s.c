@@ -639,7 +639,6 @@ void sl_podspec_free(struct sl_podspec *p)
 		for (size_t i = 0; i < nt; i++) {
 			selector_free(&ts[i].sel);
 			selector_free(&ts[i].ns_sel);
-			free(ts[i].ns_match);
 			free(ts[i].namespaces);
 			free(ts[i].match_keys);
 			free(ts[i].mismatch_keys);
@@ -1073,6 +1072,38 @@ static int load_namespace(struct sl_model *m, struct ctx *c, const struct sl_obj
 	return 0;
 }
 
+/* An autoscaler is looked for in every document and in every item of a document's `items`,
+ * whatever the document's kind; one whose scaleTargetRef names no kind and name scales nothing the
+ * rules could find. */
+static void load_hpa(struct sl_model *m, const struct sl_source *src, const struct sl_ynode *n)
+{
+	if (!n || n->kind != SL_YMAP || !sl_yis(sl_ymap_get(n, "kind"), "HorizontalPodAutoscaler"))
+		return;
+	const struct sl_ynode *ref = sl_ypath(n, "spec.scaleTargetRef");
+	const struct sl_ynode *kind = sl_ymap_get(ref, "kind"), *name = sl_ymap_get(ref, "name");
+	if (!sl_yscalar(kind) || !sl_yscalar(name))
+		return;
+	struct sl_object o;
+	sl_object_read(src, n, &o);
+	struct sl_hpa *h = sl_xcalloc(1, sizeof *h);
+	*h = (struct sl_hpa){ref, o.namespace, kind->str, name->str, 1, INT32_MAX};
+	int64_t v;
+	if (sl_yint(sl_ypath(n, "spec.minReplicas"), &v) == 0)
+		h->min = v;
+	if (sl_yint(sl_ypath(n, "spec.maxReplicas"), &v) == 0)
+		h->max = v;
+	sl_grow(&m->hpas, &m->caphpas, m->nhpas + 1, sizeof *m->hpas);
+	m->hpas[m->nhpas++] = h;
+}
+
+static void load_hpas(struct sl_model *m, const struct sl_source *src, const struct sl_ynode *root)
+{
+	load_hpa(m, src, root);
+	const struct sl_ynode *items = sl_ymap_get(root, "items");
+	for (size_t i = 0; items && items->kind == SL_YSEQ && i < items->n; i++)
+		load_hpa(m, src, items->v[i]);
+}
+
 static int is_workload_kind(const char *k)
 {
 	static const char *const kinds[] = {"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet",
@@ -1164,11 +1195,82 @@ static const char *const *keep_paths(enum sl_input_role role)
 int sl_model_load(struct sl_model *m, struct sl_source *src, enum sl_input_role role, struct sl_findings *errs)
 {
 	struct sl_load one = {src, role};
-	return sl_model_load_many(m, &one, 1, errs);
+	return sl_model_load_many(m, &one, 1, NULL, errs);
+}
+
+/* The kinds load_object reads from manifests, and so points into the trees of. */
+static bool model_kind(const char *k)
+{
+	return is_workload_kind(k) || !strcmp(k, "Node") || !strcmp(k, "Namespace") ||
+	       !strcmp(k, "PersistentVolumeClaim") || !strcmp(k, "PodDisruptionBudget");
+}
+
+struct tree_need {
+	const struct sl_tree_readers *readers;
+	bool all; /* every document of the source */
+	bool yes;
+	bool object; /* some document, kept or not, has apiVersion and kind: the file is a manifest */
+};
+
+static void need_object(void *arg, const struct sl_object *o)
+{
+	struct tree_need *t = arg;
+	t->yes = t->yes || model_kind(o->kind) || (t->readers->object && t->readers->object(t->readers->ctx, o));
+}
+
+/* Whether a manifest document's tree is kept: it holds an object of the model (load_hpas finds
+ * autoscalers in any document's items), or another reader needs it. */
+static bool tree_needed(void *arg, const struct sl_ydoc *doc)
+{
+	struct tree_need *t = arg;
+	t->yes = t->all;
+	t->object |= sl_manifest_is_object(doc->root);
+	sl_doc_objects(doc, need_object, t);
+	const struct sl_ynode *items = sl_ymap_get(doc->root, "items");
+	for (size_t i = 0; !t->yes && items && items->kind == SL_YSEQ && i < items->n; i++)
+		t->yes = sl_yis(sl_ymap_get(items->v[i], "kind"), "HorizontalPodAutoscaler");
+	return t->yes || sl_yis(sl_ymap_get(doc->root, "kind"), "HorizontalPodAutoscaler");
+}
+
+/* This runs for every key of every manifest: most differ at the first byte. */
+static bool is(const char *s, const char *t)
+{
+	return s && *s == *t && !strcmp(s, t);
+}
+
+/* Entries of a manifest neither the model nor a rule or a fix reads (sl_yfilter.unread): in a
+ * container all but its name, resources, ports and restartPolicy (env, probes, mounts…); in a
+ * volume all but its name and claim; preferred (not required) affinity; an object's managedFields;
+ * in an object's status all but a Pod's phase and a Node's allocatable and capacity. A fix that
+ * inserts into a mapping reads the indentation of its entries: none of these mappings is one a
+ * fix inserts into. */
+static bool unread_entry(const char *key, const char *in, const char *in_in)
+{
+	bool object = !in_in || is(in_in, "[]"); /* in is a key of a document, or of a List's item */
+	if (is(in, "[]") &&
+	    (is(in_in, "containers") || is(in_in, "initContainers") || is(in_in, "ephemeralContainers")))
+		return !is(key, "name") && !is(key, "resources") && !is(key, "ports") && !is(key, "restartPolicy");
+	if (is(in, "[]") && is(in_in, "volumes"))
+		return !is(key, "name") && !is(key, "persistentVolumeClaim");
+	if (is(in, "nodeAffinity") || is(in, "podAffinity") || is(in, "podAntiAffinity"))
+		return is(key, "preferredDuringSchedulingIgnoredDuringExecution");
+	if (is(in, "metadata") && object)
+		return is(key, "managedFields");
+	if (is(in, "status") && object)
+		return !is(key, "phase") && !is(key, "allocatable") && !is(key, "capacity");
+	return false;
+}
+
+/* The same, unless another reader looks the key up (a policy's field names it). */
+static bool unread_value(void *ctx, const char *key, const char *in, const char *in_in)
+{
+	const struct tree_need *t = ctx;
+	return unread_entry(key, in, in_in) && !(t->readers->key && t->readers->key(t->readers->ctx, key));
 }
 
 struct parse_job {
 	const struct sl_load *in;
+	const struct sl_tree_readers *readers;
 	struct sl_ystream *ys;
 	struct sl_findings errs; /* the source's input errors: parsing's, then loading's */
 	struct sl_model part;    /* what the source holds, merged into the model in source order */
@@ -1181,21 +1283,45 @@ struct parse_queue {
 	atomic_size_t next;
 };
 
+/* A parsing thread, with the arena its trees go to. */
+struct parse_thread {
+	struct parse_queue *q;
+	struct sl_yarena *arena;
+};
+
 static void *parse_worker(void *arg)
 {
-	struct parse_queue *q = arg;
+	struct parse_thread *t = arg;
+	struct parse_queue *q = t->q;
 	for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;) {
 		struct parse_job *j = &q->jobs[i];
+		j->ys->shared = t->arena;
+		if (sl_source_read(j->in->src, &j->errs) < 0)
+			j->rc = -1;
 		sl_source_index(j->in->src);
 		if (j->in->src->failed || j->in->src->skipped)
 			continue;
-		j->rc = sl_yaml_parse_keep(j->in->src, j->ys, &j->errs, keep_paths(j->in->role));
-		if (j->in->role == SL_ROLE_MANIFESTS && sl_manifest_screen(j->in->src, j->ys, &j->errs, &j->rc))
+		struct tree_need need = {j->readers, false, false, false};
+		if (j->readers && j->in->role == SL_ROLE_MANIFESTS) {
+			/* Values nothing reads are left out unless a tree is read whole (a policy or a
+			 * suppression may read any of it, and telling a Go template's "{{" from text in
+			 * a string needs every scalar). */
+			need.all = (j->readers->source && j->readers->source(j->readers->ctx, j->in->src)) ||
+				   sl_manifest_has_braces(j->in->src);
+			struct sl_yfilter f = {tree_needed, &need, need.all ? NULL : unread_value,
+					       !need.all && !j->readers->all_bytes && !j->in->src->shared};
+			j->rc = sl_yaml_parse_some(j->in->src, j->ys, &j->errs, &f);
+		} else
+			j->rc = sl_yaml_parse_keep(j->in->src, j->ys, &j->errs, keep_paths(j->in->role));
+		if (j->in->role == SL_ROLE_MANIFESTS &&
+		    sl_manifest_screen(j->in->src, j->ys, need.object, &j->errs, &j->rc))
 			continue;
 		struct ctx c = {j->in->src, &j->errs, 0};
-		for (size_t d = 0; d < j->ys->n; d++)
+		for (size_t d = 0; d < j->ys->n; d++) {
 			if (load_object(&j->part, &c, j->ys->docs[d].root, j->in->role, 0) < 0)
 				j->rc = -1;
+			load_hpas(&j->part, j->in->src, j->ys->docs[d].root);
+		}
 	}
 	return NULL;
 }
@@ -1221,12 +1347,14 @@ static void merge_model(struct sl_model *m, struct sl_model *part)
 	APPEND(pvcs, cappvcs, npvcs);
 	APPEND(pdbs, cappdbs, npdbs);
 	APPEND(namespaces, capnamespaces, nnamespaces);
+	APPEND(hpas, caphpas, nhpas);
 #undef APPEND
 	sl_strmap_free(&part->node_index);
 	memset(part, 0, sizeof *part);
 }
 
-int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, struct sl_findings *errs)
+int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, const struct sl_tree_readers *readers,
+		       struct sl_findings *errs)
 {
 	if (!n)
 		return 0;
@@ -1234,6 +1362,7 @@ int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, st
 	struct parse_job *jobs = sl_xcalloc(n, sizeof *jobs);
 	for (size_t i = 0; i < n; i++) {
 		jobs[i].in = &v[i];
+		jobs[i].readers = readers;
 		jobs[i].ys = &m->streams[m->nstreams + i];
 		memset(jobs[i].ys, 0, sizeof *jobs[i].ys);
 	}
@@ -1242,16 +1371,20 @@ int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, st
 	 * a second thread takes the next source while the first is busy, each into a model of its
 	 * own, merged here in source order so that the result does not depend on the timing. */
 	struct parse_queue q = {jobs, n, 0};
+	struct parse_thread th[2];
+	sl_grow(&m->arenas, &m->caparenas, m->narenas + 2, sizeof *m->arenas);
+	for (int k = 0; k < 2; k++) {
+		m->arenas[m->narenas] = sl_xcalloc(1, sizeof **m->arenas);
+		th[k] = (struct parse_thread){&q, m->arenas[m->narenas++]};
+	}
 	pthread_t helper;
-	bool threaded = n > 1 && pthread_create(&helper, NULL, parse_worker, &q) == 0;
-	parse_worker(&q);
+	bool threaded = n > 1 && pthread_create(&helper, NULL, parse_worker, &th[1]) == 0;
+	parse_worker(&th[0]);
 	if (threaded)
 		pthread_join(helper, NULL);
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (v[i].src->failed)
-			continue;
-		sl_findings_move(errs, &jobs[i].errs);
+		sl_findings_move(errs, &jobs[i].errs); /* none for a source that failed before */
 		if (jobs[i].rc < 0)
 			rc = -1;
 		merge_model(m, &jobs[i].part);
@@ -1267,31 +1400,35 @@ void sl_finding_subject(struct sl_finding *f, const struct sl_object *o)
 	f->subj_off = o->root->at.off;
 }
 
+void sl_doc_objects(const struct sl_ydoc *doc, void (*fn)(void *ctx, const struct sl_object *o), void *ctx)
+{
+	const struct sl_ynode *root = doc->root;
+	if (!root || root->kind != SL_YMAP)
+		return;
+	struct sl_object o;
+	sl_object_read(doc->src, root, &o);
+	if (!o.kind)
+		return;
+	size_t kl = strlen(o.kind);
+	const struct sl_ynode *items = sl_ymap_get(root, "items");
+	if (kl >= 4 && !strcmp(o.kind + kl - 4, "List") && items && items->kind == SL_YSEQ) {
+		for (size_t i = 0; i < items->n; i++) {
+			struct sl_object io;
+			if (items->v[i]->kind != SL_YMAP)
+				continue;
+			sl_object_read(doc->src, items->v[i], &io);
+			if (io.kind)
+				fn(ctx, &io);
+		}
+		return;
+	}
+	fn(ctx, &o);
+}
+
 void sl_stream_objects(const struct sl_ystream *ys, void (*fn)(void *ctx, const struct sl_object *o), void *ctx)
 {
-	for (size_t d = 0; d < ys->n; d++) {
-		const struct sl_ynode *root = ys->docs[d].root;
-		if (!root || root->kind != SL_YMAP)
-			continue;
-		struct sl_object o;
-		sl_object_read(ys->docs[d].src, root, &o);
-		if (!o.kind)
-			continue;
-		size_t kl = strlen(o.kind);
-		const struct sl_ynode *items = sl_ymap_get(root, "items");
-		if (kl >= 4 && !strcmp(o.kind + kl - 4, "List") && items && items->kind == SL_YSEQ) {
-			for (size_t i = 0; i < items->n; i++) {
-				struct sl_object io;
-				if (items->v[i]->kind != SL_YMAP)
-					continue;
-				sl_object_read(ys->docs[d].src, items->v[i], &io);
-				if (io.kind)
-					fn(ctx, &io);
-			}
-			continue;
-		}
-		fn(ctx, &o);
-	}
+	for (size_t d = 0; d < ys->n; d++)
+		sl_doc_objects(&ys->docs[d], fn, ctx);
 }
 
 bool sl_model_knows_namespace(const struct sl_model *m, const char *ns)
@@ -1307,9 +1444,7 @@ static void bind_terms(const struct sl_model *m, struct sl_podspec *p)
 		for (size_t i = 0; i < nt; i++) {
 			if (!ts[i].has_ns_selector)
 				continue;
-			ts[i].ns_match = sl_xcalloc(m->nnamespaces + 1, sizeof *ts[i].ns_match);
-			for (size_t n = 0; n < m->nnamespaces; n++)
-				ts[i].ns_match[n] = sl_selector_matches(&ts[i].ns_sel, &m->namespaces[n]->labels);
+			ts[i].ns_known = m->namespaces;
 			ts[i].ns_index = &m->namespace_index;
 		}
 	}
@@ -1353,6 +1488,7 @@ void sl_model_bind_pods(struct sl_model *m)
 		n->npods++;
 	}
 	sl_strmap_free(&names);
+	sl_model_relate(m);
 }
 
 void sl_model_free(struct sl_model *m)
@@ -1382,9 +1518,19 @@ void sl_model_free(struct sl_model *m)
 	}
 	free(m->namespaces);
 	sl_strmap_free(&m->namespace_index);
+	for (size_t i = 0; i < m->nhpas; i++)
+		free(m->hpas[i]);
+	free(m->hpas);
+	sl_group_free(&m->claims);
+	free(m->workload_pdbs);
 	for (size_t i = 0; i < m->nstreams; i++)
 		sl_ystream_free(&m->streams[i]);
 	free(m->streams);
+	for (size_t i = 0; i < m->narenas; i++) {
+		sl_yarena_free(m->arenas[i]);
+		free(m->arenas[i]);
+	}
+	free(m->arenas);
 	sl_strmap_free(&m->node_index);
 	free(m->workloads);
 	free(m->nodes);

@@ -10,6 +10,7 @@
 
 #include "buf.h"
 #include "diag.h"
+#include "index.h"
 #include "yamldoc.h"
 
 struct sl_source;
@@ -83,9 +84,10 @@ struct sl_podterm {
 	const char **match_keys, **mismatch_keys;
 	size_t nmatch_keys, nmismatch_keys;
 	const struct sl_ynode *node;
-	/* Bound by sl_model_bind_pods when Namespace objects are known: whether namespaceSelector
-	 * selects each of them (indexed as sl_model.namespaces), and the index to find them by. */
-	bool *ns_match;
+	/* Bound by sl_model_bind_pods when Namespace objects are known: them (sl_model.namespaces)
+	 * and the index to find them by name, so that namespaceSelector is matched on their labels
+	 * when a namespace is asked about (not every namespace for every term up front). */
+	struct sl_namespace *const *ns_known;
 	const struct sl_strmap *ns_index;
 };
 
@@ -186,6 +188,11 @@ struct sl_workload {
 	enum sl_strategy strategy;
 	const struct sl_ynode *strategy_node, *type_node, *rolling_node;
 	struct sl_intpct max_surge, max_unavailable;
+	/* Bound by sl_model_bind_pods: the budgets whose selector selects the template's labels in
+	 * its namespace, in input order, and the first autoscaler that names it as its target. */
+	const struct sl_pdb *const *pdbs;
+	size_t npdbs;
+	const struct sl_hpa *hpa;
 };
 
 struct sl_node {
@@ -228,11 +235,28 @@ struct sl_pdb {
 	struct sl_object obj;
 	struct sl_selector sel;
 	struct sl_intpct min_available, max_unavailable;
+	/* Bound by sl_model_bind_pods, over the workloads of the input it selects: their pods, how
+	 * many workloads, whether one is a bare Pod, and whether that count is the disruption
+	 * controller's: false when one has no scale the controller reads (a DaemonSet, a Job), or is
+	 * a bare Pod while the budget needs a scale (maxUnavailable or a percentage). */
+	int64_t total;
+	size_t nselected;
+	bool bare, countable;
+};
+
+/* A HorizontalPodAutoscaler among the inputs whose spec.scaleTargetRef names a kind and a name:
+ * the object it scales (in its own namespace) and the range it keeps spec.replicas in. */
+struct sl_hpa {
+	const struct sl_ynode *ref; /* spec.scaleTargetRef */
+	const char *namespace, *kind, *name;
+	int64_t min, max; /* minReplicas (1 when unset), maxReplicas (INT32_MAX when unset) */
 };
 
 struct sl_model {
 	struct sl_ystream *streams; /* one per parsed source */
 	size_t nstreams;
+	struct sl_yarena **arenas; /* the streams' trees: one arena per parsing thread */
+	size_t narenas, caparenas;
 	struct sl_workload **workloads;
 	size_t nworkloads, capworkloads;
 	struct sl_node **nodes;
@@ -247,6 +271,12 @@ struct sl_model {
 	struct sl_namespace **namespaces;
 	size_t nnamespaces, capnamespaces;
 	struct sl_strmap namespace_index; /* name → index into namespaces (bound by sl_model_bind_pods) */
+	struct sl_hpa **hpas;
+	size_t nhpas, caphpas;
+	/* Relations, computed once by sl_model_bind_pods (index.c) */
+	struct sl_group_index claims;        /* "namespace\x1fname" → pvcs */
+	const struct sl_pdb **workload_pdbs; /* every workload's pdbs, one after another */
+	bool pod_namespace_unknown;          /* some pod's namespace has no Namespace object */
 };
 
 enum sl_input_role {
@@ -260,14 +290,36 @@ struct sl_load {
 	struct sl_source *src; /* indexed by the thread that parses it */
 	enum sl_input_role role;
 };
-int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, struct sl_findings *errs);
+/* Who reads a manifest's tree besides the model (whose objects point into it): whether a source's
+ * documents must all be kept whole (a suppression comment may be in any of them), whether an
+ * object's must be kept (a policy reads it, or it carries the suppression annotation), and whether
+ * an entry is looked up by its key (a policy's field names it). The tree of any other document
+ * goes, and its bytes too, as soon as it is parsed; entries nothing looks up are left out. */
+struct sl_tree_readers {
+	bool (*source)(void *ctx, const struct sl_source *src);
+	bool (*object)(void *ctx, const struct sl_object *o);
+	bool (*key)(void *ctx, const char *key); /* an object's entry is looked up by key (a policy's field) */
+	bool all_bytes;                          /* every byte of a source is read again (--fix rewrites whole files) */
+	void *ctx;
+};
+/* readers NULL: every tree is kept. */
+int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, const struct sl_tree_readers *readers,
+		       struct sl_findings *errs);
 /* Parse a source and add what it holds. Input errors go to errs; returns -1 if there was any. */
 int sl_model_load(struct sl_model *m, struct sl_source *src, enum sl_input_role role, struct sl_findings *errs);
 /* Whether the namespace is described by a Namespace object of the inputs. */
 bool sl_model_knows_namespace(const struct sl_model *m, const char *ns);
-/* Charge every running pod to its node, and bind pod terms' namespaceSelectors to the known
- * Namespace objects (call once after loading everything). */
+/* Charge every running pod to its node, bind pod terms' namespaceSelectors to the known
+ * Namespace objects and relate the objects to each other (call once after loading everything). */
 void sl_model_bind_pods(struct sl_model *m);
+/* The relations between objects, through indexes built once (index.c; sl_model_bind_pods calls
+ * it): budgets and workloads, autoscalers and workloads, pods and namespaces. */
+void sl_model_relate(struct sl_model *m);
+/* Deployment, StatefulSet, ReplicaSet, ReplicationController: kinds whose pods have a controller
+ * with a scale the disruption controller reads. */
+bool sl_scaled_kind(const char *kind);
+/* The first PersistentVolumeClaim of the inputs named name in namespace ns, or NULL. */
+const struct sl_pvc *sl_model_claim(const struct sl_model *m, const char *ns, const char *name);
 void sl_model_free(struct sl_model *m);
 
 /* kind, apiVersion, name and namespace of the object at root (kind NULL when it has none). */
@@ -276,6 +328,8 @@ void sl_object_read(const struct sl_source *src, const struct sl_ynode *root, st
 void sl_finding_subject(struct sl_finding *f, const struct sl_object *o);
 /* Every object of a stream with a kind, the items of a *List one by one, in order. */
 void sl_stream_objects(const struct sl_ystream *ys, void (*fn)(void *ctx, const struct sl_object *o), void *ctx);
+/* The same for one document. */
+void sl_doc_objects(const struct sl_ydoc *doc, void (*fn)(void *ctx, const struct sl_object *o), void *ctx);
 
 /* Fence-posts as the Deployment controller resolves them (ResolveFenceposts). */
 int64_t sl_intpct_resolve(const struct sl_intpct *p, int64_t total, bool round_up);

@@ -364,6 +364,7 @@ int main(int argc, char **argv)
 	struct sl_run run = {0};
 	run.cfg = &cfg;
 	run.explain = o.explain;
+	run.fix = o.fix;
 	run.explain_json = o.explain && o.format != FMT_TEXT;
 	run.stdin_name = o.stdin_name;
 	sl_run(&run, o.nodes, o.nnodes, o.pods, o.npods, argv + optind, (size_t)(argc - optind));

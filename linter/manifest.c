@@ -5,8 +5,7 @@
 
 #include "buf.h"
 
-/* A top-level mapping with apiVersion and kind scalars: an object the API server would take. */
-static bool is_object(const struct sl_ynode *root)
+bool sl_manifest_is_object(const struct sl_ynode *root)
 {
 	if (!root || root->kind != SL_YMAP)
 		return false;
@@ -68,13 +67,19 @@ static void drop(struct sl_ystream *ys, struct sl_findings *errs)
 	memset(ys, 0, sizeof *ys);
 }
 
-bool sl_manifest_screen(struct sl_source *src, struct sl_ystream *ys, struct sl_findings *errs, int *rc)
+bool sl_manifest_has_braces(const struct sl_source *src)
+{
+	return find(src->data, src->data + src->len, "{{") != NULL;
+}
+
+bool sl_manifest_screen(struct sl_source *src, struct sl_ystream *ys, bool object_seen, struct sl_findings *errs,
+			int *rc)
 {
 	if (ys->hostile)
 		return false; /* a limit hit is reported whatever the file is */
-	bool object = false;
+	bool object = object_seen;
 	for (size_t d = 0; d < ys->n && !object; d++)
-		object = is_object(ys->docs[d].root);
+		object = sl_manifest_is_object(ys->docs[d].root);
 	bool broken = *rc < 0 || errs->input_errors;
 	if (!object && (!broken || !sl_manifest_lookalike(src->data, src->len))) {
 		drop(ys, errs);

@@ -182,6 +182,23 @@ static void walk(struct walk *w, const struct sl_ynode *n, size_t i, struct sl_b
 	}
 }
 
+bool sl_policies_read(const struct sl_config *c, const struct sl_object *o)
+{
+	for (size_t i = 0; i < c->npolicies; i++)
+		if (c->levels[sl_nrules + i] != SL_LEVEL_NONE && kind_applies(&c->policies[i], o))
+			return true;
+	return false;
+}
+
+bool sl_policies_read_key(const struct sl_config *c, const char *key)
+{
+	for (size_t i = 0; i < c->npolicies; i++)
+		for (size_t k = 0; c->levels[sl_nrules + i] != SL_LEVEL_NONE && k < c->policies[i].nsteps; k++)
+			if (c->policies[i].steps[k].kind == SL_STEP_KEY && !strcmp(c->policies[i].steps[k].key, key))
+				return true;
+	return false;
+}
+
 void sl_policies_check(struct sl_config *c, const struct sl_object *o, struct sl_findings *out,
 		       struct sl_findings *errs)
 {

@@ -129,12 +129,32 @@ static void each_object(void *ctx, const struct sl_object *o)
 	sl_suppress_object(p->sup, o);
 }
 
+/* What reads the manifests' trees besides the model: suppressions and policies. */
+static bool source_read(void *ctx, const struct sl_source *src)
+{
+	(void)ctx;
+	return sl_suppress_reads_source(src);
+}
+
+static bool object_read(void *ctx, const struct sl_object *o)
+{
+	const struct sl_run *r = ctx;
+	return sl_suppress_reads_object(o) || sl_policies_read(r->cfg, o);
+}
+
+static bool key_read(void *ctx, const char *key)
+{
+	const struct sl_run *r = ctx;
+	return sl_policies_read_key(r->cfg, key);
+}
+
 static void run_target(struct sl_run *r, const struct target *t, struct sl_suppress *sup, struct sl_findings *errs,
 		       struct sl_explained **ex, size_t *nex, size_t *capex)
 {
 	struct sl_model m = {0};
 	struct sl_findings loaded = {0};
-	sl_model_load_many(&m, t->loads, t->nloads, &loaded);
+	struct sl_tree_readers readers = {source_read, object_read, key_read, r->fix, r};
+	sl_model_load_many(&m, t->loads, t->nloads, &readers, &loaded);
 	/* Inventories shared by several targets report their input errors once. */
 	for (size_t i = 0; i < loaded.n; i++) {
 		struct sl_finding *f = &loaded.v[i];
@@ -185,6 +205,12 @@ static void add_inventory(struct sl_run *r, struct target *t, const char *path, 
 {
 	for (size_t i = 0; i < r->ss.n; i++)
 		if (!strcmp(r->ss.v[i]->path, path) && strcmp(path, "-")) {
+			/* Read and indexed here: a source the target loads twice (a manifest that is its
+			 * inventory too) must not be read by two parsing threads at once, nor lose the
+			 * bytes of a document one parse drops while another reads them. */
+			sl_source_read(r->ss.v[i], errs);
+			sl_source_index(r->ss.v[i]);
+			r->ss.v[i]->shared = true;
 			add_load(t, r->ss.v[i], role);
 			return;
 		}
@@ -284,6 +310,7 @@ void sl_run(struct sl_run *r, const char *const *nodes, size_t nnodes, const cha
 	struct sl_config *c = r->cfg;
 	size_t nt = c->ntargets + 1; /* [0] is the default target */
 	struct target *ts = sl_xcalloc(nt, sizeof *ts);
+	r->ss.defer_reading = true; /* files are read where they are parsed, several at a time */
 	for (size_t i = 0; i < nt; i++)
 		ts[i].index = (int)i - 1;
 	/* The default target's inventories first, so that their errors come first: the command

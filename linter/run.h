@@ -18,6 +18,7 @@ struct sl_run {
 	struct sl_config *cfg;
 	bool explain, explain_json; /* --explain instead of findings (as JSON) */
 	const char *stdin_name;     /* --stdin-filename: what "-" is called (NULL: "-") */
+	bool fix;                   /* --fix: the sources are rewritten whole afterwards */
 	struct sl_sources ss;
 	struct sl_findings fs;
 	/* --explain: per workload, in the order of the workloads */

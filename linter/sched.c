@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "index.h"
 #include "quantity.h"
 
 const char *sl_plugin_name(enum sl_plugin p)
@@ -148,7 +149,7 @@ static bool ns_selector_matches(const struct sl_podterm *t, const char *ns)
 {
 	size_t i = t->ns_index ? sl_strmap_get(t->ns_index, ns) : (size_t)-1;
 	if (i != (size_t)-1)
-		return t->ns_match[i];
+		return sl_selector_matches(&t->ns_sel, &t->ns_known[i]->labels);
 	struct sl_kv kv = {"kubernetes.io/metadata.name", ns, NULL, NULL};
 	struct sl_labels l = {&kv, 1};
 	return sl_selector_matches(&t->ns_sel, &l);
@@ -477,65 +478,6 @@ struct topo {
 	size_t ndom;
 };
 
-/* Items grouped under string keys (an item may sit under several), as CSR arrays: the items of
- * group g are items[start[g]] .. items[start[g + 1] - 1]; keys.v[g] is its key. */
-struct group_index {
-	struct sl_strpool keys;
-	size_t *start;
-	size_t *items;
-};
-
-struct gi_pair {
-	size_t group, item;
-};
-
-struct gi_builder {
-	struct group_index *gi;
-	struct gi_pair *v;
-	size_t n, cap;
-};
-
-static void gi_add(struct gi_builder *b, const char *key, size_t item)
-{
-	sl_intern(&b->gi->keys, key);
-	sl_grow(&b->v, &b->cap, b->n + 1, sizeof *b->v);
-	b->v[b->n++] = (struct gi_pair){sl_strmap_get(&b->gi->keys.map, key), item};
-}
-
-static void gi_finish(struct gi_builder *b)
-{
-	struct group_index *gi = b->gi;
-	size_t ng = gi->keys.n;
-	gi->start = sl_xcalloc(ng + 2, sizeof *gi->start);
-	gi->items = sl_xcalloc(b->n + 1, sizeof *gi->items);
-	for (size_t k = 0; k < b->n; k++)
-		gi->start[b->v[k].group + 2]++;
-	for (size_t g = 2; g < ng + 2; g++)
-		gi->start[g] += gi->start[g - 1];
-	for (size_t k = 0; k < b->n; k++) /* stable: items stay in the order they were added */
-		gi->items[gi->start[b->v[k].group + 1]++] = b->v[k].item;
-	free(b->v);
-}
-
-/* The items under key (none when the key is unknown). */
-static const size_t *gi_get(const struct group_index *gi, const char *key, size_t *n)
-{
-	size_t g = sl_strmap_get(&gi->keys.map, key);
-	if (g == (size_t)-1 || !gi->start) {
-		*n = 0;
-		return NULL;
-	}
-	*n = gi->start[g + 1] - gi->start[g];
-	return gi->items + gi->start[g];
-}
-
-static void gi_free(struct group_index *gi)
-{
-	sl_strpool_free(&gi->keys);
-	free(gi->start);
-	free(gi->items);
-}
-
 struct sl_cluster {
 	const struct sl_model *m;
 	size_t n;
@@ -545,13 +487,14 @@ struct sl_cluster {
 	const struct sl_pod **pods;
 	size_t npods;
 	size_t *pod_node;
-	struct group_index by_ns;    /* running pods by namespace */
-	struct group_index by_label; /* running pods by "namespace\x1fkey\x1fvalue" of each label */
+	size_t *all;                    /* 0 .. npods - 1 */
+	struct sl_group_index by_ns;    /* running pods by namespace */
+	struct sl_group_index by_label; /* running pods by "namespace\x1fkey\x1fvalue" of each label */
+	struct sl_group_index by_pair;  /* running pods by "key\x1fvalue" of each label, any namespace */
 	/* Running pods with required anti-affinity: by namespace when every term keeps to the pod's
-	 * own namespace, else in anti_wild. */
-	struct group_index anti_by_ns;
-	size_t *anti_wild;
-	size_t nanti_wild;
+	 * own namespace, else in anti_wild under "key\x1fvalue" of the label a term requires (one
+	 * value of an In), or "" for a term that requires none. */
+	struct sl_group_index anti_by_ns, anti_wild;
 	/* Nodes with the same labels (but the hostname), taints and cordon form a class: the filters
 	 * that look only at the node give them one verdict. */
 	size_t *cls;
@@ -621,6 +564,53 @@ static void class_key(const struct sl_node *nd, struct sl_buf *b)
 
 static void topo_add(struct sl_cluster *c, const char *key);
 
+/* The one value an In requirement of sel requires, as "key\x1fvalue" in b; NULL when none does. */
+static const char *required_pair(const struct sl_selector *sel, struct sl_buf *b)
+{
+	for (size_t r = 0; sel && !sel->nothing && r < sel->nreqs; r++)
+		if (sel->reqs[r].op == SL_OP_IN && sel->reqs[r].nvals == 1) {
+			sl_buf_reset(b);
+			sl_buf_printf(b, "%s\x1f%s", sel->reqs[r].key, sel->reqs[r].vals[0]);
+			return b->s;
+		}
+	return NULL;
+}
+
+static void index_running(struct sl_cluster *c)
+{
+	struct sl_group_builder ns = {&c->by_ns, NULL, 0, 0}, lab = {&c->by_label, NULL, 0, 0},
+				pair = {&c->by_pair, NULL, 0, 0}, anti = {&c->anti_by_ns, NULL, 0, 0},
+				wild = {&c->anti_wild, NULL, 0, 0};
+	struct sl_buf key = SL_BUF_INIT;
+	for (size_t k = 0; k < c->npods; k++) {
+		const struct sl_podspec *p = &c->pods[k]->spec;
+		c->all[k] = k;
+		sl_group_add(&ns, p->namespace, k);
+		for (size_t l = 0; l < p->labels.n; l++) {
+			sl_buf_reset(&key);
+			sl_buf_printf(&key, "%s\x1f%s", p->labels.v[l].key, p->labels.v[l].val);
+			sl_group_add(&pair, key.s, k);
+			sl_buf_reset(&key);
+			sl_buf_printf(&key, "%s\x1f%s\x1f%s", p->namespace, p->labels.v[l].key, p->labels.v[l].val);
+			sl_group_add(&lab, key.s, k);
+		}
+		bool keep_ns = terms_keep_namespace(p);
+		if (p->nanti && keep_ns)
+			sl_group_add(&anti, p->namespace, k);
+		for (size_t t = 0; t < p->nanti && !keep_ns; t++) {
+			const char *req = required_pair(&p->anti[t].sel, &key);
+			if (!p->anti[t].sel.nothing) /* a term that selects nothing excludes nothing */
+				sl_group_add(&wild, req ? req : "", k);
+		}
+	}
+	sl_group_finish(&ns);
+	sl_group_finish(&lab);
+	sl_group_finish(&pair);
+	sl_group_finish(&anti);
+	sl_group_finish(&wild);
+	sl_buf_free(&key);
+}
+
 struct sl_cluster *sl_cluster_new(const struct sl_model *m)
 {
 	struct sl_cluster *c = sl_xcalloc(1, sizeof *c);
@@ -641,7 +631,7 @@ struct sl_cluster *sl_cluster_new(const struct sl_model *m)
 	c->npods = c->pod_start[c->n + 1];
 	c->pods = sl_xcalloc(c->npods + 1, sizeof *c->pods);
 	c->pod_node = sl_xcalloc(c->npods + 1, sizeof *c->pod_node);
-	c->anti_wild = sl_xcalloc(c->npods + 1, sizeof *c->anti_wild);
+	c->all = sl_xcalloc(c->npods + 1, sizeof *c->all);
 	c->nz_cpu = sl_xcalloc(c->n + 1, sizeof *c->nz_cpu);
 	c->nz_mem = sl_xcalloc(c->n + 1, sizeof *c->nz_mem);
 	c->alloc_cpu = sl_xcalloc(c->n + 1, sizeof *c->alloc_cpu);
@@ -667,25 +657,8 @@ struct sl_cluster *sl_cluster_new(const struct sl_model *m)
 		c->nz_cpu[where[i]] += nonzero(&m->pods[i]->spec, "cpu");
 		c->nz_mem[where[i]] += nonzero(&m->pods[i]->spec, "memory");
 	}
-	struct gi_builder ns = {&c->by_ns, NULL, 0, 0}, lab = {&c->by_label, NULL, 0, 0},
-			  anti = {&c->anti_by_ns, NULL, 0, 0};
+	index_running(c);
 	struct sl_buf key = SL_BUF_INIT;
-	for (size_t k = 0; k < c->npods; k++) {
-		const struct sl_podspec *p = &c->pods[k]->spec;
-		gi_add(&ns, p->namespace, k);
-		for (size_t l = 0; l < p->labels.n; l++) {
-			sl_buf_reset(&key);
-			sl_buf_printf(&key, "%s\x1f%s\x1f%s", p->namespace, p->labels.v[l].key, p->labels.v[l].val);
-			gi_add(&lab, key.s, k);
-		}
-		if (p->nanti && terms_keep_namespace(p))
-			gi_add(&anti, p->namespace, k);
-		else if (p->nanti)
-			c->anti_wild[c->nanti_wild++] = k;
-	}
-	gi_finish(&ns);
-	gi_finish(&lab);
-	gi_finish(&anti);
 	struct sl_strpool classes = {0};
 	c->cls = sl_xcalloc(c->n + 1, sizeof *c->cls);
 	for (size_t i = 0; i < c->n; i++) {
@@ -731,10 +704,12 @@ void sl_cluster_free(struct sl_cluster *c)
 	free(c->static_verdicts);
 	sl_strpool_free(&c->static_keys);
 	pthread_mutex_destroy(&c->static_lock);
-	gi_free(&c->by_ns);
-	gi_free(&c->by_label);
-	gi_free(&c->anti_by_ns);
-	free(c->anti_wild);
+	sl_group_free(&c->by_ns);
+	sl_group_free(&c->by_label);
+	sl_group_free(&c->anti_by_ns);
+	sl_group_free(&c->anti_wild);
+	sl_group_free(&c->by_pair);
+	free(c->all);
 	free(c->cls);
 	free(c->pod_start);
 	free(c->pods);
@@ -821,9 +796,67 @@ static const size_t *pods_for(const struct sl_cluster *c, const char *ns, const 
 		if (sel->reqs[r].op == SL_OP_IN && sel->reqs[r].nvals == 1) {
 			sl_buf_reset(scratch);
 			sl_buf_printf(scratch, "%s\x1f%s\x1f%s", ns, sel->reqs[r].key, sel->reqs[r].vals[0]);
-			return gi_get(&c->by_label, scratch->s, n);
+			return sl_group_get(&c->by_label, scratch->s, n);
 		}
-	return gi_get(&c->by_ns, ns, n);
+	return sl_group_get(&c->by_ns, ns, n);
+}
+
+/* The same for a selector of a term that names other namespaces: the pods carrying that value in
+ * any namespace, else every running pod. */
+static const size_t *pods_anywhere(const struct sl_cluster *c, const struct sl_selector *sel, struct sl_buf *scratch,
+				   size_t *n)
+{
+	const char *pair = required_pair(sel, scratch);
+	if (pair)
+		return sl_group_get(&c->by_pair, pair, n);
+	*n = c->npods;
+	return c->all;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The running pods whose anti-affinity may exclude a pod of namespace ns with labels gl[0 ..
+ * ngl): those of ns whose terms keep to it, then, of those whose terms name namespaces, the ones
+ * with a term that requires a label the pod has, or no single value; each once, in the running
+ * pods' order. The caller frees the list. */
+static void add_group(size_t **v, size_t *cap, size_t *n, const struct sl_group_index *gi, const char *key)
+{
+	size_t ng;
+	const size_t *g = sl_group_get(gi, key, &ng);
+	sl_grow(v, cap, *n + ng + 1, sizeof **v);
+	for (size_t j = 0; j < ng; j++)
+		(*v)[(*n)++] = g[j];
+}
+
+static size_t *anti_candidates(const struct sl_cluster *cl, const char *ns, const struct sl_labels *gl, size_t ngl,
+			       size_t *n)
+{
+	size_t cap = 0, *v = NULL;
+	*n = 0;
+	add_group(&v, &cap, n, &cl->anti_by_ns, ns);
+	size_t from = *n;
+	add_group(&v, &cap, n, &cl->anti_wild, "");
+	struct sl_buf key = SL_BUF_INIT;
+	for (size_t g = 0; g < ngl && cl->anti_wild.keys.n; g++)
+		for (size_t l = 0; l < gl[g].n; l++) {
+			sl_buf_reset(&key);
+			sl_buf_puts(&key, gl[g].v[l].key);
+			sl_buf_putc(&key, '\x1f');
+			sl_buf_puts(&key, gl[g].v[l].val);
+			add_group(&v, &cap, n, &cl->anti_wild, key.s);
+		}
+	sl_buf_free(&key);
+	qsort(v + from, *n - from, sizeof *v, cmp_size);
+	size_t u = from;
+	for (size_t j = from; j < *n; j++)
+		if (j == from || v[j] != v[j - 1])
+			v[u++] = v[j];
+	*n = u;
+	return v;
 }
 
 /* The domains of a topology key, computed once per key and run. */
@@ -1056,9 +1089,8 @@ static void place_contrib(struct sim *s, size_t node, int gen)
 	count_blocks(s, node, s->p->anti, s->p->nanti, s->p->namespace, &s->gl[gen]);
 }
 
-/* The running pods enter the counts, each once. Terms and constraints select pods of the pod's
- * own namespace unless they name others, so only the pods their selectors can match are
- * visited. */
+/* The running pods enter the counts, each once. Only the pods their selectors can match are
+ * visited: of the pod's own namespace, or of any when a term names other namespaces. */
 static void count_running(struct sim *s)
 {
 	struct sl_cluster *cl = s->cl;
@@ -1070,11 +1102,6 @@ static void count_running(struct sim *s)
 		const struct sl_podterm *term = t < p->naffinity ? &p->affinity[t] : &p->anti[t - p->naffinity];
 		wild |= term->nnamespaces || term->has_ns_selector;
 	}
-	if (wild) {
-		for (size_t k = 0; k < cl->npods; k++)
-			count_pod(s, cl->pod_node[k], cl->pods[k]->spec.namespace, &cl->pods[k]->spec.labels);
-		return;
-	}
 	s->epoch++;
 	if (!s->stamp)
 		s->stamp = sl_xcalloc(cl->npods + 1, sizeof *s->stamp);
@@ -1085,7 +1112,8 @@ static void count_running(struct sim *s)
 						    ? &p->anti[t - p->naffinity].sel
 						    : &s->sp[t - p->naffinity - p->nanti].c->sel;
 		size_t n;
-		const size_t *ks = pods_for(cl, p->namespace, sel, &scratch, &n);
+		const size_t *ks =
+		    wild ? pods_anywhere(cl, sel, &scratch, &n) : pods_for(cl, p->namespace, sel, &scratch, &n);
 		for (size_t j = 0; j < n; j++) {
 			size_t k = ks[j];
 			if (s->stamp[k] == s->epoch)
@@ -1125,12 +1153,12 @@ static void phase_begin(struct sim *s, int gen)
 	count_running(s);
 	const struct sl_cluster *cl = s->cl;
 	size_t nq;
-	const size_t *q = gi_get(&cl->anti_by_ns, s->p->namespace, &nq);
-	for (size_t a = 0; a < nq + cl->nanti_wild; a++) {
-		size_t k = a < nq ? q[a] : cl->anti_wild[a - nq];
-		const struct sl_podspec *o = &cl->pods[k]->spec;
-		count_blocks(s, cl->pod_node[k], o->anti, o->nanti, o->namespace, &o->labels);
+	size_t *q = anti_candidates(cl, s->p->namespace, &s->gl[gen], 1, &nq);
+	for (size_t a = 0; a < nq; a++) {
+		const struct sl_podspec *o = &cl->pods[q[a]]->spec;
+		count_blocks(s, cl->pod_node[q[a]], o->anti, o->nanti, o->namespace, &o->labels);
 	}
+	free(q);
 	for (size_t l = 0; l < s->nlog; l++)
 		place_contrib(s, s->log[l].node, s->log[l].gen);
 	spread_minimums(s);
@@ -1486,15 +1514,17 @@ static void sim_free(struct sim *s)
 static bool blocked_by_running(const struct sl_cluster *cl, const struct sl_workload *w, const struct sl_labels *gl)
 {
 	size_t nq;
-	const size_t *q = gi_get(&cl->anti_by_ns, w->pod.namespace, &nq);
-	for (size_t a = 0; a < nq + cl->nanti_wild; a++) {
-		const struct sl_podspec *o = &cl->pods[a < nq ? q[a] : cl->anti_wild[a - nq]]->spec;
-		for (size_t t = 0; t < o->nanti; t++)
-			for (int g = 0; g < 2; g++)
-				if (sl_podterm_matches(&o->anti[t], o->namespace, &o->labels, w->pod.namespace, &gl[g]))
-					return true;
+	size_t *q = anti_candidates(cl, w->pod.namespace, gl, 2, &nq);
+	bool blocked = false;
+	for (size_t a = 0; a < nq && !blocked; a++) {
+		const struct sl_podspec *o = &cl->pods[q[a]]->spec;
+		for (size_t t = 0; t < o->nanti && !blocked; t++)
+			for (int g = 0; g < 2 && !blocked; g++)
+				blocked =
+				    sl_podterm_matches(&o->anti[t], o->namespace, &o->labels, w->pod.namespace, &gl[g]);
 	}
-	return false;
+	free(q);
+	return blocked;
 }
 
 /* The workload's own pods among the running ones: same namespace, selected by its selector and,

@@ -205,15 +205,34 @@ static void one_comment(struct sl_suppress *s, const struct sl_source *src, cons
 
 void sl_suppress_source(struct sl_suppress *s, const struct sl_source *src, const struct sl_ystream *ys)
 {
-	if (src->failed || is_json(src) || !src->lines)
+	/* A stream something was left out of comes from a source without a directive (those that
+	 * may hold one are parsed whole, see sl_suppress_reads_source), whose bytes may be gone. */
+	if (src->failed || is_json(src) || !src->lines || (ys && ys->partial))
 		return;
+	/* strstr, much faster than a memchr per 's', stops at a NUL: the search goes on past each. */
 	const char *end = src->data + src->len;
-	for (const char *p = src->data; (p = memchr(p, 's', (size_t)(end - p))); p++)
-		if ((size_t)(end - p) >= sizeof MARK - 1 && !memcmp(p, MARK, sizeof MARK - 1))
+	for (const char *from = src->data; from < end;) {
+		for (const char *p = from; (p = strstr(p, MARK)); p++)
 			one_comment(s, src, ys, p);
+		from += strlen(from);
+		while (from < end && !*from)
+			from++;
+	}
 }
 
 #define ANNOTATION "schedlint.io/ignore"
+
+bool sl_suppress_reads_source(const struct sl_source *src)
+{
+	/* The bytes end in a NUL; one inside them ends the YAML too (libyaml refuses it), so nothing
+	 * past it is in a document. */
+	return src->data && strstr(src->data, MARK);
+}
+
+bool sl_suppress_reads_object(const struct sl_object *o)
+{
+	return sl_ymap_get(sl_ypath(o->root, "metadata.annotations"), ANNOTATION) != NULL;
+}
 
 void sl_suppress_object(struct sl_suppress *s, const struct sl_object *o)
 {

@@ -36,6 +36,11 @@ void sl_suppress_begin(struct sl_suppress *s, int target, bool had_nodes);
  * comment. */
 void sl_suppress_source(struct sl_suppress *s, const struct sl_source *src, const struct sl_ystream *ys);
 void sl_suppress_object(struct sl_suppress *s, const struct sl_object *o);
+/* Whether src may hold a suppression comment: then every document's tree of it is read, whole,
+ * to tell comments from text inside scalars. */
+bool sl_suppress_reads_source(const struct sl_source *src);
+/* Whether o carries the suppression annotation (its tree is read then). */
+bool sl_suppress_reads_object(const struct sl_object *o);
 /* Mark the target's findings fs->v[from..n) that a directive or an ignore entry covers. */
 void sl_suppress_apply(struct sl_suppress *s, struct sl_findings *fs, size_t from, struct sl_findings *errs);
 /* unused-suppression findings for every directive that silenced nothing, into out. */

@@ -8,65 +8,26 @@
 #include "buf.h"
 #include "input.h"
 
-/* --- arena: every node and string of a stream, freed at once ------------------------------ */
-
-struct sl_arena_chunk {
-	struct sl_arena_chunk *next;
-	size_t used, cap;
-	max_align_t data[];
-};
-
-/* Bump allocation from a list of chunks that double from 64 KiB to SL_HUGE_MIN, so a small
- * manifest stays small and a large inventory fills huge pages (larger requests get a chunk of
- * their own). */
-static void *chunk_alloc(struct sl_arena_chunk **list, size_t n)
+static struct sl_yarena *arena_of(struct sl_ystream *ys)
 {
-	struct sl_arena_chunk *c = *list;
-	if (!c || c->cap - c->used < n) {
-		size_t cap = c ? 2 * (sizeof *c + c->cap) : 65536;
-		if (cap >= SL_HUGE_MIN)
-			cap = SL_HUGE_MIN;
-		cap -= sizeof *c;
-		if (cap < n)
-			cap = n;
-		c = sizeof *c + cap >= SL_HUGE_MIN ? sl_huge_alloc(sizeof *c + cap) : sl_xmalloc(sizeof *c + cap);
-		c->used = 0;
-		c->cap = cap;
-		c->next = *list;
-		*list = c;
-	}
-	void *p = (char *)c->data + c->used;
-	c->used += n;
-	return p;
+	return ys->shared ? ys->shared : &ys->own;
 }
 
-static void chunks_free(struct sl_arena_chunk **list)
-{
-	while (*list) {
-		struct sl_arena_chunk *c = *list;
-		*list = c->next;
-		if (sizeof *c + c->cap >= SL_HUGE_MIN)
-			sl_huge_free(c, sizeof *c + c->cap);
-		else
-			free(c);
-	}
-}
+_Static_assert(_Alignof(struct sl_ynode) <= _Alignof(void *), "the arena aligns nodes as pointers");
 
 static void *arena_alloc(struct sl_ystream *ys, size_t n)
 {
-	return chunk_alloc(&ys->chunks, (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t));
+	return sl_yarena_node(arena_of(ys), n);
 }
 
-/* Scalar text needs no alignment; packing it saves a third of the arena on typical YAML. */
 static char *arena_alloc_str(struct sl_ystream *ys, size_t n)
 {
-	return chunk_alloc(&ys->strchunks, n);
+	return sl_yarena_text(arena_of(ys), n);
 }
 
 void sl_ystream_free(struct sl_ystream *ys)
 {
-	chunks_free(&ys->chunks);
-	chunks_free(&ys->strchunks);
+	sl_yarena_free(&ys->own);
 	free(ys->docs);
 	memset(ys, 0, sizeof *ys);
 }
@@ -74,15 +35,19 @@ void sl_ystream_free(struct sl_ystream *ys)
 /* --- building ------------------------------------------------------------------------------ */
 
 struct frame {
-	struct sl_ynode *node;
-	struct sl_ynode **items; /* heap while open; copied to the arena when closed */
-	size_t n, cap;
+	/* the collection's node is made when it closes, with its children */
+	struct sl_span at;
+	uint8_t kind;
+	bool flow;
+	size_t first, n; /* its children so far: builder items[first .. first + n) */
 	char *anchor;
 	const char *comp; /* its key in the parent mapping, "[]" in a sequence, NULL at the root */
 	bool keep_all;    /* inside a kept path: nothing below is dropped */
 	uint64_t alive;   /* keep patterns this frame's path is on the way along */
 	size_t plen;      /* components of that path, from the object */
 	bool objects;     /* a List's `items`: each item starts a path of its own */
+	/* Entries left out (sl_yfilter.unread): the furthest end and the nodes of them */
+	size_t dropped_end, dropped_weight;
 };
 
 #define MAX_PATTERNS 64
@@ -100,6 +65,10 @@ struct anchor {
 
 struct builder {
 	struct sl_ystream *ys;
+	/* The children of the open collections, each one's after its parent's: one array for all,
+	 * rather than one allocation per collection. */
+	struct sl_ynode **items;
+	size_t nitems, capitems;
 	const struct sl_source *src;
 	struct frame *stack;
 	size_t depth, cap;
@@ -118,6 +87,13 @@ struct builder {
 	bool skipped_anchor; /* an anchor went with a dropped value */
 	bool need_full;      /* an alias named a dropped anchor: parse again, keeping all */
 	struct sl_findings *errs;
+	/* Keeping only some documents and values (sl_yaml_parse_some) */
+	const struct sl_yfilter *filter;
+	struct sl_yarena_mark doc_start;       /* where the open document's nodes and text start */
+	size_t doc_off;                        /* and its bytes */
+	bool drop_value;                       /* the key just read was left out: its value goes too */
+	bool dropping;                         /* skipping that value (b->skip levels deep) */
+	bool drop_flow[SL_YAML_MAX_DEPTH + 1]; /* per skipped level: a flow collection */
 };
 
 static void compile_patterns(struct builder *b, const char *const *keep)
@@ -188,9 +164,9 @@ static void mark_span(const struct sl_source *src, yaml_mark_t a, yaml_mark_t b,
 	size_t off = mark_byte(src, a.index);
 	size_t end = mark_byte(src, b.index);
 	if (end < off)
-		sl_source_span_hint(src, off, off, a.line, a.line, out);
+		sl_source_span_hint(src, off, off, a.line, out);
 	else
-		sl_source_span_hint(src, off, end, a.line, b.line, out);
+		sl_source_span_hint(src, off, end, a.line, out);
 }
 
 /* Weights saturate at what a node's 32-bit weight holds, far above SL_YAML_MAX_NODES. */
@@ -248,15 +224,53 @@ static void add_pair(struct pair **ps, size_t *n, size_t *cap, struct sl_ynode *
 
 /* Close a mapping: apply merge keys (explicit keys win, then earlier merged maps win), then keep
  * only the last of duplicate keys. Sorting keeps this O(n log n) for hostile key counts. */
-static void finish_map(struct builder *b, struct frame *f)
+/* The node of the collection f, with room for nptr children. */
+static struct sl_ynode *new_collection(struct builder *b, const struct frame *f, size_t nptr)
 {
+	struct sl_ynode *n = arena_alloc(b->ys, sizeof *n + nptr * sizeof n->v[0]);
+	memset(n, 0, sizeof *n);
+	n->at = f->at;
+	n->kind = f->kind;
+	n->flow = f->flow;
+	return n;
+}
+
+/* Whether the pairs hold a merge key or a key twice, for few pairs (more go the general way). */
+static bool plain_pairs(struct sl_ynode *const *items, size_t n)
+{
+	if (n > 32)
+		return false;
+	for (size_t i = 0; i < n; i += 2) {
+		if (is_merge_key(items[i]))
+			return false;
+		for (size_t j = 0; j < i; j += 2)
+			if (key_eq(items[i], items[j]))
+				return false;
+	}
+	return true;
+}
+
+static struct sl_ynode *finish_map(struct builder *b, struct frame *f)
+{
+	struct sl_ynode **items = b->items + f->first;
+	if (plain_pairs(items, f->n)) { /* most mappings: the pairs go as they are */
+		struct sl_ynode *node = new_collection(b, f, f->n);
+		node->n = f->n / 2;
+		size_t weight = sat_add(1, f->dropped_weight);
+		for (size_t i = 0; i < f->n; i++) {
+			node->v[i] = items[i];
+			weight = sat_add(weight, items[i]->weight);
+		}
+		node->weight = weight;
+		return node;
+	}
 	struct pair *ps = NULL;
 	size_t n = 0, cap = 0, order = 0;
 	struct sl_ynode **merges = NULL;
 	size_t nm = 0, capm = 0;
 	for (size_t i = 0; i + 1 < f->n; i += 2) {
-		if (is_merge_key(f->items[i])) {
-			struct sl_ynode *v = f->items[i + 1];
+		if (is_merge_key(items[i])) {
+			struct sl_ynode *v = items[i + 1];
 			if (v->kind == SL_YMAP) {
 				sl_grow(&merges, &capm, nm + 1, sizeof *merges);
 				merges[nm++] = v;
@@ -269,11 +283,13 @@ static void finish_map(struct builder *b, struct frame *f)
 			}
 			continue;
 		}
-		add_pair(&ps, &n, &cap, f->items[i], f->items[i + 1], order++);
+		add_pair(&ps, &n, &cap, items[i], items[i + 1], order++);
 	}
 	/* Merged keys rank below every explicit key, and earlier merge sources win: give them
 	 * "orders" that sort before explicit ones in the last-wins pass below, in reverse. */
 	size_t explicit_n = n;
+	/* An entry left out could have overridden a merged one: that needs the source whole. */
+	b->need_full |= nm && f->dropped_weight;
 	for (size_t m = nm; m-- > 0;)
 		for (size_t j = 0; j < merges[m]->n; j++)
 			add_pair(&ps, &n, &cap, merges[m]->v[2 * j], merges[m]->v[2 * j + 1], 0);
@@ -301,10 +317,9 @@ static void finish_map(struct builder *b, struct frame *f)
 		n = w;
 		qsort(ps, n, sizeof *ps, cmp_order);
 	}
-	struct sl_ynode *node = f->node;
+	struct sl_ynode *node = new_collection(b, f, 2 * n);
 	node->n = n;
-	node->v = arena_alloc(b->ys, (2 * n + 1) * sizeof *node->v);
-	size_t weight = 1;
+	size_t weight = sat_add(1, f->dropped_weight);
 	for (size_t i = 0; i < n; i++) {
 		node->v[2 * i] = ps[i].k;
 		node->v[2 * i + 1] = ps[i].v;
@@ -312,19 +327,21 @@ static void finish_map(struct builder *b, struct frame *f)
 	}
 	node->weight = weight;
 	free(ps);
+	return node;
 }
 
-static void finish_seq(struct builder *b, struct frame *f)
+static struct sl_ynode *finish_seq(struct builder *b, struct frame *f)
 {
-	struct sl_ynode *node = f->node;
+	struct sl_ynode *const *items = b->items + f->first;
+	struct sl_ynode *node = new_collection(b, f, f->n);
 	node->n = f->n;
-	node->v = arena_alloc(b->ys, (f->n + 1) * sizeof *node->v);
 	size_t weight = 1;
 	for (size_t i = 0; i < f->n; i++) {
-		node->v[i] = f->items[i];
-		weight = sat_add(weight, f->items[i]->weight);
+		node->v[i] = items[i];
+		weight = sat_add(weight, items[i]->weight);
 	}
 	node->weight = weight;
+	return node;
 }
 
 static void define_anchor(struct builder *b, const char *name, struct sl_ynode *n)
@@ -348,11 +365,10 @@ static void clear_anchors(struct builder *b)
 
 static void clear_stack(struct builder *b)
 {
-	for (size_t i = 0; i < b->depth; i++) {
-		free(b->stack[i].items);
+	for (size_t i = 0; i < b->depth; i++)
 		free(b->stack[i].anchor);
-	}
 	b->depth = 0;
+	b->nitems = 0;
 }
 
 /* Attach a finished node to the open collection (or make it the root). 0, or -1 on a limit. */
@@ -362,10 +378,27 @@ static int attach(struct builder *b, struct sl_ynode *n)
 		b->root = n;
 		return 0;
 	}
-	struct frame *f = &b->stack[b->depth - 1];
-	sl_grow(&f->items, &f->cap, f->n + 1, sizeof *f->items);
-	f->items[f->n++] = n;
+	sl_grow(&b->items, &b->capitems, b->nitems + 1, sizeof *b->items);
+	b->items[b->nitems++] = n;
+	b->stack[b->depth - 1].n++;
 	return 0;
+}
+
+/* A complete document, ending at byte end: kept, or dropped with every node and text of it. */
+static void end_document(struct builder *b, unsigned docno, size_t end)
+{
+	struct sl_ystream *out = b->ys;
+	struct sl_ydoc doc = {b->src, b->root, docno};
+	clear_anchors(b);
+	if (b->filter && b->filter->wanted && !b->filter->wanted(b->filter->ctx, &doc)) {
+		sl_yarena_rewind(arena_of(out), &b->doc_start);
+		out->partial = true;
+		if (b->filter->forget)
+			sl_source_forget(b->src, b->doc_off, end);
+		return;
+	}
+	sl_grow(&out->docs, &out->cap, out->n + 1, sizeof *out->docs);
+	out->docs[out->n++] = doc;
 }
 
 static const char *describe_problem(const struct sl_source *src, const yaml_parser_t *p, size_t off)
@@ -389,8 +422,50 @@ static const char *event_anchor(const yaml_event_t *ev)
 	}
 }
 
+/* Where an entry left out of the open mapping (sl_yfilter.unread) ended, and how many nodes it
+ * held: the mapping's span still runs to the end of its last entry, and its weight counts them. */
+static void dropped(struct builder *b, size_t start, size_t end, size_t weight)
+{
+	struct frame *f = &b->stack[b->depth - 1];
+	end = end > start ? end : start;
+	f->dropped_end = end > f->dropped_end ? end : f->dropped_end;
+	f->dropped_weight = sat_add(f->dropped_weight, weight);
+}
+
+/* An event of a value left out: only its nesting, its extent (the furthest end of a scalar or a
+ * flow collection in it) and its size matter. 0, or -1 after an error, or when an anchor or an
+ * alias means the source must be parsed whole. */
+static int drop_event(struct builder *b, const yaml_event_t *ev, struct sl_findings *errs)
+{
+	bool open = ev->type == YAML_SEQUENCE_START_EVENT || ev->type == YAML_MAPPING_START_EVENT;
+	bool close = ev->type == YAML_SEQUENCE_END_EVENT || ev->type == YAML_MAPPING_END_EVENT;
+	if (event_anchor(ev) || ev->type == YAML_ALIAS_EVENT) {
+		b->need_full = true;
+		return -1;
+	}
+	if (open && b->depth + b->skip >= SL_YAML_MAX_DEPTH) {
+		struct sl_span at;
+		mark_span(b->src, ev->start_mark, ev->end_mark, &at);
+		sl_input_error(errs, &at, "document nests deeper than %d levels", SL_YAML_MAX_DEPTH);
+		return -1;
+	}
+	size_t start = sl_source_char_to_byte(b->src, ev->start_mark.index);
+	if (ev->type == YAML_SCALAR_EVENT || (close && b->drop_flow[b->skip - 1]))
+		dropped(b, start, sl_source_char_to_byte(b->src, ev->end_mark.index), 0);
+	if (ev->type == YAML_SCALAR_EVENT || open)
+		dropped(b, 0, 0, 1);
+	if (open)
+		b->drop_flow[b->skip++] = ev->type == YAML_SEQUENCE_START_EVENT
+					      ? ev->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE
+					      : ev->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE;
+	else if (close)
+		b->skip--;
+	b->dropping = b->skip > 0;
+	return 0;
+}
+
 static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs, const char *const *keep,
-		 bool *need_full)
+		 bool *need_full, const struct sl_yfilter *filter)
 {
 	yaml_parser_t p;
 	yaml_event_t ev;
@@ -400,6 +475,7 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 	b.src = src;
 	b.errs = errs;
 	b.keep = keep;
+	b.filter = filter;
 	if (keep)
 		compile_patterns(&b, keep);
 	if (!yaml_parser_initialize(&p)) {
@@ -432,6 +508,16 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 		const char *anchor = NULL;
 		int err = 0;
 		bool keep_all = false;
+		if (b.dropping || b.drop_value) {
+			b.drop_value = false;
+			err = drop_event(&b, &ev, errs);
+			yaml_event_delete(&ev);
+			if (err) {
+				rc = -1;
+				break;
+			}
+			continue;
+		}
 		if (b.skip) {
 			/* inside a dropped value: only its nesting and its anchors matter, and the
 			 * nesting limit holds here too (libyaml's time grows with the square of it) */
@@ -461,7 +547,7 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 			yaml_event_delete(&ev);
 			continue;
 		}
-		if (b.keep && ev.type == YAML_SCALAR_EVENT && b.depth && b.stack[b.depth - 1].node->kind == SL_YMAP &&
+		if (b.keep && ev.type == YAML_SCALAR_EVENT && b.depth && b.stack[b.depth - 1].kind == SL_YMAP &&
 		    b.stack[b.depth - 1].n % 2 == 0 && !b.stack[b.depth - 1].objects) {
 			bool all;
 			if (drop_key(&b, (const char *)ev.data.scalar.value, &all)) {
@@ -471,6 +557,19 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 				continue;
 			}
 			b.keep_next = all;
+		} else if (b.filter && b.filter->unread && ev.type == YAML_SCALAR_EVENT && b.depth &&
+			   b.stack[b.depth - 1].kind == SL_YMAP && b.stack[b.depth - 1].n % 2 == 0 &&
+			   !ev.data.scalar.anchor &&
+			   b.filter->unread(b.filter->ctx, (const char *)ev.data.scalar.value,
+					    b.stack[b.depth - 1].comp,
+					    b.depth > 1 ? b.stack[b.depth - 2].comp : NULL)) {
+			/* an entry nothing reads: left out, key and value, but for its extent */
+			dropped(&b, sl_source_char_to_byte(src, ev.start_mark.index),
+				sl_source_char_to_byte(src, ev.end_mark.index), 1);
+			out->partial = true;
+			b.drop_value = true;
+			yaml_event_delete(&ev);
+			continue;
 		} else if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
 			/* a collection opening: below a kept key, or in a frame that keeps all */
 			keep_all = b.keep_next || (b.depth && b.stack[b.depth - 1].keep_all) || !b.keep;
@@ -484,13 +583,11 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 		case YAML_DOCUMENT_START_EVENT:
 			b.root = NULL;
 			b.aliased = 0;
+			b.doc_start = sl_yarena_mark(arena_of(out));
+			b.doc_off = sl_source_char_to_byte(src, ev.start_mark.index);
 			break;
 		case YAML_DOCUMENT_END_EVENT:
-			sl_grow(&out->docs, &out->cap, out->n + 1, sizeof *out->docs);
-			out->docs[out->n].src = src;
-			out->docs[out->n].root = b.root;
-			out->docs[out->n++].index = docno++;
-			clear_anchors(&b);
+			end_document(&b, docno++, sl_source_char_to_byte(src, ev.end_mark.index));
 			break;
 		case YAML_ALIAS_EVENT: {
 			const char *name = (const char *)ev.data.alias.anchor;
@@ -553,20 +650,14 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 				err = 1;
 				break;
 			}
-			n = arena_alloc(out, sizeof *n);
-			memset(n, 0, sizeof *n);
 			int is_map = ev.type == YAML_MAPPING_START_EVENT;
-			n->kind = is_map ? SL_YMAP : SL_YSEQ;
-			n->flow = is_map ? ev.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE
-					 : ev.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
-			mark_span(src, ev.start_mark, ev.end_mark, &n->at);
 			anchor = (const char *)(is_map ? ev.data.mapping_start.anchor : ev.data.sequence_start.anchor);
 			const char *comp = NULL;
 			if (b.depth) {
 				const struct frame *up = &b.stack[b.depth - 1];
-				comp = up->node->kind == SL_YSEQ ? "[]"
-				       : up->n % 2 && up->items[up->n - 1]->kind == SL_YSCALAR
-					   ? up->items[up->n - 1]->str
+				comp = up->kind == SL_YSEQ ? "[]"
+				       : up->n % 2 && b.items[up->first + up->n - 1]->kind == SL_YSCALAR
+					   ? b.items[up->first + up->n - 1]->str
 					   : "";
 			}
 			uint64_t alive = ~(uint64_t)0;
@@ -576,7 +667,7 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 				const struct frame *up = &b.stack[b.depth - 1];
 				if (up->objects) {
 					alive = ~(uint64_t)0; /* an item of a List: an object of its own */
-				} else if (up->node->kind == SL_YSEQ) {
+				} else if (up->kind == SL_YSEQ) {
 					bool done;
 					alive = step_patterns(&b, up->alive, up->plen, "[]", &done);
 					plen = up->plen + 1;
@@ -590,7 +681,11 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 			sl_grow(&b.stack, &b.cap, b.depth + 1, sizeof *b.stack);
 			struct frame *f = &b.stack[b.depth++];
 			memset(f, 0, sizeof *f);
-			f->node = n;
+			f->first = b.nitems;
+			f->kind = is_map ? SL_YMAP : SL_YSEQ;
+			f->flow = is_map ? ev.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE
+					 : ev.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
+			mark_span(src, ev.start_mark, ev.end_mark, &f->at);
 			f->comp = comp;
 			f->keep_all = keep_all;
 			f->alive = alive;
@@ -602,17 +697,19 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 		case YAML_SEQUENCE_END_EVENT:
 		case YAML_MAPPING_END_EVENT: {
 			struct frame *f = &b.stack[--b.depth];
-			n = f->node;
-			if (n->kind == SL_YMAP)
-				finish_map(&b, f);
-			else
-				finish_seq(&b, f);
+			n = f->kind == SL_YMAP ? finish_map(&b, f) : finish_seq(&b, f);
+			b.nitems = f->first;
+			if (b.need_full) {
+				err = 1;
+				free(f->anchor);
+				break;
+			}
 			/* The span runs from the start of the collection to the end of its last
 			 * child: libyaml's end mark for block collections lies on the next line. */
 			{
 				size_t end = n->at.end;
 				if (!n->flow) {
-					end = n->at.off;
+					end = n->at.off > f->dropped_end ? n->at.off : f->dropped_end;
 					for (size_t i = 0; i < (n->kind == SL_YMAP ? 2 * n->n : n->n); i++)
 						if (n->v[i]->at.end > end)
 							end = n->v[i]->at.end;
@@ -622,7 +719,6 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 				}
 				sl_source_span(src, n->at.off, end, &n->at);
 			}
-			free(f->items);
 			if (f->anchor) {
 				define_anchor(&b, f->anchor, n);
 				free(f->anchor);
@@ -652,9 +748,11 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 	clear_stack(&b);
 	clear_anchors(&b);
 	free(b.stack);
+	free(b.items);
 	free(b.anchors);
 	free(b.pats);
 	yaml_parser_delete(&p);
+	sl_yarena_spares_free(arena_of(out));
 	*need_full = b.need_full;
 	return rc;
 }
@@ -668,116 +766,33 @@ int sl_yaml_parse_keep(const struct sl_source *src, struct sl_ystream *out, stru
 		       const char *const *keep)
 {
 	bool need_full = false;
-	int rc = parse(src, out, errs, keep, &need_full);
-	if (need_full) {
-		sl_ystream_free(out);
-		rc = parse(src, out, errs, NULL, &need_full);
+	struct sl_yarena_mark start = sl_yarena_mark(arena_of(out));
+	int rc = parse(src, out, errs, keep, &need_full, NULL);
+	if (need_full) { /* what the first pass built goes, in a shared arena too */
+		sl_yarena_rewind(arena_of(out), &start);
+		sl_yarena_spares_free(arena_of(out));
+		out->n = 0;
+		out->partial = false;
+		rc = parse(src, out, errs, NULL, &need_full, NULL);
 	}
 	return rc;
 }
 
-/* --- lookups -------------------------------------------------------------------------------- */
-
-/* The index of key among map's pairs, or map->n. */
-static size_t pair_index(const struct sl_ynode *map, const char *key)
+int sl_yaml_parse_some(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs,
+		       const struct sl_yfilter *f)
 {
-	size_t kl = strlen(key), i = 0;
-	for (; i < map->n; i++) {
-		const struct sl_ynode *k = map->v[2 * i];
-		if (k->kind == SL_YSCALAR && k->len == kl && !memcmp(k->str, key, kl))
-			break;
+	bool need_full = false;
+	struct sl_yarena_mark start = sl_yarena_mark(arena_of(out));
+	int rc = parse(src, out, errs, NULL, &need_full, f);
+	if (need_full) { /* an anchor or alias where values were left out: keep them all */
+		struct sl_yfilter whole = {f->wanted, f->ctx, NULL, f->forget};
+		sl_yarena_rewind(arena_of(out), &start);
+		sl_yarena_spares_free(arena_of(out));
+		out->n = 0;
+		out->partial = false;
+		rc = parse(src, out, errs, NULL, &need_full, &whole);
 	}
-	return i;
-}
-
-const struct sl_ynode *sl_ymap_key(const struct sl_ynode *map, const char *key)
-{
-	if (!map || map->kind != SL_YMAP)
-		return NULL;
-	size_t i = pair_index(map, key);
-	return i < map->n ? map->v[2 * i] : NULL;
-}
-
-const struct sl_ynode *sl_ymap_get(const struct sl_ynode *map, const char *key)
-{
-	if (!map || map->kind != SL_YMAP)
-		return NULL;
-	size_t i = pair_index(map, key);
-	return i < map->n ? map->v[2 * i + 1] : NULL;
-}
-
-const struct sl_ynode *sl_ypath(const struct sl_ynode *n, const char *dotted)
-{
-	char part[128];
-	while (n && *dotted) {
-		const char *dot = strchr(dotted, '.');
-		size_t l = dot ? (size_t)(dot - dotted) : strlen(dotted);
-		if (l >= sizeof part)
-			return NULL;
-		memcpy(part, dotted, l);
-		part[l] = 0;
-		n = sl_ymap_get(n, part);
-		dotted += l + (dot ? 1 : 0);
-	}
-	return n;
-}
-
-bool sl_yscalar(const struct sl_ynode *n)
-{
-	return n && n->kind == SL_YSCALAR;
-}
-
-bool sl_ynull(const struct sl_ynode *n)
-{
-	if (!n)
-		return true;
-	if (n->kind != SL_YSCALAR || !n->plain)
-		return false;
-	return n->len == 0 || !strcmp(n->str, "~") || !strcmp(n->str, "null") || !strcmp(n->str, "Null") ||
-	       !strcmp(n->str, "NULL");
-}
-
-bool sl_yis(const struct sl_ynode *n, const char *s)
-{
-	return sl_yscalar(n) && !strcmp(n->str, s);
-}
-
-int sl_yint(const struct sl_ynode *n, int64_t *out)
-{
-	if (!sl_yscalar(n) || !n->plain || n->len == 0)
-		return -1;
-	const char *s = n->str;
-	int neg = 0;
-	if (*s == '-' || *s == '+')
-		neg = *s++ == '-';
-	if (!*s)
-		return -1;
-	int64_t v = 0;
-	for (; *s; s++) {
-		if (*s == '_') /* YAML 1.1 digit separator */
-			continue;
-		if (*s < '0' || *s > '9')
-			return -1;
-		if (v > (INT64_MAX - (*s - '0')) / 10)
-			return -2;
-		v = v * 10 + (*s - '0');
-	}
-	*out = neg ? -v : v;
-	return 0;
-}
-
-const char *sl_ykind_name(const struct sl_ynode *n)
-{
-	if (!n)
-		return "nothing";
-	switch (n->kind) {
-	case SL_YMAP:
-		return "a mapping";
-	case SL_YSEQ:
-		return "a list";
-	default:
-		return sl_ynull(n) ? "null" : "a scalar";
-	}
+	return rc;
 }
 
 /* Followed down the one child that holds off. */
@@ -796,10 +811,23 @@ static bool in_scalar(const struct sl_ynode *n, size_t off)
 	return false;
 }
 
+/* The documents' trees follow each other through the source: the one that may hold off is the
+ * last that starts at or before it, found by bisection (empty documents have no tree). */
 bool sl_ystream_in_scalar(const struct sl_ystream *ys, size_t off)
 {
-	for (size_t d = 0; ys && d < ys->n; d++)
-		if (in_scalar(ys->docs[d].root, off))
-			return true;
-	return false;
+	size_t lo = 0, hi = ys ? ys->n : 0;
+	while (lo < hi) { /* docs[0 .. lo) start at or before off, docs[hi ..) after it */
+		size_t mid = lo + (hi - lo) / 2, d = mid;
+		while (d < hi && !ys->docs[d].root)
+			d++;
+		if (d == hi)
+			hi = mid;
+		else if (ys->docs[d].root->at.off <= off)
+			lo = d + 1;
+		else
+			hi = mid;
+	}
+	while (lo > 0 && !ys->docs[lo - 1].root)
+		lo--;
+	return lo > 0 && in_scalar(ys->docs[lo - 1].root, off);
 }

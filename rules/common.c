@@ -10,9 +10,19 @@
 #include "../linter/quantity.h"
 #include "rules.h"
 
+/* Copied rather than printed: every check of every workload names it. Truncated as snprintf
+ * would. */
 void sl_object_ref(const struct sl_object *o, char *out, unsigned n)
 {
-	snprintf(out, n, "%s %s/%s", o->kind, o->namespace, o->name);
+	const char *part[] = {o->kind, " ", o->namespace, "/", o->name};
+	size_t at = 0;
+	for (size_t i = 0; i < 5 && n; i++) {
+		size_t len = strlen(part[i]), room = n - 1 - at;
+		memcpy(out + at, part[i], len < room ? len : room);
+		at += len < room ? len : room;
+	}
+	if (n)
+		out[at] = 0;
 }
 
 /* A required pod affinity term whose namespaceSelector reads a namespace label other than
@@ -32,11 +42,8 @@ static const struct sl_requirement *unknown_ns_labels(const struct sl_model *m, 
 			if (strcmp(t->ns_sel.reqs[k].key, "kubernetes.io/metadata.name"))
 				r = &t->ns_sel.reqs[k];
 	}
-	/* Only then the namespaces, which with a large --pods file are many. */
-	bool unknown = r && (!m->nnamespaces || !sl_model_knows_namespace(m, w->obj.namespace));
-	for (size_t i = 0; i < m->npods && r && !unknown; i++)
-		unknown = !sl_model_knows_namespace(m, m->pods[i]->obj.namespace);
-	return unknown ? r : NULL;
+	bool unknown = !m->nnamespaces || !sl_model_knows_namespace(m, w->obj.namespace) || m->pod_namespace_unknown;
+	return r && unknown ? r : NULL;
 }
 
 struct sl_finding *sl_rule_report(const struct sl_rule *r, struct sl_check *cx, const struct sl_ynode *at,

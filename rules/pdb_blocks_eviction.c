@@ -16,20 +16,12 @@
 #include "../linter/input.h"
 #include "rules.h"
 
-/* Kinds whose pods have a controller with a scale the disruption controller reads. */
-static bool scaled_kind(const char *k)
+/* Of the budgets that select the workload's pods (w->pdbs), one the eviction subresource
+ * consults. An empty selector is left out: the eviction path and the controller have disagreed
+ * on whether it selects everything or nothing across releases. */
+static bool consulted(const struct sl_pdb *p)
 {
-	return !strcmp(k, "Deployment") || !strcmp(k, "StatefulSet") || !strcmp(k, "ReplicaSet") ||
-	       !strcmp(k, "ReplicationController");
-}
-
-/* A budget the eviction subresource consults for the workload's pods. An empty selector is left
- * out: the eviction path and the controller have disagreed on whether it selects everything or
- * nothing across releases. */
-static bool selects(const struct sl_pdb *p, const struct sl_workload *w)
-{
-	return !strcmp(p->obj.namespace, w->obj.namespace) && !p->sel.nothing && p->sel.nreqs &&
-	       sl_selector_matches(&p->sel, &w->pod.labels);
+	return p->sel.nreqs > 0;
 }
 
 /* The loader refuses what ValidatePodDisruptionBudgetSpec refuses (both set, negatives, signed
@@ -63,94 +55,26 @@ static int64_t allowed(const struct sl_pdb *p, int64_t total)
 	return total <= 0 || a < 0 ? 0 : a;
 }
 
-/* A HorizontalPodAutoscaler among the manifests that scales the workload. */
-struct hpa {
-	const struct sl_ynode *node; /* its scaleTargetRef */
-	int64_t min, max;
-};
-
-static bool hpa_of(const struct sl_ynode *root, const struct sl_workload *w, struct hpa *out)
-{
-	if (!root || root->kind != SL_YMAP || !sl_yis(sl_ymap_get(root, "kind"), "HorizontalPodAutoscaler"))
-		return false;
-	const struct sl_ynode *ns = sl_ypath(root, "metadata.namespace");
-	const char *n = sl_yscalar(ns) && !sl_ynull(ns) && ns->len ? ns->str : SL_DEFAULT_NAMESPACE;
-	const struct sl_ynode *ref = sl_ypath(root, "spec.scaleTargetRef");
-	if (strcmp(n, w->obj.namespace) || !sl_yis(sl_ymap_get(ref, "kind"), w->obj.kind) ||
-	    !sl_yis(sl_ymap_get(ref, "name"), w->obj.name))
-		return false;
-	out->node = ref;
-	out->min = 1;
-	out->max = INT32_MAX;
-	int64_t v;
-	if (sl_yint(sl_ypath(root, "spec.minReplicas"), &v) == 0)
-		out->min = v;
-	if (sl_yint(sl_ypath(root, "spec.maxReplicas"), &v) == 0)
-		out->max = v;
-	return true;
-}
-
-static bool find_hpa(const struct sl_model *m, const struct sl_workload *w, struct hpa *out)
-{
-	for (size_t s = 0; s < m->nstreams; s++) {
-		const struct sl_ystream *ys = &m->streams[s];
-		for (size_t d = 0; d < ys->n; d++) {
-			const struct sl_ynode *root = ys->docs[d].root;
-			if (hpa_of(root, w, out))
-				return true;
-			const struct sl_ynode *items = sl_ymap_get(root, "items");
-			for (size_t i = 0; items && items->kind == SL_YSEQ && i < items->n; i++)
-				if (hpa_of(items->v[i], w, out))
-					return true;
-		}
-	}
-	return false;
-}
-
-/* The pods the budget counts, from the workloads of the input it selects: false when one of
- * them has no scale the controller can read (DaemonSet, Job, CronJob, or a bare Pod under a
- * percentage or maxUnavailable), since the count is then not the one computed here. */
-static bool selected_total(const struct sl_model *m, const struct sl_pdb *p, int64_t *total, size_t *nworkloads,
-			   bool *bare)
-{
-	*bare = false;
-	bool needs_scale = p->max_unavailable.set || p->min_available.percent;
-	*total = 0;
-	*nworkloads = 0;
-	for (size_t i = 0; i < m->nworkloads; i++) {
-		const struct sl_workload *o = m->workloads[i];
-		if (!selects(p, o))
-			continue;
-		if (!scaled_kind(o->obj.kind) && (strcmp(o->obj.kind, "Pod") || needs_scale))
-			return false;
-		*total += o->replicas;
-		*bare |= !strcmp(o->obj.kind, "Pod");
-		(*nworkloads)++;
-	}
-	return true;
-}
-
 static void report_blocking(const struct sl_rule *self, struct sl_check *cx, const struct sl_pdb *p, const char *ref)
 {
-	const struct sl_model *m = cx->model;
 	const struct sl_workload *w = cx->w;
 	const struct sl_intpct *v = p->max_unavailable.set ? &p->max_unavailable : &p->min_available;
 	const char *field = p->max_unavailable.set ? "maxUnavailable" : "minAvailable";
-	int64_t total;
-	size_t nw;
-	bool bare;
-	if (!selected_total(m, p, &total, &nw, &bare) || total <= 0)
+	int64_t total = p->total;
+	size_t nw = p->nselected;
+	bool bare = p->bare;
+	if (!p->countable || total <= 0)
 		return;
 	/* Whether the verdict holds for every scale: maxUnavailable 0 and minAvailable 100%. */
 	bool any_scale =
 	    (p->max_unavailable.set && v->v == 0) || (v->percent && !p->max_unavailable.set && v->v >= 100);
-	struct hpa h;
-	bool has_hpa = nw == 1 && find_hpa(m, w, &h);
+	const struct sl_hpa *h = nw == 1 ? w->hpa : NULL;
+	bool has_hpa = h != NULL;
 	const char *depends = NULL;
 	char dep[256], sizes[160] = "";
 	if (has_hpa) {
 		/* spec.replicas is the autoscaler's to set: judge every size it may choose. */
-		int64_t lo = h.min < 1 ? 1 : h.min, hi = h.max < lo + 100000 ? h.max : lo + 100000;
+		int64_t lo = h->min < 1 ? 1 : h->min, hi = h->max < lo + 100000 ? h->max : lo + 100000;
 		int64_t blocked = 0, first_free = -1;
 		for (int64_t r = lo; r <= hi; r++) {
 			if (allowed(p, r) == 0)
@@ -166,13 +90,13 @@ static void report_blocking(const struct sl_rule *self, struct sl_check *cx, con
 				 "its HorizontalPodAutoscaler scales it between %lld and %lld replicas: evictions are "
 				 "blocked "
 				 "while it runs fewer than %lld",
-				 (long long)h.min, (long long)h.max, (long long)first_free);
+				 (long long)h->min, (long long)h->max, (long long)first_free);
 			depends = dep;
 			snprintf(sizes, sizeof sizes, "at %lld replica%s (its HorizontalPodAutoscaler's minimum)",
 				 (long long)lo, lo == 1 ? "" : "s");
 		} else
 			snprintf(sizes, sizeof sizes, "at every size its HorizontalPodAutoscaler allows (%lld to %lld)",
-				 (long long)h.min, (long long)h.max);
+				 (long long)h->min, (long long)h->max);
 	} else {
 		if (allowed(p, total) > 0)
 			return;
@@ -204,7 +128,7 @@ static void report_blocking(const struct sl_rule *self, struct sl_check *cx, con
 		sl_note(f,
 			"its HorizontalPodAutoscaler sets replicas between %lld and %lld (spec.replicas %lld is "
 			"overridden)",
-			(long long)h.min, (long long)h.max, (long long)w->replicas);
+			(long long)h->min, (long long)h->max, (long long)w->replicas);
 	else if (bare)
 		sl_note(f, "%s is a bare Pod: one pod", ref);
 	else
@@ -244,7 +168,7 @@ static void report_blocking(const struct sl_rule *self, struct sl_check *cx, con
 	if (p->sel.node)
 		sl_add_related(f, &p->sel.node->at, "the budget's selector");
 	if (has_hpa)
-		sl_add_related(f, &h.node->at, "the HorizontalPodAutoscaler that scales it");
+		sl_add_related(f, &h->ref->at, "the HorizontalPodAutoscaler that scales it");
 
 	const struct sl_source *src = p->obj.src;
 	struct sl_fix *fx = sl_fix_new(f, "Use maxUnavailable: 1 (one pod may be evicted at a time)");
@@ -270,19 +194,18 @@ static void report_blocking(const struct sl_rule *self, struct sl_check *cx, con
 
 static void check(const struct sl_rule *self, struct sl_check *cx)
 {
-	const struct sl_model *m = cx->model;
 	const struct sl_workload *w = cx->w;
-	if (!scaled_kind(w->obj.kind) && strcmp(w->obj.kind, "Pod"))
+	if (!sl_scaled_kind(w->obj.kind) && strcmp(w->obj.kind, "Pod"))
 		return;
-	if (w->replicas <= 0)
+	if (w->replicas <= 0 || !w->npdbs)
 		return;
 	char ref[512];
 	sl_object_ref(&w->obj, ref, sizeof ref);
 	const struct sl_pdb *first = NULL;
 	size_t n = 0;
-	for (size_t i = 0; i < m->npdbs; i++) {
-		const struct sl_pdb *p = m->pdbs[i];
-		if (!selects(p, w))
+	for (size_t i = 0; i < w->npdbs; i++) {
+		const struct sl_pdb *p = w->pdbs[i];
+		if (!consulted(p))
 			continue;
 		n++;
 		if (!first)
@@ -303,9 +226,9 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	sl_note(f, "the refusal does not depend on the budgets' values: `kubectl drain`, the descheduler and the "
 		   "cluster-autoscaler can never evict these pods");
 	sl_note(f, "fix: keep one budget for these pods; narrow or delete the others");
-	for (size_t i = 0; i < m->npdbs; i++) {
-		const struct sl_pdb *p = m->pdbs[i];
-		if (!selects(p, w))
+	for (size_t i = 0; i < w->npdbs; i++) {
+		const struct sl_pdb *p = w->pdbs[i];
+		if (!consulted(p))
 			continue;
 		char pr[512];
 		sl_object_ref(&p->obj, pr, sizeof pr);

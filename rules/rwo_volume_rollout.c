@@ -33,14 +33,6 @@ static bool per_pod_claim(const struct sl_workload *w, const char *volume)
 	return false;
 }
 
-static const struct sl_pvc *find_claim(const struct sl_model *m, const char *ns, const char *name)
-{
-	for (size_t i = 0; i < m->npvcs; i++)
-		if (!strcmp(m->pvcs[i]->obj.namespace, ns) && !strcmp(m->pvcs[i]->obj.name, name))
-			return m->pvcs[i];
-	return NULL;
-}
-
 /* How the template places its pods relative to each other, from the template alone. */
 struct placement {
 	bool one_node;         /* every pod on one node: nodeName, or hostname bounded to one value */
@@ -239,7 +231,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 			seen = !strcmp(p->volumes[j].claim, v->claim);
 		if (seen || per_pod_claim(w, v->name))
 			continue;
-		const struct sl_pvc *c = find_claim(cx->model, p->namespace, v->claim);
+		const struct sl_pvc *c = sl_model_claim(cx->model, p->namespace, v->claim);
 		/* Another access mode beside ReadWriteOnce lets the volume attach on several nodes. */
 		if (c && (c->rwop || (c->rwo && !c->rwx && !c->rox)))
 			check_claim(self, cx, v, c);

@@ -18,7 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { NNODES = 5000, NPODS = 20000, NWORKLOADS = 10000, NAPPS = 500, NNS = 20, RUNS = 3 };
+#include "bench.h"
+
+enum { NNODES = 5000, NPODS = 20000, NWORKLOADS = 10000, NAPPS = 500, NNS = 20, RUNS = BENCH_RUNS };
 #define TARGET_S 1.0
 #define TARGET_MB 500.0
 /* Nodes and pods go out as one List each, as `kubectl get nodes -o yaml` and
@@ -338,16 +340,9 @@ fail:
 	return -1;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int gen(const char *dir, uint64_t seed)
 {
-	double t0 = now();
+	double t0 = bench_now();
 	rng = seed;
 	if (mkdir(dir, 0777) && errno != EEXIST) {
 		fprintf(stderr, "bench: %s: %s\n", dir, strerror(errno));
@@ -356,7 +351,7 @@ static int gen(const char *dir, uint64_t seed)
 	if (gen_file(dir, "nodes.yaml", NNODES, 1, gen_node) || gen_file(dir, "pods.yaml", NPODS, 1, gen_pod) ||
 	    gen_file(dir, "workloads.yaml", NWORKLOADS, 0, gen_workload))
 		return 1;
-	printf("bench: generated in %.2f s (seed %llu)\n", now() - t0, (unsigned long long)seed);
+	printf("bench: generated in %.2f s (seed %llu)\n", bench_now() - t0, (unsigned long long)seed);
 	return 0;
 }
 
@@ -379,67 +374,6 @@ static long count(const char *path, const char *line, off_t *bytes)
 	return n;
 }
 
-/* One run of schedlint, its stderr to errfd (or /dev/null when negative); wait4()'s status. */
-static int run_once(char *const argv[], int errfd, double *wall, long *maxrss_kib)
-{
-	double t0 = now();
-	pid_t pid = fork();
-	if (pid < 0) {
-		perror("bench: fork");
-		exit(1);
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-		if (null < 0 || dup2(null, 1) < 0 || dup2(errfd >= 0 ? errfd : null, 2) < 0)
-			_exit(127);
-		execvp(argv[0], argv);
-		fprintf(stderr, "bench: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	int status;
-	struct rusage ru;
-	while (wait4(pid, &status, 0, &ru) < 0)
-		if (errno != EINTR) {
-			perror("bench: wait4");
-			exit(1);
-		}
-	*wall = now() - t0;
-	*maxrss_kib = ru.ru_maxrss; /* KiB on Linux; this child's alone */
-	return status;
-}
-
-static const char *describe(int status, char *buf, size_t n)
-{
-	static const char *const what[] = {"clean", "findings", "input errors"};
-	if (WIFSIGNALED(status))
-		snprintf(buf, n, "killed by signal %d", WTERMSIG(status));
-	else
-		snprintf(buf, n, "exit %d (%s)", WEXITSTATUS(status),
-			 WEXITSTATUS(status) < 3 ? what[WEXITSTATUS(status)] : "not a schedlint status");
-	return buf;
-}
-
-/* Exit 2 means schedlint rejected the generated input: the time would be the error path's, so
- * show why instead. The rerun's stderr goes to a file, which cannot fill up and block it. */
-static int explain_failure(char *const argv[])
-{
-	FILE *err = tmpfile();
-	double wall;
-	long rss;
-	char line[1024];
-	if (!err) {
-		perror("bench: tmpfile");
-		return 1;
-	}
-	run_once(argv, fileno(err), &wall, &rss);
-	rewind(err);
-	for (int n = 0; n < 15 && fgets(line, sizeof line, err); n++)
-		fprintf(stderr, "  | %s%s", line, strchr(line, '\n') ? "" : "\n");
-	fclose(err);
-	fprintf(stderr, "bench: schedlint failed on the benchmark input (its stderr above); no timing\n");
-	return 1;
-}
-
 static int run(const char *bin, const char *dir)
 {
 	char nodes[4096], pods[4096], work[4096], desc[64];
@@ -460,12 +394,12 @@ static int run(const char *bin, const char *dir)
 		double wall;
 		long rss;
 		fflush(stdout); /* a run can take long: show each as it ends, through a pipe too */
-		status = run_once(argv, -1, &wall, &rss);
+		status = bench_run_once(argv, -1, &wall, &rss);
 		printf("bench: run %d: wall %.3f s, peak RSS %.1f MB, %s\n", r, wall, rss / 1024.0,
-		       describe(status, desc, sizeof desc));
+		       bench_describe(status, desc, sizeof desc));
 		if (WIFSIGNALED(status) || WEXITSTATUS(status) > 1) {
 			fflush(stdout);
-			return explain_failure(argv);
+			return bench_explain_failure(argv);
 		}
 		best = wall < best ? wall : best;
 		peak = rss > peak ? rss : peak;
@@ -473,7 +407,7 @@ static int run(const char *bin, const char *dir)
 	double peak_mb = peak / 1024.0; /* MiB, as the target means it */
 	printf("bench: %ld nodes, %ld pods (%ld running), %ld workloads: wall %.3f s (best of %d), peak RSS %.1f MB, "
 	       "schedlint %s\n",
-	       nn, np, nrun, nw, best, RUNS, peak_mb, describe(status, desc, sizeof desc));
+	       nn, np, nrun, nw, best, RUNS, peak_mb, bench_describe(status, desc, sizeof desc));
 	printf("bench: throughput %.0f workloads/s, %.1f MB of YAML/s\n", nw / best, mb / best);
 	int fast = best < TARGET_S, small = peak_mb < TARGET_MB;
 	printf("bench: target: under %g s and %g MB on 2 cores (this machine: %ld online): %s%s%s\n", TARGET_S,
@@ -488,6 +422,14 @@ int main(int argc, char **argv)
 		return gen(argv[2], argc == 4 ? strtoull(argv[3], NULL, 10) : 1);
 	if (argc == 4 && !strcmp(argv[1], "run"))
 		return run(argv[2], argv[3]);
-	fprintf(stderr, "usage: bench gen DIR [SEED]\n       bench run SCHEDLINT DIR\n");
+	if (argc == 4 && !strcmp(argv[1], "genrules"))
+		return bench_gen_rules(argv[2], (unsigned)strtoul(argv[3], NULL, 10)) ? 1 : 0;
+	if (argc == 5 && !strcmp(argv[1], "rules"))
+		return bench_rules(argv[2], argv[3], argv[4]);
+	if (argc == 6 && !strcmp(argv[1], "corpus"))
+		return bench_corpus(argv[2], argv[3], argv[4], argv[5]);
+	fprintf(stderr, "usage: bench gen DIR [SEED]\n       bench run SCHEDLINT DIR\n"
+			"       bench genrules DIR SCALE\n       bench rules SCHEDLINT DIR1X DIR10X\n"
+			"       bench corpus SCHEDLINT BAREPARSE CORPUS WORKDIR\n");
 	return 2;
 }

@@ -1,34 +1,60 @@
 #!/bin/sh
-# `make bench`: how long schedlint takes, and how much memory it holds, to check a cluster-sized
-# input: 5,000 nodes, 20,000 running pods and 10,000 workloads (about 40 MB of YAML), generated
-# deterministically by tests/bench.c. Reports the best wall time of 3 runs and the peak RSS.
-# The targets it prints (under 1 s and 500 MB on 2 cores) are not enforced: a slow run still
-# exits 0. It exits non-zero only when the benchmark itself cannot run, e.g. when schedlint
-# rejects the generated input (exit 2), which would make the timing meaningless.
+# `make bench`: how long schedlint takes, and how much memory it holds, and how both grow:
+#  1. placement: a cluster-sized input, 5,000 nodes, 20,000 running pods and 10,000 workloads
+#     (about 40 MB of YAML), generated deterministically by tests/bench.c;
+#  2. rules: a repository of many small files that reaches every rule, the config's policies and
+#     ignore entries and suppressions (tests/bench_gen.c), at 1x and 10x, with the growth between;
+#  3. corpus: $SHARED/corpus (when it is there) given 1, 2, 5 and 10 times over as one file list,
+#     beside a bare libyaml event parse of the same files (tests/bareparse.c), as a ratio.
+# Each figure is the best wall time of 3 runs, with the peak RSS and its ratio to the input's
+# bytes. The targets printed are not enforced: a slow run still exits 0. It exits non-zero only
+# when the benchmark itself cannot run, e.g. when schedlint rejects the generated input.
 set -u
 cd "$(dirname "$0")/.." || exit 1
+SHARED=${SHARED:-../shared}
 
 bin=build/bench
+bare=build/bareparse
 data=build/bench-data
+rules=build/bench-rules
 mkdir -p build || exit 1
 
+flags="-std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O2"
 # find -newer rather than test -nt, which POSIX sh need not have.
-if [ ! -x "$bin" ] || [ -n "$(find tests/bench.c -newer "$bin")" ]; then
-	flags="-std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O2"
-	echo "${CC:-cc} $flags -o $bin tests/bench.c"
+if [ ! -x "$bin" ] || [ -n "$(find tests/bench.c tests/bench_gen.c tests/bench_scale.c tests/bench.h -newer "$bin")" ]; then
+	echo "${CC:-cc} $flags -o $bin tests/bench.c tests/bench_gen.c tests/bench_scale.c"
 	# Unquoted: CC may carry words of its own ("ccache gcc"), as it may for make.
 	# shellcheck disable=SC2086
-	${CC:-cc} $flags -o "$bin" tests/bench.c || exit 1
+	${CC:-cc} $flags -o "$bin" tests/bench.c tests/bench_gen.c tests/bench_scale.c || exit 1
+fi
+if [ ! -x "$bare" ] || [ -n "$(find tests/bareparse.c -newer "$bare")" ]; then
+	yaml=$(pkg-config --cflags --libs yaml-0.1) || exit 1
+	echo "${CC:-cc} $flags -o $bare tests/bareparse.c $yaml"
+	# shellcheck disable=SC2086
+	${CC:-cc} $flags -o "$bare" tests/bareparse.c $yaml || exit 1
 fi
 
-stale=
-for f in nodes pods workloads; do
-	if [ ! -f "$data/$f.yaml" ] || [ -n "$(find tests/bench.c -newer "$data/$f.yaml")" ]; then
-		stale=1
-	fi
-done
-if [ -n "$stale" ]; then
+stale() { # file: missing, or older than the generator
+	[ ! -f "$1" ] || [ -n "$(find tests/bench.c tests/bench_gen.c -newer "$1")" ]
+}
+if stale "$data/nodes.yaml" || stale "$data/pods.yaml" || stale "$data/workloads.yaml"; then
 	"$bin" gen "$data" || exit 1
 fi
+# 40 units (about 2.7 MB in 1,760 files) and ten times as many.
+for scale in 40 400; do
+	if stale "$rules-$scale/done"; then
+		rm -rf "$rules-$scale"
+		"$bin" genrules "$rules-$scale" "$scale" && touch "$rules-$scale/done" || exit 1
+	fi
+done
 
-"$bin" run ./schedlint "$data"
+echo "== placement"
+"$bin" run ./schedlint "$data" || exit 1
+echo "== rules"
+"$bin" rules ./schedlint "$rules-40" "$rules-400" || exit 1
+echo "== corpus"
+if [ -d "$SHARED/corpus" ]; then
+	"$bin" corpus ./schedlint "$bare" "$SHARED/corpus" build/bench-corpus || exit 1
+else
+	echo "bench: corpus skipped ($SHARED/corpus not found)"
+fi

@@ -1,0 +1,34 @@
+/* index.h — items grouped under string keys, built once and read many times, so that a relation
+ * between objects (the running pods a selector can select, the budgets that select a workload,
+ * the claim a volume names) costs a lookup rather than a scan of every object per object.
+ * Owns: its keys (interned) and its arrays. */
+#ifndef SL_INDEX_H
+#define SL_INDEX_H
+#include <stddef.h>
+
+#include "buf.h"
+
+/* Items (indexes into some array) under string keys, an item possibly under several, as CSR
+ * arrays: the items of group g are items[start[g]] .. items[start[g + 1] - 1], in the order they
+ * were added; keys.v[g] is its key. */
+struct sl_group_index {
+	struct sl_strpool keys;
+	size_t *start;
+	size_t *items;
+};
+
+struct sl_group_pair;
+struct sl_group_builder {
+	struct sl_group_index *gi;
+	struct sl_group_pair *v;
+	size_t n, cap;
+};
+
+void sl_group_add(struct sl_group_builder *b, const char *key, size_t item);
+/* Lay the pairs added out into b->gi, which is then read-only (and safe to share across threads). */
+void sl_group_finish(struct sl_group_builder *b);
+/* The items under key (none when the key is unknown). */
+const size_t *sl_group_get(const struct sl_group_index *gi, const char *key, size_t *n);
+void sl_group_free(struct sl_group_index *gi);
+
+#endif
