@@ -120,6 +120,7 @@ void sl_sources_free(struct sl_sources *ss)
 	for (size_t i = 0; i < ss->ncharts; i++)
 		free(ss->charts[i]);
 	free(ss->charts);
+	free(ss->seen);
 	memset(ss, 0, sizeof *ss);
 }
 
@@ -286,6 +287,54 @@ static int cmp_str(const void *a, const void *b)
 static int add_path(struct sl_sources *ss, const char *path, struct sl_findings *errs, int depth, int explicit,
 		    const struct sl_input_filter *filter);
 
+static size_t fileid_slot(const struct sl_fileid *v, size_t cap, unsigned long long dev, unsigned long long ino)
+{
+	size_t h = (size_t)((ino * 0x9E3779B97F4A7C15ull) ^ (dev * 0xC2B2AE3D27D4EB4Full));
+	for (size_t i = h & (cap - 1);; i = (i + 1) & (cap - 1))
+		if (!v[i].ino || (v[i].ino == ino && v[i].dev == dev))
+			return i;
+}
+
+/* Record st's file; false when it was recorded already. */
+static bool first_visit(struct sl_sources *ss, const struct stat *st)
+{
+	unsigned long long dev = (unsigned long long)st->st_dev, ino = (unsigned long long)st->st_ino + 1;
+	if (2 * (ss->nseen + 1) > ss->capseen) { /* at most half full */
+		size_t cap = ss->capseen ? 2 * ss->capseen : 64;
+		struct sl_fileid *v = sl_xcalloc(cap, sizeof *v);
+		for (size_t i = 0; i < ss->capseen; i++)
+			if (ss->seen[i].ino)
+				v[fileid_slot(v, cap, ss->seen[i].dev, ss->seen[i].ino)] = ss->seen[i];
+		free(ss->seen);
+		ss->seen = v;
+		ss->capseen = cap;
+	}
+	size_t i = fileid_slot(ss->seen, ss->capseen, dev, ino);
+	if (ss->seen[i].ino)
+		return false;
+	ss->seen[i] = (struct sl_fileid){dev, ino};
+	ss->nseen++;
+	return true;
+}
+
+/* What a path that is neither a regular file nor a directory is, to refuse it without opening
+ * it (opening a FIFO blocks until a writer comes). NULL for a file or a directory. */
+static const char *special_kind(mode_t m)
+{
+	return S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : S_ISCHR(m) || S_ISBLK(m) ? "a device" : NULL;
+}
+
+/* A note at 1:1 of an empty source named path (nothing is read from it). */
+static void path_note(struct sl_sources *ss, struct sl_findings *errs, const char *path, const char *what)
+{
+	struct sl_source *s = sl_source_from_memory(path, "", 0);
+	s->skipped = true;
+	push(ss, s);
+	struct sl_span at;
+	sl_source_span(s, 0, 0, &at);
+	sl_input_note(errs, &at, "%s", what);
+}
+
 static bool exists_in(const char *dir, const char *name, bool want_dir)
 {
 	char *p = sl_xasprintf("%s/%s", strcmp(dir, "/") ? dir : "", name);
@@ -412,10 +461,25 @@ static int add_path(struct sl_sources *ss, const char *path, struct sl_findings 
 		return skip < 0 ? -1 : 0;
 	if (explicit && in_chart(ss, errs, path, S_ISDIR(st.st_mode)))
 		return 0;
-	if (S_ISDIR(st.st_mode))
-		return add_dir(ss, path, errs, depth, filter);
+	if (S_ISDIR(st.st_mode)) {
+		if (first_visit(ss, &st))
+			return add_dir(ss, path, errs, depth, filter);
+		if (!explicit) /* a directory given twice is simply read once */
+			path_note(ss, errs, path,
+				  "a directory already read (a symlink back into the tree?): not read again");
+		return 0;
+	}
 	if (!explicit && !has_manifest_ext(path))
 		return 0;
+	const char *special = special_kind(st.st_mode);
+	if (special) {
+		char *what = sl_xasprintf("%s, not a regular file: not read (pipe it to standard input as -)", special);
+		path_error(ss, errs, path, what, 0);
+		free(what);
+		return -1;
+	}
+	if (!ss->inventory && !first_visit(ss, &st))
+		return 0; /* the same file given twice, or reached twice: read once */
 	struct sl_source *s = source_adopt(path, NULL, 0, 0);
 	push(ss, s);
 	/* A file too large to read is refused at once, as it always was. */

@@ -37,11 +37,21 @@ struct sl_source {
  * megabytes is not free; sources made from memory are indexed at once. */
 void sl_source_index(struct sl_source *s);
 
+struct sl_fileid {
+	unsigned long long dev, ino; /* ino 0: an empty slot */
+};
+
 struct sl_sources {
 	struct sl_source **v;
 	size_t n, cap;
 	char **charts; /* the Helm charts noted so far (absolute paths): one note each */
 	size_t ncharts, capcharts;
+	/* Files and directories read so far, by device and inode (open addressing, a power of two
+	 * slots): a directory is walked once, so symlink loops and diamonds end, and a file given
+	 * twice is read once. */
+	struct sl_fileid *seen;
+	size_t nseen, capseen;
+	bool inventory; /* files added now are an inventory: not recorded, so one may be a manifest too */
 	/* Regular files are left unread when added, for sl_source_read to read them where they are
 	 * parsed: on the parsing threads, not one after another before parsing starts. */
 	bool defer_reading;

@@ -222,6 +222,31 @@ for how in "--nodes:$tmp/deep.yaml $seed/manifest.yaml" "--pods:$tmp/deep.yaml $
 	has "20,000 levels deep ($how)" "$tmp/err" "error: document nests deeper than 256 levels"
 done
 
+# A directory walk visits each directory once: two symlinks to the tree itself end with a note
+# each; a FIFO, found or given, is refused without being opened (timeout: opening one blocks)
+mkdir -p "$tmp/loop/sub"
+cp $seed/manifest.yaml "$tmp/loop/sub/app.yaml"
+ln -s . "$tmp/loop/a"
+ln -s . "$tmp/loop/b"
+expect "symlink loops end" 1 timeout 10 "$bin" --nodes $seed/nodes.yaml "$tmp/loop"
+has "symlink loops end: a note" "$tmp/err" "loop/a:1:1: note: a directory already read"
+has "symlink loops end: the finding once" "$tmp/out" "loop/sub/app.yaml:11:1: error:"
+[ "$(grep -c ': error:' "$tmp/out")" = 1 ] && pass=$((pass + 1)) || {
+	echo "FAIL symlink loops: the finding more than once"
+	fail=$((fail + 1))
+}
+mkfifo "$tmp/loop/sub/pipe.yaml"
+expect "a FIFO found in a walk" 2 timeout 10 "$bin" "$tmp/loop"
+has "a FIFO found in a walk" "$tmp/err" "pipe.yaml:1:1: error: a FIFO, not a regular file: not read"
+expect "a FIFO given" 2 timeout 10 "$bin" "$tmp/loop/sub/pipe.yaml" $seed/manifest.yaml
+rm "$tmp/loop/sub/pipe.yaml"
+# the same file given twice (or by two names) is read once: one finding, not two
+expect "a file given twice" 1 "$bin" --nodes $seed/nodes.yaml $seed/manifest.yaml ./$seed/manifest.yaml
+[ "$(grep -c ': error:' "$tmp/out")" = 1 ] && pass=$((pass + 1)) || {
+	echo "FAIL a file given twice: its finding reported twice"
+	fail=$((fail + 1))
+}
+
 # SARIF locations are relative to the repository root (SRCROOT), whatever path was typed
 mkdir -p "$tmp/anchor/.git" "$tmp/anchor/k8s"
 cp $seed/manifest.yaml "$tmp/anchor/k8s/app.yaml"
