@@ -634,12 +634,13 @@ int sl_config_load(struct sl_config *c, const char *path, struct sl_findings *er
 		sl_source_span(c->src, 0, 0, &at);
 		sl_input_error(errs, &at, "cannot read the config file: %s", strerror(err));
 	} else {
+		ss.as_given = true; /* a config in a chart's directory is still the config */
 		sl_input_add(&ss, path, errs, NULL);
 		/* The source stays with the config whatever happened: errors point into it. */
 		c->src = ss.n ? ss.v[0] : NULL;
-		for (size_t i = 1; i < ss.n; i++)
-			sl_source_free(ss.v[i]);
-		free(ss.v);
+		if (ss.n)
+			ss.v[0] = NULL; /* kept by the config; the rest goes */
+		sl_sources_free(&ss);
 	}
 	c->path = sl_xstrdup(path);
 	char buf[PATH_MAX];

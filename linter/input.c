@@ -459,7 +459,7 @@ static int add_path(struct sl_sources *ss, const char *path, struct sl_findings 
 		       : 0;
 	if (skip)
 		return skip < 0 ? -1 : 0;
-	if (explicit && in_chart(ss, errs, path, S_ISDIR(st.st_mode)))
+	if (explicit && !ss->as_given && in_chart(ss, errs, path, S_ISDIR(st.st_mode)))
 		return 0;
 	if (S_ISDIR(st.st_mode)) {
 		if (first_visit(ss, &st))
@@ -478,7 +478,7 @@ static int add_path(struct sl_sources *ss, const char *path, struct sl_findings 
 		free(what);
 		return -1;
 	}
-	if (!ss->inventory && !first_visit(ss, &st))
+	if (!ss->as_given && !first_visit(ss, &st))
 		return 0; /* the same file given twice, or reached twice: read once */
 	struct sl_source *s = source_adopt(path, NULL, 0, 0);
 	push(ss, s);

@@ -51,7 +51,9 @@ struct sl_sources {
 	 * twice is read once. */
 	struct sl_fileid *seen;
 	size_t nseen, capseen;
-	bool inventory; /* files added now are an inventory: not recorded, so one may be a manifest too */
+	/* Files added now are read as given (an inventory, the config): never a chart's, and not
+	 * recorded, so that one may be a manifest too. */
+	bool as_given;
 	/* Regular files are left unread when added, for sl_source_read to read them where they are
 	 * parsed: on the parsing threads, not one after another before parsing starts. */
 	bool defer_reading;

@@ -215,9 +215,9 @@ static void add_inventory(struct sl_run *r, struct target *t, const char *path, 
 			return;
 		}
 	size_t first = r->ss.n;
-	r->ss.inventory = true;
+	r->ss.as_given = true;
 	sl_input_add(&r->ss, path, errs, NULL);
-	r->ss.inventory = false;
+	r->ss.as_given = false;
 	for (size_t i = first; i < r->ss.n; i++)
 		add_load(t, r->ss.v[i], role);
 }
