@@ -17,6 +17,7 @@
 #include "k8s.h"
 #include "run.h"
 #include "sched.h"
+#include "yamldoc.h"
 
 enum format { FMT_TEXT, FMT_SARIF, FMT_JSON };
 
@@ -65,6 +66,9 @@ static const struct opt_doc {
     {{"stdin-filename", required_argument, NULL, 'I'},
      "NAME",
      "call standard input (-) NAME in reports, patterns and targets (default: -)"},
+    {{"max-documents", required_argument, NULL, 'M'},
+     "N",
+     "refuse a file of more than N YAML documents (default 10000)"},
     {{"show-suppressed", no_argument, NULL, 'S'}, NULL, "show suppressed findings too, marked (text)"},
     {{"explain", no_argument, NULL, 'E'},
      NULL,
@@ -194,6 +198,18 @@ static int parse_args(int argc, char **argv, struct options *o, int *done)
 		case 'I':
 			o->stdin_name = optarg;
 			break;
+		case 'M': {
+			char *end;
+			errno = 0;
+			unsigned long long n = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || n == 0) {
+				fprintf(stderr, "schedlint: error: --max-documents takes a positive number, not '%s'\n",
+					optarg);
+				return -1;
+			}
+			sl_yaml_max_documents = (size_t)n;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			*done = 1;

@@ -151,6 +151,8 @@ static bool drop_key(struct builder *b, const char *key, bool *keep_all)
 	return !b->next_alive;
 }
 
+size_t sl_yaml_max_documents = SL_YAML_MAX_DOCUMENTS;
+
 /* The byte offset of a libyaml mark's code-point index. A UTF-8 byte order mark: libyaml, told the
  * encoding, would read it as content, so the parser starts after it and its marks count code
  * points from there. */
@@ -581,13 +583,22 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 			done = 1;
 			break;
 		case YAML_DOCUMENT_START_EVENT:
+			if (docno >= sl_yaml_max_documents) {
+				struct sl_span at;
+				mark_span(src, ev.start_mark, ev.end_mark, &at);
+				sl_input_error(errs, &at, "more than %zu documents in one file (--max-documents)",
+					       sl_yaml_max_documents);
+				out->hostile = true;
+				err = 1;
+				break;
+			}
 			b.root = NULL;
 			b.aliased = 0;
 			b.doc_start = sl_yarena_mark(arena_of(out));
-			b.doc_off = sl_source_char_to_byte(src, ev.start_mark.index);
+			b.doc_off = mark_byte(src, ev.start_mark.index);
 			break;
 		case YAML_DOCUMENT_END_EVENT:
-			end_document(&b, docno++, sl_source_char_to_byte(src, ev.end_mark.index));
+			end_document(&b, docno++, mark_byte(src, ev.end_mark.index));
 			break;
 		case YAML_ALIAS_EVENT: {
 			const char *name = (const char *)ev.data.alias.anchor;

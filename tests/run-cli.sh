@@ -222,6 +222,34 @@ for how in "--nodes:$tmp/deep.yaml $seed/manifest.yaml" "--pods:$tmp/deep.yaml $
 	has "20,000 levels deep ($how)" "$tmp/err" "error: document nests deeper than 256 levels"
 done
 
+# Hostile input in every reader ends promptly with a clear error: a billion laughs, a file past
+# 64 MiB (a 100 MB scalar), more documents than --max-documents
+# (the inventory readers drop what is not a Node or a Pod unexpanded: a result, not an error)
+for opt in --config manifest; do
+	o=$opt
+	[ "$o" = manifest ] && o=
+	expect "a billion laughs ($opt)" 2 timeout 10 "$bin" $o "$tmp/bomb.yaml" $seed/manifest.yaml
+	has "a billion laughs ($opt)" "$tmp/err" "(an alias bomb?)"
+done
+for opt in --nodes --pods; do
+	expect "a billion laughs ($opt), dropped unexpanded" 0 timeout 10 "$bin" $opt "$tmp/bomb.yaml" $seed/manifest.yaml
+done
+sed 's/^a: /items: [{apiVersion: v1, kind: Node, metadata: {name: n, labels: {x: *g}}}]\na: /' "$tmp/bomb.yaml" |
+	awk '/^items:/ { keep = $0; next } { print } END { print keep }' >"$tmp/bomb-node.yaml"
+expect "a billion laughs in a Node's labels (--nodes)" 2 timeout 10 "$bin" --nodes "$tmp/bomb-node.yaml" $seed/manifest.yaml
+has "a billion laughs in a Node's labels (--nodes)" "$tmp/err" "(an alias bomb?)"
+awk 'BEGIN { printf "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata: {a: \""
+	s = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	for (i = 0; i < 1000000; i++) printf "%s", s; print "\"}" }' >"$tmp/huge.yaml"
+expect "a 100 MB scalar" 2 timeout 10 "$bin" "$tmp/huge.yaml" $seed/manifest.yaml
+has "a 100 MB scalar" "$tmp/err" "huge.yaml:1:1: error: file is larger than 64 MiB"
+rm -f "$tmp/huge.yaml"
+awk 'BEGIN { for (i = 0; i < 100000; i++) printf "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c%d}\n", i }' >"$tmp/many.yaml"
+expect "100,000 documents" 2 timeout 10 "$bin" "$tmp/many.yaml"
+has "100,000 documents" "$tmp/err" "error: more than 10000 documents in one file (--max-documents)"
+expect "--max-documents" 0 timeout 20 "$bin" --max-documents 100000 "$tmp/many.yaml"
+expect "--max-documents 0" 2 "$bin" --max-documents 0 "$tmp/many.yaml"
+
 # A directory walk visits each directory once: two symlinks to the tree itself end with a note
 # each; a FIFO, found or given, is refused without being opened (timeout: opening one blocks)
 mkdir -p "$tmp/loop/sub"
