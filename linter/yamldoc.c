@@ -254,7 +254,7 @@ static bool plain_pairs(struct sl_ynode *const *items, size_t n)
 
 static struct sl_ynode *finish_map(struct builder *b, struct frame *f)
 {
-	struct sl_ynode **items = b->items + f->first;
+	struct sl_ynode **items = f->n ? b->items + f->first : NULL; /* none yet: no array */
 	if (plain_pairs(items, f->n)) { /* most mappings: the pairs go as they are */
 		struct sl_ynode *node = new_collection(b, f, f->n);
 		node->n = f->n / 2;
@@ -334,7 +334,7 @@ static struct sl_ynode *finish_map(struct builder *b, struct frame *f)
 
 static struct sl_ynode *finish_seq(struct builder *b, struct frame *f)
 {
-	struct sl_ynode *const *items = b->items + f->first;
+	struct sl_ynode *const *items = f->n ? b->items + f->first : NULL;
 	struct sl_ynode *node = new_collection(b, f, f->n);
 	node->n = f->n;
 	size_t weight = 1;
