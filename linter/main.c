@@ -18,7 +18,7 @@
 #include "run.h"
 #include "sched.h"
 
-enum format { FMT_TEXT, FMT_SARIF, FMT_JSON };
+enum format { FMT_TEXT, FMT_SARIF, FMT_JSON, FMT_GITHUB };
 
 /* The option set: the only program-wide state. */
 struct options {
@@ -45,7 +45,7 @@ static const struct opt_doc {
 } opts[] = {
     {{"nodes", required_argument, NULL, 'n'}, "FILE", "node inventory: kubectl get nodes -o yaml|json (repeatable)"},
     {{"pods", required_argument, NULL, 'p'}, "FILE", "running pods: kubectl get pods -A -o yaml|json (repeatable)"},
-    {{"format", required_argument, NULL, 'f'}, "FMT", "text (default), sarif or json"},
+    {{"format", required_argument, NULL, 'f'}, "FMT", "text (default), sarif, json or github (workflow commands)"},
     {{"output", required_argument, NULL, 'o'}, "FILE", "write the report to FILE instead of stdout"},
     {{"fail-on", required_argument, NULL, 'F'},
      "LEVEL",
@@ -125,8 +125,11 @@ static int parse_args(int argc, char **argv, struct options *o, int *done)
 				o->format = FMT_SARIF;
 			else if (!strcmp(optarg, "json"))
 				o->format = FMT_JSON;
+			else if (!strcmp(optarg, "github"))
+				o->format = FMT_GITHUB;
 			else {
-				fprintf(stderr, "schedlint: error: unknown format '%s' (text, sarif, json)\n", optarg);
+				fprintf(stderr, "schedlint: error: unknown format '%s' (text, sarif, json, github)\n",
+					optarg);
 				return -1;
 			}
 			break;
@@ -330,6 +333,8 @@ static void report_config_errors(const struct options *o, const struct sl_config
 	}
 	if (o->format == FMT_SARIF)
 		sl_emit_sarif(out, errs, cfg);
+	else if (o->format == FMT_GITHUB)
+		sl_emit_github(out, errs, false);
 	else
 		sl_emit_json(out, errs);
 	if (out != stdout)
@@ -362,9 +367,10 @@ int main(int argc, char **argv)
 		free_options(&o);
 		return 0;
 	}
-	const char *usage_error = o.explain && o.format == FMT_SARIF ? "--explain prints text or json, not sarif"
-				  : optind >= argc                   ? "no manifests given"
-								     : NULL;
+	const char *usage_error = o.explain && o.format == FMT_SARIF    ? "--explain prints text or json, not sarif"
+				  : o.explain && o.format == FMT_GITHUB ? "--explain prints text or json, not github"
+				  : optind >= argc                      ? "no manifests given"
+									: NULL;
 	if (usage_error) {
 		fprintf(stderr, "schedlint: error: %s\n", usage_error);
 		if (optind >= argc)
@@ -412,6 +418,8 @@ int main(int argc, char **argv)
 			sl_emit_text(out, fs, color, false, o.show_suppressed);
 		else if (o.format == FMT_SARIF)
 			sl_emit_sarif(out, fs, &cfg);
+		else if (o.format == FMT_GITHUB)
+			sl_emit_github(out, fs, o.show_suppressed);
 		else
 			sl_emit_json(out, fs);
 		if (out != stdout && fclose(out) != 0) {
