@@ -90,6 +90,10 @@ cp $seed/manifest.yaml "$tmp/tree/a/b/deploy.yml"
 echo "not: [yaml" >"$tmp/tree/a/notes.txt"
 expect "directory" 1 "$bin" --nodes $seed/nodes.yaml "$tmp/tree"
 has "directory" "$tmp/out" "tree/a/b/deploy.yml:11:1: error:"
+# an empty directory, and one holding only hidden entries, are nothing to check
+mkdir -p "$tmp/tree/empty" "$tmp/tree/hidden-only/.cache"
+expect "empty directories" 0 "$bin" "$tmp/tree/empty" "$tmp/tree/hidden-only"
+expect "an empty directory inside a tree" 1 "$bin" --nodes $seed/nodes.yaml "$tmp/tree"
 # Nodes among the manifests are an inventory too
 expect "nodes among manifests" 1 "$bin" $seed/nodes.yaml $seed/manifest.yaml
 # --output
