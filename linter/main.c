@@ -18,6 +18,11 @@
 #include "run.h"
 #include "sched.h"
 
+/* Where `make install` puts the rule docs; the Makefile passes $(DOCDIR). */
+#ifndef SL_DOCDIR
+#define SL_DOCDIR "/usr/local/share/doc/schedlint"
+#endif
+
 enum format { FMT_TEXT, FMT_SARIF, FMT_JSON, FMT_GITHUB };
 
 /* The option set: the only program-wide state. */
@@ -92,7 +97,8 @@ static void usage(FILE *out)
 	}
 	fprintf(out, "\nExit status: 0 no findings at or above --fail-on, 1 findings, 2 usage or "
 		     "input error.\n"
-		     "Rules: schedlint --list-rules; docs: docs/rules/<id>.md, man schedlint.\n");
+		     "Rules: schedlint --list-rules; each rule's page: " SL_DOCDIR "/rules/<id>.md\n"
+		     "(docs/rules/ in the source tree); man schedlint.\n");
 }
 
 /* Repeatable options collect their arguments in order. */

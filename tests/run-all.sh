@@ -72,6 +72,11 @@ run fixtures sh tests/run-fixtures.sh build/asan/schedlint "$out/sarif"
 run cli sh tests/run-cli.sh build/asan/schedlint "$out/sarif"
 run docs sh tests/run-docs.sh build/asan/schedlint
 run patterns sh tests/run-patterns.sh build/asan/schedlint ./schedlint
+if [ -e .git ] && command -v git >/dev/null 2>&1; then
+	run build sh tests/run-build.sh
+else
+	skip build "not a git checkout: the test builds a copy of what git would commit"
+fi
 if command -v npm >/dev/null 2>&1 && command -v bash >/dev/null 2>&1; then
 	run actions sh tests/run-actions.sh build/asan/schedlint
 else
