@@ -82,6 +82,11 @@ if command -v npm >/dev/null 2>&1 && command -v bash >/dev/null 2>&1; then
 else
 	skip actions "needs npm for @action-validator/cli, and bash"
 fi
+if command -v pre-commit >/dev/null 2>&1 && [ -e .git ] && command -v git >/dev/null 2>&1; then
+	run precommit sh tests/run-precommit.sh build/asan/schedlint
+else
+	skip precommit "needs pre-commit (Debian's package) and a git checkout"
+fi
 if [ -d "$SHARED/conformance/cases" ]; then
 	run conformance build/asan/conformance "$SHARED/conformance/cases" -v
 else
