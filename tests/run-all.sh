@@ -82,6 +82,7 @@ if command -v npm >/dev/null 2>&1 && command -v bash >/dev/null 2>&1; then
 else
 	skip actions "needs npm for @action-validator/cli, and bash"
 fi
+run editors sh tests/run-editors.sh build/asan/schedlint
 if command -v pre-commit >/dev/null 2>&1 && [ -e .git ] && command -v git >/dev/null 2>&1; then
 	run precommit sh tests/run-precommit.sh build/asan/schedlint
 else
