@@ -11,16 +11,7 @@ set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { pass=$((pass + 1)); }
-bad() { # message, file to show
-	echo "FAIL $1"
-	[ -n "${2:-}" ] && sed 's/^/  | /' "$2" | head -20
-	fail=$((fail + 1))
-}
+. "$root/tests/lib.sh"
 
 validator=build/npm/node_modules/.bin/action-validator
 if [ ! -x "$validator" ]; then
@@ -116,5 +107,4 @@ run_action "$tmp/clean" broken.yaml ''
 run_action "$tmp/clean" '' ''
 [ "$st" = 2 ] && grep -q -F "::error title=schedlint::input 'paths' is empty" "$tmp/log" && ok ||
 	bad "action: empty paths (status $st)" "$tmp/log"
-echo "actions: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish actions

@@ -6,16 +6,7 @@
 # leaves nothing behind. Usage: run-build.sh    Last line: build: N passed, M failed
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { pass=$((pass + 1)); }
-bad() { # message, file to show
-	echo "FAIL $1"
-	[ -n "${2:-}" ] && sed 's/^/  | /' "$2" | head -20
-	fail=$((fail + 1))
-}
+. "$root/tests/lib.sh"
 src=$tmp/src
 sh "$root/tests/snapshot.sh" "$src"
 [ -f "$src/Makefile" ] && ok || bad "copy the source tree"
@@ -58,5 +49,4 @@ mk uninstall PREFIX=/usr DESTDIR="$dest"
 find "$dest" -type f >"$tmp/left"
 [ -s "$tmp/left" ] && bad "make uninstall left files" "$tmp/left" || ok
 [ -d "$dest/usr/share/doc/schedlint" ] && bad "make uninstall left the docs directory" || ok
-echo "build: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish build

@@ -14,11 +14,8 @@ set -u
 [ $# -eq 1 ] && [ -x "$1" ] || { echo "usage: $0 SCHEDLINT" >&2; exit 2; }
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 root=$(cd "$(dirname "$0")/.." && pwd)
-pass=0
-fail=0
+. "$root/tests/lib.sh"
 skipped=
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 editors=$root/docs/editors
 
 # The cases: a fixture directory, the arguments. Their output is the editors' input.
@@ -49,28 +46,24 @@ for i in $(seq 1 $n); do
 		next
 	}
 	/^schedlint: error: / { print "|0|0|E" }' "$tmp/out.$i" >"$tmp/exp.$i"
+	grep -v '^|0|0|' "$tmp/exp.$i" >"$tmp/exp-loc.$i" # VS Code and Emacs take lines with a location
 done
 cat "$tmp"/exp.* >"$tmp/all"
 for t in E W N; do
-	if grep -q "|$t\$" "$tmp/all"; then pass=$((pass + 1)); else
-		echo "FAIL the cases print no diagnostic of type $t"
-		fail=$((fail + 1))
-	fi
+	grep -q "|$t\$" "$tmp/all" && ok || bad "the cases print no diagnostic of type $t"
 done
+skip() { # editor, why
+	skipped="$skipped $1"
+	echo "$1: skipped ($2)"
+}
 
 compare_doc() { # editor, what, from the file, from the README
-	if [ -s "$3" ] && cmp -s "$3" "$4"; then pass=$((pass + 1)); else
-		echo "FAIL $1: $2 is not the one of its file"
-		diff -u "$3" "$4" | sed 's/^/  | /' | head -10
-		fail=$((fail + 1))
-	fi
+	diff -u "$3" "$4" >"$tmp/diff"
+	[ -s "$3" ] && [ ! -s "$tmp/diff" ] && ok || bad "$1: $2 is not the one of its file" "$tmp/diff"
 }
 compare() { # editor, case, expected, got
-	if diff -u "$3" "$4" >"$tmp/diff"; then pass=$((pass + 1)); else
-		echo "FAIL $1: $(cat "$tmp/dir.$2" | sed "s|^$root/||") (case $2): the entries differ from the output's lines"
-		sed 's/^/  | /' "$tmp/diff" | head -30
-		fail=$((fail + 1))
-	fi
+	diff -u "$3" "$4" >"$tmp/diff" && ok ||
+		bad "$1: $(sed "s|^$root/||" "$tmp/dir.$2") (case $2): the entries differ from the output's lines" "$tmp/diff"
 }
 
 if command -v vim >/dev/null 2>&1 && vim --version 2>/dev/null | grep -q '+quickfix'; then
@@ -89,13 +82,11 @@ if command -v vim >/dev/null 2>&1 && vim --version 2>/dev/null | grep -q '+quick
 	sed -n 's/^set errorformat=//p' "$editors/README.md" | sed 's/\\ / /g' >"$tmp/efm-doc"
 	compare_doc vim "the errorformat of README.md" "$tmp/efm" "$tmp/efm-doc"
 else
-	skipped="$skipped vim"
-	echo "vim: skipped (no vim with +quickfix)"
+	skip vim "no vim with +quickfix"
 fi
 
 if command -v node >/dev/null 2>&1; then
 	for i in $(seq 1 $n); do
-		grep -v '^|0|0|' "$tmp/exp.$i" >"$tmp/exp-loc.$i" # the matcher needs a location
 		node -e '
 		const fs = require("fs");
 		const t = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
@@ -122,13 +113,11 @@ if command -v node >/dev/null 2>&1; then
 		>"$tmp/pm" 2>"$tmp/pm-doc"
 	compare_doc vscode "the problem matcher of README.md" "$tmp/pm" "$tmp/pm-doc"
 else
-	skipped="$skipped vscode"
-	echo "vscode: skipped (no node)"
+	skip vscode "no node"
 fi
 
 if command -v emacs >/dev/null 2>&1; then
 	for i in $(seq 1 $n); do
-		grep -v '^|0|0|' "$tmp/exp.$i" >"$tmp/exp-loc.$i"
 		(cd "$(cat "$tmp/dir.$i")" && emacs --batch -Q -l "$editors/emacs/schedlint.el" --eval "
 		(with-temp-buffer
 		  (insert-file-contents \"$tmp/out.$i\")
@@ -148,15 +137,11 @@ if command -v emacs >/dev/null 2>&1; then
 		compare emacs "$i" "$tmp/exp-loc.$i" "$tmp/emacs.$i"
 	done
 else
-	skipped="$skipped emacs"
-	echo "emacs: skipped (no emacs)"
+	skip emacs "no emacs"
 fi
 # docs/editors/README.md's Emacs entry is schedlint.el's, line for line
 awk '/^```elisp/ { b = 1; next } b && /^```/ { exit } b && NF' "$editors/README.md" >"$tmp/el-doc"
 if [ ! -s "$tmp/el-doc" ] || grep -v -x -F -f "$editors/emacs/schedlint.el" "$tmp/el-doc" >"$tmp/el-diff"; then
-	echo "FAIL emacs: README.md's entry is missing or has lines schedlint.el does not"
-	sed 's/^/  | /' "$tmp/el-diff"
-	fail=$((fail + 1))
-else pass=$((pass + 1)); fi
-echo "editors: $pass passed, $fail failed${skipped:+, skipped:$skipped}"
-[ $fail -eq 0 ]
+	bad "emacs: README.md's entry is missing or has lines schedlint.el does not" "$tmp/el-diff"
+else ok; fi
+finish editors "${skipped:+, skipped:$skipped}"

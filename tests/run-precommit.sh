@@ -19,16 +19,7 @@ if ! command -v pre-commit >/dev/null 2>&1; then
 	echo "precommit: skipped (pre-commit is not installed)"
 	exit 0
 fi
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { pass=$((pass + 1)); }
-bad() { # message, file to show
-	echo "FAIL $1"
-	[ -n "${2:-}" ] && sed 's/^/  | /' "$2" | tail -n 25
-	fail=$((fail + 1))
-}
+. "$root/tests/lib.sh"
 # Nothing of the user's: no global or system git config, pre-commit's cache here, the binary
 # under test as `schedlint`, no make flags from `make check`.
 : >"$tmp/gitconfig"
@@ -125,5 +116,4 @@ commit "$u" "the fixed manifest" .pre-commit-config.yaml nodes.yaml manifest.yam
 [ "$st" = 0 ] && [ "$(commits "$u")" = 1 ] && ok || bad "schedlint-build: the fixed manifest passes" "$tmp/log"
 [ -n "$ready" ] && [ -z "$(find "$(dirname "$(dirname "$ready")")" -newer "$tmp/after-build" -name schedlint)" ] &&
 	ok || bad "schedlint-build: built once, then reused"
-echo "precommit: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish precommit
