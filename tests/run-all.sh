@@ -16,6 +16,13 @@ mkdir -p "$out/sarif"
 failed=
 summary=
 
+# A suite's "progress: " lines as they come: the shell writes each at once, where sed and grep
+# would hold them in a buffer until the suite ends whenever the output is not a terminal (CI).
+progress() {
+	while IFS= read -r line; do
+		case $line in 'progress: '*) echo "${line#progress: }" ;; esac
+	done
+}
 run() { # name, command...
 	name=$1
 	shift
@@ -24,7 +31,7 @@ run() { # name, command...
 	{
 		"$@"
 		echo $? >"$out/$name.rc"
-	} 2>&1 | tee "$out/$name.log" | sed -n 's/^progress: //p'
+	} 2>&1 | tee "$out/$name.log" | progress
 	if [ "$(cat "$out/$name.rc")" = 0 ]; then
 		echo "$(tail -n 1 "$out/$name.log") ($(($(date +%s) - start)) s)"
 	else
