@@ -25,7 +25,7 @@ ASANOBJ  := $(SRC:%.c=build/asan/%.o)
 ASANLIB  := $(LIBSRC:%.c=build/asan/%.o)
 HDR      := $(wildcard linter/*.h rules/*.h)
 
-.PHONY: all check check-run demo install uninstall clean deps depcheck format bench FORCE
+.PHONY: all check check-run check-valgrind demo install uninstall clean deps depcheck format bench fuzz fuzz-build FORCE
 all: schedlint
 
 # Before anything compiles: missing libraries are named, with the packages that bring them.
@@ -76,6 +76,35 @@ check: deps
 
 check-run: schedlint build/asan/schedlint build/asan/unit build/asan/conformance
 	@SHARED=$(SHARED) sh tests/run-all.sh
+
+# libFuzzer harnesses (clang; Debian: clang libclang-rt-dev). make fuzz FUZZ_SECONDS=600
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS   := $(STD) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZOBJ      := $(LIBSRC:%.c=build/fuzz/obj/%.o) build/fuzz/obj/tests/fuzz/fuzz_file.o
+FUZZERS      := manifests nodes pods pipeline config quantity
+
+build/fuzz/obj/%.o: %.c $(HDR) tests/fuzz/fuzz.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(PKG_CFLAGS) -c -o $@ $<
+
+build/fuzz/fuzz-manifests: tests/fuzz/fuzz_model.c $(FUZZOBJ)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(PKG_CFLAGS) -o $@ $< $(FUZZOBJ) $(PKG_LIBS)
+build/fuzz/fuzz-nodes: tests/fuzz/fuzz_model.c $(FUZZOBJ)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(PKG_CFLAGS) -DFUZZ_ROLE=SL_ROLE_NODES -o $@ $< $(FUZZOBJ) $(PKG_LIBS)
+build/fuzz/fuzz-pods: tests/fuzz/fuzz_model.c $(FUZZOBJ)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(PKG_CFLAGS) -DFUZZ_ROLE=SL_ROLE_PODS -o $@ $< $(FUZZOBJ) $(PKG_LIBS)
+build/fuzz/fuzz-%: tests/fuzz/fuzz_%.c $(FUZZOBJ)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(PKG_CFLAGS) -o $@ $< $(FUZZOBJ) $(PKG_LIBS)
+
+$(FUZZOBJ): | depcheck
+fuzz-build: $(FUZZERS:%=build/fuzz/fuzz-%)
+
+fuzz: fuzz-build
+	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(SHARED)
+
+check-valgrind: schedlint
+	@sh tests/run-valgrind.sh ./schedlint
 
 bench: schedlint
 	@sh tests/bench.sh

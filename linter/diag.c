@@ -77,16 +77,30 @@ void sl_input_error(struct sl_findings *fs, const struct sl_span *at, const char
 	fs->input_errors++;
 }
 
-void sl_input_note(struct sl_findings *fs, const struct sl_span *at, const char *fmt, ...)
+static void input_notice(struct sl_findings *fs, enum sl_level lvl, const struct sl_span *at, const char *fmt,
+			 va_list ap)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	struct sl_finding *f = push(fs, NULL, SL_NOTE, at, fmt, ap);
-	va_end(ap);
+	struct sl_finding *f = push(fs, NULL, lvl, at, fmt, ap);
 	if (f->at.src && !f->at.line) {
 		f->at.line = f->at.eline = 1;
 		f->at.col = f->at.ecol = 1;
 	}
+}
+
+void sl_input_note(struct sl_findings *fs, const struct sl_span *at, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	input_notice(fs, SL_NOTE, at, fmt, ap);
+	va_end(ap);
+}
+
+void sl_input_warning(struct sl_findings *fs, const struct sl_span *at, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	input_notice(fs, SL_WARNING, at, fmt, ap);
+	va_end(ap);
 }
 
 void sl_note(struct sl_finding *f, const char *fmt, ...)

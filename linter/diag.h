@@ -84,9 +84,11 @@ struct sl_finding *sl_report(struct sl_findings *fs, const struct sl_rule *rule,
 /* An input error at a span (or at 1:1 of src when span is NULL and src given). */
 void sl_input_error(struct sl_findings *fs, const struct sl_span *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* A note about the input that is not an error (a Helm chart left unread): reported like an
- * input error, at level note, and not counted. */
+/* A note or warning about the input that is not an error (a Helm chart left unread, a duplicate
+ * key): reported like an input error, at its level, and not counted. */
 void sl_input_note(struct sl_findings *fs, const struct sl_span *at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void sl_input_warning(struct sl_findings *fs, const struct sl_span *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void sl_note(struct sl_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sl_add_related(struct sl_finding *f, const struct sl_span *at, const char *fmt, ...)

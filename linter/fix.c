@@ -69,6 +69,14 @@ static unsigned indent_step(const struct sl_ynode *map)
 
 void sl_fix_replace(struct sl_fix *fx, const struct sl_source *src, const struct sl_ynode *node, const char *text)
 {
+	/* An empty value ("metadata:" with nothing after it) sits right after its key's colon:
+	 * text written there needs the blank YAML wants after a colon. */
+	if (node->at.off == node->at.end && node->at.off > 0 && src->data[node->at.off - 1] == ':') {
+		char *spaced = sl_xasprintf(" %s", text);
+		sl_fix_edit(fx, src, node->at.off, node->at.end, spaced);
+		free(spaced);
+		return;
+	}
 	sl_fix_edit(fx, src, node->at.off, node->at.end, text);
 }
 

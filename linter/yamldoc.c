@@ -117,6 +117,7 @@ struct builder {
 	size_t skip;         /* > 0: inside a dropped value, at this nesting */
 	bool skipped_anchor; /* an anchor went with a dropped value */
 	bool need_full;      /* an alias named a dropped anchor: parse again, keeping all */
+	struct sl_findings *errs;
 };
 
 static void compile_patterns(struct builder *b, const char *const *keep)
@@ -291,8 +292,15 @@ static void finish_map(struct builder *b, struct frame *f)
 		qsort(ps, n, sizeof *ps, cmp_pair);
 		size_t w = 0;
 		for (size_t i = 0; i < n; i++) {
-			if (i + 1 < n && key_eq(ps[i].k, ps[i + 1].k))
-				continue; /* a later pair with the same key wins */
+			if (i + 1 < n && key_eq(ps[i].k, ps[i + 1].k)) {
+				/* A later pair with the same key wins, as in the API server, which warns
+				 * of duplicate fields; merged keys are meant to be overridden. */
+				if (ps[i].order >= n - explicit_n)
+					sl_input_warning(b->errs, &ps[i + 1].k->at,
+							 "duplicate key '%s' (also at %u:%u): the last one is kept",
+							 ps[i].k->str, ps[i].k->at.line, ps[i].k->at.col);
+				continue;
+			}
 			ps[w++] = ps[i];
 		}
 		n = w;
@@ -395,6 +403,7 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 	memset(&b, 0, sizeof b);
 	b.ys = out;
 	b.src = src;
+	b.errs = errs;
 	b.keep = keep;
 	if (keep)
 		compile_patterns(&b, keep);
@@ -429,7 +438,18 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 		int err = 0;
 		bool keep_all = false;
 		if (b.skip) {
-			/* inside a dropped value: only its nesting and its anchors matter */
+			/* inside a dropped value: only its nesting and its anchors matter, and the
+			 * nesting limit holds here too (libyaml's time grows with the square of it) */
+			if ((ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) &&
+			    b.depth + b.skip >= SL_YAML_MAX_DEPTH) {
+				struct sl_span at;
+				mark_span(src, ev.start_mark, ev.end_mark, &at);
+				sl_input_error(errs, &at, "document nests deeper than %d levels", SL_YAML_MAX_DEPTH);
+				out->hostile = true;
+				yaml_event_delete(&ev);
+				rc = -1;
+				break;
+			}
 			if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT)
 				b.skip++;
 			else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT)

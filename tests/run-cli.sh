@@ -256,6 +256,19 @@ has "rendered chart on stdin" "$tmp/out" "$repo/charts/web/rendered.yaml:11:1: e
 printf 'a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\ng: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n' >"$tmp/bomb.yaml"
 expect "an alias bomb is an error, manifest or not" 2 "$bin" "$tmp/bomb.yaml"
 
+# 20,000 nested flow mappings in each reader, under a key it keeps or one it drops: a depth error,
+# promptly (a hang guard, not a benchmark: libyaml's time grows with the square of the depth)
+awk 'BEGIN { printf "apiVersion: v1\nkind: Node\nmetadata: {name: deep}\nextra: "
+	for (i = 0; i < 20000; i++) printf "{a: "; printf "1"; for (i = 0; i < 20000; i++) printf "}"; print "" }' >"$tmp/deep.yaml"
+for how in "--nodes:$tmp/deep.yaml $seed/manifest.yaml" "--pods:$tmp/deep.yaml $seed/manifest.yaml" \
+	"manifest:$tmp/deep.yaml" "--config:$tmp/deep.yaml $seed/manifest.yaml"; do
+	opt=${how%%:*} args=${how#*:}
+	[ "$opt" = manifest ] && opt=
+	expect "20,000 levels deep ($how)" 2 timeout 10 "$bin" $opt $args
+	has "20,000 levels deep ($how)" "$tmp/err" "deep.yaml:4:"
+	has "20,000 levels deep ($how)" "$tmp/err" "error: document nests deeper than 256 levels"
+done
+
 # SARIF locations are relative to the repository root (SRCROOT), whatever path was typed
 mkdir -p "$tmp/anchor/.git" "$tmp/anchor/k8s"
 cp $seed/manifest.yaml "$tmp/anchor/k8s/app.yaml"

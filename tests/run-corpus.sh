@@ -31,12 +31,12 @@ if ! diff -u "$tmp/want" "$tmp/got"; then
 	exit 1
 fi
 # The whole corpus at once under --explain: every workload against all of the corpus's Node
-# objects. Only the input errors judged above (the lines without a [rule-id]) may appear on
-# stderr, and nothing may crash.
+# objects. Only the input errors and warnings judged above (the lines without a [rule-id]) may
+# appear on stderr, and nothing may crash.
 "$bin" --explain --color never "$corpus" >"$tmp/explain" 2>"$tmp/explain.err"
 rc=$?
 if [ $rc -ge 3 ] || grep -q -e Sanitizer -e "runtime error" "$tmp/explain.err" ||
-	[ "$(grep -c ': error: ' "$tmp/explain.err")" != "$(grep -c -v -E ' \[[a-z0-9-]+\]$' "$tmp/want")" ]; then
+	[ "$(grep -c -E ': (error|warning): ' "$tmp/explain.err")" != "$(grep -c -v -E ' \[[a-z0-9-]+\]$' "$tmp/want")" ]; then
 	head -20 "$tmp/explain.err"
 	echo "corpus: --explain over the whole corpus failed (exit $rc)"
 	exit 1

@@ -1,0 +1,85 @@
+/* The whole pipeline on one file (its Nodes and bound Pods are its inventory): load, model,
+ * every rule, suppressions, SARIF/JSON/text emission; then every suggested fix applied alone to
+ * the input in memory and parsed again: a fix must never turn a file that parses into one that
+ * does not. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../../linter/config.h"
+#include "../../linter/emit.h"
+#include "../../linter/fix.h"
+#include "../../linter/input.h"
+#include "../../linter/run.h"
+#include "../../linter/yamldoc.h"
+#include "fuzz.h"
+
+static void emit_all(const struct sl_run *run, const struct sl_config *cfg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	if (!out)
+		abort();
+	sl_emit_text(out, &run->fs, true, true, true);
+	sl_emit_sarif(out, &run->fs, cfg);
+	sl_emit_json(out, &run->fs);
+	sl_emit_github(out, &run->fs, true);
+	fclose(out);
+	free(buf);
+}
+
+static bool had_errors(const struct sl_findings *fs, const struct sl_source *src)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		if (!fs->v[i].rule && fs->v[i].level == SL_ERROR && fs->v[i].at.src == src)
+			return true;
+	return false;
+}
+
+static void check_fix(const struct sl_source *src, const struct sl_fix *fx)
+{
+	const struct sl_edit **edits = calloc(fx->nedits + 1, sizeof *edits);
+	size_t n = 0;
+	for (size_t k = 0; k < fx->nedits; k++)
+		if (fx->edits[k].at.src == src)
+			edits[n++] = &fx->edits[k];
+	size_t len;
+	char *fixed = n ? sl_fix_apply(src, edits, n, &len) : NULL;
+	free(edits);
+	if (!fixed)
+		return;
+	struct sl_source *again = sl_source_from_memory(src->path, fixed, len);
+	struct sl_ystream ys = {0};
+	struct sl_findings errs = {0};
+	if (sl_yaml_parse(again, &ys, &errs) < 0 || errs.input_errors) {
+		fprintf(stderr, "a fix made the file unparsable: %s\n--- fixed text ---\n%s\n", fx->desc, fixed);
+		abort();
+	}
+	sl_ystream_free(&ys);
+	sl_findings_free(&errs);
+	sl_source_free(again);
+	free(fixed);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *path = (char *)sl_fuzz_file(data, size, ".yaml");
+	struct sl_config cfg;
+	sl_config_defaults(&cfg);
+	struct sl_run run = {0};
+	run.cfg = &cfg;
+	sl_run(&run, NULL, 0, NULL, 0, &path, 1);
+	emit_all(&run, &cfg);
+	for (size_t s = 0; s < run.ss.n; s++) {
+		const struct sl_source *src = run.ss.v[s];
+		if (src->failed || src->skipped || had_errors(&run.fs, src))
+			continue;
+		for (size_t i = 0; i < run.fs.n; i++)
+			for (size_t k = 0; k < run.fs.v[i].nfixes; k++)
+				check_fix(src, &run.fs.v[i].fixes[k]);
+	}
+	sl_run_free(&run);
+	sl_config_free(&cfg);
+	return 0;
+}
