@@ -2,13 +2,15 @@
 #   make            build ./schedlint
 #   make check      the whole suite, under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make demo       the seed's GPU rollout deadlock, proven
-#   make install PREFIX=/usr/local DESTDIR=
-# `make check` and `make demo` install missing build dependencies first (tests/deps.sh).
+#   make install PREFIX=/usr/local DESTDIR=   the binary, the man page and the rule docs
+# `make check` and `make demo` install missing build dependencies first (tests/deps.sh); a plain
+# `make` says which are missing, and how to get them, before it compiles anything.
 
 CC      ?= cc
 PKGS    := yaml-0.1 libpcre2-8 libcjson
 PREFIX  ?= /usr/local
 DESTDIR ?=
+DOCDIR  ?= $(PREFIX)/share/doc/schedlint
 SHARED  ?= ../shared
 CFLAGS  ?= -O2 -g
 STD     := -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -pthread
@@ -23,19 +25,32 @@ ASANOBJ  := $(SRC:%.c=build/asan/%.o)
 ASANLIB  := $(LIBSRC:%.c=build/asan/%.o)
 HDR      := $(wildcard linter/*.h rules/*.h)
 
-.PHONY: all check check-run check-valgrind demo install uninstall clean deps format bench fuzz fuzz-build
+.PHONY: all check check-run check-valgrind demo install uninstall clean deps depcheck format bench fuzz fuzz-build FORCE
 all: schedlint
+
+# Before anything compiles: missing libraries are named, with the packages that bring them.
+depcheck:
+	@CC='$(CC)' sh tests/deps.sh --check
+$(OBJ) $(ASANOBJ): | depcheck
+
+# --help names where `make install` puts the rule docs: main.o is rebuilt when DOCDIR changes.
+MAINOBJ := build/rel/linter/main.o build/asan/linter/main.o
+$(MAINOBJ): DEFS = -DSL_DOCDIR='"$(DOCDIR)"'
+$(MAINOBJ): build/docdir
+build/docdir: FORCE
+	@mkdir -p build
+	@echo '$(DOCDIR)' | cmp -s - $@ || echo '$(DOCDIR)' >$@
 
 schedlint: $(OBJ)
 	$(CC) $(CFLAGS) -o $@ $(OBJ) $(PKG_LIBS)
 
 build/rel/%.o: %.c $(HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(STD) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+	$(CC) $(STD) $(CFLAGS) $(DEFS) $(PKG_CFLAGS) -c -o $@ $<
 
 build/asan/%.o: %.c $(HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(STD) -O1 -g $(SAN) $(PKG_CFLAGS) -c -o $@ $<
+	$(CC) $(STD) -O1 -g $(SAN) $(DEFS) $(PKG_CFLAGS) -c -o $@ $<
 
 build/asan/schedlint: $(ASANOBJ)
 	$(CC) $(SAN) -o $@ $(ASANOBJ) $(PKG_LIBS)
@@ -82,6 +97,7 @@ build/fuzz/fuzz-pods: tests/fuzz/fuzz_model.c $(FUZZOBJ)
 build/fuzz/fuzz-%: tests/fuzz/fuzz_%.c $(FUZZOBJ)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(PKG_CFLAGS) -o $@ $< $(FUZZOBJ) $(PKG_LIBS)
 
+$(FUZZOBJ): | depcheck
 fuzz-build: $(FUZZERS:%=build/fuzz/fuzz-%)
 
 fuzz: fuzz-build
@@ -93,13 +109,18 @@ check-valgrind: schedlint
 bench: schedlint
 	@SHARED=$(SHARED) sh tests/bench.sh
 
+RULEDOCS := $(sort $(wildcard docs/rules/*.md))
+
 install: schedlint
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(DOCDIR)/rules
 	install -m 755 schedlint $(DESTDIR)$(PREFIX)/bin/schedlint
 	install -m 644 docs/schedlint.1 $(DESTDIR)$(PREFIX)/share/man/man1/schedlint.1
+	install -m 644 $(RULEDOCS) $(DESTDIR)$(DOCDIR)/rules/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/schedlint $(DESTDIR)$(PREFIX)/share/man/man1/schedlint.1
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/rules/,$(notdir $(RULEDOCS)))
+	-rmdir $(DESTDIR)$(DOCDIR)/rules $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 format:
 	clang-format -i $(SRC) $(HDR) tests/*.c

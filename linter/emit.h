@@ -1,6 +1,7 @@
 /* emit.h — one emitter per format, all fed the same findings. Text goes the gcc way
  * (path:line:col: level: message [rule]); SARIF 2.1.0 and JSON carry the same notes, related
- * locations and fixes. Input errors (findings without a rule) are part of every format. */
+ * locations and fixes; GitHub workflow commands carry the notes and related locations in their
+ * message. Input errors (findings without a rule) are part of every format. */
 #ifndef SL_EMIT_H
 #define SL_EMIT_H
 #include <stdbool.h>
@@ -20,5 +21,9 @@ void sl_emit_text(FILE *out, const struct sl_findings *fs, bool color, bool erro
 /* SARIF: the config's rule set (built-in rules and policies) describes the results. */
 void sl_emit_sarif(FILE *out, const struct sl_findings *fs, const struct sl_config *cfg);
 void sl_emit_json(FILE *out, const struct sl_findings *fs);
+/* GitHub Actions workflow commands (::error/::warning/::notice), one line per finding and per
+ * input error or note, the proof in the message; suppressed findings only with show_suppressed,
+ * as notices. */
+void sl_emit_github(FILE *out, const struct sl_findings *fs, bool show_suppressed);
 
 #endif

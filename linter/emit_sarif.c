@@ -40,10 +40,7 @@ static char *repo_relative(const struct sarif *sx, const struct sl_source *src)
 {
 	if (!src || (src->from_stdin && !strcmp(src->path, "-")))
 		return NULL;
-	char *abs = sl_path_absolute(src->path);
-	char *rel = sl_path_under(sx->root, abs);
-	free(abs);
-	return rel;
+	return sl_path_in_repo(sx->root, src->path);
 }
 
 /* Relative to SRCROOT when the file is in the repository, so that code scanning places it

@@ -420,9 +420,10 @@ static int add_dir(struct sl_sources *ss, const char *path, struct sl_findings *
 		names[n++] = sl_xstrdup(de->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof *names, cmp_str); /* the same order on every machine */
+	if (n) /* an empty directory has no array at all: qsort and bsearch take none */
+		qsort(names, n, sizeof *names, cmp_str); /* the same order on every machine */
 	const char *chart = "Chart.yaml";
-	if (depth > 0 && bsearch(&chart, names, n, sizeof *names, cmp_str) && exists_in(path, chart, false)) {
+	if (depth > 0 && n && bsearch(&chart, names, n, sizeof *names, cmp_str) && exists_in(path, chart, false)) {
 		/* A chart found walking (one given on the command line was seen by in_chart). */
 		char *abs = sl_path_absolute(path);
 		chart_note(ss, errs, path, abs);

@@ -19,7 +19,12 @@
 #include "sched.h"
 #include "yamldoc.h"
 
-enum format { FMT_TEXT, FMT_SARIF, FMT_JSON };
+/* Where `make install` puts the rule docs; the Makefile passes $(DOCDIR). */
+#ifndef SL_DOCDIR
+#define SL_DOCDIR "/usr/local/share/doc/schedlint"
+#endif
+
+enum format { FMT_TEXT, FMT_SARIF, FMT_JSON, FMT_GITHUB };
 
 /* The option set: the only program-wide state. */
 struct options {
@@ -48,7 +53,7 @@ static const struct opt_doc {
 } opts[] = {
     {{"nodes", required_argument, NULL, 'n'}, "FILE", "node inventory: kubectl get nodes -o yaml|json (repeatable)"},
     {{"pods", required_argument, NULL, 'p'}, "FILE", "running pods: kubectl get pods -A -o yaml|json (repeatable)"},
-    {{"format", required_argument, NULL, 'f'}, "FMT", "text (default), sarif or json"},
+    {{"format", required_argument, NULL, 'f'}, "FMT", "text (default), sarif, json or github (workflow commands)"},
     {{"output", required_argument, NULL, 'o'}, "FILE", "write the report to FILE instead of stdout"},
     {{"fail-on", required_argument, NULL, 'F'},
      "LEVEL",
@@ -100,7 +105,8 @@ static void usage(FILE *out)
 	}
 	fprintf(out, "\nExit status: 0 no findings at or above --fail-on, 1 findings, 2 usage or "
 		     "input error.\n"
-		     "Rules: schedlint --list-rules; docs: docs/rules/<id>.md, man schedlint.\n");
+		     "Rules: schedlint --list-rules; each rule's page: " SL_DOCDIR "/rules/<id>.md\n"
+		     "(docs/rules/ in the source tree); man schedlint.\n");
 }
 
 /* Repeatable options collect their arguments in order. */
@@ -133,8 +139,11 @@ static int parse_args(int argc, char **argv, struct options *o, int *done)
 				o->format = FMT_SARIF;
 			else if (!strcmp(optarg, "json"))
 				o->format = FMT_JSON;
+			else if (!strcmp(optarg, "github"))
+				o->format = FMT_GITHUB;
 			else {
-				fprintf(stderr, "schedlint: error: unknown format '%s' (text, sarif, json)\n", optarg);
+				fprintf(stderr, "schedlint: error: unknown format '%s' (text, sarif, json, github)\n",
+					optarg);
 				return -1;
 			}
 			break;
@@ -290,6 +299,8 @@ static void report_config_errors(const struct options *o, const struct sl_config
 	}
 	if (o->format == FMT_SARIF)
 		sl_emit_sarif(out, errs, cfg);
+	else if (o->format == FMT_GITHUB)
+		sl_emit_github(out, errs, false);
 	else
 		sl_emit_json(out, errs);
 	if (out != stdout)
@@ -328,6 +339,8 @@ static int report(const struct options *o, struct sl_run *run, const struct sl_c
 		sl_emit_text(out, fs, color, false, o->show_suppressed);
 	else if (o->format == FMT_SARIF)
 		sl_emit_sarif(out, fs, cfg);
+	else if (o->format == FMT_GITHUB)
+		sl_emit_github(out, fs, o->show_suppressed);
 	else
 		sl_emit_json(out, fs);
 	if (o->output && fclose(out) != 0) {
@@ -363,10 +376,11 @@ int main(int argc, char **argv)
 		free_options(&o);
 		return 0;
 	}
-	const char *usage_error = o.explain && o.format == FMT_SARIF ? "--explain prints text or json, not sarif"
-				  : o.dry_run && !o.fix && !o.diff   ? "--dry-run goes with --fix"
-				  : optind >= argc                   ? "no manifests given"
-								     : NULL;
+	const char *usage_error = o.explain && o.format == FMT_SARIF    ? "--explain prints text or json, not sarif"
+				  : o.explain && o.format == FMT_GITHUB ? "--explain prints text or json, not github"
+				  : o.dry_run && !o.fix && !o.diff      ? "--dry-run goes with --fix"
+				  : optind >= argc                      ? "no manifests given"
+									: NULL;
 	if (usage_error) {
 		fprintf(stderr, "schedlint: error: %s\n", usage_error);
 		if (optind >= argc)

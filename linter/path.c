@@ -98,3 +98,11 @@ char *sl_path_under(const char *root, const char *path)
 		return NULL;
 	return sl_xstrdup(path + rl + 1);
 }
+
+char *sl_path_in_repo(const char *root, const char *path)
+{
+	char *abs = sl_path_absolute(path);
+	char *rel = sl_path_under(root, abs);
+	free(abs);
+	return rel;
+}

@@ -22,4 +22,8 @@ char *sl_path_uri(const char *path);
 /* path relative to root (both normalised, root absolute) when it lies under root, else NULL. */
 char *sl_path_under(const char *root, const char *path);
 
+/* path (as typed, relative to the working directory or absolute) relative to root when it lies
+ * under it, else NULL: the form code scanning and annotations place in the repository. */
+char *sl_path_in_repo(const char *root, const char *path);
+
 #endif

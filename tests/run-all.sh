@@ -1,7 +1,9 @@
 #!/bin/sh
 # make check: every suite, the binaries built with AddressSanitizer + UndefinedBehaviorSanitizer.
-# Suites that read ../shared (conformance, corpus, SARIF validation) run when it is there and say
-# so when it is not. The last line is the summary CI looks for:
+# Suites that read ../shared (conformance, corpus, SARIF validation) or need a tool (npm, pre-commit,
+# vim) run when it is there and say they were skipped when it is not. Each suite prints its last
+# line and how long it took; a slow one prints "progress: …" lines as it goes, shown at once, so
+# no stage is silent for minutes. The last line is the summary CI looks for:
 #   schedlint check: PASS|FAIL (…)
 set -u
 cd "$(dirname "$0")/.."
@@ -14,17 +16,62 @@ mkdir -p "$out/sarif"
 failed=
 summary=
 
+# A suite's "progress: " lines as they come: the shell writes each at once, where sed and grep
+# would hold them in a buffer until the suite ends whenever the output is not a terminal (CI).
+progress() {
+	while IFS= read -r line; do
+		case $line in 'progress: '*) echo "${line#progress: }" ;; esac
+	done
+}
 run() { # name, command...
 	name=$1
 	shift
 	echo "== $name"
-	if "$@" >"$out/$name.log" 2>&1; then
-		tail -n 1 "$out/$name.log"
+	start=$(date +%s)
+	{
+		"$@"
+		echo $? >"$out/$name.rc"
+	} 2>&1 | tee "$out/$name.log" | progress
+	if [ "$(cat "$out/$name.rc")" = 0 ]; then
+		echo "$(tail -n 1 "$out/$name.log") ($(($(date +%s) - start)) s)"
 	else
-		cat "$out/$name.log"
+		grep -v '^progress: ' "$out/$name.log"
 		failed="$failed $name"
 	fi
 	summary="$summary; $(tail -n 1 "$out/$name.log")"
+}
+skip() { # name, why
+	echo "== $1: skipped ($2)"
+	summary="$summary; $1 skipped"
+}
+
+# The SARIF validator takes about a second a file: 25 files at a time, a line after each batch.
+sarif_validate() { # files...
+	total=$#
+	checked=0
+	bad=0
+	while [ $# -gt 0 ]; do
+		batch=
+		n=0
+		while [ $# -gt 0 ] && [ $n -lt 25 ]; do
+			batch="$batch $1"
+			n=$((n + 1))
+			shift
+		done
+		checked=$((checked + n))
+		# the fixtures' names have no spaces: $batch splits into the files
+		"$SHARED/tools/sarif-validate" $batch >"$out/sarif-batch.log" 2>&1 || {
+			cat "$out/sarif-batch.log"
+			bad=$((bad + 1))
+		}
+		echo "progress: sarif-validate: $checked/$total files checked"
+	done
+	if [ $bad -eq 0 ]; then
+		echo "sarif-validate: $total files valid"
+	else
+		echo "sarif-validate: $total files, invalid ones in $bad batches (above)"
+		return 1
+	fi
 }
 
 run unit build/asan/unit
@@ -33,23 +80,36 @@ run cli sh tests/run-cli.sh build/asan/schedlint "$out/sarif"
 run fix sh tests/run-fix.sh build/asan/schedlint
 run docs sh tests/run-docs.sh build/asan/schedlint
 run patterns sh tests/run-patterns.sh build/asan/schedlint ./schedlint
+if [ -e .git ] && command -v git >/dev/null 2>&1; then
+	run build sh tests/run-build.sh
+else
+	skip build "not a git checkout: the test builds a copy of what git would commit"
+fi
+if command -v npm >/dev/null 2>&1 && command -v bash >/dev/null 2>&1; then
+	run actions sh tests/run-actions.sh build/asan/schedlint
+else
+	skip actions "needs npm for @action-validator/cli, and bash"
+fi
+run editors sh tests/run-editors.sh build/asan/schedlint
+if command -v pre-commit >/dev/null 2>&1 && [ -e .git ] && command -v git >/dev/null 2>&1; then
+	run precommit sh tests/run-precommit.sh build/asan/schedlint
+else
+	skip precommit "needs pre-commit (Debian's package) and a git checkout"
+fi
 if [ -d "$SHARED/conformance/cases" ]; then
 	run conformance build/asan/conformance "$SHARED/conformance/cases" -v
 else
-	echo "== conformance: skipped ($SHARED/conformance not found)"
-	summary="$summary; conformance skipped"
+	skip conformance "$SHARED/conformance not found"
 fi
 if [ -d "$SHARED/corpus" ]; then
 	run corpus sh tests/run-corpus.sh build/asan/schedlint "$SHARED/corpus"
 else
-	echo "== corpus: skipped ($SHARED/corpus not found)"
-	summary="$summary; corpus skipped"
+	skip corpus "$SHARED/corpus not found"
 fi
 if [ -x "$SHARED/tools/sarif-validate" ] && command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
-	run sarif-validate "$SHARED/tools/sarif-validate" "$out"/sarif/*.sarif
+	run sarif-validate sarif_validate "$out"/sarif/*.sarif
 else
-	echo "== sarif-validate: skipped (needs $SHARED/tools/sarif-validate, node and npm)"
-	summary="$summary; sarif-validate skipped"
+	skip sarif-validate "needs $SHARED/tools/sarif-validate, node and npm"
 fi
 summary=${summary#; }
 if [ -n "$failed" ]; then

@@ -90,6 +90,10 @@ cp $seed/manifest.yaml "$tmp/tree/a/b/deploy.yml"
 echo "not: [yaml" >"$tmp/tree/a/notes.txt"
 expect "directory" 1 "$bin" --nodes $seed/nodes.yaml "$tmp/tree"
 has "directory" "$tmp/out" "tree/a/b/deploy.yml:11:1: error:"
+# an empty directory, and one holding only hidden entries, are nothing to check
+mkdir -p "$tmp/tree/empty" "$tmp/tree/hidden-only/.cache"
+expect "empty directories" 0 "$bin" "$tmp/tree/empty" "$tmp/tree/hidden-only"
+expect "an empty directory inside a tree" 1 "$bin" --nodes $seed/nodes.yaml "$tmp/tree"
 # Nodes among the manifests are an inventory too
 expect "nodes among manifests" 1 "$bin" $seed/nodes.yaml $seed/manifest.yaml
 # --output
@@ -108,6 +112,53 @@ has "--color always" "$tmp/out" "$(printf '\033[1;31m')"
 expect "json" 1 "$bin" --format json --nodes $seed/nodes.yaml $seed/manifest.yaml
 has "json" "$tmp/out" '"rule":	"rollout-deadlock"'
 has "json" "$tmp/out" 'maxSurge: 0\n'
+# github: workflow commands, one line per finding, escaped as the runner reads them back
+gh_seed=fixtures/rollout-deadlock/seed-gpu-tracker
+expect "github" 1 "$bin" --format github --nodes $seed/nodes.yaml $seed/manifest.yaml
+has "github: the command" "$tmp/out" "::error file=$gh_seed/manifest.yaml,line=11,col=1,endLine=11,endColumn=5,title=rollout-deadlock::rollout of Deployment vision/vision-object-tracker can never finish"
+has "github: % escaped in the message" "$tmp/out" "maxUnavailable 25%25 resolves to 0"
+has "github: the notes on lines of their own" "$tmp/out" "is Ready%0Areplicas 1; strategy RollingUpdate (defaulted)%0A"
+has "github: related locations" "$tmp/out" "%0A$gh_seed/nodes.yaml:12:11: node tracker-node has room for 1 pod"
+[ "$(wc -l <"$tmp/out")" -eq 1 ] && pass=$((pass + 1)) || {
+	echo "FAIL github: one line per finding"
+	fail=$((fail + 1))
+}
+expect "github: unnamed stdin has no file" 1 sh -c "'$bin' -f github --nodes $seed/nodes.yaml - < $seed/manifest.yaml"
+has "github: unnamed stdin" "$tmp/out" "::error title=rollout-deadlock::rollout of Deployment"
+printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: [x\n' >"$tmp/gh-broken.yaml"
+expect "github: input errors too" 2 "$bin" -f github "$tmp/gh-broken.yaml"
+has "github: an input error" "$tmp/out" "::error file=$(cd "$tmp" && pwd)/gh-broken.yaml,line=4,col=1"
+has "github: an input error's title" "$tmp/out" ",title=schedlint::invalid YAML"
+expect "github: a chart's note" 0 "$bin" -f github repository/ordinary-repo/charts/web/templates/deployment.yaml
+has "github: a note is a notice" "$tmp/out" "::notice file=fixtures/repository/ordinary-repo/charts/web/Chart.yaml,line=1,col=1,endLine=1,endColumn=1,title=schedlint::a Helm chart"
+# properties escape ':' and ',' as well; the message keeps them and escapes CR and LF
+mkdir -p "$tmp/gh/.git"
+cp $seed/manifest.yaml "$tmp/gh/a,b:c.yaml"
+cp $seed/nodes.yaml "$tmp/gh/nodes.yaml"
+expect "github: a path with , and :" 1 sh -c "cd '$tmp/gh' && '$bin' -f github --nodes nodes.yaml 'a,b:c.yaml'"
+has "github: property escapes" "$tmp/out" "::error file=a%2Cb%3Ac.yaml,line=11,"
+has "github: the message keeps , and :" "$tmp/out" "no old pod goes before a new one is Ready%0Areplicas 1; strategy"
+printf 'policies:\n  - {id: "no-latest", message: "pin images,\\r\\nplease: 100%%", field: "podspec.containers[*].image", forbid: "^nginx$"}\n' \
+	>"$tmp/gh/.schedlint.yaml"
+printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: nginx}]\n' >"$tmp/gh/pod.yaml"
+expect "github: CR and LF in a message" 0 sh -c "cd '$tmp/gh' && '$bin' -f github pod.yaml"
+has "github: data escapes" "$tmp/out" "::warning file=pod.yaml,line=5,col=33,endLine=5,endColumn=38,title=no-latest::pin images,%0D%0Aplease: 100%25: spec"
+printf 'rules: {rollout-deadlock: warning}\n' >"$tmp/gh/.schedlint.yaml"
+expect "github: warning" 0 sh -c "cd '$tmp/gh' && '$bin' -f github --nodes nodes.yaml 'a,b:c.yaml'"
+has "github: warning" "$tmp/out" "::warning file=a%2Cb%3Ac.yaml,line=11,"
+printf 'ignore:\n  - {rules: [rollout-deadlock], reason: "drained, by hand"}\n' >"$tmp/gh/.schedlint.yaml"
+expect "github: suppressed left out" 0 sh -c "cd '$tmp/gh' && '$bin' -f github --nodes nodes.yaml 'a,b:c.yaml'"
+[ -s "$tmp/out" ] && { echo "FAIL github: a suppressed finding printed"; fail=$((fail + 1)); } || pass=$((pass + 1))
+expect "github: --show-suppressed" 0 sh -c "cd '$tmp/gh' && '$bin' -f github --show-suppressed --nodes nodes.yaml 'a,b:c.yaml'"
+has "github: suppressed as a notice" "$tmp/out" "::notice file=a%2Cb%3Ac.yaml,line=11,"
+has "github: suppressed, marked" "$tmp/out" "is Ready (suppressed: drained, by hand)%0A"
+printf 'rules: {no-such-rule: warning}\n' >"$tmp/gh/.schedlint.yaml"
+expect "github: a config error" 2 sh -c "cd '$tmp/gh' && '$bin' -f github pod.yaml"
+has "github: a config error" "$tmp/out" "::error file=.schedlint.yaml,line=1,"
+expect "github: --explain" 2 "$bin" --explain -f github --nodes $seed/nodes.yaml $seed/manifest.yaml
+has "github: --explain" "$tmp/err" "--explain prints text or json, not github"
+"$bin" --help >"$tmp/out" 2>&1
+has "--help lists github" "$tmp/out" "github (workflow commands)"
 # --fix on stdin is refused quietly: nothing to write back
 expect "--fix keeps stdin alone" 1 sh -c "'$bin' --fix --nodes $seed/nodes.yaml - < $seed/manifest.yaml"
 # an empty file and a file of comments are fine

@@ -6,6 +6,7 @@
 #   expected.txt                    stdout of the text format (no colour)
 #   expected.err                    stderr, when the case is about input errors
 #   expected.sarif                  stdout of --format sarif (kept for the SARIF validator)
+#   expected.github                 stdout of --format github (workflow commands), when present
 #   expected.exit                   the exit status
 #   fixed.yaml                      what --fix makes of manifest.yaml; the fixed file must lint clean
 # UPDATE=1 rewrites the expected files from the current output; ONLY=<prefix> runs only the cases
@@ -20,10 +21,11 @@ pass=0
 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# The SARIF goldens' paths are relative to the repository root, the directory holding .git; in a
-# copy without it the tool anchors them to each case's directory, so they are not compared.
+# The SARIF and GitHub goldens' paths are relative to the repository root, the directory holding
+# .git; in a copy without it the tool anchors them to each case's directory, so they are not
+# compared.
 git=
-if [ -e "$root/.git" ]; then git=1; else echo "fixtures: not a git checkout: expected.sarif files not compared"; fi
+if [ -e "$root/.git" ]; then git=1; else echo "fixtures: not a git checkout: expected.sarif and expected.github files not compared"; fi
 for exitfile in $(find "$root/fixtures" -name expected.exit | sort); do
 	dir=$(dirname "$exitfile")
 	name=${dir#"$root/fixtures/"}
@@ -51,6 +53,7 @@ for exitfile in $(find "$root/fixtures" -name expected.exit | sort); do
 		sed '/"SRCROOT":/{n;s|"file://[^"]*"|"file:///SRCROOT/"|;}' >"$tmp/sarif"
 	safe=$(echo "$name" | tr '/' '_')
 	cp "$tmp/sarif" "$sarif_out/$safe.sarif"
+	[ -f expected.github ] && "$bin" --format github "$@" >"$tmp/github" 2>/dev/null
 	"$bin" --color never --format json "$@" >/dev/null 2>"$tmp/jerr"
 	[ -s "$tmp/jerr" ] && grep -q -e 'Sanitizer' -e 'runtime error' "$tmp/jerr" && { echo "FAIL $name: sanitizer report in --format json"; ok=0; }
 	if [ "${UPDATE:-}" = 1 ]; then
@@ -58,12 +61,13 @@ for exitfile in $(find "$root/fixtures" -name expected.exit | sort); do
 		echo $rc >expected.exit
 		[ -f expected.err ] || [ -s "$tmp/err" ] && cp "$tmp/err" expected.err
 		cp "$tmp/sarif" expected.sarif
+		[ -f expected.github ] && cp "$tmp/github" expected.github
 	fi
-	for f in txt:out err:err sarif:sarif; do
+	for f in txt:out err:err sarif:sarif github:github; do
 		exp=expected.${f%%:*}
 		got=$tmp/${f#*:}
 		[ -f "$exp" ] || continue
-		[ "$exp" = expected.sarif ] && [ -z "$git" ] && continue
+		case $exp in expected.sarif | expected.github) [ -z "$git" ] && continue ;; esac
 		if ! diff -u "$exp" "$got" >"$tmp/diff"; then
 			echo "FAIL $name: $exp differs"
 			cat "$tmp/diff"

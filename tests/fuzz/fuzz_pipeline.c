@@ -24,6 +24,7 @@ static void emit_all(const struct sl_run *run, const struct sl_config *cfg)
 	sl_emit_text(out, &run->fs, true, true, true);
 	sl_emit_sarif(out, &run->fs, cfg);
 	sl_emit_json(out, &run->fs);
+	sl_emit_github(out, &run->fs, true);
 	fclose(out);
 	free(buf);
 }
