@@ -18,12 +18,12 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-SRC      := $(sort $(wildcard linter/*.c) $(wildcard rules/*.c))
+SRC      := $(sort $(wildcard linter/*.c linter/*/*.c rules/*.c))
 LIBSRC   := $(filter-out linter/main.c,$(SRC))
 OBJ      := $(SRC:%.c=build/rel/%.o)
 ASANOBJ  := $(SRC:%.c=build/asan/%.o)
 ASANLIB  := $(LIBSRC:%.c=build/asan/%.o)
-HDR      := $(wildcard linter/*.h rules/*.h)
+HDR      := $(wildcard linter/*.h linter/*/*.h rules/*.h)
 
 .PHONY: all check check-run check-valgrind demo install uninstall clean deps depcheck format bench fuzz fuzz-build FORCE
 all: schedlint

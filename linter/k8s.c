@@ -14,13 +14,6 @@
 
 /* --- small containers -------------------------------------------------------------------- */
 
-const char *sl_labels_get(const struct sl_labels *l, const char *key)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i].key, key))
-			return l->v[i].val;
-	return NULL;
-}
 
 const struct sl_res *sl_res_find(const struct sl_reslist *l, const char *name)
 {

@@ -69,7 +69,14 @@ struct sl_selector {
 	size_t nreqs;
 	const struct sl_ynode *node;
 };
+/* Matching (labels.c): a requirement against a label set (Gt/Lt compare integers and match
+ * nothing else), whether it lists a value, a selector, and matchLabelKeys: each key the owner
+ * carries must carry the owner's value in labels. */
+bool sl_requirement_matches(const struct sl_requirement *r, const struct sl_labels *labels);
+bool sl_requirement_has_value(const struct sl_requirement *r, const char *v);
 bool sl_selector_matches(const struct sl_selector *s, const struct sl_labels *l);
+bool sl_match_label_keys(const char *const *keys, size_t n, const struct sl_labels *owner,
+			 const struct sl_labels *labels);
 
 /* A required PodAffinityTerm. namespaces and namespaceSelector both absent mean the owning pod's
  * own namespace. matchLabelKeys / mismatchLabelKeys take their values from the owning pod's

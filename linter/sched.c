@@ -45,61 +45,14 @@ static void copy_fit(struct sl_nodefit *dst, const struct sl_nodefit *src)
 
 /* --- label and field matching (component-helpers nodeaffinity) ----------------------------- */
 
-/* strconv.ParseInt(s, 10, 64): optional sign, decimal digits, no spaces. */
-static int parse_int64(const char *s, int64_t *out)
-{
-	if (!*s)
-		return -1;
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (*end || errno || s[0] == ' ' || s[0] == '\t' || s[0] == '\n')
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static bool in_values(const struct sl_requirement *r, const char *v)
-{
-	for (size_t i = 0; i < r->nvals; i++)
-		if (!strcmp(r->vals[i], v))
-			return true;
-	return false;
-}
-
-bool sl_requirement_matches(const struct sl_requirement *r, const struct sl_labels *labels)
-{
-	const char *v = sl_labels_get(labels, r->key);
-	switch (r->op) {
-	case SL_OP_IN:
-		return v && in_values(r, v);
-	case SL_OP_NOTIN:
-		return !v || !in_values(r, v);
-	case SL_OP_EXISTS:
-		return v != NULL;
-	case SL_OP_DOESNOTEXIST:
-		return v == NULL;
-	case SL_OP_GT:
-	case SL_OP_LT: {
-		int64_t lv, rv;
-		/* Gt/Lt take exactly one integer value; anything else never matches. */
-		if (!v || r->nvals != 1 || parse_int64(v, &lv) < 0 || parse_int64(r->vals[0], &rv) < 0)
-			return false;
-		return r->op == SL_OP_GT ? lv > rv : lv < rv;
-	}
-	default:
-		return false;
-	}
-}
-
 bool sl_field_matches(const struct sl_requirement *r, const char *node_name)
 {
 	if (strcmp(r->key, "metadata.name"))
 		return false; /* the only field selector the scheduler supports */
 	if (r->op == SL_OP_IN)
-		return in_values(r, node_name);
+		return sl_requirement_has_value(r, node_name);
 	if (r->op == SL_OP_NOTIN)
-		return !in_values(r, node_name);
+		return !sl_requirement_has_value(r, node_name);
 	return false;
 }
 
@@ -132,69 +85,11 @@ bool sl_node_affinity_matches(const struct sl_podspec *p, const struct sl_node *
 	return false;
 }
 
-bool sl_selector_matches(const struct sl_selector *s, const struct sl_labels *l)
-{
-	if (s->nothing)
-		return false;
-	for (size_t i = 0; i < s->nreqs; i++)
-		if (!sl_requirement_matches(&s->reqs[i], l))
-			return false;
-	return true;
-}
-
-/* A namespace described by a Namespace object of the inputs is matched on its labels (bound to
- * the term by sl_model_bind_pods); any other carries only kubernetes.io/metadata.name as far as
- * a linter knows (the API server sets it since 1.22). */
-static bool ns_selector_matches(const struct sl_podterm *t, const char *ns)
-{
-	size_t i = t->ns_index ? sl_strmap_get(t->ns_index, ns) : (size_t)-1;
-	if (i != (size_t)-1)
-		return sl_selector_matches(&t->ns_sel, &t->ns_known[i]->labels);
-	struct sl_kv kv = {"kubernetes.io/metadata.name", ns, NULL, NULL};
-	struct sl_labels l = {&kv, 1};
-	return sl_selector_matches(&t->ns_sel, &l);
-}
-
-/* matchLabelKeys: key In (the owner's value), as the API server merges them into the selector;
- * keys the owner lacks add nothing. (mismatchLabelKeys are the NotIn counterpart.) */
-static bool match_keys(const char *const *keys, size_t n, const struct sl_labels *owner, const struct sl_labels *labels)
-{
-	for (size_t i = 0; i < n; i++) {
-		const char *v = sl_labels_get(owner, keys[i]);
-		const char *lv = sl_labels_get(labels, keys[i]);
-		if (v && (!lv || strcmp(v, lv)))
-			return false;
-	}
-	return true;
-}
-
-bool sl_podterm_matches(const struct sl_podterm *t, const char *owner_ns, const struct sl_labels *owner, const char *ns,
-			const struct sl_labels *labels)
-{
-	bool ns_ok = false;
-	if (!t->nnamespaces && !t->has_ns_selector)
-		ns_ok = !strcmp(owner_ns, ns);
-	for (size_t i = 0; i < t->nnamespaces && !ns_ok; i++)
-		ns_ok = !strcmp(t->namespaces[i], ns);
-	if (!ns_ok && t->has_ns_selector)
-		ns_ok = ns_selector_matches(t, ns);
-	if (!ns_ok || !sl_selector_matches(&t->sel, labels))
-		return false;
-	if (!match_keys(t->match_keys, t->nmatch_keys, owner, labels))
-		return false;
-	for (size_t i = 0; i < t->nmismatch_keys; i++) {
-		const char *v = sl_labels_get(owner, t->mismatch_keys[i]);
-		const char *lv = sl_labels_get(labels, t->mismatch_keys[i]);
-		if (v && lv && !strcmp(v, lv))
-			return false;
-	}
-	return true;
-}
-
 /* A spread constraint's selector, with matchLabelKeys taken from the incoming pod. */
 static bool spread_selects(const struct sl_spread *c, const struct sl_labels *owner, const struct sl_labels *labels)
 {
-	return sl_selector_matches(&c->sel, labels) && match_keys(c->match_keys, c->nmatch_keys, owner, labels);
+	return sl_selector_matches(&c->sel, labels) &&
+	       sl_match_label_keys(c->match_keys, c->nmatch_keys, owner, labels);
 }
 
 /* --- taints ------------------------------------------------------------------------------------
@@ -459,7 +354,7 @@ static bool prefilter(const struct sl_podspec *p, const struct sl_model *m, bool
 			for (size_t f = 0; f < p->terms[t].nfields; f++) {
 				const struct sl_requirement *r = &p->terms[t].fields[f];
 				if (!strcmp(r->key, "metadata.name") && r->op == SL_OP_IN &&
-				    !in_values(r, m->nodes[i]->name))
+				    !sl_requirement_has_value(r, m->nodes[i]->name))
 					in_all = false;
 			}
 			in_union = in_all;

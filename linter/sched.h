@@ -36,7 +36,6 @@ struct sl_nodefit {
 };
 void sl_nodefit_clear(struct sl_nodefit *f);
 
-bool sl_requirement_matches(const struct sl_requirement *r, const struct sl_labels *labels);
 bool sl_field_matches(const struct sl_requirement *r, const char *node_name);
 bool sl_term_matches(const struct sl_term *t, const struct sl_node *n);
 /* nodeSelector AND (any required node affinity term). */

@@ -1,0 +1,124 @@
+/* labels.c — label selectors as the API machinery matches them: a requirement against a label
+ * set (k8s.io/apimachinery/pkg/labels), a LabelSelector, and a pod (anti-)affinity term with its
+ * namespaces and matchLabelKeys. Part of the model: it reads what k8s.c built and allocates
+ * nothing. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "k8s.h"
+
+const char *sl_labels_get(const struct sl_labels *l, const char *key)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].key, key))
+			return l->v[i].val;
+	return NULL;
+}
+
+/* strconv.ParseInt(s, 10, 64): optional sign, decimal digits, no spaces. */
+static int parse_int64(const char *s, int64_t *out)
+{
+	if (!*s)
+		return -1;
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (*end || errno || s[0] == ' ' || s[0] == '\t' || s[0] == '\n')
+		return -1;
+	*out = v;
+	return 0;
+}
+
+bool sl_requirement_has_value(const struct sl_requirement *r, const char *v)
+{
+	for (size_t i = 0; i < r->nvals; i++)
+		if (!strcmp(r->vals[i], v))
+			return true;
+	return false;
+}
+
+bool sl_requirement_matches(const struct sl_requirement *r, const struct sl_labels *labels)
+{
+	const char *v = sl_labels_get(labels, r->key);
+	switch (r->op) {
+	case SL_OP_IN:
+		return v && sl_requirement_has_value(r, v);
+	case SL_OP_NOTIN:
+		return !v || !sl_requirement_has_value(r, v);
+	case SL_OP_EXISTS:
+		return v != NULL;
+	case SL_OP_DOESNOTEXIST:
+		return v == NULL;
+	case SL_OP_GT:
+	case SL_OP_LT: {
+		int64_t lv, rv;
+		/* Gt/Lt take exactly one integer value; anything else never matches. */
+		if (!v || r->nvals != 1 || parse_int64(v, &lv) < 0 || parse_int64(r->vals[0], &rv) < 0)
+			return false;
+		return r->op == SL_OP_GT ? lv > rv : lv < rv;
+	}
+	default:
+		return false;
+	}
+}
+
+bool sl_selector_matches(const struct sl_selector *s, const struct sl_labels *l)
+{
+	if (s->nothing)
+		return false;
+	for (size_t i = 0; i < s->nreqs; i++)
+		if (!sl_requirement_matches(&s->reqs[i], l))
+			return false;
+	return true;
+}
+
+/* A namespace described by a Namespace object of the inputs is matched on its labels (bound to
+ * the term by sl_model_bind_pods); any other carries only kubernetes.io/metadata.name as far as
+ * a linter knows (the API server sets it since 1.22). */
+static bool ns_selector_matches(const struct sl_podterm *t, const char *ns)
+{
+	size_t i = t->ns_index ? sl_strmap_get(t->ns_index, ns) : (size_t)-1;
+	if (i != (size_t)-1)
+		return sl_selector_matches(&t->ns_sel, &t->ns_known[i]->labels);
+	struct sl_kv kv = {"kubernetes.io/metadata.name", ns, NULL, NULL};
+	struct sl_labels l = {&kv, 1};
+	return sl_selector_matches(&t->ns_sel, &l);
+}
+
+/* matchLabelKeys: key In (the owner's value), as the API server merges them into the selector;
+ * keys the owner lacks add nothing. (mismatchLabelKeys are the NotIn counterpart.) */
+bool sl_match_label_keys(const char *const *keys, size_t n, const struct sl_labels *owner,
+			 const struct sl_labels *labels)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *v = sl_labels_get(owner, keys[i]);
+		const char *lv = sl_labels_get(labels, keys[i]);
+		if (v && (!lv || strcmp(v, lv)))
+			return false;
+	}
+	return true;
+}
+
+bool sl_podterm_matches(const struct sl_podterm *t, const char *owner_ns, const struct sl_labels *owner, const char *ns,
+			const struct sl_labels *labels)
+{
+	bool ns_ok = false;
+	if (!t->nnamespaces && !t->has_ns_selector)
+		ns_ok = !strcmp(owner_ns, ns);
+	for (size_t i = 0; i < t->nnamespaces && !ns_ok; i++)
+		ns_ok = !strcmp(t->namespaces[i], ns);
+	if (!ns_ok && t->has_ns_selector)
+		ns_ok = ns_selector_matches(t, ns);
+	if (!ns_ok || !sl_selector_matches(&t->sel, labels))
+		return false;
+	if (!sl_match_label_keys(t->match_keys, t->nmatch_keys, owner, labels))
+		return false;
+	for (size_t i = 0; i < t->nmismatch_keys; i++) {
+		const char *v = sl_labels_get(owner, t->mismatch_keys[i]);
+		const char *lv = sl_labels_get(labels, t->mismatch_keys[i]);
+		if (v && lv && !strcmp(v, lv))
+			return false;
+	}
+	return true;
+}
