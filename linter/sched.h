@@ -1,8 +1,10 @@
-/* sched.h — the scheduler's semantics, as kube-scheduler's default profile applies them: the
- * Filter plugins in their order (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity,
- * NodePorts, NodeResourcesFit, …), NodeAffinity's PreFilter narrowing on metadata.name, slots per
- * node for identical pods, and the FailedScheduling text. An analysis owns its arrays and
- * strings. */
+/* sched.h — the engine's interface: the scheduler's semantics as kube-scheduler's default profile
+ * (v1.26) applies them, for the rules. Behind it, in linter/sched/: one file per filter plugin,
+ * listed in profile order in plugins.c (the interface in plugin.h), the cluster index and node
+ * classes (cluster.c), the per-pod cycle state and sequential placement with scoring
+ * (cycle.h, placement.c), verdicts and the FailedScheduling text (status.c), and the analysis of
+ * one workload (analyze.c). An analysis owns its arrays and strings; the cluster index owns its
+ * own and the reason texts every analysis points at. */
 #ifndef SL_SCHED_H
 #define SL_SCHED_H
 #include <stdbool.h>

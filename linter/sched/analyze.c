@@ -1,0 +1,375 @@
+/* analyze.c — one workload against the cluster: its pods' verdicts on every node, how many fit
+ * at once, and whether its rollout's surge fits beside them (sl_analyze, sched.h). The common case
+ * is settled cheaply: node-only verdicts shared by a class of identical nodes and by workloads
+ * written alike, capacities summed until the replicas fit. Anything that does not fit is analysed
+ * again in full, node by node, for the proof. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../quantity.h"
+#include "cycle.h"
+#include "plugin.h"
+#include "status.h"
+
+/* Whether a running pod with required anti-affinity would exclude a pod of w (of either
+ * generation) somewhere: then every placement matters, not only resources. */
+static bool blocked_by_running(const struct sl_cluster *cl, const struct sl_workload *w, const struct sl_labels *gl)
+{
+	size_t nq;
+	size_t *q = sl_anti_candidates(cl, w->pod.namespace, gl, 2, &nq);
+	bool blocked = false;
+	for (size_t a = 0; a < nq && !blocked; a++) {
+		const struct sl_podspec *o = &cl->pods[q[a]]->spec;
+		for (size_t t = 0; t < o->nanti && !blocked; t++)
+			for (int g = 0; g < 2 && !blocked; g++)
+				blocked =
+				    sl_podterm_matches(&o->anti[t], o->namespace, &o->labels, w->pod.namespace, &gl[g]);
+	}
+	free(q);
+	return blocked;
+}
+
+/* The workload's own pods among the running ones: same namespace, selected by its selector and,
+ * for a Deployment, stamped with a pod-template-hash (a pod without one is not a ReplicaSet's).
+ * Returns their count and the hash of the first. */
+static int64_t own_pods(const struct sl_cluster *cl, const struct sl_workload *w, const char **hash, int64_t *per_node)
+{
+	int64_t n = 0;
+	*hash = NULL;
+	if (w->strategy == SL_STRATEGY_NONE)
+		return 0;
+	struct sl_buf scratch = SL_BUF_INIT;
+	size_t nk;
+	const size_t *ks = sl_running_for(cl, w->pod.namespace, false, &w->sel, &scratch, &nk);
+	sl_buf_free(&scratch);
+	for (size_t j = 0; j < nk; j++) {
+		const struct sl_podspec *q = &cl->pods[ks[j]]->spec;
+		const char *h = sl_labels_get(&q->labels, "pod-template-hash");
+		if (!h || strcmp(q->namespace, w->pod.namespace) || !sl_selector_matches(&w->sel, &q->labels))
+			continue;
+		if (!*hash)
+			*hash = h;
+		if (per_node)
+			per_node[cl->pod_node[ks[j]]]++;
+		n++;
+	}
+	return n;
+}
+
+/* Resources alone limit the pods: each node's capacity is fixed and the count does not depend on
+ * the order the scheduler places them in. */
+static void analyze_by_slots(struct sl_reasons *pool, const struct sl_model *m, const struct sl_workload *w,
+			     const bool *excluded, const bool *static_ok, struct sl_analysis *a)
+{
+	size_t n = a->nnodes;
+	for (size_t i = 0; i < n; i++) {
+		if (static_ok[i])
+			sl_resources_short(pool, &w->pod, m->nodes[i], 0, &a->fit[i]);
+		if (excluded[i])
+			continue;
+		a->slots[i] = sl_node_slots(&w->pod, m->nodes[i], &a->fit[i], &a->slot_limit[i]);
+		a->total_slots = sl_sat_add(a->total_slots, a->slots[i]);
+	}
+	int64_t own = a->own_running < a->replicas ? a->own_running : a->replicas;
+	int64_t more = a->replicas - own;
+	int64_t placed = a->total_slots < more ? a->total_slots : more;
+	a->steady_placed = own + placed;
+	/* When the placement stops short, every candidate node is full, whatever order was taken.
+	 */
+	struct sl_nodefit *full = NULL;
+	if (a->steady_placed < a->replicas || w->strategy == SL_STRATEGY_ROLLING) {
+		full = sl_xcalloc(n + 1, sizeof *full);
+		for (size_t i = 0; i < n; i++) {
+			if (!static_ok[i])
+				full[i] = a->fit[i];
+			else
+				sl_resources_short(pool, &w->pod, m->nodes[i], a->slots[i], &full[i]);
+			full[i].excluded = excluded[i];
+		}
+	}
+	if (a->steady_placed < a->replicas) {
+		a->steady_fit = sl_nodefits_copy(full, n);
+		a->steady_fit_error = sl_fit_error_text(n, full, n);
+	}
+	if (w->strategy == SL_STRATEGY_ROLLING) {
+		int64_t room = a->total_slots - placed;
+		a->surge_placed = room < a->max_surge ? room : a->max_surge;
+		if (a->surge_placed < a->max_surge) {
+			a->rollout_fit = sl_nodefits_copy(full, n);
+			a->rollout_fit_error = sl_fit_error_text(n, full, n);
+		}
+	}
+	sl_nodefits_free(full, n);
+}
+
+/* Inter-pod terms, spread or host ports: the count depends on where each pod went, so pods are
+ * placed one after another as the scheduler would. When that stops short, the placement is
+ * repeated in the opposite order of preference: a different count means the verdict depends on
+ * the order, not only on the nodes. */
+static void analyze_in_sequence(struct sl_cycle *s, const struct sl_workload *w, struct sl_analysis *a,
+				const char *old_hash)
+{
+	size_t n = a->nnodes;
+	int64_t own = a->own_running < a->replicas ? a->own_running : a->replicas;
+	sl_place_all(s, w, a, own, &a->steady_placed, &a->surge_placed, &a->steady_fit, &a->rollout_fit);
+	if (a->steady_fit)
+		a->steady_fit_error = sl_fit_error_text(n, a->steady_fit, n);
+	if (a->rollout_fit)
+		a->rollout_fit_error = sl_fit_error_text(n, a->rollout_fit, n);
+	a->surge_slots = sl_xcalloc(n + 1, sizeof *a->surge_slots);
+	for (size_t i = 0; i < n; i++) {
+		a->slots[i] = s->placed_gen[0][i];
+		a->surge_slots[i] = s->placed_gen[1][i];
+	}
+	a->total_slots = a->steady_placed - own + a->surge_placed;
+	if (a->steady_fit || a->rollout_fit) {
+		struct sl_cycle r;
+		int64_t steady, surge;
+		sl_cycle_init(&r, s->cl, w, s->excluded, s->static_ok, old_hash);
+		r.reverse = true;
+		sl_place_all(&r, w, NULL, own, &steady, &surge, NULL, NULL);
+		a->order_dependent = steady != a->steady_placed || surge != a->surge_placed;
+		sl_cycle_free(&r);
+	}
+}
+
+/* Everything the node-only filters read of a pod spec that names no node: tolerations, nodeSelector
+ * and required node affinity. Equal keys, equal verdicts. */
+static void static_key(const struct sl_podspec *p, struct sl_buf *b)
+{
+	for (size_t i = 0; i < p->ntols; i++)
+		sl_buf_printf(b, "t%s\x1f%s\x1f%s\x1f%s\x1e", p->tols[i].key, p->tols[i].op, p->tols[i].value,
+			      p->tols[i].effect);
+	for (size_t i = 0; i < p->node_selector.n; i++)
+		sl_buf_printf(b, "s%s\x1f%s\x1e", p->node_selector.v[i].key, p->node_selector.v[i].val);
+	sl_buf_printf(b, "a%d\x1e", p->has_required_affinity);
+	for (size_t t = 0; t < p->nterms; t++) {
+		sl_buf_puts(b, "T");
+		for (int f = 0; f < 2; f++) {
+			const struct sl_requirement *r = f ? p->terms[t].fields : p->terms[t].exprs;
+			size_t n = f ? p->terms[t].nfields : p->terms[t].nexprs;
+			for (size_t e = 0; e < n; e++) {
+				sl_buf_printf(b, "%c%s\x1f%d", f ? 'f' : 'e', r[e].key, (int)r[e].op);
+				for (size_t v = 0; v < r[e].nvals; v++)
+					sl_buf_printf(b, "\x1f%s", r[e].vals[v]);
+				sl_buf_puts(b, "\x1e");
+			}
+		}
+	}
+}
+
+/* The common case, decided without per-node detail: resources alone limit the pods, and the
+ * nodes have room for every replica and the surge. Returns false when a closer look is needed. */
+static bool fits_at_a_glance(const struct sl_cluster *cl, const struct sl_workload *w, const bool *excluded,
+			     const bool *static_ok, struct sl_analysis *a)
+{
+	struct sl_podres r;
+	sl_podres_init(&r, &w->pod);
+	int64_t own = a->own_running < a->replicas ? a->own_running : a->replicas;
+	int64_t need = a->replicas - own + a->max_surge;
+	if (a->strategy == SL_STRATEGY_ROLLING && a->max_unavailable == 0 && a->max_surge == 0 && a->replicas > 0)
+		return false; /* the formula's deadlock; let the full analysis say so */
+	if (need < 1)
+		need = 1; /* still prove that one pod fits somewhere */
+	for (size_t i = 0; i < a->nnodes; i++) {
+		if (excluded[i] || !static_ok[i])
+			continue;
+		a->total_slots = sl_sat_add(a->total_slots, sl_node_capacity(cl, &r, &w->pod, i));
+		if (a->total_slots >= need) {
+			a->nfeasible = 1; /* at least; the count was not needed */
+			a->steady_placed = a->replicas;
+			a->surge_placed = a->max_surge;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The node-only filters for every node into static_ok (and, with detail, a->fit): once per class
+ * of identical nodes when the pod names no node, and without detail taken from a workload
+ * written alike when one was judged before. */
+static void judge_node_only(struct sl_cluster *cl, const struct sl_podspec *p, bool detail, struct sl_analysis *a,
+			    bool *static_ok)
+{
+	size_t n = cl->n;
+	bool by_class = sl_judged_by_class(p);
+	struct sl_nodefit *cls_fit = by_class ? sl_xcalloc(cl->ncls + 1, sizeof *cls_fit) : NULL;
+	signed char *cls_ok = by_class ? sl_xcalloc(cl->ncls + 1, 1) : NULL; /* 0 unknown, 1 pass, -1 fail */
+	struct sl_nodefit scratch;
+	/* Without detail only the verdicts count: no reason text is formatted. */
+	struct sl_cycle cy = {.cl = cl, .m = cl->m, .p = p, .n = n, .pool = detail ? &cl->reasons : NULL};
+	if (detail)
+		a->fit = sl_xcalloc(n + 1, sizeof *a->fit);
+	struct sl_buf key = SL_BUF_INIT;
+	const signed char *known = NULL;
+	if (by_class && !detail) {
+		static_key(p, &key);
+		pthread_mutex_lock(&cl->static_lock);
+		size_t k = sl_strmap_get(&cl->static_keys.map, sl_buf_str(&key));
+		if (k != (size_t)-1)
+			known = cl->static_verdicts[k];
+		pthread_mutex_unlock(&cl->static_lock);
+	}
+	for (size_t i = 0; i < n && known; i++)
+		static_ok[i] = known[cl->cls[i]] > 0;
+	for (size_t i = 0; i < n && !known; i++) {
+		struct sl_nodefit *out = detail ? &a->fit[i] : &scratch;
+		if (!by_class) {
+			memset(&scratch, 0, sizeof scratch);
+			static_ok[i] = sl_filter_node_only(&cy, i, out);
+			continue;
+		}
+		size_t c = cl->cls[i];
+		if (!cls_ok[c])
+			cls_ok[c] = sl_filter_node_only(&cy, i, &cls_fit[c]) ? 1 : -1;
+		static_ok[i] = cls_ok[c] > 0;
+		if (detail)
+			*out = cls_fit[c];
+	}
+	if (by_class && !detail && !known) {
+		/* Every class has a node, so every class was judged above. */
+		pthread_mutex_lock(&cl->static_lock);
+		size_t before = cl->static_keys.n;
+		sl_intern(&cl->static_keys, sl_buf_str(&key));
+		if (cl->static_keys.n > before) {
+			sl_grow(&cl->static_verdicts, &cl->capstatic, cl->static_keys.n, sizeof *cl->static_verdicts);
+			cl->static_verdicts[before] = cls_ok;
+			cls_ok = NULL;
+		}
+		pthread_mutex_unlock(&cl->static_lock);
+	}
+	sl_buf_free(&key);
+	free(cls_fit);
+	free(cls_ok);
+}
+
+/* Whether pods must be placed one after another: inter-pod terms, hard spread or host ports, or
+ * a running pod's anti-affinity that may exclude a pod of the workload somewhere. */
+static bool needs_sequence(const struct sl_cluster *cl, const struct sl_workload *w, const char *old_hash)
+{
+	const struct sl_podspec *p = &w->pod;
+	struct sl_labels gl[2];
+	bool deploy = w->strategy != SL_STRATEGY_NONE;
+	sl_generation_labels(&gl[0], &p->labels, deploy ? old_hash : NULL);
+	sl_generation_labels(&gl[1], &p->labels, deploy ? "schedlint-new" : NULL);
+	bool hard_spread = false;
+	for (size_t k = 0; k < p->nspread; k++)
+		hard_spread |= p->spread[k].hard;
+	bool seq = p->naffinity || p->nanti || hard_spread || p->nports || blocked_by_running(cl, w, gl);
+	free(gl[0].v);
+	free(gl[1].v);
+	return seq;
+}
+
+/* Without detail: whether every replica and the surge fit, proven cheaply (capacities, or one
+ * sequential placement). False when a closer look is needed. */
+static bool fits_without_detail(struct sl_cluster *cl, const struct sl_workload *w, const bool *excluded,
+				const bool *static_ok, const char *old_hash, struct sl_analysis *a)
+{
+	if (!a->sequential)
+		return fits_at_a_glance(cl, w, excluded, static_ok, a);
+	struct sl_cycle s;
+	int64_t steady, surge;
+	int64_t own = a->own_running < a->replicas ? a->own_running : a->replicas;
+	sl_cycle_init(&s, cl, w, excluded, static_ok, old_hash);
+	sl_place_all(&s, w, NULL, own, &steady, &surge, NULL, NULL);
+	sl_cycle_free(&s);
+	if (steady == a->replicas && surge == a->max_surge && steady > 0 &&
+	    !(a->strategy == SL_STRATEGY_ROLLING && a->max_unavailable == 0 && surge == 0)) {
+		a->nfeasible = 1; /* at least */
+		a->steady_placed = steady;
+		a->surge_placed = surge;
+		a->total_slots = steady - own + surge;
+		return true;
+	}
+	return false;
+}
+
+/* With detail, after the node-only verdicts: every node's picture, for the proof. */
+static void analyze_in_detail(struct sl_cluster *cl, const struct sl_workload *w, const char *old_hash,
+			      struct sl_analysis *a)
+{
+	size_t n = cl->n;
+	const char *hash;
+	a->slots = sl_xcalloc(n + 1, sizeof *a->slots);
+	a->slot_limit = sl_xcalloc(n + 1, sizeof *a->slot_limit);
+	a->own_on = sl_xcalloc(n + 1, sizeof *a->own_on);
+	own_pods(cl, w, &hash, a->own_on);
+	bool *excluded = sl_xcalloc(n + 1, sizeof *excluded);
+	bool *static_ok = sl_xcalloc(n + 1, sizeof *static_ok);
+	sl_node_affinity_prefilter(&w->pod, cl->m, excluded);
+	for (size_t i = 0; i < n; i++)
+		static_ok[i] = a->fit[i].plugin == SL_FITS;
+	if (a->sequential) {
+		struct sl_cycle s;
+		sl_cycle_init(&s, cl, w, excluded, static_ok, old_hash);
+		analyze_in_sequence(&s, w, a, old_hash);
+		sl_cycle_free(&s);
+	} else
+		analyze_by_slots(&cl->reasons, cl->m, w, excluded, static_ok, a);
+	for (size_t i = 0; i < n; i++) {
+		/* Never filtered by the scheduler, and so absent from its message; the first filter
+		 * that would fail is still worth showing. */
+		a->fit[i].excluded = excluded[i];
+		if (excluded[i])
+			a->nexcluded++;
+		else if (a->fit[i].plugin == SL_FITS)
+			a->nfeasible++;
+	}
+	if (a->nfeasible == 0)
+		a->fit_error = sl_fit_error_text(n, a->fit, n);
+	a->detailed = true;
+	free(excluded);
+	free(static_ok);
+}
+
+void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, bool detail, struct sl_analysis *a)
+{
+	memset(a, 0, sizeof *a);
+	size_t n = cl->n;
+	a->pod = &w->pod;
+	a->nnodes = n;
+	a->replicas = w->replicas;
+	a->strategy = w->strategy;
+	a->is_rollout = w->strategy != SL_STRATEGY_NONE;
+	if (w->strategy == SL_STRATEGY_ROLLING)
+		sl_fenceposts(w, &a->max_surge, &a->max_unavailable);
+	const char *hash;
+	a->own_running = own_pods(cl, w, &hash, NULL);
+	const char *old_hash = hash ? hash : "schedlint-old";
+
+	bool *excluded = sl_xcalloc(n + 1, sizeof *excluded);
+	bool *static_ok = sl_xcalloc(n + 1, sizeof *static_ok);
+	sl_node_affinity_prefilter(&w->pod, cl->m, excluded);
+	judge_node_only(cl, &w->pod, detail, a, static_ok);
+	a->sequential = needs_sequence(cl, w, old_hash);
+	bool done = !detail && fits_without_detail(cl, w, excluded, static_ok, old_hash, a);
+	free(excluded);
+	free(static_ok);
+	if (!done && !detail) {
+		/* Something does not fit: the full picture, node by node, for the proof. */
+		struct sl_analysis full;
+		sl_analyze(cl, w, true, &full);
+		*a = full;
+		return;
+	}
+	if (!done)
+		analyze_in_detail(cl, w, old_hash, a);
+	a->rollout_deadlock =
+	    w->strategy == SL_STRATEGY_ROLLING && a->max_unavailable == 0 && a->surge_placed == 0 && a->replicas > 0;
+}
+
+void sl_analysis_free(struct sl_analysis *a)
+{
+	sl_nodefits_free(a->fit, a->nnodes);
+	sl_nodefits_free(a->steady_fit, a->nnodes);
+	sl_nodefits_free(a->rollout_fit, a->nnodes);
+	free(a->slots);
+	free(a->surge_slots);
+	free(a->own_on);
+	free(a->slot_limit);
+	free(a->fit_error);
+	free(a->steady_fit_error);
+	free(a->rollout_fit_error);
+	memset(a, 0, sizeof *a);
+}

@@ -1,0 +1,360 @@
+/* cluster.c — the cluster index (see cluster.h): running pods by node, namespace and label,
+ * the running pods with anti-affinity, node classes and topology domains. */
+#include "cluster.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin.h"
+
+static bool pod_running(const struct sl_pod *p)
+{
+	/* The scheduler's cache leaves out finished pods. */
+	return strcmp(p->phase, "Succeeded") && strcmp(p->phase, "Failed") && p->spec.node_name;
+}
+
+static bool terms_keep_namespace(const struct sl_podspec *p)
+{
+	for (size_t t = 0; t < p->nanti; t++)
+		if (p->anti[t].nnamespaces || p->anti[t].has_ns_selector)
+			return false;
+	return true;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The class key of a node: cordon, taints, and its labels but the hostname, sorted. */
+static void class_key(const struct sl_node *nd, struct sl_buf *b)
+{
+	sl_buf_reset(b);
+	sl_buf_printf(b, "%d", nd->unschedulable);
+	for (size_t t = 0; t < nd->ntaints; t++)
+		sl_buf_printf(b, "\x1e%s\x1f%s\x1f%s", nd->taints[t].key, nd->taints[t].value, nd->taints[t].effect);
+	const char **kv = sl_xcalloc(nd->labels.n + 1, sizeof *kv);
+	size_t nkv = 0;
+	for (size_t l = 0; l < nd->labels.n; l++)
+		if (strcmp(nd->labels.v[l].key, "kubernetes.io/hostname"))
+			kv[nkv++] = nd->labels.v[l].key;
+	qsort(kv, nkv, sizeof *kv, cmp_str);
+	sl_buf_puts(b, "\x1d");
+	for (size_t l = 0; l < nkv; l++)
+		sl_buf_printf(b, "\x1e%s\x1f%s", kv[l], sl_labels_get(&nd->labels, kv[l]));
+	free(kv);
+}
+
+static void topo_add(struct sl_cluster *c, const char *key);
+
+/* The one value an In requirement of sel requires, as "key\x1fvalue" in b; NULL when none does. */
+static const char *required_pair(const struct sl_selector *sel, struct sl_buf *b)
+{
+	for (size_t r = 0; sel && !sel->nothing && r < sel->nreqs; r++)
+		if (sel->reqs[r].op == SL_OP_IN && sel->reqs[r].nvals == 1) {
+			sl_buf_reset(b);
+			sl_buf_printf(b, "%s\x1f%s", sel->reqs[r].key, sel->reqs[r].vals[0]);
+			return b->s;
+		}
+	return NULL;
+}
+
+static void index_running(struct sl_cluster *c)
+{
+	struct sl_group_builder ns = {&c->by_ns, NULL, 0, 0}, lab = {&c->by_label, NULL, 0, 0},
+				pair = {&c->by_pair, NULL, 0, 0}, anti = {&c->anti_by_ns, NULL, 0, 0},
+				wild = {&c->anti_wild, NULL, 0, 0};
+	struct sl_buf key = SL_BUF_INIT;
+	for (size_t k = 0; k < c->npods; k++) {
+		const struct sl_podspec *p = &c->pods[k]->spec;
+		c->all[k] = k;
+		sl_group_add(&ns, p->namespace, k);
+		for (size_t l = 0; l < p->labels.n; l++) {
+			sl_buf_reset(&key);
+			sl_buf_printf(&key, "%s\x1f%s", p->labels.v[l].key, p->labels.v[l].val);
+			sl_group_add(&pair, key.s, k);
+			sl_buf_reset(&key);
+			sl_buf_printf(&key, "%s\x1f%s\x1f%s", p->namespace, p->labels.v[l].key, p->labels.v[l].val);
+			sl_group_add(&lab, key.s, k);
+		}
+		bool keep_ns = terms_keep_namespace(p);
+		if (p->nanti && keep_ns)
+			sl_group_add(&anti, p->namespace, k);
+		for (size_t t = 0; t < p->nanti && !keep_ns; t++) {
+			const char *req = required_pair(&p->anti[t].sel, &key);
+			if (!p->anti[t].sel.nothing) /* a term that selects nothing excludes nothing */
+				sl_group_add(&wild, req ? req : "", k);
+		}
+	}
+	sl_group_finish(&ns);
+	sl_group_finish(&lab);
+	sl_group_finish(&pair);
+	sl_group_finish(&anti);
+	sl_group_finish(&wild);
+	sl_buf_free(&key);
+}
+
+/* Per node, the resources scoring reads, as flat arrays. */
+static void node_resources(struct sl_cluster *c)
+{
+	const struct sl_model *m = c->m;
+	c->nz_cpu = sl_xcalloc(c->n + 1, sizeof *c->nz_cpu);
+	c->nz_mem = sl_xcalloc(c->n + 1, sizeof *c->nz_mem);
+	c->alloc_cpu = sl_xcalloc(c->n + 1, sizeof *c->alloc_cpu);
+	c->alloc_mem = sl_xcalloc(c->n + 1, sizeof *c->alloc_mem);
+	c->used_cpu = sl_xcalloc(c->n + 1, sizeof *c->used_cpu);
+	c->used_mem = sl_xcalloc(c->n + 1, sizeof *c->used_mem);
+	c->alloc_eph = sl_xcalloc(c->n + 1, sizeof *c->alloc_eph);
+	c->used_eph = sl_xcalloc(c->n + 1, sizeof *c->used_eph);
+	for (size_t i = 0; i < c->n; i++) {
+		c->alloc_eph[i] = sl_res_get(&m->nodes[i]->alloc, "ephemeral-storage");
+		c->used_eph[i] = sl_res_get(&m->nodes[i]->used, "ephemeral-storage");
+		c->alloc_cpu[i] = sl_res_get(&m->nodes[i]->alloc, "cpu");
+		c->alloc_mem[i] = sl_res_get(&m->nodes[i]->alloc, "memory");
+		c->used_cpu[i] = sl_res_get(&m->nodes[i]->used, "cpu");
+		c->used_mem[i] = sl_res_get(&m->nodes[i]->used, "memory");
+	}
+}
+
+/* Nodes with the same class key share the node-only filters' verdicts. */
+static void classify_nodes(struct sl_cluster *c)
+{
+	struct sl_buf key = SL_BUF_INIT;
+	struct sl_strpool classes = {0};
+	c->cls = sl_xcalloc(c->n + 1, sizeof *c->cls);
+	for (size_t i = 0; i < c->n; i++) {
+		class_key(c->m->nodes[i], &key);
+		sl_intern(&classes, sl_buf_str(&key));
+		c->cls[i] = sl_strmap_get(&classes.map, sl_buf_str(&key));
+	}
+	c->ncls = classes.n;
+	sl_strpool_free(&classes);
+	sl_buf_free(&key);
+}
+
+/* Every topology key the analyses will ask about, now: they may run on several threads, and the
+ * table must not move under them. */
+static void prepare_topologies(struct sl_cluster *c)
+{
+	const struct sl_model *m = c->m;
+	for (size_t w = 0; w < m->nworkloads; w++) {
+		const struct sl_podspec *p = &m->workloads[w]->pod;
+		for (size_t t = 0; t < p->naffinity; t++)
+			topo_add(c, p->affinity[t].topology_key);
+		for (size_t t = 0; t < p->nanti; t++)
+			topo_add(c, p->anti[t].topology_key);
+		for (size_t t = 0; t < p->nspread; t++)
+			topo_add(c, p->spread[t].topology_key);
+	}
+	for (size_t k = 0; k < c->npods; k++)
+		for (size_t t = 0; t < c->pods[k]->spec.nanti; t++)
+			topo_add(c, c->pods[k]->spec.anti[t].topology_key);
+}
+
+struct sl_cluster *sl_cluster_new(const struct sl_model *m)
+{
+	struct sl_cluster *c = sl_xcalloc(1, sizeof *c);
+	c->m = m;
+	c->n = m->nnodes;
+	struct sl_strmap names = {0};
+	for (size_t i = 0; i < m->nnodes; i++)
+		sl_strmap_put(&names, m->nodes[i]->name, i);
+	size_t *where = sl_xcalloc(m->npods + 1, sizeof *where);
+	c->pod_start = sl_xcalloc(c->n + 2, sizeof *c->pod_start);
+	for (size_t i = 0; i < m->npods; i++) {
+		where[i] = pod_running(m->pods[i]) ? sl_strmap_get(&names, m->pods[i]->spec.node_name) : (size_t)-1;
+		if (where[i] != (size_t)-1)
+			c->pod_start[where[i] + 2]++;
+	}
+	for (size_t i = 2; i < c->n + 2; i++)
+		c->pod_start[i] += c->pod_start[i - 1];
+	c->npods = c->pod_start[c->n + 1];
+	c->pods = sl_xcalloc(c->npods + 1, sizeof *c->pods);
+	c->pod_node = sl_xcalloc(c->npods + 1, sizeof *c->pod_node);
+	c->all = sl_xcalloc(c->npods + 1, sizeof *c->all);
+	node_resources(c);
+	for (size_t i = 0; i < m->npods; i++) {
+		if (where[i] == (size_t)-1)
+			continue;
+		size_t k = c->pod_start[where[i] + 1]++;
+		c->pods[k] = m->pods[i];
+		c->pod_node[k] = where[i];
+		c->nz_cpu[where[i]] += sl_nonzero_request(&m->pods[i]->spec, "cpu");
+		c->nz_mem[where[i]] += sl_nonzero_request(&m->pods[i]->spec, "memory");
+	}
+	index_running(c);
+	classify_nodes(c);
+	prepare_topologies(c);
+	pthread_mutex_init(&c->reasons.lock, NULL);
+	pthread_mutex_init(&c->static_lock, NULL);
+	free(where);
+	sl_strmap_free(&names);
+	return c;
+}
+
+void sl_cluster_free(struct sl_cluster *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->ntopos; i++)
+		free(c->topos[i].dom);
+	free(c->topos);
+	sl_strpool_free(&c->reasons.pool);
+	pthread_mutex_destroy(&c->reasons.lock);
+	for (size_t i = 0; i < c->static_keys.n; i++)
+		free(c->static_verdicts[i]);
+	free(c->static_verdicts);
+	sl_strpool_free(&c->static_keys);
+	pthread_mutex_destroy(&c->static_lock);
+	sl_group_free(&c->by_ns);
+	sl_group_free(&c->by_label);
+	sl_group_free(&c->anti_by_ns);
+	sl_group_free(&c->anti_wild);
+	sl_group_free(&c->by_pair);
+	free(c->all);
+	free(c->cls);
+	free(c->pod_start);
+	free(c->pods);
+	free(c->pod_node);
+	free(c->nz_cpu);
+	free(c->nz_mem);
+	free(c->alloc_cpu);
+	free(c->alloc_mem);
+	free(c->used_cpu);
+	free(c->used_mem);
+	free(c->alloc_eph);
+	free(c->used_eph);
+	free(c);
+}
+
+const size_t *sl_running_for(const struct sl_cluster *c, const char *ns, bool any_ns, const struct sl_selector *sel,
+			     struct sl_buf *scratch, size_t *n)
+{
+	if (any_ns) {
+		const char *pair = required_pair(sel, scratch);
+		if (pair)
+			return sl_group_get(&c->by_pair, pair, n);
+		*n = c->npods;
+		return c->all;
+	}
+	for (size_t r = 0; sel && !sel->nothing && r < sel->nreqs; r++)
+		if (sel->reqs[r].op == SL_OP_IN && sel->reqs[r].nvals == 1) {
+			sl_buf_reset(scratch);
+			sl_buf_printf(scratch, "%s\x1f%s\x1f%s", ns, sel->reqs[r].key, sel->reqs[r].vals[0]);
+			return sl_group_get(&c->by_label, scratch->s, n);
+		}
+	return sl_group_get(&c->by_ns, ns, n);
+}
+
+void sl_visit_running(const struct sl_cluster *c, const char *ns, bool any_ns, const struct sl_selector *const *sels,
+		      size_t nsels, uint32_t **stamp, uint32_t *epoch, void (*fn)(void *ctx, size_t pod), void *ctx)
+{
+	(*epoch)++;
+	if (!*stamp)
+		*stamp = sl_xcalloc(c->npods + 1, sizeof **stamp);
+	struct sl_buf scratch = SL_BUF_INIT;
+	for (size_t t = 0; t < nsels; t++) {
+		size_t n;
+		const size_t *ks = sl_running_for(c, ns, any_ns, sels[t], &scratch, &n);
+		for (size_t j = 0; j < n; j++) {
+			if ((*stamp)[ks[j]] == *epoch)
+				continue;
+			(*stamp)[ks[j]] = *epoch;
+			fn(ctx, ks[j]);
+		}
+	}
+	sl_buf_free(&scratch);
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void add_group(size_t **v, size_t *cap, size_t *n, const struct sl_group_index *gi, const char *key)
+{
+	size_t ng;
+	const size_t *g = sl_group_get(gi, key, &ng);
+	sl_grow(v, cap, *n + ng + 1, sizeof **v);
+	for (size_t j = 0; j < ng; j++)
+		(*v)[(*n)++] = g[j];
+}
+
+size_t *sl_anti_candidates(const struct sl_cluster *cl, const char *ns, const struct sl_labels *gl, size_t ngl,
+			   size_t *n)
+{
+	size_t cap = 0, *v = NULL;
+	*n = 0;
+	add_group(&v, &cap, n, &cl->anti_by_ns, ns);
+	size_t from = *n;
+	add_group(&v, &cap, n, &cl->anti_wild, "");
+	struct sl_buf key = SL_BUF_INIT;
+	for (size_t g = 0; g < ngl && cl->anti_wild.keys.n; g++)
+		for (size_t l = 0; l < gl[g].n; l++) {
+			sl_buf_reset(&key);
+			sl_buf_puts(&key, gl[g].v[l].key);
+			sl_buf_putc(&key, '\x1f');
+			sl_buf_puts(&key, gl[g].v[l].val);
+			add_group(&v, &cap, n, &cl->anti_wild, key.s);
+		}
+	sl_buf_free(&key);
+	qsort(v + from, *n - from, sizeof *v, cmp_size);
+	size_t u = from;
+	for (size_t j = from; j < *n; j++)
+		if (j == from || v[j] != v[j - 1])
+			v[u++] = v[j];
+	*n = u;
+	return v;
+}
+
+/* The domains of a topology key, computed once per key and run. */
+static void topo_add(struct sl_cluster *c, const char *key)
+{
+	for (size_t i = 0; i < c->ntopos; i++)
+		if (!strcmp(c->topos[i].key, key))
+			return;
+	sl_grow(&c->topos, &c->captopos, c->ntopos + 1, sizeof *c->topos);
+	struct sl_topo *t = &c->topos[c->ntopos];
+	t->key = key;
+	t->dom = sl_xcalloc(c->n + 1, sizeof *t->dom);
+	t->ndom = 0;
+	struct sl_strmap vals = {0};
+	for (size_t i = 0; i < c->n; i++) {
+		const char *v = sl_labels_get(&c->m->nodes[i]->labels, key);
+		if (!v) {
+			t->dom[i] = -1;
+			continue;
+		}
+		size_t d = sl_strmap_put(&vals, v, t->ndom);
+		if (d == t->ndom)
+			t->ndom++;
+		t->dom[i] = (int32_t)d;
+	}
+	sl_strmap_free(&vals);
+	c->ntopos++;
+}
+
+size_t sl_topo_id(const struct sl_cluster *c, const char *key)
+{
+	for (size_t i = 0; i < c->ntopos; i++)
+		if (!strcmp(c->topos[i].key, key))
+			return i;
+	fprintf(stderr, "schedlint: internal error: topology key %s was not prepared\n", key);
+	abort();
+}
+
+bool sl_judged_by_class(const struct sl_podspec *p)
+{
+	if (p->node_name || sl_labels_get(&p->node_selector, "kubernetes.io/hostname"))
+		return false;
+	for (size_t t = 0; t < p->nterms; t++) {
+		if (p->terms[t].nfields)
+			return false;
+		for (size_t e = 0; e < p->terms[t].nexprs; e++)
+			if (!strcmp(p->terms[t].exprs[e].key, "kubernetes.io/hostname"))
+				return false;
+	}
+	return true;
+}

@@ -1,0 +1,85 @@
+/* cluster.h — the cluster index: what the engine knows of the cluster beyond the model, built
+ * once per run by sl_cluster_new and shared read-only by every analysis (they may run on several
+ * threads). It owns its arrays and indexes; the nodes and pods it points at are the model's.
+ * Internal to linter/sched/; sched.h is the engine's interface. */
+#ifndef SL_SCHED_CLUSTER_H
+#define SL_SCHED_CLUSTER_H
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../index.h"
+#include "../sched.h"
+#include "status.h"
+
+/* The domains of one topology key: a small id per value of the label, per node. */
+struct sl_topo {
+	const char *key;
+	int32_t *dom; /* per node: the domain, -1 without the label */
+	size_t ndom;
+};
+
+struct sl_cluster {
+	const struct sl_model *m;
+	size_t n;
+	/* Running pods (bound to a known node, not finished), grouped by node: node i holds
+	 * pods[pod_start[i]] .. pods[pod_start[i + 1] - 1]. */
+	size_t *pod_start;
+	const struct sl_pod **pods;
+	size_t npods;
+	size_t *pod_node;
+	size_t *all;                    /* 0 .. npods - 1 */
+	struct sl_group_index by_ns;    /* running pods by namespace */
+	struct sl_group_index by_label; /* running pods by "namespace\x1fkey\x1fvalue" of each label */
+	struct sl_group_index by_pair;  /* running pods by "key\x1fvalue" of each label, any namespace */
+	/* Running pods with required anti-affinity: by namespace when every term keeps to the pod's
+	 * own namespace, else in anti_wild under "key\x1fvalue" of the label a term requires (one
+	 * value of an In), or "" for a term that requires none. */
+	struct sl_group_index anti_by_ns, anti_wild;
+	/* Nodes with the same labels (but the hostname), taints and cordon form a class: the filters
+	 * that look only at the node give them one verdict. */
+	size_t *cls;
+	size_t ncls;
+	int64_t *nz_cpu, *nz_mem; /* per node: requests as scoring counts them (0 becomes 100m / 200Mi) */
+	int64_t *alloc_cpu, *alloc_mem, *used_cpu, *used_mem; /* per node, for scoring */
+	int64_t *alloc_eph, *used_eph;
+	struct sl_topo *topos;
+	size_t ntopos, captopos;
+	struct sl_reasons reasons; /* the reason texts of every analysis */
+	/* Per-class verdicts of the node-only filters, by what of a pod spec they read (see
+	 * static_key in analyze.c): workloads written alike share them. Guarded by static_lock. */
+	struct sl_strpool static_keys;
+	signed char **static_verdicts; /* indexed like static_keys.v; ncls entries each */
+	size_t capstatic;
+	pthread_mutex_t static_lock;
+};
+
+/* The domains of a key that sl_cluster_new prepared (every key in the model); aborts on
+ * another. */
+size_t sl_topo_id(const struct sl_cluster *c, const char *key);
+static inline int32_t sl_topo_dom(const struct sl_cluster *c, size_t topo, size_t node)
+{
+	return c->topos[topo].dom[node];
+}
+
+/* Running pods that a selector of pods in namespace ns can select: those carrying the value of
+ * one of its single-valued In requirements, else every pod of the namespace; with any_ns (a term
+ * that names other namespaces) the same in every namespace. */
+const size_t *sl_running_for(const struct sl_cluster *c, const char *ns, bool any_ns, const struct sl_selector *sel,
+			     struct sl_buf *scratch, size_t *n);
+/* Each running pod a selector of sels[0 .. nsels) can select, once: fn(ctx, pod index). *stamp
+ * (one entry per running pod, allocated on first use) and *epoch belong to the caller, which
+ * visits many times. */
+void sl_visit_running(const struct sl_cluster *c, const char *ns, bool any_ns, const struct sl_selector *const *sels,
+		      size_t nsels, uint32_t **stamp, uint32_t *epoch, void (*fn)(void *ctx, size_t pod), void *ctx);
+/* The running pods whose anti-affinity may exclude a pod of namespace ns with one of the label
+ * sets gl[0 .. ngl): each once, in the running pods' order. The caller frees the list. */
+size_t *sl_anti_candidates(const struct sl_cluster *c, const char *ns, const struct sl_labels *gl, size_t ngl,
+			   size_t *n);
+
+/* Whether the filters that look only at the node give every node of a class the same verdict
+ * for p: not when the pod names nodes (nodeName, metadata.name fields, the hostname label). */
+bool sl_judged_by_class(const struct sl_podspec *p);
+
+#endif

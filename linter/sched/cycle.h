@@ -1,0 +1,68 @@
+/* cycle.h — the state of scheduling the pods of one workload (kube-scheduler's CycleState,
+ * carried from pod to pod as they are placed): the pod spec, the labels of its two generations,
+ * the pods placed so far, and the PreFilter state of each plugin that reads other pods. Sequential
+ * placement (placement.c) drives it: filter every node, score the feasible ones, bind the best,
+ * and tell the plugins (AddPod). A cycle owns its arrays and its plugins' states; sl_cycle_free
+ * releases them. Internal to linter/sched/. */
+#ifndef SL_SCHED_CYCLE_H
+#define SL_SCHED_CYCLE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../sched.h"
+#include "cluster.h"
+
+struct sl_placement {
+	size_t node;
+	int gen;
+};
+
+/* Each stateful plugin's PreFilter state, defined in the plugin's own file. */
+struct sl_fit_state;
+struct sl_spread_state;
+struct sl_interpod_state;
+
+/* Generations: 0 = the pods of the running ReplicaSet, 1 = the new one a rollout creates. They
+ * share the template's labels but not pod-template-hash. The node-only filters read only cl, m,
+ * p and pool, so a cycle with just those set serves them before any placement. */
+struct sl_cycle {
+	struct sl_cluster *cl;
+	const struct sl_model *m;
+	const struct sl_workload *w;
+	const struct sl_podspec *p;
+	size_t n;
+	struct sl_reasons *pool; /* where reason texts go; NULL: the verdict alone (no text formatted) */
+	const bool *excluded;    /* per node: left out by NodeAffinity's PreFilter */
+	const bool *static_ok;   /* per node: passes the node-only filters */
+	struct sl_labels gl[2];  /* the labels of a pod of each generation */
+	int gen;                 /* the generation of the incoming pod */
+	int64_t *placed;         /* per node: pods of the workload placed there, both generations */
+	int64_t *placed_gen[2];
+	struct sl_placement *log;
+	size_t nlog, caplog;
+	bool reverse;    /* choose the node the scheduler likes least (the order check) */
+	uint32_t *stamp; /* per running pod: the last visit's epoch (so each is counted once) */
+	uint32_t epoch;
+	size_t nall; /* nodes the scheduler filters at all (PreFilter may narrow them) */
+	size_t next_start;
+	struct sl_fit_state *fit;
+	struct sl_spread_state *spread;
+	struct sl_interpod_state *interpod;
+};
+
+void sl_cycle_init(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_workload *w, const bool *excluded,
+		   const bool *static_ok, const char *old_hash);
+void sl_cycle_free(struct sl_cycle *s);
+
+/* The labels of a pod of the template in a ReplicaSet: pod-template-hash set to hash (kept as
+ * the template has it when hash is NULL). out->v is the caller's to free. */
+void sl_generation_labels(struct sl_labels *out, const struct sl_labels *in, const char *hash);
+
+/* Place the replicas (generation 0) after the workload's own running pods, then the surge
+ * (generation 1), one pod at a time as the scheduler would. With a, records every node's verdict
+ * for the first pod and, where placement stopped, why (steady_fit, rollout_fit). */
+void sl_place_all(struct sl_cycle *s, const struct sl_workload *w, struct sl_analysis *a, int64_t own, int64_t *steady,
+		  int64_t *surge, struct sl_nodefit **steady_fit, struct sl_nodefit **rollout_fit);
+
+#endif

@@ -1,0 +1,232 @@
+/* NodeResourcesFit (pkg/scheduler/framework/plugins/noderesources): the pod count and the
+ * resources the scheduler tracks, as a filter, as a count of identical pods a node holds, and
+ * as the scores LeastAllocated and (its neighbour in the same package)
+ * NodeResourcesBalancedAllocation. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../quantity.h"
+#include "plugin.h"
+#include "status.h"
+
+/* The cycle's state: the pod's requests, counted once, and each node's capacity for it. */
+struct sl_fit_state {
+	struct sl_podres res;
+	int64_t *cap;                     /* per node: pods of the template its free resources hold; -1 not known yet */
+	int64_t pcpu, pmem, nzcpu, nzmem; /* the pod's requests, as filtered and as scored */
+};
+
+/* Resources the scheduler tracks as "scalar": extended (domain-qualified, outside
+ * kubernetes.io), hugepages and attachable volumes. Anything else a pod names is ignored. */
+static bool is_scalar_resource(const char *name)
+{
+	if (!strncmp(name, "hugepages-", 10) || !strncmp(name, "attachable-volumes-", 19))
+		return true;
+	return strchr(name, '/') && !strstr(name, "kubernetes.io/");
+}
+
+static bool is_checked_resource(const char *name)
+{
+	return !strcmp(name, "cpu") || !strcmp(name, "memory") || !strcmp(name, "ephemeral-storage") ||
+	       is_scalar_resource(name);
+}
+
+static bool request_all_zero(const struct sl_reslist *req)
+{
+	for (size_t i = 0; i < req->n; i++) {
+		const char *nm = req->v[i].name;
+		if (is_scalar_resource(nm))
+			return false;
+		if ((!strcmp(nm, "cpu") || !strcmp(nm, "memory") || !strcmp(nm, "ephemeral-storage")) &&
+		    req->v[i].amount)
+			return false;
+	}
+	return true;
+}
+
+bool sl_resources_short(struct sl_reasons *pool, const struct sl_podspec *p, const struct sl_node *n, int64_t placed,
+			struct sl_nodefit *out)
+{
+	bool short_ = false;
+	if (n->npods + placed + 1 > n->max_pods) {
+		if (!out)
+			return true;
+		short_ = true;
+		sl_nodefit_fail(out, SL_PL_NODE_RESOURCES_FIT, "Too many pods");
+	}
+	if (request_all_zero(&p->request))
+		return short_;
+	static const char *const basic[] = {"cpu", "memory", "ephemeral-storage"};
+	for (size_t i = 0; i < 3 + p->request.n; i++) {
+		const char *nm = i < 3 ? basic[i] : p->request.v[i - 3].name;
+		if (i >= 3 && !is_scalar_resource(nm))
+			continue;
+		int64_t req = sl_res_get(&p->request, nm);
+		int64_t need = sl_sat_add(sl_sat_add(req, sl_res_get(&n->used, nm)), sl_sat_mul(req, placed));
+		if (sl_res_get(&n->alloc, nm) < need) {
+			if (!out)
+				return true;
+			short_ = true;
+			sl_nodefit_fail(out, SL_PL_NODE_RESOURCES_FIT, sl_reason_printf(pool, "Insufficient %s", nm));
+		}
+	}
+	return short_;
+}
+
+int64_t sl_node_slots(const struct sl_podspec *p, const struct sl_node *n, const struct sl_nodefit *fit,
+		      const char **limit)
+{
+	*limit = NULL;
+	if (fit->plugin != SL_FITS && fit->plugin != SL_PL_NODE_RESOURCES_FIT)
+		return 0;
+	int64_t slots = n->max_pods - n->npods;
+	if (slots < 0)
+		slots = 0;
+	*limit = "pods";
+	if (request_all_zero(&p->request))
+		return slots;
+	static const char *const basic[] = {"cpu", "memory", "ephemeral-storage"};
+	for (size_t i = 0; i < 3 + p->request.n; i++) {
+		const char *nm = i < 3 ? basic[i] : p->request.v[i - 3].name;
+		if (i >= 3 && !is_checked_resource(nm))
+			continue;
+		int64_t req = sl_res_get(&p->request, nm);
+		int64_t free_ = sl_res_get(&n->alloc, nm) - sl_res_get(&n->used, nm);
+		/* A zero request still fails on an overcommitted node (allocatable < requested). */
+		int64_t s = req <= 0 ? (free_ < 0 ? 0 : INT64_MAX) : free_ <= 0 ? 0 : free_ / req;
+		if (s < slots) {
+			slots = s;
+			*limit = sl_res_find(&p->request, nm) ? sl_res_find(&p->request, nm)->name : nm;
+		}
+	}
+	return slots;
+}
+
+void sl_podres_init(struct sl_podres *r, const struct sl_podspec *p)
+{
+	memset(r, 0, sizeof *r);
+	r->all_zero = request_all_zero(&p->request);
+	r->cpu = sl_res_get(&p->request, "cpu");
+	r->mem = sl_res_get(&p->request, "memory");
+	r->eph = sl_res_get(&p->request, "ephemeral-storage");
+	for (size_t k = 0; k < p->request.n; k++)
+		if (is_scalar_resource(p->request.v[k].name)) {
+			if (r->nscalar == 8)
+				r->many = true;
+			else
+				r->scalar[r->nscalar++] = &p->request.v[k];
+		}
+}
+
+static int64_t fit_count(int64_t req, int64_t free_)
+{
+	/* A zero request still fails on an overcommitted node (allocatable < requested). */
+	return req <= 0 ? (free_ < 0 ? 0 : INT64_MAX) : free_ <= 0 ? 0 : free_ / req;
+}
+
+int64_t sl_node_capacity(const struct sl_cluster *c, const struct sl_podres *r, const struct sl_podspec *p, size_t i)
+{
+	const struct sl_node *nd = c->m->nodes[i];
+	if (r->many) {
+		struct sl_nodefit pass = {0};
+		const char *limit;
+		return sl_node_slots(p, nd, &pass, &limit);
+	}
+	int64_t slots = nd->max_pods - nd->npods;
+	if (slots < 0)
+		slots = 0;
+	if (r->all_zero)
+		return slots;
+	int64_t v;
+	if ((v = fit_count(r->cpu, c->alloc_cpu[i] - c->used_cpu[i])) < slots)
+		slots = v;
+	if ((v = fit_count(r->mem, c->alloc_mem[i] - c->used_mem[i])) < slots)
+		slots = v;
+	if ((v = fit_count(r->eph, c->alloc_eph[i] - c->used_eph[i])) < slots)
+		slots = v;
+	for (size_t k = 0; k < r->nscalar; k++) {
+		const char *nm = r->scalar[k]->name;
+		if ((v = fit_count(r->scalar[k]->amount, sl_res_get(&nd->alloc, nm) - sl_res_get(&nd->used, nm))) <
+		    slots)
+			slots = v;
+	}
+	return slots;
+}
+
+#define NONZERO_CPU 100
+#define NONZERO_MEM (200LL * 1024 * 1024)
+
+int64_t sl_nonzero_request(const struct sl_podspec *p, const char *res)
+{
+	int64_t v = sl_res_get(&p->request, res);
+	return v ? v : !strcmp(res, "cpu") ? NONZERO_CPU : NONZERO_MEM;
+}
+
+void sl_node_resources_fit_prefilter(struct sl_cycle *cy)
+{
+	if (cy->fit)
+		return; /* capacities do not change between generations */
+	struct sl_fit_state *st = sl_xcalloc(1, sizeof *st);
+	st->cap = sl_xcalloc(cy->n + 1, sizeof *st->cap);
+	for (size_t i = 0; i < cy->n; i++)
+		st->cap[i] = -1;
+	sl_podres_init(&st->res, cy->p);
+	st->pcpu = sl_res_get(&cy->p->request, "cpu");
+	st->pmem = sl_res_get(&cy->p->request, "memory");
+	st->nzcpu = sl_nonzero_request(cy->p, "cpu");
+	st->nzmem = sl_nonzero_request(cy->p, "memory");
+	cy->fit = st;
+}
+
+void sl_node_resources_fit_release(struct sl_cycle *cy)
+{
+	if (!cy->fit)
+		return;
+	free(cy->fit->cap);
+	free(cy->fit);
+	cy->fit = NULL;
+}
+
+bool sl_node_resources_fit_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out)
+{
+	if (out)
+		return !sl_resources_short(&cy->cl->reasons, cy->p, cy->m->nodes[node], cy->placed[node], out);
+	/* Identical pods: the node holds cap of them, whatever else is decided. */
+	struct sl_fit_state *st = cy->fit;
+	if (st->cap[node] < 0)
+		st->cap[node] = sl_node_capacity(cy->cl, &st->res, cy->p, node);
+	return cy->placed[node] < st->cap[node];
+}
+
+/* LeastAllocated's share of one resource, (allocatable - requested) * 100 / allocatable, 0 when
+ * nothing is left. The product is taken in 128 bits: allocatable may be anything up to
+ * INT64_MAX (quantities saturate), where 64 would overflow. */
+int64_t sl_free_share(int64_t alloc, int64_t req)
+{
+	if (alloc <= 0 || req > alloc)
+		return 0;
+	if (req < 0)
+		req = 0;
+	return (int64_t)((unsigned __int128)(uint64_t)(alloc - req) * 100 / (uint64_t)alloc);
+}
+
+int64_t sl_resources_score(const struct sl_cycle *cy, size_t i)
+{
+	const struct sl_cluster *cl = cy->cl;
+	const struct sl_fit_state *st = cy->fit;
+	/* LeastAllocated over cpu and memory, with scoring's non-zero requests */
+	int64_t acpu = cl->alloc_cpu[i], amem = cl->alloc_mem[i];
+	int64_t next = (int64_t)cy->placed[i] + 1;
+	int64_t rcpu = sl_sat_add(cl->nz_cpu[i], sl_sat_mul(next, st->nzcpu));
+	int64_t rmem = sl_sat_add(cl->nz_mem[i], sl_sat_mul(next, st->nzmem));
+	int64_t score = (sl_free_share(acpu, rcpu) + sl_free_share(amem, rmem)) / 2;
+	/* NodeResourcesBalancedAllocation: 1 - the spread of the two fractions */
+	double fc = acpu > 0 ? (double)sl_sat_add(cl->used_cpu[i], sl_sat_mul(next, st->pcpu)) / (double)acpu : 1;
+	double fm = amem > 0 ? (double)sl_sat_add(cl->used_mem[i], sl_sat_mul(next, st->pmem)) / (double)amem : 1;
+	if (fc > 1)
+		fc = 1;
+	if (fm > 1)
+		fm = 1;
+	return score + (int64_t)((1 - fabs(fc - fm) / 2) * 100);
+}

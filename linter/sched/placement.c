@@ -1,0 +1,182 @@
+/* placement.c — sequential placement: the pods of a workload placed one after another as the
+ * scheduler would (filter every node from where the last attempt stopped, score the feasible
+ * ones, bind the best), first the replicas, then a rollout's surge. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../quantity.h"
+#include "cycle.h"
+#include "plugin.h"
+#include "status.h"
+
+void sl_generation_labels(struct sl_labels *out, const struct sl_labels *in, const char *hash)
+{
+	out->v = sl_xcalloc(in->n + 1, sizeof *out->v);
+	out->n = 0;
+	for (size_t i = 0; i < in->n; i++)
+		if (!hash || strcmp(in->v[i].key, "pod-template-hash"))
+			out->v[out->n++] = in->v[i];
+	if (hash)
+		out->v[out->n++] = (struct sl_kv){"pod-template-hash", hash, NULL, NULL};
+}
+
+void sl_cycle_init(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_workload *w, const bool *excluded,
+		   const bool *static_ok, const char *old_hash)
+{
+	memset(s, 0, sizeof *s);
+	s->cl = cl;
+	s->m = cl->m;
+	s->w = w;
+	s->p = &w->pod;
+	s->n = cl->n;
+	s->pool = &cl->reasons;
+	s->excluded = excluded;
+	s->static_ok = static_ok;
+	for (size_t i = 0; i < s->n; i++)
+		s->nall += !excluded[i];
+	bool deploy = w->strategy != SL_STRATEGY_NONE;
+	sl_generation_labels(&s->gl[0], &w->pod.labels, deploy ? old_hash : NULL);
+	sl_generation_labels(&s->gl[1], &w->pod.labels, deploy ? "schedlint-new" : NULL);
+	s->placed = sl_xcalloc(s->n + 1, sizeof *s->placed);
+	s->placed_gen[0] = sl_xcalloc(s->n + 1, sizeof *s->placed_gen[0]);
+	s->placed_gen[1] = sl_xcalloc(s->n + 1, sizeof *s->placed_gen[1]);
+}
+
+void sl_cycle_free(struct sl_cycle *s)
+{
+	sl_plugins_release(s);
+	free(s->gl[0].v);
+	free(s->gl[1].v);
+	free(s->placed);
+	free(s->stamp);
+	free(s->placed_gen[0]);
+	free(s->placed_gen[1]);
+	free(s->log);
+}
+
+/* The plugins' counts for an incoming pod of generation gen: from the running pods, then from
+ * the pods placed so far. */
+static void phase_begin(struct sl_cycle *s, int gen)
+{
+	s->gen = gen;
+	sl_plugins_prefilter(s);
+	for (size_t l = 0; l < s->nlog; l++)
+		sl_plugins_add_pod(s, s->log[l].node, s->log[l].gen);
+	sl_plugins_refresh(s);
+}
+
+static void place(struct sl_cycle *s, size_t node, int gen)
+{
+	s->placed[node]++;
+	s->placed_gen[gen][node]++;
+	sl_grow(&s->log, &s->caplog, s->nlog + 1, sizeof *s->log);
+	s->log[s->nlog++] = (struct sl_placement){node, gen};
+	sl_plugins_add_pod(s, node, gen);
+	sl_plugins_refresh(s);
+}
+
+/* The scheduler's choice among feasible nodes, by the default profile's scores that can differ
+ * here: PodTopologySpread (weight 2), NodeResourcesFit LeastAllocated and
+ * NodeResourcesBalancedAllocation (weight 1 each). Ties go to the node listed first (the
+ * scheduler picks among them at random). */
+static size_t choose(const struct sl_cycle *s, const size_t *cand, size_t ncand, int64_t *spread)
+{
+	bool soft = sl_pod_topology_spread_scores(s, cand, ncand, spread);
+	int64_t best = INT64_MIN;
+	size_t pick = cand[0];
+	for (size_t c = 0; c < ncand; c++) {
+		int64_t score = (soft ? 2 * spread[c] : 0) + sl_resources_score(s, cand[c]);
+		if (s->reverse)
+			score = -score;
+		if (score > best || (s->reverse && score == best)) {
+			best = score;
+			pick = cand[c];
+		}
+	}
+	return pick;
+}
+
+/* How many feasible nodes the scheduler looks for before it stops filtering
+ * (numFeasibleNodesToFind, percentageOfNodesToScore left at its adaptive default). */
+static size_t feasible_to_find(size_t nall)
+{
+	if (nall < 100)
+		return nall;
+	int64_t pct = 50 - (int64_t)nall / 125;
+	if (pct < 5)
+		pct = 5;
+	size_t want = nall * (size_t)pct / 100;
+	return want < 100 ? 100 : want;
+}
+
+/* One scheduling attempt for the next pod: the chosen node, or (size_t)-1 when none fits. cand
+ * and spread are scratch, a node each. */
+static size_t step(struct sl_cycle *s, size_t *cand, int64_t *spread)
+{
+	/* Like the scheduler, filter from where the previous attempt stopped, and stop once enough
+	 * feasible nodes are found: placement follows, and large inventories stay cheap. */
+	size_t ncand = 0, k;
+	size_t want = feasible_to_find(s->nall);
+	for (k = 0; k < s->n && ncand < want; k++) {
+		size_t i = (s->next_start + k) % s->n;
+		if (!s->excluded[i] && s->static_ok[i] && sl_filter_others(s, i, NULL) == SL_FITS)
+			cand[ncand++] = i;
+	}
+	s->next_start = (s->next_start + k) % s->n;
+	return ncand ? choose(s, cand, ncand, spread) : (size_t)-1;
+}
+
+/* Every node's verdict for the next pod, with the reasons (for the FailedScheduling text). */
+static struct sl_nodefit *explain_step(struct sl_cycle *s, const struct sl_nodefit *static_fit)
+{
+	struct sl_nodefit *f = sl_xcalloc(s->n + 1, sizeof *f);
+	for (size_t i = 0; i < s->n; i++) {
+		if (!s->static_ok[i])
+			f[i] = static_fit[i];
+		else
+			sl_filter_others(s, i, &f[i]);
+		f[i].excluded = s->excluded[i];
+	}
+	return f;
+}
+
+void sl_place_all(struct sl_cycle *s, const struct sl_workload *w, struct sl_analysis *a, int64_t own, int64_t *steady,
+		  int64_t *surge, struct sl_nodefit **steady_fit, struct sl_nodefit **rollout_fit)
+{
+	size_t *cand = sl_xcalloc(s->n + 1, sizeof *cand);
+	int64_t *spread = sl_xcalloc(s->n + 1, sizeof *spread);
+	phase_begin(s, 0);
+	if (a)
+		for (size_t i = 0; i < s->n; i++)
+			if (s->static_ok[i])
+				sl_filter_others(s, i, &a->fit[i]);
+	*steady = own;
+	*surge = 0;
+	while (*steady < w->replicas) {
+		size_t i = step(s, cand, spread);
+		if (i == (size_t)-1) {
+			if (a)
+				*steady_fit = explain_step(s, a->fit);
+			break;
+		}
+		place(s, i, 0);
+		(*steady)++;
+	}
+	if (w->strategy == SL_STRATEGY_ROLLING) {
+		int64_t max_surge, max_unavailable;
+		sl_fenceposts(w, &max_surge, &max_unavailable);
+		phase_begin(s, 1);
+		while (*surge < max_surge) {
+			size_t i = step(s, cand, spread);
+			if (i == (size_t)-1) {
+				if (a)
+					*rollout_fit = explain_step(s, a->fit);
+				break;
+			}
+			place(s, i, 1);
+			(*surge)++;
+		}
+	}
+	free(cand);
+	free(spread);
+}

@@ -1,0 +1,117 @@
+/* plugin.h — the filter plugins of kube-scheduler's default profile, one file each, named after
+ * the plugin (pkg/scheduler/framework/plugins/<plugin>/), and listed once, in the profile's order,
+ * in plugins.c. Every plugin has a Filter; those that read other pods also keep a PreFilter state
+ * in the cycle (cycle.h), filled from the running pods (prefilter), updated as the workload's
+ * own pods are placed (add_pod, PreFilterExtensions.AddPod) and released with the cycle.
+ *
+ * To add a filter: write linter/sched/<plugin>.c with its Filter (and state hooks when it reads
+ * other pods), declare them below, give it an enum sl_plugin value in sched.h, and list it in
+ * plugins.c at its place in the profile. Internal to linter/sched/. */
+#ifndef SL_SCHED_PLUGIN_H
+#define SL_SCHED_PLUGIN_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cycle.h"
+
+struct sl_filter_plugin {
+	enum sl_plugin id;
+	const char *name; /* as kube-scheduler names it (and its FailedScheduling events) */
+	/* Reads the node and the pod spec alone: judged before any placement, once per class of
+	 * identical nodes when the pod names no node. */
+	bool node_only;
+	/* Evicting pods could make a node pass: it reads other pods, never labels, taints or the
+	 * cordon. */
+	bool preemptible;
+	/* Filter: whether the cycle's incoming pod may go to node; when not and out is not NULL, the
+	 * plugin and its reason are recorded there. */
+	bool (*filter)(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
+	/* PreFilter, for the cycle's generation: the state from the running pods. NULL: none. */
+	void (*prefilter)(struct sl_cycle *cy);
+	/* AddPod: a pod of the workload, of generation gen, now on node. NULL: nothing to count. */
+	void (*add_pod)(struct sl_cycle *cy, size_t node, int gen);
+	/* After prefilter or add_pod: what is derived from the counts (the spread's minimum). */
+	void (*refresh)(struct sl_cycle *cy);
+	void (*release)(struct sl_cycle *cy);
+};
+
+/* The profile's filters, in its order (plugins.c). */
+extern const struct sl_filter_plugin sl_filter_plugins[];
+extern const size_t sl_nfilter_plugins;
+
+/* The node-only filters in order: whether all pass (the first failure is recorded in out). */
+bool sl_filter_node_only(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
+/* The others in order: the first that fails, or SL_FITS. out may be NULL (the verdict alone). */
+enum sl_plugin sl_filter_others(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
+/* Every stateful plugin's hook, in order. */
+void sl_plugins_prefilter(struct sl_cycle *cy);
+void sl_plugins_add_pod(struct sl_cycle *cy, size_t node, int gen);
+void sl_plugins_refresh(struct sl_cycle *cy);
+void sl_plugins_release(struct sl_cycle *cy);
+
+/* NodeUnschedulable: a cordoned node, unless the pod tolerates its taint. */
+bool sl_node_unschedulable_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
+
+/* NodeName: spec.nodeName names another node. */
+bool sl_node_name_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
+
+/* TaintToleration: a NoSchedule or NoExecute taint the pod does not tolerate. */
+bool sl_taint_toleration_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
+/* Whether p tolerates taint, counting the tolerations admission adds to every pod. */
+bool sl_pod_tolerates(const struct sl_podspec *p, const struct sl_taint *taint);
+
+/* NodeAffinity: nodeSelector and required node affinity. */
+bool sl_node_affinity_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
+/* Its PreFilter: when every required term names nodes with matchFields metadata.name In, only
+ * the union of those names is filtered at all. Returns true and marks the others excluded
+ * (per node of m) when it narrows. */
+bool sl_node_affinity_prefilter(const struct sl_podspec *p, const struct sl_model *m, bool *excluded);
+
+/* NodePorts: a host port the pod wants is taken on the node, by a running pod or one of the
+ * workload's own placed there. */
+bool sl_node_ports_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
+
+/* NodeResourcesFit: the pod count and every resource the scheduler checks. */
+bool sl_node_resources_fit_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
+void sl_node_resources_fit_prefilter(struct sl_cycle *cy);
+void sl_node_resources_fit_release(struct sl_cycle *cy);
+/* The filter on its own: allocatable < request + requested (+ `placed` more of this pod). With out
+ * NULL, stops at the first shortage. Returns whether anything is short. Reasons go to pool. */
+bool sl_resources_short(struct sl_reasons *pool, const struct sl_podspec *p, const struct sl_node *n, int64_t placed,
+			struct sl_nodefit *out);
+/* A pod's requests in the form the capacity count wants: the three resources every node has,
+ * and the scalar (extended) ones it names. */
+struct sl_podres {
+	bool all_zero;
+	int64_t cpu, mem, eph;
+	const struct sl_res *scalar[8];
+	size_t nscalar;
+	bool many; /* more scalar resources than fit above: use the general count */
+};
+void sl_podres_init(struct sl_podres *r, const struct sl_podspec *p);
+/* sl_node_slots for node i, which passes the other filters, from the cluster's arrays. */
+int64_t sl_node_capacity(const struct sl_cluster *c, const struct sl_podres *r, const struct sl_podspec *p, size_t i);
+/* A request as scoring counts it: 0 cpu or memory becomes 100m or 200Mi. */
+int64_t sl_nonzero_request(const struct sl_podspec *p, const char *res);
+/* Score: NodeResourcesFit's LeastAllocated plus NodeResourcesBalancedAllocation for node, with
+ * the next pod of the workload on it. */
+int64_t sl_resources_score(const struct sl_cycle *cy, size_t node);
+
+/* PodTopologySpread: DoNotSchedule constraints filter; ScheduleAnyway ones only score. */
+bool sl_pod_topology_spread_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
+void sl_pod_topology_spread_prefilter(struct sl_cycle *cy);
+void sl_pod_topology_spread_add_pod(struct sl_cycle *cy, size_t node, int gen);
+void sl_pod_topology_spread_refresh(struct sl_cycle *cy);
+void sl_pod_topology_spread_release(struct sl_cycle *cy);
+/* Score: for each candidate, 0..100 (normalized; fewer matching pods is better) into score[c].
+ * Returns false, leaving score alone, when the pod has no ScheduleAnyway constraint. */
+bool sl_pod_topology_spread_scores(const struct sl_cycle *cy, const size_t *cand, size_t ncand, int64_t *score);
+
+/* InterPodAffinity: required affinity and anti-affinity, the pod's own and the running pods'. */
+bool sl_inter_pod_affinity_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
+void sl_inter_pod_affinity_prefilter(struct sl_cycle *cy);
+void sl_inter_pod_affinity_add_pod(struct sl_cycle *cy, size_t node, int gen);
+void sl_inter_pod_affinity_release(struct sl_cycle *cy);
+
+#endif

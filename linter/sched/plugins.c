@@ -1,0 +1,86 @@
+/* plugins.c — the filter plugins of kube-scheduler's default profile (v1.26), in the order the
+ * profile runs them; the first that fails decides a node's status. The volume plugins
+ * (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone) between NodeResourcesFit and
+ * PodTopologySpread are not modelled: they read PersistentVolumes, CSI limits and zones that the
+ * inputs do not carry. */
+#include "plugin.h"
+
+const struct sl_filter_plugin sl_filter_plugins[] = {
+    {SL_PL_NODE_UNSCHEDULABLE, "NodeUnschedulable", true, false, sl_node_unschedulable_filter, NULL, NULL, NULL, NULL},
+    {SL_PL_NODE_NAME, "NodeName", true, false, sl_node_name_filter, NULL, NULL, NULL, NULL},
+    {SL_PL_TAINT_TOLERATION, "TaintToleration", true, false, sl_taint_toleration_filter, NULL, NULL, NULL, NULL},
+    {SL_PL_NODE_AFFINITY, "NodeAffinity", true, false, sl_node_affinity_filter, NULL, NULL, NULL, NULL},
+    {SL_PL_NODE_PORTS, "NodePorts", false, true, sl_node_ports_filter, NULL, NULL, NULL, NULL},
+    {SL_PL_NODE_RESOURCES_FIT, "NodeResourcesFit", false, true, sl_node_resources_fit_filter,
+     sl_node_resources_fit_prefilter, NULL, NULL, sl_node_resources_fit_release},
+    {SL_PL_POD_TOPOLOGY_SPREAD, "PodTopologySpread", false, true, sl_pod_topology_spread_filter,
+     sl_pod_topology_spread_prefilter, sl_pod_topology_spread_add_pod, sl_pod_topology_spread_refresh,
+     sl_pod_topology_spread_release},
+    {SL_PL_INTER_POD_AFFINITY, "InterPodAffinity", false, true, sl_inter_pod_affinity_filter,
+     sl_inter_pod_affinity_prefilter, sl_inter_pod_affinity_add_pod, NULL, sl_inter_pod_affinity_release},
+};
+const size_t sl_nfilter_plugins = sizeof sl_filter_plugins / sizeof sl_filter_plugins[0];
+
+static const struct sl_filter_plugin *find(enum sl_plugin p)
+{
+	for (size_t i = 0; i < sl_nfilter_plugins; i++)
+		if (sl_filter_plugins[i].id == p)
+			return &sl_filter_plugins[i];
+	return NULL;
+}
+
+const char *sl_plugin_name(enum sl_plugin p)
+{
+	const struct sl_filter_plugin *f = find(p);
+	return f ? f->name : "";
+}
+
+bool sl_plugin_preemptible(enum sl_plugin p)
+{
+	const struct sl_filter_plugin *f = find(p);
+	return f && f->preemptible;
+}
+
+bool sl_filter_node_only(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out)
+{
+	for (size_t i = 0; i < sl_nfilter_plugins; i++)
+		if (sl_filter_plugins[i].node_only && !sl_filter_plugins[i].filter(cy, node, out))
+			return false;
+	return true;
+}
+
+enum sl_plugin sl_filter_others(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out)
+{
+	for (size_t i = 0; i < sl_nfilter_plugins; i++)
+		if (!sl_filter_plugins[i].node_only && !sl_filter_plugins[i].filter(cy, node, out))
+			return sl_filter_plugins[i].id;
+	return SL_FITS;
+}
+
+void sl_plugins_prefilter(struct sl_cycle *cy)
+{
+	for (size_t i = 0; i < sl_nfilter_plugins; i++)
+		if (sl_filter_plugins[i].prefilter)
+			sl_filter_plugins[i].prefilter(cy);
+}
+
+void sl_plugins_add_pod(struct sl_cycle *cy, size_t node, int gen)
+{
+	for (size_t i = 0; i < sl_nfilter_plugins; i++)
+		if (sl_filter_plugins[i].add_pod)
+			sl_filter_plugins[i].add_pod(cy, node, gen);
+}
+
+void sl_plugins_refresh(struct sl_cycle *cy)
+{
+	for (size_t i = 0; i < sl_nfilter_plugins; i++)
+		if (sl_filter_plugins[i].refresh)
+			sl_filter_plugins[i].refresh(cy);
+}
+
+void sl_plugins_release(struct sl_cycle *cy)
+{
+	for (size_t i = 0; i < sl_nfilter_plugins; i++)
+		if (sl_filter_plugins[i].release)
+			sl_filter_plugins[i].release(cy);
+}

@@ -1,0 +1,98 @@
+/* status.c — verdicts, reason texts and the FailedScheduling message (see status.h). */
+#include "status.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sl_nodefit_clear(struct sl_nodefit *f)
+{
+	memset(f, 0, sizeof *f);
+}
+
+void sl_nodefit_fail(struct sl_nodefit *f, enum sl_plugin p, const char *reason)
+{
+	f->plugin = p;
+	if (f->nreasons < SL_MAX_REASONS)
+		f->reasons[f->nreasons++] = reason;
+}
+
+const char *sl_reason_printf(struct sl_reasons *pool, const char *fmt, ...)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	sl_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&pool->lock);
+	const char *r = sl_intern(&pool->pool, sl_buf_str(&b));
+	pthread_mutex_unlock(&pool->lock);
+	sl_buf_free(&b);
+	return r;
+}
+
+struct reason_count {
+	const char *reason;
+	size_t count;
+};
+
+static int cmp_text(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* "0/N nodes are available: <count> <reason>, …." with the entries sorted as strings, as
+ * FitError.Error() does (so "10 …" sorts before "9 …"). */
+char *sl_fit_error_text(size_t nall, const struct sl_nodefit *fits, size_t n)
+{
+	struct reason_count *rc = NULL;
+	size_t nrc = 0, cap = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (fits[i].excluded)
+			continue;
+		for (size_t j = 0; j < fits[i].nreasons; j++) {
+			size_t k;
+			for (k = 0; k < nrc; k++)
+				if (!strcmp(rc[k].reason, fits[i].reasons[j]))
+					break;
+			if (k == nrc) {
+				sl_grow(&rc, &cap, nrc + 1, sizeof *rc);
+				rc[nrc].reason = fits[i].reasons[j];
+				rc[nrc++].count = 0;
+			}
+			rc[k].count++;
+		}
+	}
+	char **parts = sl_xcalloc(nrc, sizeof *parts);
+	for (size_t k = 0; k < nrc; k++)
+		parts[k] = sl_xasprintf("%zu %s", rc[k].count, rc[k].reason);
+	qsort(parts, nrc, sizeof *parts, cmp_text);
+	struct sl_buf b = SL_BUF_INIT;
+	sl_buf_printf(&b, "0/%zu nodes are available: ", nall);
+	for (size_t k = 0; k < nrc; k++) {
+		sl_buf_printf(&b, "%s%s", k ? ", " : "", parts[k]);
+		free(parts[k]);
+	}
+	sl_buf_putc(&b, '.');
+	free(parts);
+	free(rc);
+	return sl_buf_detach(&b);
+}
+
+struct sl_nodefit *sl_nodefits_copy(const struct sl_nodefit *f, size_t n)
+{
+	struct sl_nodefit *c = sl_xcalloc(n + 1, sizeof *c);
+	for (size_t i = 0; i < n; i++)
+		c[i] = f[i];
+	return c;
+}
+
+void sl_nodefits_free(struct sl_nodefit *f, size_t n)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < n; i++)
+		sl_nodefit_clear(&f[i]);
+	free(f);
+}
