@@ -1,6 +1,6 @@
 /* How schedlint's cost grows with its input: the rule-reaching repository of tests/bench_gen.c at
  * 1x and 10x, and, when ../shared/corpus is there, the corpus given 1, 2, 5 and 10 times over as
- * one file list (each copy a symbolic link to it: nothing is copied), beside a bare libyaml event
+ * one file list (copied once into the build directory), beside a bare libyaml event
  * parse of the same files (tests/bareparse.c). Each figure is the best wall time of RUNS runs;
  * peak RSS is the largest of them, divided by the bytes of the input. Targets are printed, not
  * enforced. */
@@ -272,21 +272,72 @@ int bench_rules(const char *bin, const char *dir1, const char *dir10)
 
 /* --- the corpus ------------------------------------------------------------------------------ */
 
-/* dir/c1 .. dir/cN: links to the corpus. */
-static int link_copies(const char *corpus, const char *dir, int n)
+/* A copy of the tree at from in to, file by file (symbolic links followed). */
+static int copy_tree(const char *from, const char *to)
 {
-	char abs[4096], link[4096 + 16];
-	if (!realpath(corpus, abs) || (mkdir(dir, 0777) && errno != EEXIST)) {
-		fprintf(stderr, "bench: %s: %s\n", errno == ENOENT ? corpus : dir, strerror(errno));
+	DIR *d = opendir(from);
+	if (!d || (mkdir(to, 0777) && errno != EEXIST)) {
+		fprintf(stderr, "bench: %s: %s\n", d ? to : from, strerror(errno));
+		if (d)
+			closedir(d);
+		return -1;
+	}
+	int rc = 0;
+	struct dirent *de;
+	while (!rc && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		char src[4096], dst[4096];
+		struct stat st;
+		snprintf(src, sizeof src, "%s/%s", from, de->d_name);
+		snprintf(dst, sizeof dst, "%s/%s", to, de->d_name);
+		if (stat(src, &st))
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			rc = copy_tree(src, dst);
+			continue;
+		}
+		if (!S_ISREG(st.st_mode))
+			continue;
+		FILE *in = fopen(src, "rb"), *out = in ? fopen(dst, "wb") : NULL;
+		char buf[65536];
+		size_t got;
+		while (out && (got = fread(buf, 1, sizeof buf, in)) > 0)
+			if (fwrite(buf, 1, got, out) != got)
+				break;
+		if (!out || ferror(in) || ferror(out) || fclose(out)) {
+			fprintf(stderr, "bench: cannot copy %s to %s\n", src, dst);
+			rc = -1;
+		}
+		if (in)
+			fclose(in);
+	}
+	closedir(d);
+	return rc;
+}
+
+/* dir/c1 .. dir/cN: copies of the corpus, made once. Real copies, not links: schedlint reads a
+ * file reached by two names once, so links would measure one copy ten times over. */
+static int corpus_copies(const char *corpus, const char *dir, int n)
+{
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		fprintf(stderr, "bench: %s: %s\n", dir, strerror(errno));
 		return -1;
 	}
 	for (int i = 1; i <= n; i++) {
-		snprintf(link, sizeof link, "%s/c%d", dir, i);
-		unlink(link);
-		if (symlink(abs, link)) {
-			fprintf(stderr, "bench: %s: %s\n", link, strerror(errno));
+		char c[4096], done[4096 + 8];
+		snprintf(c, sizeof c, "%s/c%d", dir, i);
+		snprintf(done, sizeof done, "%s.done", c);
+		if (access(done, F_OK) == 0)
+			continue;
+		struct stat st;
+		if (lstat(c, &st) == 0 && S_ISLNK(st.st_mode))
+			unlink(c); /* a link left by an older benchmark */
+		if (copy_tree(corpus, c))
 			return -1;
-		}
+		FILE *f = fopen(done, "w");
+		if (!f || fclose(f))
+			return -1;
 	}
 	return 0;
 }
@@ -312,7 +363,7 @@ int bench_corpus(const char *bin, const char *bare, const char *corpus, const ch
 	static const int scale[] = {1, 2, 5, 10};
 	double best[4] = {0}, bare_best;
 	long peak[4] = {0}, bare_peak;
-	if (link_copies(corpus, dir, 10))
+	if (corpus_copies(corpus, dir, 10))
 		return 1;
 	printf("bench: corpus %s, given 1, 2, 5 and 10 times over as one file list: %s --no-config FILE...\n", corpus,
 	       bin);
