@@ -92,6 +92,9 @@ struct sl_analysis {
 	char *rollout_fit_error;
 	struct sl_nodefit *rollout_fit; /* per node, when surge_placed < max_surge */
 	bool rollout_deadlock;
+	/* Sequential placement spent its budget (SL_PLACEMENT_BUDGET, an absurd number of replicas
+	 * that fit) before it ended: the workload counts as fitting, and is reported as not checked. */
+	bool not_placed;
 };
 
 /* Analyse one workload. Without detail, a workload whose replicas and surge all fit is settled

@@ -122,7 +122,8 @@ static void analyze_in_sequence(struct sl_cycle *s, const struct sl_workload *w,
 		a->surge_slots[i] = s->placed_gen[1][i];
 	}
 	a->total_slots = a->steady_placed - own + a->surge_placed;
-	if (a->steady_fit || a->rollout_fit) {
+	a->not_placed = s->truncated;
+	if ((a->steady_fit || a->rollout_fit) && !s->truncated) {
 		struct sl_cycle r;
 		int64_t steady, surge;
 		sl_cycle_init(&r, s->cl, w, s->excluded, s->static_ok, old_hash);
@@ -273,7 +274,16 @@ static bool fits_without_detail(struct sl_cluster *cl, const struct sl_workload 
 	int64_t own = a->own_running < a->replicas ? a->own_running : a->replicas;
 	sl_cycle_init(&s, cl, w, excluded, static_ok, old_hash);
 	sl_place_all(&s, w, NULL, own, &steady, &surge, NULL, NULL);
+	bool truncated = s.truncated;
 	sl_cycle_free(&s);
+	if (truncated) {
+		a->not_placed = true;
+		a->nfeasible = 1;
+		a->steady_placed = a->replicas;
+		a->surge_placed = a->max_surge;
+		a->total_slots = steady - own + surge;
+		return true;
+	}
 	if (steady == a->replicas && surge == a->max_surge && steady > 0 &&
 	    !(a->strategy == SL_STRATEGY_ROLLING && a->max_unavailable == 0 && surge == 0)) {
 		a->nfeasible = 1; /* at least */

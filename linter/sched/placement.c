@@ -123,6 +123,7 @@ static size_t step(struct sl_cycle *s, size_t *cand, int64_t *spread)
 			cand[ncand++] = i;
 	}
 	s->next_start = (s->next_start + k) % s->n;
+	s->work += k + 1;
 	return ncand ? choose(s, cand, ncand, spread) : (size_t)-1;
 }
 
@@ -152,7 +153,7 @@ void sl_place_all(struct sl_cycle *s, const struct sl_workload *w, struct sl_ana
 				sl_filter_others(s, i, &a->fit[i]);
 	*steady = own;
 	*surge = 0;
-	while (*steady < w->replicas) {
+	while (*steady < w->replicas && !(s->truncated = s->work > SL_PLACEMENT_BUDGET)) {
 		size_t i = step(s, cand, spread);
 		if (i == (size_t)-1) {
 			if (a)
@@ -166,7 +167,7 @@ void sl_place_all(struct sl_cycle *s, const struct sl_workload *w, struct sl_ana
 		int64_t max_surge, max_unavailable;
 		sl_fenceposts(w, &max_surge, &max_unavailable);
 		phase_begin(s, 1);
-		while (*surge < max_surge) {
+		while (*surge < max_surge && !(s->truncated = s->work > SL_PLACEMENT_BUDGET)) {
 			size_t i = step(s, cand, spread);
 			if (i == (size_t)-1) {
 				if (a)
