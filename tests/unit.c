@@ -142,6 +142,13 @@ static void test_fenceposts(void)
 	CHECK(s == 0 && u == 1);
 	fence(0, 1, 25, 1, 25, &s, &u); /* zero replicas: both resolve to 0 → 0/1 */
 	CHECK(s == 0 && u == 1);
+	/* At the limits the reader lets through (replicas and values up to 2^31 - 1, the API's
+	 * int32): the product fits 63 bits, so nothing saturates or wraps. */
+	CHECK(resolve(INT32_MAX, 1, INT32_MAX, 1) == 46116860141324207LL);
+	CHECK(resolve(INT32_MAX, 1, INT32_MAX, 0) == 46116860141324206LL);
+	CHECK(resolve(INT32_MAX, 0, INT32_MAX, 1) == INT32_MAX);
+	fence(INT32_MAX, 1, 100, 1, 0, &s, &u);
+	CHECK(s == INT32_MAX && u == 0);
 }
 
 /* A node with the given labels (pairs), built by hand. */
@@ -542,6 +549,14 @@ static void test_scores(void)
 	CHECK(sl_free_share(INT64_MAX, INT64_MAX / 2) == 50);
 	CHECK(sl_free_share(INT64_MAX, INT64_MAX - 1) == 0);
 	CHECK(sl_free_share(INT64_MAX, -5) == 100);
+	/* Sums and products over quantities saturate rather than wrap. */
+	CHECK(sl_sat_add(INT64_MAX, 1) == INT64_MAX);
+	CHECK(sl_sat_add(INT64_MAX - 1, 1) == INT64_MAX);
+	CHECK(sl_sat_add(-INT64_MAX, -1) == -INT64_MAX); /* symmetric: -INT64_MAX */
+	CHECK(sl_sat_mul(INT64_MAX / 2 + 1, 2) == INT64_MAX);
+	CHECK(sl_sat_mul(INT32_MAX, INT32_MAX) == 4611686014132420609LL);
+	CHECK(sl_sat_mul(-(INT64_MAX / 2) - 2, 2) == -INT64_MAX);
+	CHECK(sl_sat_mul(0, INT64_MAX) == 0);
 }
 
 static bool str_is(char *got, const char *want)
