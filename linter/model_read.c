@@ -26,7 +26,6 @@ void sl_read_error(struct sl_read *c, const struct sl_ynode *n, const char *fmt,
 	c->failed = 1;
 }
 
-/* The value at key when it is of kind k; NULL when absent or null; an error otherwise. */
 const struct sl_ynode *sl_read_want(struct sl_read *c, const struct sl_ynode *map, const char *key, enum sl_ykind k,
 				    const char *path)
 {
