@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "buf.h"
-#include "input.h"
+#include "source.h"
 
 const char *sl_level_name(enum sl_level l)
 {

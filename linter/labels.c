@@ -1,12 +1,13 @@
 /* labels.c — label selectors as the API machinery matches them: a requirement against a label
- * set (k8s.io/apimachinery/pkg/labels), a LabelSelector, and a pod (anti-)affinity term with its
- * namespaces and matchLabelKeys. Part of the model: it reads what k8s.c built and allocates
- * nothing. */
+ * set (k8s.io/apimachinery/pkg/labels), a LabelSelector, matchLabelKeys. Part of the model: it
+ * reads what model_read.c built and allocates nothing; sl_selector_free releases a selector's
+ * arrays. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "k8s.h"
+#include "labels.h"
 
 const char *sl_labels_get(const struct sl_labels *l, const char *key)
 {
@@ -73,19 +74,6 @@ bool sl_selector_matches(const struct sl_selector *s, const struct sl_labels *l)
 	return true;
 }
 
-/* A namespace described by a Namespace object of the inputs is matched on its labels (bound to
- * the term by sl_model_bind_pods); any other carries only kubernetes.io/metadata.name as far as
- * a linter knows (the API server sets it since 1.22). */
-static bool ns_selector_matches(const struct sl_podterm *t, const char *ns)
-{
-	size_t i = t->ns_index ? sl_strmap_get(t->ns_index, ns) : (size_t)-1;
-	if (i != (size_t)-1)
-		return sl_selector_matches(&t->ns_sel, &t->ns_known[i]->labels);
-	struct sl_kv kv = {"kubernetes.io/metadata.name", ns, NULL, NULL};
-	struct sl_labels l = {&kv, 1};
-	return sl_selector_matches(&t->ns_sel, &l);
-}
-
 /* matchLabelKeys: key In (the owner's value), as the API server merges them into the selector;
  * keys the owner lacks add nothing. (mismatchLabelKeys are the NotIn counterpart.) */
 bool sl_match_label_keys(const char *const *keys, size_t n, const struct sl_labels *owner,
@@ -100,25 +88,15 @@ bool sl_match_label_keys(const char *const *keys, size_t n, const struct sl_labe
 	return true;
 }
 
-bool sl_podterm_matches(const struct sl_podterm *t, const char *owner_ns, const struct sl_labels *owner, const char *ns,
-			const struct sl_labels *labels)
+const char *sl_op_name(enum sl_op op)
 {
-	bool ns_ok = false;
-	if (!t->nnamespaces && !t->has_ns_selector)
-		ns_ok = !strcmp(owner_ns, ns);
-	for (size_t i = 0; i < t->nnamespaces && !ns_ok; i++)
-		ns_ok = !strcmp(t->namespaces[i], ns);
-	if (!ns_ok && t->has_ns_selector)
-		ns_ok = ns_selector_matches(t, ns);
-	if (!ns_ok || !sl_selector_matches(&t->sel, labels))
-		return false;
-	if (!sl_match_label_keys(t->match_keys, t->nmatch_keys, owner, labels))
-		return false;
-	for (size_t i = 0; i < t->nmismatch_keys; i++) {
-		const char *v = sl_labels_get(owner, t->mismatch_keys[i]);
-		const char *lv = sl_labels_get(labels, t->mismatch_keys[i]);
-		if (v && lv && !strcmp(v, lv))
-			return false;
-	}
-	return true;
+	static const char *const names[] = {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "?"};
+	return names[op];
+}
+
+void sl_selector_free(struct sl_selector *s)
+{
+	for (size_t i = 0; i < s->nreqs; i++)
+		free(s->reqs[i].vals);
+	free(s->reqs);
 }

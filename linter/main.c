@@ -1,5 +1,6 @@
-/* main.c — the CLI: one options table, the pipeline load → model → inventory → check → report →
- * fix, and the exit status (0 clean, 1 findings at or above --fail-on, 2 usage or input error). */
+/* main.c — the CLI: one options table, then the pipeline stage by stage (pipeline()): config,
+ * load → model → check once per target (run.c), report, fix; and the exit status (0 clean, 1
+ * findings at or above --fail-on, 2 usage or input error). */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <getopt.h>
@@ -116,6 +117,117 @@ static void push_arg(const char ***v, size_t *n, size_t *cap, const char *arg)
 	(*v)[(*n)++] = arg;
 }
 
+/* The options that take a word or a number: -1 after saying what is wrong with arg. */
+static int parse_format(const char *arg, enum format *out)
+{
+	static const char *const names[] = {
+	    [FMT_TEXT] = "text", [FMT_SARIF] = "sarif", [FMT_JSON] = "json", [FMT_GITHUB] = "github"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (!strcmp(arg, names[i])) {
+			*out = (enum format)i;
+			return 0;
+		}
+	fprintf(stderr, "schedlint: error: unknown format '%s' (text, sarif, json, github)\n", arg);
+	return -1;
+}
+
+static int parse_color(const char *arg, int *out)
+{
+	if (!strcmp(arg, "auto"))
+		*out = -1;
+	else if (!strcmp(arg, "always"))
+		*out = 1;
+	else if (!strcmp(arg, "never"))
+		*out = 0;
+	else {
+		fprintf(stderr,
+			"schedlint: error: --color takes auto, always or never, "
+			"not '%s'\n",
+			arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_max_documents(const char *arg)
+{
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || n == 0) {
+		fprintf(stderr, "schedlint: error: --max-documents takes a positive number, not '%s'\n", arg);
+		return -1;
+	}
+	sl_yaml_max_documents = (size_t)n;
+	return 0;
+}
+
+/* One option (getopt's c, its argument in optarg). 0, or -1 after saying what is wrong; *done:
+ * the option's whole work is done (--help, --version). */
+static int take_option(int c, struct options *o, int *done)
+{
+	switch (c) {
+	case 'n':
+		push_arg(&o->nodes, &o->nnodes, &o->capnodes, optarg);
+		return 0;
+	case 'p':
+		push_arg(&o->pods, &o->npods, &o->cappods, optarg);
+		return 0;
+	case 'f':
+		return parse_format(optarg, &o->format);
+	case 'o':
+		o->output = optarg;
+		return 0;
+	case 'F':
+		if (sl_level_parse(optarg, &o->fail_on) < 0 || o->fail_on == SL_LEVEL_NONE) {
+			fprintf(stderr,
+				"schedlint: error: --fail-on takes error, warning or note, "
+				"not '%s'\n",
+				optarg);
+			return -1;
+		}
+		return 0;
+	case 'c':
+		return parse_color(optarg, &o->color);
+	case 'M':
+		return parse_max_documents(optarg);
+	case 'C':
+		o->config = optarg;
+		return 0;
+	case 'X':
+		push_arg(&o->exclude, &o->nexclude, &o->capexclude, optarg);
+		return 0;
+	case 'D':
+		push_arg(&o->disable, &o->ndisable, &o->capdisable, optarg);
+		return 0;
+	case 'I':
+		o->stdin_name = optarg;
+		return 0;
+	case 'h':
+		usage(stdout);
+		*done = 1;
+		return 0;
+	case 'V':
+		printf("schedlint %s\n", SL_VERSION);
+		*done = 1;
+		return 0;
+	}
+	bool *flag = c == 'x'   ? &o->fix
+		     : c == 'U' ? &o->diff
+		     : c == 'R' ? &o->dry_run
+		     : c == 'E' ? &o->explain
+		     : c == 'l' ? &o->list_rules
+		     : c == 'N' ? &o->no_config
+		     : c == 'S' ? &o->show_suppressed
+				: NULL;
+	if (!flag) {
+		fprintf(stderr, "Try 'schedlint --help'.\n");
+		return -1;
+	}
+	*flag = true;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct options *o, int *done)
 {
 	struct option lo[NOPTS + 1];
@@ -124,114 +236,9 @@ static int parse_args(int argc, char **argv, struct options *o, int *done)
 	memset(&lo[NOPTS], 0, sizeof lo[NOPTS]);
 	int c;
 	*done = 0;
-	while ((c = getopt_long(argc, argv, "n:p:f:o:hV", lo, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			push_arg(&o->nodes, &o->nnodes, &o->capnodes, optarg);
-			break;
-		case 'p':
-			push_arg(&o->pods, &o->npods, &o->cappods, optarg);
-			break;
-		case 'f':
-			if (!strcmp(optarg, "text"))
-				o->format = FMT_TEXT;
-			else if (!strcmp(optarg, "sarif"))
-				o->format = FMT_SARIF;
-			else if (!strcmp(optarg, "json"))
-				o->format = FMT_JSON;
-			else if (!strcmp(optarg, "github"))
-				o->format = FMT_GITHUB;
-			else {
-				fprintf(stderr, "schedlint: error: unknown format '%s' (text, sarif, json, github)\n",
-					optarg);
-				return -1;
-			}
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'F':
-			if (sl_level_parse(optarg, &o->fail_on) < 0 || o->fail_on == SL_LEVEL_NONE) {
-				fprintf(stderr,
-					"schedlint: error: --fail-on takes error, warning or note, "
-					"not '%s'\n",
-					optarg);
-				return -1;
-			}
-			break;
-		case 'x':
-			o->fix = true;
-			break;
-		case 'U':
-			o->diff = true;
-			break;
-		case 'R':
-			o->dry_run = true;
-			break;
-		case 'E':
-			o->explain = true;
-			break;
-		case 'c':
-			if (!strcmp(optarg, "auto"))
-				o->color = -1;
-			else if (!strcmp(optarg, "always"))
-				o->color = 1;
-			else if (!strcmp(optarg, "never"))
-				o->color = 0;
-			else {
-				fprintf(stderr,
-					"schedlint: error: --color takes auto, always or never, "
-					"not '%s'\n",
-					optarg);
-				return -1;
-			}
-			break;
-		case 'l':
-			o->list_rules = true;
-			break;
-		case 'C':
-			o->config = optarg;
-			break;
-		case 'N':
-			o->no_config = true;
-			break;
-		case 'X':
-			push_arg(&o->exclude, &o->nexclude, &o->capexclude, optarg);
-			break;
-		case 'D':
-			push_arg(&o->disable, &o->ndisable, &o->capdisable, optarg);
-			break;
-		case 'S':
-			o->show_suppressed = true;
-			break;
-		case 'I':
-			o->stdin_name = optarg;
-			break;
-		case 'M': {
-			char *end;
-			errno = 0;
-			unsigned long long n = strtoull(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-' || n == 0) {
-				fprintf(stderr, "schedlint: error: --max-documents takes a positive number, not '%s'\n",
-					optarg);
-				return -1;
-			}
-			sl_yaml_max_documents = (size_t)n;
-			break;
-		}
-		case 'h':
-			usage(stdout);
-			*done = 1;
-			return 0;
-		case 'V':
-			printf("schedlint %s\n", SL_VERSION);
-			*done = 1;
-			return 0;
-		default:
-			fprintf(stderr, "Try 'schedlint --help'.\n");
-			return -1;
-		}
-	}
+	while ((c = getopt_long(argc, argv, "n:p:f:o:hV", lo, NULL)) != -1)
+		if (take_option(c, o, done) < 0 || *done)
+			return *done ? 0 : -1;
 	return 0;
 }
 
@@ -307,6 +314,35 @@ static void report_config_errors(const struct options *o, const struct sl_config
 		fclose(out);
 }
 
+/* Stage config: the config, with the command line's additions. One that cannot be used stops the
+ * run (-1), its errors reported. */
+static int configure(const struct options *o, struct sl_config *cfg, bool ecolor)
+{
+	struct sl_findings errs = {0};
+	int rc = setup_config(o, cfg, &errs);
+	if (rc < 0)
+		report_config_errors(o, cfg, &errs, ecolor);
+	sl_findings_free(&errs);
+	return rc;
+}
+
+/* Options that contradict each other, or no manifest: 2 after saying so, else 0. Checked once the
+ * config is read, so that its errors come first and --list-rules needs no manifest. */
+static int check_usage(const struct options *o, size_t npaths)
+{
+	const char *usage_error = o->explain && o->format == FMT_SARIF    ? "--explain prints text or json, not sarif"
+				  : o->explain && o->format == FMT_GITHUB ? "--explain prints text or json, not github"
+				  : o->dry_run && !o->fix && !o->diff     ? "--dry-run goes with --fix"
+				  : !npaths                               ? "no manifests given"
+									  : NULL;
+	if (!usage_error)
+		return 0;
+	fprintf(stderr, "schedlint: error: %s\n", usage_error);
+	if (!npaths)
+		usage(stderr);
+	return 2;
+}
+
 /* The report: to --output, else to stdout, or to stderr when stdout carries the diff. Input
  * errors always reach stderr as well. Returns 0, or 2 when the report could not be written. */
 static int report(const struct options *o, struct sl_run *run, const struct sl_config *cfg, bool ecolor)
@@ -350,58 +386,19 @@ static int report(const struct options *o, struct sl_run *run, const struct sl_c
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* Stage fix: --fix writes the fixes into the files, --diff prints them. 2 when a file could not be
+ * fixed, else rc. */
+static int fix(const struct options *o, const struct sl_run *run, int rc)
 {
-	struct options o = {0};
-	o.fail_on = SL_ERROR;
-	o.color = -1;
-	int done;
-	if (parse_args(argc, argv, &o, &done) < 0 || done) {
-		free_options(&o);
-		return done ? 0 : 2;
-	}
-	bool ecolor = o.color == 1 || (o.color == -1 && isatty(2) && !no_color());
-	struct sl_config cfg;
-	struct sl_findings cfg_errs = {0};
-	if (setup_config(&o, &cfg, &cfg_errs) < 0) {
-		report_config_errors(&o, &cfg, &cfg_errs, ecolor);
-		sl_findings_free(&cfg_errs);
-		sl_config_free(&cfg);
-		free_options(&o);
+	if ((o->fix || o->diff) && sl_fix_files(&run->ss, &run->fs, o->diff ? stdout : NULL) < 0)
 		return 2;
-	}
-	if (o.list_rules) {
-		list_rules(&cfg);
-		sl_config_free(&cfg);
-		free_options(&o);
-		return 0;
-	}
-	const char *usage_error = o.explain && o.format == FMT_SARIF    ? "--explain prints text or json, not sarif"
-				  : o.explain && o.format == FMT_GITHUB ? "--explain prints text or json, not github"
-				  : o.dry_run && !o.fix && !o.diff      ? "--dry-run goes with --fix"
-				  : optind >= argc                      ? "no manifests given"
-									: NULL;
-	if (usage_error) {
-		fprintf(stderr, "schedlint: error: %s\n", usage_error);
-		if (optind >= argc)
-			usage(stderr);
-		sl_config_free(&cfg);
-		free_options(&o);
-		return 2;
-	}
+	return rc;
+}
 
-	o.diff = o.diff || o.dry_run;
-	struct sl_run run = {0};
-	run.cfg = &cfg;
-	run.explain = o.explain;
-	run.fix = o.fix;
-	run.explain_json = o.explain && o.format != FMT_TEXT;
-	run.stdin_name = o.stdin_name;
-	sl_run(&run, o.nodes, o.nnodes, o.pods, o.npods, argv + optind, (size_t)(argc - optind));
-	struct sl_findings *fs = &run.fs;
-	int rc = report(&o, &run, &cfg, ecolor);
-	if ((o.fix || o.diff) && sl_fix_files(&run.ss, fs, o.diff ? stdout : NULL) < 0)
-		rc = 2;
+/* rc unless it is 0: then 2 for input errors, 1 for findings at or above --fail-on that are not
+ * suppressed, else 0. */
+static int exit_status(const struct options *o, const struct sl_findings *fs, int rc)
+{
 	size_t counts[4] = {0};
 	for (size_t i = 0; i < fs->n; i++)
 		if (fs->v[i].rule && !fs->v[i].nsupp)
@@ -409,11 +406,46 @@ int main(int argc, char **argv)
 	if (!rc && fs->input_errors)
 		rc = 2;
 	if (!rc)
-		for (int l = o.fail_on; l <= SL_ERROR; l++)
+		for (int l = o->fail_on; l <= SL_ERROR; l++)
 			if (counts[l])
 				rc = 1;
-	sl_run_free(&run);
+	return rc;
+}
+
+/* The pipeline, stage by stage: config; load → model → check, once per target (sl_run, run.c);
+ * report; fix. Returns the exit status. */
+static int pipeline(struct options *o, char *const *paths, size_t npaths)
+{
+	bool ecolor = o->color == 1 || (o->color == -1 && isatty(2) && !no_color());
+	struct sl_config cfg;
+	int rc = configure(o, &cfg, ecolor) < 0 ? 2 : 0;
+	if (!rc && o->list_rules)
+		list_rules(&cfg);
+	else if (!rc && !(rc = check_usage(o, npaths))) {
+		o->diff = o->diff || o->dry_run;
+		struct sl_run run = {.cfg = &cfg,
+				     .explain = o->explain,
+				     .explain_json = o->explain && o->format != FMT_TEXT,
+				     .stdin_name = o->stdin_name,
+				     .fix = o->fix};
+		sl_run(&run, o->nodes, o->nnodes, o->pods, o->npods, paths, npaths);
+		rc = report(o, &run, &cfg, ecolor);
+		rc = fix(o, &run, rc);
+		rc = exit_status(o, &run.fs, rc);
+		sl_run_free(&run);
+	}
 	sl_config_free(&cfg);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = {.fail_on = SL_ERROR, .color = -1};
+	int done, rc;
+	if (parse_args(argc, argv, &o, &done) < 0 || done)
+		rc = done ? 0 : 2;
+	else
+		rc = pipeline(&o, argv + optind, (size_t)(argc - optind));
 	free_options(&o);
 	return rc;
 }

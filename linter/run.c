@@ -21,6 +21,12 @@ struct sl_explained {
 	cJSON *json;
 };
 
+/* Every workload's, of every target. */
+struct explained_list {
+	struct sl_explained *v;
+	size_t n, cap;
+};
+
 struct target {
 	int index; /* -1: the default target */
 	struct sl_load *loads;
@@ -88,8 +94,7 @@ static void *check_worker(void *arg)
 }
 
 /* Every workload of the model, two threads taking them in turn; results merge in order. */
-static void check_workloads(struct sl_run *r, const struct sl_model *m, struct sl_explained **ex, size_t *nex,
-			    size_t *capex)
+static void check_workloads(struct sl_run *r, const struct sl_model *m, struct explained_list *ex)
 {
 	struct sl_cluster *cl = m->nnodes ? sl_cluster_new(m) : NULL;
 	size_t nw = m->nworkloads;
@@ -106,8 +111,8 @@ static void check_workloads(struct sl_run *r, const struct sl_model *m, struct s
 	for (size_t i = 0; i < nw; i++) {
 		sl_findings_move(&r->fs, &job.found[i]);
 		if (job.ex) {
-			sl_grow(ex, capex, *nex + 1, sizeof **ex);
-			(*ex)[(*nex)++] = job.ex[i];
+			sl_grow(&ex->v, &ex->cap, ex->n + 1, sizeof *ex->v);
+			ex->v[ex->n++] = job.ex[i];
 		}
 	}
 	free(job.found);
@@ -148,14 +153,13 @@ static bool key_read(void *ctx, const char *key)
 	return sl_policies_read_key(r->cfg, key);
 }
 
-static void run_target(struct sl_run *r, const struct target *t, struct sl_suppress *sup, struct sl_findings *errs,
-		       struct sl_explained **ex, size_t *nex, size_t *capex)
+/* Stage model: the target's sources parsed and their objects read and related, in a model of the
+ * target's own. Inventories shared by several targets report their input errors once. */
+static void model(struct sl_run *r, const struct target *t, struct sl_model *m, struct sl_findings *errs)
 {
-	struct sl_model m = {0};
 	struct sl_findings loaded = {0};
 	struct sl_tree_readers readers = {source_read, object_read, key_read, r->fix, r};
-	sl_model_load_many(&m, t->loads, t->nloads, &readers, &loaded);
-	/* Inventories shared by several targets report their input errors once. */
+	sl_model_load_many(m, t->loads, t->nloads, &readers, &loaded);
 	for (size_t i = 0; i < loaded.n; i++) {
 		struct sl_finding *f = &loaded.v[i];
 		if (f->at.src && f->at.src->parsed) {
@@ -169,18 +173,26 @@ static void run_target(struct sl_run *r, const struct target *t, struct sl_suppr
 	free(loaded.v);
 	for (size_t i = 0; i < t->nloads; i++)
 		t->loads[i].src->parsed = true;
-	sl_model_bind_pods(&m);
+	sl_model_bind_pods(m);
+}
+
+/* Stage check: every workload through the rules (or --explain), the manifests' objects through
+ * the policies, the suppressions applied; the findings then carry the target's name, and no longer
+ * the model, which goes next. */
+static void check(struct sl_run *r, const struct target *t, const struct sl_model *m, struct sl_suppress *sup,
+		  struct sl_findings *errs, struct explained_list *ex)
+{
 	size_t from = r->fs.n;
-	check_workloads(r, &m, ex, nex, capex);
+	check_workloads(r, m, ex);
 	if (!r->explain) {
-		sl_suppress_begin(sup, t->index, m.nnodes > 0);
+		sl_suppress_begin(sup, t->index, m->nnodes > 0);
 		struct object_pass op = {r, sup, errs};
 		for (size_t i = 0; i < t->nloads; i++) {
 			if (t->loads[i].role != SL_ROLE_MANIFESTS || t->loads[i].src->failed ||
 			    t->loads[i].src->skipped)
 				continue;
-			sl_suppress_source(sup, t->loads[i].src, &m.streams[i]);
-			sl_stream_objects(&m.streams[i], each_object, &op);
+			sl_suppress_source(sup, t->loads[i].src, &m->streams[i]);
+			sl_stream_objects(&m->streams[i], each_object, &op);
 		}
 		sl_suppress_apply(sup, &r->fs, from, errs);
 	}
@@ -189,7 +201,6 @@ static void run_target(struct sl_run *r, const struct target *t, struct sl_suppr
 		r->fs.v[i].subject = NULL; /* the model goes now */
 		r->fs.v[i].target = name;
 	}
-	sl_model_free(&m);
 }
 
 static void add_load(struct target *t, struct sl_source *src, enum sl_input_role role)
@@ -306,17 +317,19 @@ static int cmp_explained(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
-void sl_run(struct sl_run *r, const char *const *nodes, size_t nnodes, const char *const *pods, size_t npods,
-	    char *const *paths, size_t npaths)
+/* Stage load: every input read (or left for a parsing thread to read) and given to its targets:
+ * the default target's inventories first, so that their errors come first (the command line's,
+ * or else the config's), then the manifests, each to the target its path falls in, then the
+ * inventories of the targets that have manifests. Returns the targets, [0] the default one. */
+static struct target *load(struct sl_run *r, const char *const *nodes, size_t nnodes, const char *const *pods,
+			   size_t npods, char *const *paths, size_t npaths)
 {
 	struct sl_config *c = r->cfg;
-	size_t nt = c->ntargets + 1; /* [0] is the default target */
+	size_t nt = c->ntargets + 1;
 	struct target *ts = sl_xcalloc(nt, sizeof *ts);
 	r->ss.defer_reading = true; /* files are read where they are parsed, several at a time */
 	for (size_t i = 0; i < nt; i++)
 		ts[i].index = (int)i - 1;
-	/* The default target's inventories first, so that their errors come first: the command
-	 * line's, or else the config's. */
 	add_inventories(r, &ts[0], nnodes ? (char *const *)nodes : c->nodes, nnodes ? nnodes : c->nnodes,
 			npods ? (char *const *)pods : c->pods, npods ? npods : c->npods, &r->fs);
 	struct sl_input_filter filter = {skip_excluded, r};
@@ -340,40 +353,57 @@ void sl_run(struct sl_run *r, const char *const *nodes, size_t nnodes, const cha
 		if (ts[i + 1].nmanifests)
 			add_inventories(r, &ts[i + 1], c->targets[i].nodes, c->targets[i].nnodes, c->targets[i].pods,
 					c->targets[i].npods, &r->fs);
+	return ts;
+}
+
+/* After every target: the suppressions that suppressed nothing, the report's order, and
+ * --explain's text or JSON in the order of the workloads. */
+static void finish(struct sl_run *r, struct sl_suppress *sup, struct explained_list *ex)
+{
+	if (!r->explain)
+		sl_suppress_unused(sup, &r->fs, &r->fs);
+	order_findings(r);
+	if (!r->explain)
+		return;
+	qsort(ex->v, ex->n, sizeof *ex->v, cmp_explained);
+	if (r->explain_json)
+		r->explained_json = cJSON_CreateArray();
+	for (size_t i = 0; i < ex->n; i++) {
+		if (ex->v[i].json)
+			cJSON_AddItemToArray(r->explained_json, ex->v[i].json);
+		if (ex->v[i].text) {
+			if (r->explained.len && *ex->v[i].text)
+				sl_buf_putc(&r->explained, '\n');
+			sl_buf_puts(&r->explained, ex->v[i].text);
+			free(ex->v[i].text);
+		}
+	}
+}
+
+void sl_run(struct sl_run *r, const char *const *nodes, size_t nnodes, const char *const *pods, size_t npods,
+	    char *const *paths, size_t npaths)
+{
+	size_t nt = r->cfg->ntargets + 1;
+	struct target *ts = load(r, nodes, nnodes, pods, npods, paths, npaths);
 	struct sl_suppress sup;
-	sl_suppress_init(&sup, c);
-	size_t nex = 0, capex = 0;
-	struct sl_explained *ex = NULL;
+	sl_suppress_init(&sup, r->cfg);
+	struct explained_list ex = {0};
 	for (size_t i = 0; i < nt; i++) {
 		/* A target none of whose files is in this run is not checked (its inventory is not
 		 * even read); the default one is, without targets, as it always was. */
-		if (!ts[i].nmanifests && (i || c->ntargets))
+		if (!ts[i].nmanifests && (i || r->cfg->ntargets))
 			continue;
-		run_target(r, &ts[i], &sup, &r->fs, &ex, &nex, &capex);
+		struct sl_model m = {0};
+		model(r, &ts[i], &m, &r->fs);
+		check(r, &ts[i], &m, &sup, &r->fs, &ex);
+		sl_model_free(&m);
 	}
-	if (!r->explain)
-		sl_suppress_unused(&sup, &r->fs, &r->fs);
+	finish(r, &sup, &ex);
 	sl_suppress_free(&sup);
 	for (size_t i = 0; i < nt; i++)
 		free(ts[i].loads);
 	free(ts);
-	order_findings(r);
-	if (r->explain) {
-		qsort(ex, nex, sizeof *ex, cmp_explained);
-		if (r->explain_json)
-			r->explained_json = cJSON_CreateArray();
-		for (size_t i = 0; i < nex; i++) {
-			if (ex[i].json)
-				cJSON_AddItemToArray(r->explained_json, ex[i].json);
-			if (ex[i].text) {
-				if (r->explained.len && *ex[i].text)
-					sl_buf_putc(&r->explained, '\n');
-				sl_buf_puts(&r->explained, ex[i].text);
-				free(ex[i].text);
-			}
-		}
-	}
-	free(ex);
+	free(ex.v);
 }
 
 void sl_run_free(struct sl_run *r)

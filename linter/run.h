@@ -1,8 +1,8 @@
-/* run.h — the pipeline below the command line: load → model → inventory → check → suppress, once
- * per target (the files that form one cluster, with that cluster's inventory). Without targets
- * there is one, as there is without a config. Owns: every source read (findings point into them)
- * and every finding, input errors first in the order of their sources, then rule findings in the
- * order of the objects they are about. */
+/* run.h — the pipeline below the command line: load, then model → check (rules, inventory gaps,
+ * policies, suppressions) once per target (the files that form one cluster, with that cluster's
+ * inventory). Without targets there is one, as there is without a config. Owns: every source
+ * read (findings point into them) and every finding, input errors first in the order of their
+ * sources, then rule findings in the order of the objects they are about. */
 #ifndef SL_RUN_H
 #define SL_RUN_H
 #include <cjson/cJSON.h>

@@ -7,6 +7,7 @@
 
 #include "buf.h"
 #include "input.h"
+#include "ymerge.h"
 
 static struct sl_yarena *arena_of(struct sl_ystream *ys)
 {
@@ -94,6 +95,8 @@ struct builder {
 	bool drop_value;                       /* the key just read was left out: its value goes too */
 	bool dropping;                         /* skipping that value (b->skip levels deep) */
 	bool drop_flow[SL_YAML_MAX_DEPTH + 1]; /* per skipped level: a flow collection */
+	unsigned docno;                        /* documents ended so far */
+	bool done;                             /* the stream ended */
 };
 
 static void compile_patterns(struct builder *b, const char *const *keep)
@@ -177,55 +180,6 @@ static size_t sat_add(size_t a, size_t b)
 	return a > UINT32_MAX - b || b > UINT32_MAX ? UINT32_MAX : a + b;
 }
 
-static int key_eq(const struct sl_ynode *a, const struct sl_ynode *b)
-{
-	return a->kind == SL_YSCALAR && b->kind == SL_YSCALAR && a->len == b->len && !memcmp(a->str, b->str, a->len);
-}
-
-static int is_merge_key(const struct sl_ynode *k)
-{
-	return k->kind == SL_YSCALAR && k->plain && k->len == 2 && !memcmp(k->str, "<<", 2);
-}
-
-struct pair {
-	struct sl_ynode *k, *v;
-	size_t order;
-};
-
-static int cmp_pair(const void *a, const void *b)
-{
-	const struct pair *x = a, *y = b;
-	int xs = x->k->kind == SL_YSCALAR, ys = y->k->kind == SL_YSCALAR;
-	if (xs != ys)
-		return xs - ys;
-	if (xs) {
-		size_t n = x->k->len < y->k->len ? x->k->len : y->k->len;
-		int c = memcmp(x->k->str, y->k->str, n);
-		if (c)
-			return c;
-		if (x->k->len != y->k->len)
-			return x->k->len < y->k->len ? -1 : 1;
-	}
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-static int cmp_order(const void *a, const void *b)
-{
-	const struct pair *x = a, *y = b;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-static void add_pair(struct pair **ps, size_t *n, size_t *cap, struct sl_ynode *k, struct sl_ynode *v, size_t order)
-{
-	sl_grow(ps, cap, *n + 1, sizeof **ps);
-	(*ps)[*n].k = k;
-	(*ps)[*n].v = v;
-	(*ps)[*n].order = order;
-	(*n)++;
-}
-
-/* Close a mapping: apply merge keys (explicit keys win, then earlier merged maps win), then keep
- * only the last of duplicate keys. Sorting keeps this O(n log n) for hostile key counts. */
 /* The node of the collection f, with room for nptr children. */
 static struct sl_ynode *new_collection(struct builder *b, const struct frame *f, size_t nptr)
 {
@@ -237,25 +191,11 @@ static struct sl_ynode *new_collection(struct builder *b, const struct frame *f,
 	return n;
 }
 
-/* Whether the pairs hold a merge key or a key twice, for few pairs (more go the general way). */
-static bool plain_pairs(struct sl_ynode *const *items, size_t n)
-{
-	if (n > 32)
-		return false;
-	for (size_t i = 0; i < n; i += 2) {
-		if (is_merge_key(items[i]))
-			return false;
-		for (size_t j = 0; j < i; j += 2)
-			if (key_eq(items[i], items[j]))
-				return false;
-	}
-	return true;
-}
-
 static struct sl_ynode *finish_map(struct builder *b, struct frame *f)
 {
 	struct sl_ynode **items = f->n ? b->items + f->first : NULL; /* none yet: no array */
-	if (plain_pairs(items, f->n)) { /* most mappings: the pairs go as they are */
+	/* most mappings: the pairs go as they are */
+	if (sl_ymap_plain(items, f->n)) {
 		struct sl_ynode *node = new_collection(b, f, f->n);
 		node->n = f->n / 2;
 		size_t weight = sat_add(1, f->dropped_weight);
@@ -266,59 +206,11 @@ static struct sl_ynode *finish_map(struct builder *b, struct frame *f)
 		node->weight = weight;
 		return node;
 	}
-	struct pair *ps = NULL;
-	size_t n = 0, cap = 0, order = 0;
-	struct sl_ynode **merges = NULL;
-	size_t nm = 0, capm = 0;
-	for (size_t i = 0; i + 1 < f->n; i += 2) {
-		if (is_merge_key(items[i])) {
-			struct sl_ynode *v = items[i + 1];
-			if (v->kind == SL_YMAP) {
-				sl_grow(&merges, &capm, nm + 1, sizeof *merges);
-				merges[nm++] = v;
-			} else if (v->kind == SL_YSEQ) {
-				for (size_t j = 0; j < v->n; j++)
-					if (v->v[j]->kind == SL_YMAP) {
-						sl_grow(&merges, &capm, nm + 1, sizeof *merges);
-						merges[nm++] = v->v[j];
-					}
-			}
-			continue;
-		}
-		add_pair(&ps, &n, &cap, items[i], items[i + 1], order++);
-	}
-	/* Merged keys rank below every explicit key, and earlier merge sources win: give them
-	 * "orders" that sort before explicit ones in the last-wins pass below, in reverse. */
-	size_t explicit_n = n;
+	struct sl_ypair *ps;
+	bool merged;
+	size_t n = sl_ymap_pairs(items, f->n, b->errs, &merged, &ps);
 	/* An entry left out could have overridden a merged one: that needs the source whole. */
-	b->need_full |= nm && f->dropped_weight;
-	for (size_t m = nm; m-- > 0;)
-		for (size_t j = 0; j < merges[m]->n; j++)
-			add_pair(&ps, &n, &cap, merges[m]->v[2 * j], merges[m]->v[2 * j + 1], 0);
-	/* Renumber: merged pairs first (lowest), explicit after, so "last wins" = explicit wins. */
-	for (size_t i = explicit_n; i < n; i++)
-		ps[i].order = i - explicit_n;
-	for (size_t i = 0; i < explicit_n; i++)
-		ps[i].order += n - explicit_n;
-	free(merges);
-	if (n > 1) {
-		qsort(ps, n, sizeof *ps, cmp_pair);
-		size_t w = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (i + 1 < n && key_eq(ps[i].k, ps[i + 1].k)) {
-				/* A later pair with the same key wins, as in the API server, which warns
-				 * of duplicate fields; merged keys are meant to be overridden. */
-				if (ps[i].order >= n - explicit_n)
-					sl_input_warning(b->errs, &ps[i + 1].k->at,
-							 "duplicate key '%s' (also at %u:%u): the last one is kept",
-							 ps[i].k->str, ps[i].k->at.line, ps[i].k->at.col);
-				continue;
-			}
-			ps[w++] = ps[i];
-		}
-		n = w;
-		qsort(ps, n, sizeof *ps, cmp_order);
-	}
+	b->need_full |= merged && f->dropped_weight;
 	struct sl_ynode *node = new_collection(b, f, 2 * n);
 	node->n = n;
 	size_t weight = sat_add(1, f->dropped_weight);
@@ -466,11 +358,310 @@ static int drop_event(struct builder *b, const yaml_event_t *ev, struct sl_findi
 	return 0;
 }
 
+/* libyaml's error, at the byte it stopped at, in the words of its problem and context. */
+static void parse_error(const struct builder *b, const yaml_parser_t *p)
+{
+	const struct sl_source *src = b->src;
+	struct sl_span at;
+	size_t off = mark_byte(src, p->problem_mark.index);
+	if (p->error == YAML_READER_ERROR)
+		off = p->problem_offset < src->len ? p->problem_offset : src->len;
+	sl_source_span(src, off, off, &at);
+	const char *what = describe_problem(src, p, off);
+	if (p->context && strcmp(what, p->problem ? p->problem : "") == 0 &&
+	    strcmp(p->context, "while scanning for the next token"))
+		sl_input_error(b->errs, &at, "invalid YAML: %s, %s that starts at %u:%u", what, p->context,
+			       (unsigned)p->context_mark.line + 1, (unsigned)p->context_mark.column + 1);
+	else
+		sl_input_error(b->errs, &at, "invalid YAML: %s", what);
+}
+
+/* An event inside a dropped value: only its nesting and its anchors matter, and the nesting limit
+ * holds here too (libyaml's time grows with the square of it). 0, or -1 after an error. */
+static int skip_event(struct builder *b, const yaml_event_t *ev)
+{
+	bool open = ev->type == YAML_SEQUENCE_START_EVENT || ev->type == YAML_MAPPING_START_EVENT;
+	if (open && b->depth + b->skip >= SL_YAML_MAX_DEPTH) {
+		struct sl_span at;
+		mark_span(b->src, ev->start_mark, ev->end_mark, &at);
+		sl_input_error(b->errs, &at, "document nests deeper than %d levels", SL_YAML_MAX_DEPTH);
+		b->ys->hostile = true;
+		return -1;
+	}
+	if (open)
+		b->skip++;
+	else if (ev->type == YAML_SEQUENCE_END_EVENT || ev->type == YAML_MAPPING_END_EVENT)
+		b->skip--;
+	b->skipped_anchor |= event_anchor(ev) != NULL;
+	return 0;
+}
+
+/* Whether the event is left out unbuilt: a key that no keep path reaches, or that the filter says
+ * nothing reads (its value goes too). Otherwise notes what the event keeps: for a collection
+ * opening, whether all of it (*keep_all); for a key on a kept path, whether all of its value. */
+static bool leave_out(struct builder *b, const yaml_event_t *ev, bool *keep_all)
+{
+	const struct frame *top = b->depth ? &b->stack[b->depth - 1] : NULL;
+	bool key = ev->type == YAML_SCALAR_EVENT && top && top->kind == SL_YMAP && top->n % 2 == 0;
+	bool open = ev->type == YAML_SEQUENCE_START_EVENT || ev->type == YAML_MAPPING_START_EVENT;
+	if (b->keep && key && !top->objects) {
+		bool all;
+		if (drop_key(b, (const char *)ev->data.scalar.value, &all)) {
+			b->skipped_anchor |= event_anchor(ev) != NULL;
+			b->drop_next = true;
+			return true;
+		}
+		b->keep_next = all;
+	} else if (b->filter && b->filter->unread && key && !ev->data.scalar.anchor &&
+		   b->filter->unread(b->filter->ctx, (const char *)ev->data.scalar.value, top->comp,
+				     b->depth > 1 ? b->stack[b->depth - 2].comp : NULL)) {
+		/* an entry nothing reads: left out, key and value, but for its extent */
+		dropped(b, sl_source_char_to_byte(b->src, ev->start_mark.index),
+			sl_source_char_to_byte(b->src, ev->end_mark.index), 1);
+		b->ys->partial = true;
+		b->drop_value = true;
+		return true;
+	} else if (open) {
+		/* a collection opening: below a kept key, or in a frame that keeps all */
+		*keep_all = b->keep_next || (top && top->keep_all) || !b->keep;
+		b->keep_next = false;
+	} else if (ev->type == YAML_SCALAR_EVENT || ev->type == YAML_ALIAS_EVENT)
+		b->keep_next = false;
+	return false;
+}
+
+/* The handlers of the events that build the tree return 0, or 1 to stop (after an error, or when
+ * the source must be parsed again whole). */
+
+static int on_document_start(struct builder *b, const yaml_event_t *ev)
+{
+	if (b->docno >= sl_yaml_max_documents) {
+		struct sl_span at;
+		mark_span(b->src, ev->start_mark, ev->end_mark, &at);
+		sl_input_error(b->errs, &at, "more than %zu documents in one file (--max-documents)",
+			       sl_yaml_max_documents);
+		b->ys->hostile = true;
+		return 1;
+	}
+	b->root = NULL;
+	b->aliased = 0;
+	b->doc_start = sl_yarena_mark(arena_of(b->ys));
+	b->doc_off = mark_byte(b->src, ev->start_mark.index);
+	return 0;
+}
+
+static int on_document_end(struct builder *b, const yaml_event_t *ev)
+{
+	end_document(b, b->docno++, mark_byte(b->src, ev->end_mark.index));
+	return 0;
+}
+
+static int on_alias(struct builder *b, const yaml_event_t *ev)
+{
+	const char *name = (const char *)ev->data.alias.anchor;
+	struct sl_ynode *n = NULL;
+	for (size_t i = b->nanchors; i-- > 0;)
+		if (!strcmp(b->anchors[i].name, name)) {
+			n = b->anchors[i].node;
+			break;
+		}
+	if (!n && b->skipped_anchor) {
+		b->need_full = true; /* its anchor may have been dropped */
+		return 1;
+	}
+	if (!n) {
+		struct sl_span at;
+		mark_span(b->src, ev->start_mark, ev->end_mark, &at);
+		sl_input_error(b->errs, &at, "invalid YAML: alias *%s refers to no anchor", name);
+		return 1;
+	}
+	if (n->weight == 0) { /* still open: the alias is inside its own anchor */
+		struct sl_span at;
+		mark_span(b->src, ev->start_mark, ev->end_mark, &at);
+		sl_input_error(b->errs, &at, "invalid YAML: alias *%s refers to an enclosing node", name);
+		return 1;
+	}
+	/* Only aliases multiply what a walk of the tree visits: a large document is fine, a small one
+	 * that expands to millions of nodes is an alias bomb. */
+	b->aliased = sat_add(b->aliased, n->weight);
+	attach(b, n);
+	return 0;
+}
+
+static int on_scalar(struct builder *b, const yaml_event_t *ev)
+{
+	struct sl_ynode *n = arena_alloc(b->ys, sizeof *n);
+	memset(n, 0, sizeof *n);
+	n->kind = SL_YSCALAR;
+	n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev->data.scalar.tag;
+	mark_span(b->src, ev->start_mark, ev->end_mark, &n->at);
+	n->len = ev->data.scalar.length;
+	char *s = arena_alloc_str(b->ys, n->len + 1);
+	memcpy(s, ev->data.scalar.value, n->len);
+	s[n->len] = 0;
+	n->str = s;
+	n->weight = 1;
+	const char *anchor = (const char *)ev->data.scalar.anchor;
+	if (anchor)
+		define_anchor(b, anchor, n);
+	attach(b, n);
+	return 0;
+}
+
+/* A sequence or a mapping opens: a frame collects its children until it closes. keep_all: all of
+ * it is kept (leave_out). */
+static int on_collection_start(struct builder *b, const yaml_event_t *ev, bool keep_all)
+{
+	if (b->depth >= SL_YAML_MAX_DEPTH) {
+		struct sl_span at;
+		mark_span(b->src, ev->start_mark, ev->end_mark, &at);
+		sl_input_error(b->errs, &at, "document nests deeper than %d levels", SL_YAML_MAX_DEPTH);
+		b->ys->hostile = true;
+		return 1;
+	}
+	int is_map = ev->type == YAML_MAPPING_START_EVENT;
+	const char *anchor = (const char *)(is_map ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor);
+	const char *comp = NULL;
+	if (b->depth) {
+		const struct frame *up = &b->stack[b->depth - 1];
+		comp = up->kind == SL_YSEQ ? "[]"
+		       : up->n % 2 && b->items[up->first + up->n - 1]->kind == SL_YSCALAR
+			   ? b->items[up->first + up->n - 1]->str
+			   : "";
+	}
+	uint64_t alive = ~(uint64_t)0;
+	size_t plen = 0;
+	bool objects = false;
+	if (b->keep && b->depth && !keep_all) {
+		const struct frame *up = &b->stack[b->depth - 1];
+		if (up->objects) {
+			alive = ~(uint64_t)0; /* an item of a List: an object of its own */
+		} else if (up->kind == SL_YSEQ) {
+			bool done;
+			alive = step_patterns(b, up->alive, up->plen, "[]", &done);
+			plen = up->plen + 1;
+			keep_all = done;
+		} else {
+			alive = b->next_alive;
+			plen = up->plen + 1;
+			objects = b->depth == 1 && comp && !strcmp(comp, "items") && !is_map;
+		}
+	}
+	sl_grow(&b->stack, &b->cap, b->depth + 1, sizeof *b->stack);
+	struct frame *f = &b->stack[b->depth++];
+	memset(f, 0, sizeof *f);
+	f->first = b->nitems;
+	f->kind = is_map ? SL_YMAP : SL_YSEQ;
+	f->flow = is_map ? ev->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE
+			 : ev->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
+	mark_span(b->src, ev->start_mark, ev->end_mark, &f->at);
+	f->comp = comp;
+	f->keep_all = keep_all;
+	f->alive = alive;
+	f->plen = plen;
+	f->objects = objects;
+	f->anchor = anchor ? sl_xstrdup(anchor) : NULL;
+	return 0;
+}
+
+/* A sequence or a mapping closes: its node is made, with its children. */
+static int on_collection_end(struct builder *b, const yaml_event_t *ev)
+{
+	struct frame *f = &b->stack[--b->depth];
+	struct sl_ynode *n = f->kind == SL_YMAP ? finish_map(b, f) : finish_seq(b, f);
+	b->nitems = f->first;
+	if (b->need_full) {
+		free(f->anchor);
+		return 1;
+	}
+	/* The span runs from the start of the collection to the end of its last child: libyaml's end
+	 * mark for block collections lies on the next line. */
+	size_t end = n->at.end;
+	if (!n->flow) {
+		end = n->at.off > f->dropped_end ? n->at.off : f->dropped_end;
+		for (size_t i = 0; i < (n->kind == SL_YMAP ? 2 * n->n : n->n); i++)
+			if (n->v[i]->at.end > end)
+				end = n->v[i]->at.end;
+	} else {
+		size_t e = mark_byte(b->src, ev->end_mark.index);
+		end = e > end ? e : end;
+	}
+	sl_source_span(b->src, n->at.off, end, &n->at);
+	if (f->anchor) {
+		define_anchor(b, f->anchor, n);
+		free(f->anchor);
+	}
+	attach(b, n);
+	return 0;
+}
+
+/* One event, by its kind. */
+static int build_event(struct builder *b, const yaml_event_t *ev, bool keep_all)
+{
+	switch (ev->type) {
+	case YAML_STREAM_START_EVENT:
+		return 0; /* the builder is ready before the first event */
+	case YAML_STREAM_END_EVENT:
+		b->done = true;
+		return 0;
+	case YAML_DOCUMENT_START_EVENT:
+		return on_document_start(b, ev);
+	case YAML_DOCUMENT_END_EVENT:
+		return on_document_end(b, ev);
+	case YAML_ALIAS_EVENT:
+		return on_alias(b, ev);
+	case YAML_SCALAR_EVENT:
+		return on_scalar(b, ev);
+	case YAML_SEQUENCE_START_EVENT:
+	case YAML_MAPPING_START_EVENT:
+		return on_collection_start(b, ev, keep_all);
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		return on_collection_end(b, ev);
+	default:
+		return 0;
+	}
+}
+
+/* One event: left out (in a dropped value, or a key nothing reads) or built into the tree. 0, or
+ * -1 to stop: after an error, or when the source must be parsed again whole. */
+static int take_event(struct builder *b, const yaml_event_t *ev)
+{
+	if (b->dropping || b->drop_value) {
+		b->drop_value = false;
+		return drop_event(b, ev, b->errs);
+	}
+	if (b->skip)
+		return skip_event(b, ev);
+	if (b->drop_next) { /* the value of a dropped key */
+		b->drop_next = false;
+		b->skipped_anchor |= event_anchor(ev) != NULL;
+		if (ev->type == YAML_SEQUENCE_START_EVENT || ev->type == YAML_MAPPING_START_EVENT)
+			b->skip = 1;
+		return 0;
+	}
+	bool keep_all = false;
+	if (leave_out(b, ev, &keep_all))
+		return 0;
+	if (build_event(b, ev, keep_all))
+		return -1;
+	if (b->aliased > SL_YAML_MAX_NODES) {
+		struct sl_span at;
+		mark_span(b->src, ev->start_mark, ev->end_mark, &at);
+		sl_input_error(b->errs, &at,
+			       "document expands to more than %d nodes through aliases (an "
+			       "alias bomb?)",
+			       SL_YAML_MAX_NODES);
+		b->ys->hostile = true;
+		return -1;
+	}
+	return 0;
+}
+
 static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs, const char *const *keep,
 		 bool *need_full, const struct sl_yfilter *filter)
 {
 	yaml_parser_t p;
-	yaml_event_t ev;
 	struct builder b;
 	memset(&b, 0, sizeof b);
 	b.ys = out;
@@ -487,274 +678,16 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 	size_t bom = sl_source_bom(src);
 	yaml_parser_set_input_string(&p, (const unsigned char *)src->data + bom, src->len - bom);
 	yaml_parser_set_encoding(&p, YAML_UTF8_ENCODING);
-	int rc = 0, done = 0;
-	unsigned docno = 0;
-	while (!done) {
+	int rc = 0;
+	while (!b.done && !rc) {
+		yaml_event_t ev;
 		if (!yaml_parser_parse(&p, &ev)) {
-			struct sl_span at;
-			size_t off = mark_byte(src, p.problem_mark.index);
-			if (p.error == YAML_READER_ERROR)
-				off = p.problem_offset < src->len ? p.problem_offset : src->len;
-			sl_source_span(src, off, off, &at);
-			const char *what = describe_problem(src, &p, off);
-			if (p.context && strcmp(what, p.problem ? p.problem : "") == 0 &&
-			    strcmp(p.context, "while scanning for the next token"))
-				sl_input_error(errs, &at, "invalid YAML: %s, %s that starts at %u:%u", what, p.context,
-					       (unsigned)p.context_mark.line + 1, (unsigned)p.context_mark.column + 1);
-			else
-				sl_input_error(errs, &at, "invalid YAML: %s", what);
+			parse_error(&b, &p);
 			rc = -1;
 			break;
 		}
-		struct sl_ynode *n = NULL;
-		const char *anchor = NULL;
-		int err = 0;
-		bool keep_all = false;
-		if (b.dropping || b.drop_value) {
-			b.drop_value = false;
-			err = drop_event(&b, &ev, errs);
-			yaml_event_delete(&ev);
-			if (err) {
-				rc = -1;
-				break;
-			}
-			continue;
-		}
-		if (b.skip) {
-			/* inside a dropped value: only its nesting and its anchors matter, and the
-			 * nesting limit holds here too (libyaml's time grows with the square of it) */
-			if ((ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) &&
-			    b.depth + b.skip >= SL_YAML_MAX_DEPTH) {
-				struct sl_span at;
-				mark_span(src, ev.start_mark, ev.end_mark, &at);
-				sl_input_error(errs, &at, "document nests deeper than %d levels", SL_YAML_MAX_DEPTH);
-				out->hostile = true;
-				yaml_event_delete(&ev);
-				rc = -1;
-				break;
-			}
-			if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT)
-				b.skip++;
-			else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT)
-				b.skip--;
-			b.skipped_anchor |= event_anchor(&ev) != NULL;
-			yaml_event_delete(&ev);
-			continue;
-		}
-		if (b.drop_next) { /* the value of a dropped key */
-			b.drop_next = false;
-			b.skipped_anchor |= event_anchor(&ev) != NULL;
-			if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT)
-				b.skip = 1;
-			yaml_event_delete(&ev);
-			continue;
-		}
-		if (b.keep && ev.type == YAML_SCALAR_EVENT && b.depth && b.stack[b.depth - 1].kind == SL_YMAP &&
-		    b.stack[b.depth - 1].n % 2 == 0 && !b.stack[b.depth - 1].objects) {
-			bool all;
-			if (drop_key(&b, (const char *)ev.data.scalar.value, &all)) {
-				b.skipped_anchor |= event_anchor(&ev) != NULL;
-				b.drop_next = true;
-				yaml_event_delete(&ev);
-				continue;
-			}
-			b.keep_next = all;
-		} else if (b.filter && b.filter->unread && ev.type == YAML_SCALAR_EVENT && b.depth &&
-			   b.stack[b.depth - 1].kind == SL_YMAP && b.stack[b.depth - 1].n % 2 == 0 &&
-			   !ev.data.scalar.anchor &&
-			   b.filter->unread(b.filter->ctx, (const char *)ev.data.scalar.value,
-					    b.stack[b.depth - 1].comp,
-					    b.depth > 1 ? b.stack[b.depth - 2].comp : NULL)) {
-			/* an entry nothing reads: left out, key and value, but for its extent */
-			dropped(&b, sl_source_char_to_byte(src, ev.start_mark.index),
-				sl_source_char_to_byte(src, ev.end_mark.index), 1);
-			out->partial = true;
-			b.drop_value = true;
-			yaml_event_delete(&ev);
-			continue;
-		} else if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
-			/* a collection opening: below a kept key, or in a frame that keeps all */
-			keep_all = b.keep_next || (b.depth && b.stack[b.depth - 1].keep_all) || !b.keep;
-			b.keep_next = false;
-		} else if (ev.type == YAML_SCALAR_EVENT || ev.type == YAML_ALIAS_EVENT)
-			b.keep_next = false;
-		switch (ev.type) {
-		case YAML_STREAM_END_EVENT:
-			done = 1;
-			break;
-		case YAML_DOCUMENT_START_EVENT:
-			if (docno >= sl_yaml_max_documents) {
-				struct sl_span at;
-				mark_span(src, ev.start_mark, ev.end_mark, &at);
-				sl_input_error(errs, &at, "more than %zu documents in one file (--max-documents)",
-					       sl_yaml_max_documents);
-				out->hostile = true;
-				err = 1;
-				break;
-			}
-			b.root = NULL;
-			b.aliased = 0;
-			b.doc_start = sl_yarena_mark(arena_of(out));
-			b.doc_off = mark_byte(src, ev.start_mark.index);
-			break;
-		case YAML_DOCUMENT_END_EVENT:
-			end_document(&b, docno++, mark_byte(src, ev.end_mark.index));
-			break;
-		case YAML_ALIAS_EVENT: {
-			const char *name = (const char *)ev.data.alias.anchor;
-			for (size_t i = b.nanchors; i-- > 0;)
-				if (!strcmp(b.anchors[i].name, name)) {
-					n = b.anchors[i].node;
-					break;
-				}
-			if (!n && b.skipped_anchor) {
-				b.need_full = true; /* its anchor may have been dropped */
-				err = 1;
-				break;
-			}
-			if (!n) {
-				struct sl_span at;
-				mark_span(src, ev.start_mark, ev.end_mark, &at);
-				sl_input_error(errs, &at, "invalid YAML: alias *%s refers to no anchor", name);
-				err = 1;
-				break;
-			}
-			if (n->weight == 0) { /* still open: the alias is inside its own anchor */
-				struct sl_span at;
-				mark_span(src, ev.start_mark, ev.end_mark, &at);
-				sl_input_error(errs, &at, "invalid YAML: alias *%s refers to an enclosing node", name);
-				err = 1;
-				break;
-			}
-			/* Only aliases multiply what a walk of the tree visits: a large document is
-			 * fine, a small one that expands to millions of nodes is an alias bomb. */
-			b.aliased = sat_add(b.aliased, n->weight);
-			attach(&b, n);
-			break;
-		}
-		case YAML_SCALAR_EVENT:
-			n = arena_alloc(out, sizeof *n);
-			memset(n, 0, sizeof *n);
-			n->kind = SL_YSCALAR;
-			n->plain = ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev.data.scalar.tag;
-			mark_span(src, ev.start_mark, ev.end_mark, &n->at);
-			n->len = ev.data.scalar.length;
-			{
-				char *s = arena_alloc_str(out, n->len + 1);
-				memcpy(s, ev.data.scalar.value, n->len);
-				s[n->len] = 0;
-				n->str = s;
-			}
-			n->weight = 1;
-			anchor = (const char *)ev.data.scalar.anchor;
-			if (anchor)
-				define_anchor(&b, anchor, n);
-			attach(&b, n);
-			break;
-		case YAML_SEQUENCE_START_EVENT:
-		case YAML_MAPPING_START_EVENT: {
-			if (b.depth >= SL_YAML_MAX_DEPTH) {
-				struct sl_span at;
-				mark_span(src, ev.start_mark, ev.end_mark, &at);
-				sl_input_error(errs, &at, "document nests deeper than %d levels", SL_YAML_MAX_DEPTH);
-				out->hostile = true;
-				err = 1;
-				break;
-			}
-			int is_map = ev.type == YAML_MAPPING_START_EVENT;
-			anchor = (const char *)(is_map ? ev.data.mapping_start.anchor : ev.data.sequence_start.anchor);
-			const char *comp = NULL;
-			if (b.depth) {
-				const struct frame *up = &b.stack[b.depth - 1];
-				comp = up->kind == SL_YSEQ ? "[]"
-				       : up->n % 2 && b.items[up->first + up->n - 1]->kind == SL_YSCALAR
-					   ? b.items[up->first + up->n - 1]->str
-					   : "";
-			}
-			uint64_t alive = ~(uint64_t)0;
-			size_t plen = 0;
-			bool objects = false;
-			if (b.keep && b.depth && !keep_all) {
-				const struct frame *up = &b.stack[b.depth - 1];
-				if (up->objects) {
-					alive = ~(uint64_t)0; /* an item of a List: an object of its own */
-				} else if (up->kind == SL_YSEQ) {
-					bool done;
-					alive = step_patterns(&b, up->alive, up->plen, "[]", &done);
-					plen = up->plen + 1;
-					keep_all = done;
-				} else {
-					alive = b.next_alive;
-					plen = up->plen + 1;
-					objects = b.depth == 1 && comp && !strcmp(comp, "items") && !is_map;
-				}
-			}
-			sl_grow(&b.stack, &b.cap, b.depth + 1, sizeof *b.stack);
-			struct frame *f = &b.stack[b.depth++];
-			memset(f, 0, sizeof *f);
-			f->first = b.nitems;
-			f->kind = is_map ? SL_YMAP : SL_YSEQ;
-			f->flow = is_map ? ev.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE
-					 : ev.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
-			mark_span(src, ev.start_mark, ev.end_mark, &f->at);
-			f->comp = comp;
-			f->keep_all = keep_all;
-			f->alive = alive;
-			f->plen = plen;
-			f->objects = objects;
-			f->anchor = anchor ? sl_xstrdup(anchor) : NULL;
-			break;
-		}
-		case YAML_SEQUENCE_END_EVENT:
-		case YAML_MAPPING_END_EVENT: {
-			struct frame *f = &b.stack[--b.depth];
-			n = f->kind == SL_YMAP ? finish_map(&b, f) : finish_seq(&b, f);
-			b.nitems = f->first;
-			if (b.need_full) {
-				err = 1;
-				free(f->anchor);
-				break;
-			}
-			/* The span runs from the start of the collection to the end of its last
-			 * child: libyaml's end mark for block collections lies on the next line. */
-			{
-				size_t end = n->at.end;
-				if (!n->flow) {
-					end = n->at.off > f->dropped_end ? n->at.off : f->dropped_end;
-					for (size_t i = 0; i < (n->kind == SL_YMAP ? 2 * n->n : n->n); i++)
-						if (n->v[i]->at.end > end)
-							end = n->v[i]->at.end;
-				} else {
-					size_t e = mark_byte(src, ev.end_mark.index);
-					end = e > end ? e : end;
-				}
-				sl_source_span(src, n->at.off, end, &n->at);
-			}
-			if (f->anchor) {
-				define_anchor(&b, f->anchor, n);
-				free(f->anchor);
-			}
-			attach(&b, n);
-			break;
-		}
-		default:
-			break;
-		}
-		if (!err && b.aliased > SL_YAML_MAX_NODES) {
-			struct sl_span at;
-			mark_span(src, ev.start_mark, ev.end_mark, &at);
-			sl_input_error(errs, &at,
-				       "document expands to more than %d nodes through aliases (an "
-				       "alias bomb?)",
-				       SL_YAML_MAX_NODES);
-			out->hostile = true;
-			err = 1;
-		}
+		rc = take_event(&b, &ev);
 		yaml_event_delete(&ev);
-		if (err) {
-			rc = -1;
-			break;
-		}
 	}
 	clear_stack(&b);
 	clear_anchors(&b);
@@ -804,41 +737,4 @@ int sl_yaml_parse_some(const struct sl_source *src, struct sl_ystream *out, stru
 		rc = parse(src, out, errs, NULL, &need_full, &whole);
 	}
 	return rc;
-}
-
-/* Followed down the one child that holds off. */
-static bool in_scalar(const struct sl_ynode *n, size_t off)
-{
-	while (n && off >= n->at.off && off < n->at.end) {
-		if (n->kind == SL_YSCALAR)
-			return true;
-		const struct sl_ynode *next = NULL;
-		size_t k = n->kind == SL_YMAP ? 2 * (size_t)n->n : n->n;
-		for (size_t i = 0; i < k && !next; i++)
-			if (n->v[i] && off >= n->v[i]->at.off && off < n->v[i]->at.end)
-				next = n->v[i];
-		n = next;
-	}
-	return false;
-}
-
-/* The documents' trees follow each other through the source: the one that may hold off is the
- * last that starts at or before it, found by bisection (empty documents have no tree). */
-bool sl_ystream_in_scalar(const struct sl_ystream *ys, size_t off)
-{
-	size_t lo = 0, hi = ys ? ys->n : 0;
-	while (lo < hi) { /* docs[0 .. lo) start at or before off, docs[hi ..) after it */
-		size_t mid = lo + (hi - lo) / 2, d = mid;
-		while (d < hi && !ys->docs[d].root)
-			d++;
-		if (d == hi)
-			hi = mid;
-		else if (ys->docs[d].root->at.off <= off)
-			lo = d + 1;
-		else
-			hi = mid;
-	}
-	while (lo > 0 && !ys->docs[lo - 1].root)
-		lo--;
-	return lo > 0 && in_scalar(ys->docs[lo - 1].root, off);
 }

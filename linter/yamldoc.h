@@ -80,9 +80,6 @@ struct sl_yfilter {
 int sl_yaml_parse_some(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs,
 		       const struct sl_yfilter *f);
 void sl_ystream_free(struct sl_ystream *ys);
-/* Whether byte off of the source lies inside a scalar of the tree (a block scalar's script, a
- * quoted string): text there is data, not YAML structure or a comment. ys may be NULL. */
-bool sl_ystream_in_scalar(const struct sl_ystream *ys, size_t off);
 
 /* Lookups (ylookup.c). All accept NULL and return NULL / false for a wrong kind. */
 const struct sl_ynode *sl_ymap_get(const struct sl_ynode *map, const char *key);
@@ -94,5 +91,8 @@ bool sl_yis(const struct sl_ynode *n, const char *s); /* scalar equal to s */
 /* A plain scalar that is a YAML 1.1 / JSON integer; -1 when it is not an integer, -2 on range. */
 int sl_yint(const struct sl_ynode *n, int64_t *out);
 const char *sl_ykind_name(const struct sl_ynode *n);
+/* Whether byte off of the source lies inside a scalar of the tree (a block scalar's script, a
+ * quoted string): text there is data, not YAML structure or a comment. ys may be NULL. */
+bool sl_ystream_in_scalar(const struct sl_ystream *ys, size_t off);
 
 #endif

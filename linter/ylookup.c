@@ -1,5 +1,6 @@
-/* ylookup.c — reading a YAML tree: entries by key and by dotted path, and what scalars say
- * (null, an integer, a kind's name). The declarations are in yamldoc.h. */
+/* ylookup.c — reading a YAML tree: entries by key and by dotted path, what scalars say (null, an
+ * integer, a kind's name), and whether an offset lies in a scalar. The declarations are in
+ * yamldoc.h. */
 #include "yamldoc.h"
 
 #include <string.h>
@@ -104,4 +105,41 @@ const char *sl_ykind_name(const struct sl_ynode *n)
 	default:
 		return sl_ynull(n) ? "null" : "a scalar";
 	}
+}
+
+/* Followed down the one child that holds off. */
+static bool in_scalar(const struct sl_ynode *n, size_t off)
+{
+	while (n && off >= n->at.off && off < n->at.end) {
+		if (n->kind == SL_YSCALAR)
+			return true;
+		const struct sl_ynode *next = NULL;
+		size_t k = n->kind == SL_YMAP ? 2 * (size_t)n->n : n->n;
+		for (size_t i = 0; i < k && !next; i++)
+			if (n->v[i] && off >= n->v[i]->at.off && off < n->v[i]->at.end)
+				next = n->v[i];
+		n = next;
+	}
+	return false;
+}
+
+/* The documents' trees follow each other through the source: the one that may hold off is the
+ * last that starts at or before it, found by bisection (empty documents have no tree). */
+bool sl_ystream_in_scalar(const struct sl_ystream *ys, size_t off)
+{
+	size_t lo = 0, hi = ys ? ys->n : 0;
+	while (lo < hi) { /* docs[0 .. lo) start at or before off, docs[hi ..) after it */
+		size_t mid = lo + (hi - lo) / 2, d = mid;
+		while (d < hi && !ys->docs[d].root)
+			d++;
+		if (d == hi)
+			hi = mid;
+		else if (ys->docs[d].root->at.off <= off)
+			lo = d + 1;
+		else
+			hi = mid;
+	}
+	while (lo > 0 && !ys->docs[lo - 1].root)
+		lo--;
+	return lo > 0 && in_scalar(ys->docs[lo - 1].root, off);
 }

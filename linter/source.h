@@ -1,0 +1,60 @@
+/* source.h — one input's bytes, as read, and positions in them. A source owns its bytes and a
+ * table of line starts so that any byte offset maps to a 1-based line/column and back; sources
+ * live until the run ends because every finding points into them (input.h reads them). */
+#ifndef SL_SOURCE_H
+#define SL_SOURCE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sl_span;
+
+#define SL_MAX_FILE_BYTES (64u << 20)
+
+struct sl_source {
+	char *path; /* as the user will recognise it: the argument, or dir/sub/file; standard input
+		     * is "-", or the name --stdin-filename gives it */
+	char *data; /* NUL-terminated copy of the bytes */
+	size_t len;
+	size_t huge;     /* data is an sl_huge_alloc block of this size (0: malloc) */
+	uint32_t *lines; /* byte offset at which each line starts; NULL until sl_source_index */
+	size_t nlines;
+	uint32_t *cp; /* byte offset of every 64th code point; NULL when the bytes are ASCII */
+	size_t ncp;
+	int failed;      /* could not be read: an input error was reported, nothing to parse */
+	bool unread;     /* added but not read yet: sl_source_read reads it */
+	size_t order;    /* its position in the sl_sources it was read into: the report's order */
+	bool parsed;     /* parsed for a target already (an inventory several share): errors reported */
+	bool shared;     /* loaded more than once (a manifest that is an inventory too): no byte forgotten */
+	bool from_stdin; /* read from standard input: no file to fix; unnamed when path is "-" */
+	bool skipped;    /* not a Kubernetes manifest (manifest.h): read, then left alone */
+};
+
+/* Build the line (and code point) index that positions need. Idempotent. Sources read from
+ * files are indexed where they are parsed, on the parsing thread, since indexing tens of
+ * megabytes is not free; sources made from memory are indexed at once. */
+void sl_source_index(struct sl_source *s);
+
+/* Bytes [off, end) of s will not be read again (a document nothing reads): the whole pages among
+ * them are given back, and read as zeros after. The bytes before the first one that is not blank
+ * are kept (a fix looks there to tell JSON). */
+void sl_source_forget(const struct sl_source *s, size_t off, size_t end);
+struct sl_source *sl_source_from_memory(const char *path, const char *data, size_t len);
+void sl_source_free(struct sl_source *s);
+
+/* 1-based line/column (code points) of a byte offset, and the reverse. */
+void sl_source_linecol(const struct sl_source *s, size_t off, unsigned *line, unsigned *col);
+/* The same, given a guess of the 0-based line (a parser's line count, which agrees unless the
+ * text has lone CRs or Unicode line separators); a wrong guess costs a search. */
+void sl_source_linecol_hint(const struct sl_source *s, size_t off, size_t hint, unsigned *line, unsigned *col);
+size_t sl_source_offset(const struct sl_source *s, unsigned line, unsigned col);
+/* Byte offset of a code-point index (libyaml counts marks in code points). */
+size_t sl_source_char_to_byte(const struct sl_source *s, size_t charidx);
+/* The length of a UTF-8 byte order mark at the start (3), or 0. */
+size_t sl_source_bom(const struct sl_source *s);
+/* A span covering [off, end). */
+void sl_source_span(const struct sl_source *s, size_t off, size_t end, struct sl_span *out);
+/* The same, given a guess of the 0-based line of off (see sl_source_linecol_hint). */
+void sl_source_span_hint(const struct sl_source *s, size_t off, size_t end, size_t lhint, struct sl_span *out);
+
+#endif

@@ -1,0 +1,65 @@
+/* workload.h — workloads: the kinds that make pods from a template (Deployment, ReplicaSet,
+ * StatefulSet, DaemonSet, Job, CronJob, ReplicationController) and bare Pods to schedule, with
+ * their replicas, selector and rollout parameters. A workload owns its pod spec and selector
+ * (sl_workload_free); the budgets and autoscaler bound to it belong to the model. */
+#ifndef SL_WORKLOAD_H
+#define SL_WORKLOAD_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "labels.h"
+#include "object.h"
+#include "podspec.h"
+
+struct sl_hpa;
+struct sl_pdb;
+struct sl_read;
+
+enum sl_strategy { SL_STRATEGY_NONE, SL_STRATEGY_ROLLING, SL_STRATEGY_RECREATE };
+
+/* An int-or-percent rollout parameter, as written or as the API server defaults it. */
+struct sl_intpct {
+	bool set; /* written in the manifest */
+	bool percent;
+	int64_t v;
+	const struct sl_ynode *node;
+};
+
+struct sl_workload {
+	struct sl_object obj;
+	struct sl_podspec pod;
+	const struct sl_ynode *spec;
+	int64_t replicas;
+	const struct sl_ynode *replicas_node; /* NULL: defaulted to 1 */
+	const struct sl_ynode *selector;
+	struct sl_selector sel; /* spec.selector; selects nothing when absent */
+	/* Deployments (and DaemonSets) only */
+	enum sl_strategy strategy;
+	const struct sl_ynode *strategy_node, *type_node, *rolling_node;
+	struct sl_intpct max_surge, max_unavailable;
+	/* Bound by sl_model_bind_pods: the budgets whose selector selects the template's labels in
+	 * its namespace, in input order, and the first autoscaler that names it as its target. */
+	const struct sl_pdb *const *pdbs;
+	size_t npdbs;
+	const struct sl_hpa *hpa;
+};
+
+/* Whether objects of kind k are workloads the model reads (bare Pods included). */
+bool sl_workload_kind(const char *k);
+/* Deployment, StatefulSet, ReplicaSet, ReplicationController: kinds whose pods have a controller
+ * with a scale the disruption controller reads. */
+bool sl_scaled_kind(const char *kind);
+
+/* An int-or-percent of total, a percentage rounded up or down, as the Deployment controller
+ * resolves maxSurge and maxUnavailable (ResolveFenceposts). */
+int64_t sl_intpct_resolve(const struct sl_intpct *p, int64_t total, bool round_up);
+/* Human form of an int-or-percent: "25%" or "1". */
+void sl_intpct_format(const struct sl_intpct *p, char *out, unsigned n);
+
+/* Read the workload o (of a kind sl_workload_kind names; c: model_read.h) into *out, which is
+ * NULL when it holds no pod template (a manifest fragment). Returns -1 after an input error,
+ * with nothing kept. */
+int sl_workload_read(struct sl_read *c, const struct sl_object *o, struct sl_workload **out);
+void sl_workload_free(struct sl_workload *w); /* and w itself */
+
+#endif
