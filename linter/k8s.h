@@ -23,7 +23,4 @@
 #include "workload.h"  /* workloads and their rollout parameters */
 #include "yamldoc.h"
 
-/* Fence-posts as the Deployment controller resolves them (ResolveFenceposts). */
-void sl_fenceposts(const struct sl_workload *w, int64_t *surge, int64_t *unavailable);
-
 #endif

@@ -97,6 +97,14 @@ struct sl_analysis {
 	bool not_placed;
 };
 
+/* The rollout arithmetic (sched/rollout.c). Fence-posts as the Deployment controller resolves
+ * them (ResolveFenceposts in pkg/controller/deployment/util): maxSurge rounded up and
+ * maxUnavailable rounded down against the replicas, and 1 unavailable when both come to 0. */
+void sl_fenceposts(const struct sl_workload *w, int64_t *surge, int64_t *unavailable);
+/* Whether a RollingUpdate can never start: no old pod may go first (maxUnavailable resolves to
+ * 0) and not one surge pod fits (surge_placed 0), with replicas to replace. */
+bool sl_rollout_never_starts(const struct sl_workload *w, int64_t max_unavailable, int64_t surge_placed);
+
 /* Analyse one workload. Without detail, a workload whose replicas and surge all fit is settled
  * without per-node arrays (fit, slots… stay NULL, nfeasible is 1 for "at least one"); anything
  * that does not fit, or detail (--explain, the conformance suite), gets every node's verdict

@@ -95,7 +95,7 @@ static void check_resource(const struct sl_rule *self, struct sl_check *cx, stru
 	struct sl_qty rq = {0}, lq = {0};
 	bool have_r = parse(req, &rq), have_l = parse(lim, &lq);
 	if ((req && !have_r) || (lim && !have_l))
-		return; /* k8s.c reported it */
+		return; /* the model reported it (resources.c) */
 	bool ext = is_extended(name);
 	bool frac_r = ext && have_r && !whole(&rq), frac_l = ext && have_l && !whole(&lq);
 	bool mismatch = have_r && have_l && qty_cmp(&rq, &lq) != 0;

@@ -4,8 +4,8 @@
  * for Deployments, ValidateRollingUpdateDaemonSet for DaemonSets, and the StatefulSet update
  * strategy checks. Validation runs after defaulting and on the values as written: a percentage
  * is never resolved against replicas, so "0%" counts as 0 and "25%" of one replica does not.
- * Values k8s.c cannot read (negative Deployment values, malformed percentages) are input errors
- * already; this rule sees only what parses. */
+ * Values the model cannot read (negative Deployment values, malformed percentages) are input
+ * errors already (workload.c); this rule sees only what parses. */
 #include <stdio.h>
 #include <string.h>
 
@@ -132,7 +132,7 @@ static void check_deployment(const struct sl_rule *self, struct sl_check *cx, co
 	if (!w->rolling_node)
 		return; /* defaulted: 25% / 25% */
 	const struct sl_intpct *su = &w->max_surge, *un = &w->max_unavailable;
-	/* k8s.c reads "+5%" the way strconv.Atoi does, but the API's percent pattern has no sign. */
+	/* workload.c reads "+5%" the way strconv.Atoi does, but the API's percent pattern has no sign. */
 	const struct sl_intpct *signed_pct = su->percent && su->node && su->node->str[0] == '+'   ? su
 					     : un->percent && un->node && un->node->str[0] == '+' ? un
 												  : NULL;

@@ -365,8 +365,7 @@ void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, bool detail,
 	}
 	if (!done)
 		analyze_in_detail(cl, w, old_hash, a);
-	a->rollout_deadlock =
-	    w->strategy == SL_STRATEGY_ROLLING && a->max_unavailable == 0 && a->surge_placed == 0 && a->replicas > 0;
+	a->rollout_deadlock = sl_rollout_never_starts(w, a->max_unavailable, a->surge_placed);
 }
 
 void sl_analysis_free(struct sl_analysis *a)
