@@ -52,6 +52,14 @@ static void check_one(struct check_job *job, size_t i)
 	bool have = m->nnodes > 0;
 	if (have)
 		sl_analyze(job->cl, w, job->r->explain, &a);
+	if (have && a.not_placed) {
+		const struct sl_ynode *at = w->replicas_node ? w->replicas_node : w->obj.root;
+		sl_input_warning(&job->found[i], &at->at,
+				 "%s %s/%s: placing %lld replicas one after another, as the scheduler would, takes "
+				 "more than %u steps; the first ones fit, the rest of its placement was not checked",
+				 w->obj.kind, w->obj.namespace, w->obj.name, (long long)w->replicas,
+				 SL_PLACEMENT_BUDGET);
+	}
 	if (job->r->explain) {
 		struct sl_explained *e = &job->ex[i];
 		e->src = w->obj.src->order;

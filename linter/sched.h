@@ -60,6 +60,11 @@ void sl_cluster_free(struct sl_cluster *c);
 int64_t sl_node_slots(const struct sl_podspec *p, const struct sl_node *n, const struct sl_nodefit *fit,
 		      const char **limit);
 
+/* The work one workload's sequential placement may take: nodes filtered plus pods placed. Real
+ * workloads take far less (10,000 replicas one per node on 5,000 nodes a few million); an absurd one
+ * (2^31 replicas that all fit) would run for hours. */
+#define SL_PLACEMENT_BUDGET 10000000u
+
 struct sl_analysis {
 	const struct sl_podspec *pod;
 	size_t nnodes;

@@ -61,11 +61,6 @@ void sl_cycle_free(struct sl_cycle *s);
  * the template has it when hash is NULL). out->v is the caller's to free. */
 void sl_generation_labels(struct sl_labels *out, const struct sl_labels *in, const char *hash);
 
-/* The work one workload's sequential placement may take: nodes filtered plus pods placed. Real
- * workloads take far less (10,000 replicas on 5,000 nodes about 10^7 at worst); an absurd one
- * (2^31 replicas that all fit) would run for hours. */
-#define SL_PLACEMENT_BUDGET 20000000u
-
 /* Place the replicas (generation 0) after the workload's own running pods, then the surge
  * (generation 1), one pod at a time as the scheduler would. With a, records every node's verdict
  * for the first pod and, where placement stopped, why (steady_fit, rollout_fit). Stops, with
