@@ -66,6 +66,33 @@ int sl_read_bool(const struct sl_ynode *n, bool *out)
 	return -1;
 }
 
+/* The lengths the API server allows (apimachinery's IsQualifiedName and IsValidLabelValue): a key
+ * is an optional prefix of at most 253 characters and '/', then a name of 1 to 63; a value at most
+ * 63. A label past them is an error at it: the object would be rejected. */
+static bool label_fits(struct sl_read *c, const char *path, const struct sl_ynode *k, const struct sl_ynode *v)
+{
+	const char *slash = memchr(k->str, '/', k->len);
+	size_t prefix = slash ? (size_t)(slash - k->str) : 0, name = slash ? k->len - prefix - 1 : k->len;
+	if (slash && (prefix == 0 || prefix > 253)) {
+		sl_read_error(
+		    c, k, "%s: the prefix of label key '%.40s%s' is %zu characters; the API server accepts 1 to 253",
+		    path, k->str, k->len > 40 ? "…" : "", prefix);
+		return false;
+	}
+	if (name == 0 || name > 63) {
+		sl_read_error(c, k,
+			      "%s: the name of label key '%.40s%s' is %zu characters; the API server accepts 1 to 63",
+			      path, k->str, k->len > 40 ? "…" : "", name);
+		return false;
+	}
+	if (!sl_ynull(v) && v->len > 63) {
+		sl_read_error(c, v, "%s: the value of label '%s' is %zu characters; the API server accepts at most 63",
+			      path, k->str, (size_t)v->len);
+		return false;
+	}
+	return true;
+}
+
 void sl_read_labels(struct sl_read *c, const struct sl_ynode *m, const char *path, struct sl_labels *out)
 {
 	memset(out, 0, sizeof *out);
@@ -79,6 +106,8 @@ void sl_read_labels(struct sl_read *c, const struct sl_ynode *m, const char *pat
 				      path, sl_ykind_name(v->kind != SL_YSCALAR ? v : k));
 			continue;
 		}
+		if (!label_fits(c, path, k, v))
+			continue;
 		struct sl_kv *kv = &out->v[out->n++];
 		kv->key = k->str;
 		kv->val = sl_ynull(v) ? "" : v->str;
