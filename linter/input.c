@@ -10,6 +10,7 @@
 
 #include "buf.h"
 #include "diag.h"
+#include "limits.h"
 #include "path.h"
 
 /* Directories nest at most this deep: a symlink loop must end, not hang. */
@@ -56,7 +57,12 @@ static int source_fail(struct sl_source *s, struct sl_findings *errs, const char
 	s->failed = 1;
 	struct sl_span at;
 	sl_source_span(s, 0, 0, &at);
-	if (err)
+	size_t max = sl_limits.file_bytes;
+	if (err == EFBIG && max % (1u << 20) == 0)
+		sl_input_error(errs, &at, "%s is larger than %zu MiB (--max-file-size)", what, max >> 20);
+	else if (err == EFBIG)
+		sl_input_error(errs, &at, "%s is larger than %zu bytes (--max-file-size)", what, max);
+	else if (err)
 		sl_input_error(errs, &at, "%s: %s", what, strerror(err));
 	else
 		sl_input_error(errs, &at, "%s", what);
@@ -73,7 +79,7 @@ static int path_error(struct sl_sources *ss, struct sl_findings *errs, const cha
 /* Read all of fp into b; size_hint (a regular file's size) saves the regrowth. */
 static int read_stream(FILE *fp, struct sl_buf *b, size_t size_hint)
 {
-	if (size_hint > SL_MAX_FILE_BYTES)
+	if (size_hint > sl_limits.file_bytes)
 		return EFBIG;
 	if (size_hint && b->cap < size_hint + 2) { /* +1 for the NUL, +1 to see the end */
 		b->s = sl_xrealloc(b->s, size_hint + 2);
@@ -87,7 +93,7 @@ static int read_stream(FILE *fp, struct sl_buf *b, size_t size_hint)
 		size_t n = fread(b->s + b->len, 1, b->cap - b->len - 1, fp);
 		b->len += n;
 		b->s[b->len] = 0;
-		if (b->len > SL_MAX_FILE_BYTES)
+		if (b->len > sl_limits.file_bytes)
 			return EFBIG;
 		if (n == 0)
 			break;
@@ -312,7 +318,7 @@ static int add_path(struct sl_sources *ss, const char *path, struct sl_findings 
 	struct sl_source *s = source_adopt(path, NULL, 0, 0);
 	push(ss, s);
 	/* A file too large to read is refused at once, as it always was. */
-	s->unread = ss->defer_reading && S_ISREG(st.st_mode) && (size_t)st.st_size <= SL_MAX_FILE_BYTES;
+	s->unread = ss->defer_reading && S_ISREG(st.st_mode) && (size_t)st.st_size <= sl_limits.file_bytes;
 	return s->unread ? 0 : sl_source_read(s, errs);
 }
 
@@ -326,7 +332,7 @@ static int read_file(struct sl_source *s, const char **what)
 		return errno;
 	bool regular = fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode);
 	size_t size = regular ? (size_t)st.st_size : 0;
-	if (size >= SL_HUGE_MIN && size <= SL_MAX_FILE_BYTES) {
+	if (size >= SL_HUGE_MIN && size <= sl_limits.file_bytes) {
 		size_t cap = size + 2; /* +1 for the NUL, +1 to see the end */
 		char *data = sl_huge_alloc(cap);
 		size_t len = fread(data, 1, cap - 1, fp);
@@ -347,7 +353,7 @@ static int read_file(struct sl_source *s, const char **what)
 	fclose(fp);
 	if (err) {
 		sl_buf_free(&b);
-		*what = err == EFBIG ? "file is larger than 64 MiB" : "cannot read file";
+		*what = err == EFBIG ? "file" : "cannot read file";
 		return err;
 	}
 	s->len = b.len;
@@ -361,8 +367,7 @@ int sl_input_add_stdin(struct sl_sources *ss, const char *name, struct sl_findin
 	int err = read_stream(stdin, &b, 0);
 	if (err) {
 		sl_buf_free(&b);
-		path_error(ss, errs, name, err == EFBIG ? "input is larger than 64 MiB" : "cannot read",
-			   err == EFBIG ? 0 : err);
+		path_error(ss, errs, name, err == EFBIG ? "input" : "cannot read", err);
 		ss->v[ss->n - 1]->from_stdin = true;
 		return -1;
 	}
@@ -379,7 +384,7 @@ int sl_source_read(struct sl_source *s, struct sl_findings *errs)
 	s->unread = false;
 	const char *what;
 	int err = read_file(s, &what);
-	return err ? source_fail(s, errs, what, err == EFBIG ? 0 : err) : 0;
+	return err ? source_fail(s, errs, what, err) : 0;
 }
 
 int sl_input_add(struct sl_sources *ss, const char *path, struct sl_findings *errs,

@@ -4,6 +4,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,9 @@ struct options {
 	size_t nexclude, ndisable, capexclude, capdisable;
 };
 
+/* Options without a short form. */
+enum { OPT_MAX_DEPTH = 256, OPT_MAX_NODES, OPT_MAX_ALIAS_NODES, OPT_MAX_FILE_SIZE };
+
 static const struct opt_doc {
 	struct option o;
 	const char *arg, *help;
@@ -75,6 +79,18 @@ static const struct opt_doc {
     {{"max-documents", required_argument, NULL, 'M'},
      "N",
      "refuse a file of more than N YAML documents (default 10000)"},
+    {{"max-depth", required_argument, NULL, OPT_MAX_DEPTH},
+     "N",
+     "refuse a document nested deeper than N levels (default 256, at most 1024)"},
+    {{"max-nodes", required_argument, NULL, OPT_MAX_NODES},
+     "N",
+     "refuse a document whose tree holds more than N nodes (default 4000000)"},
+    {{"max-alias-nodes", required_argument, NULL, OPT_MAX_ALIAS_NODES},
+     "N",
+     "refuse a document whose aliases expand to more than N nodes (default 2000000)"},
+    {{"max-file-size", required_argument, NULL, OPT_MAX_FILE_SIZE},
+     "SIZE",
+     "refuse a file larger than SIZE bytes, or with K, M, G: KiB, MiB, GiB (default 64M, at most 1G)"},
     {{"show-suppressed", no_argument, NULL, 'S'}, NULL, "show suppressed findings too, marked (text)"},
     {{"explain", no_argument, NULL, 'E'},
      NULL,
@@ -149,16 +165,25 @@ static int parse_color(const char *arg, int *out)
 	return 0;
 }
 
-static int parse_max_documents(const char *arg)
+/* A limit's value: a positive number, at most max; with units, a K, M or G suffix (binary). */
+static int parse_limit(const char *opt, const char *arg, bool units, size_t max, size_t *out)
 {
 	char *end;
 	errno = 0;
 	unsigned long long n = strtoull(arg, &end, 10);
-	if (errno || end == arg || *end || arg[0] == '-' || n == 0) {
-		fprintf(stderr, "schedlint: error: --max-documents takes a positive number, not '%s'\n", arg);
+	int shift = !units || !*end || end[1] ? 0 : *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : -1;
+	bool bad = errno || end == arg || arg[0] == '-' || n == 0 || shift < 0 || (*end && !shift);
+	if (!bad && (n > max >> shift)) {
+		fprintf(stderr, "schedlint: error: --%s is at most %zu%s, not '%s'\n", opt, max, units ? " bytes" : "",
+			arg);
 		return -1;
 	}
-	sl_yaml_max_documents = (size_t)n;
+	if (bad) {
+		fprintf(stderr, "schedlint: error: --%s takes a positive number%s, not '%s'\n", opt,
+			units ? " (with K, M or G)" : "", arg);
+		return -1;
+	}
+	*out = (size_t)n << shift;
 	return 0;
 }
 
@@ -190,7 +215,15 @@ static int take_option(int c, struct options *o, int *done)
 	case 'c':
 		return parse_color(optarg, &o->color);
 	case 'M':
-		return parse_max_documents(optarg);
+		return parse_limit("max-documents", optarg, false, SIZE_MAX, &sl_limits.documents);
+	case OPT_MAX_DEPTH:
+		return parse_limit("max-depth", optarg, false, SL_DEPTH_CAP, &sl_limits.depth);
+	case OPT_MAX_NODES:
+		return parse_limit("max-nodes", optarg, false, SIZE_MAX, &sl_limits.nodes);
+	case OPT_MAX_ALIAS_NODES:
+		return parse_limit("max-alias-nodes", optarg, false, SIZE_MAX, &sl_limits.alias_nodes);
+	case OPT_MAX_FILE_SIZE:
+		return parse_limit("max-file-size", optarg, true, SL_FILE_BYTES_CAP, &sl_limits.file_bytes);
 	case 'C':
 		o->config = optarg;
 		return 0;

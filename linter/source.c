@@ -43,7 +43,7 @@ void sl_source_index(struct sl_source *s)
 		}
 	}
 	/* Counted first: one allocation of the right size, held as long as the source is, rather
-	 * than regrowth over megabytes. Offsets fit 32 bits (SL_MAX_FILE_BYTES). */
+	 * than regrowth over megabytes. Offsets fit 32 bits (SL_FILE_BYTES_CAP). */
 	size_t n = 1;
 	for (const char *q = s->data; (q = memchr(q, '\n', s->len - (size_t)(q - s->data))); q++)
 		n++;

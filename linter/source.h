@@ -9,8 +9,6 @@
 
 struct sl_span;
 
-#define SL_MAX_FILE_BYTES (64u << 20)
-
 struct sl_source {
 	char *path; /* as the user will recognise it: the argument, or dir/sub/file; standard input
 		     * is "-", or the name --stdin-filename gives it */

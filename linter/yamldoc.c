@@ -77,6 +77,7 @@ struct builder {
 	size_t nanchors, capanchors;
 	struct sl_ynode *root;
 	size_t aliased; /* nodes the open document's aliases stand for */
+	size_t nodes;   /* nodes the open document keeps */
 	/* Keeping only some paths (sl_yaml_parse_keep) */
 	const char *const *keep;
 	struct kpat *pats;
@@ -90,13 +91,13 @@ struct builder {
 	struct sl_findings *errs;
 	/* Keeping only some documents and values (sl_yaml_parse_some) */
 	const struct sl_yfilter *filter;
-	struct sl_yarena_mark doc_start;       /* where the open document's nodes and text start */
-	size_t doc_off;                        /* and its bytes */
-	bool drop_value;                       /* the key just read was left out: its value goes too */
-	bool dropping;                         /* skipping that value (b->skip levels deep) */
-	bool drop_flow[SL_YAML_MAX_DEPTH + 1]; /* per skipped level: a flow collection */
-	unsigned docno;                        /* documents ended so far */
-	bool done;                             /* the stream ended */
+	struct sl_yarena_mark doc_start;  /* where the open document's nodes and text start */
+	size_t doc_off;                   /* and its bytes */
+	bool drop_value;                  /* the key just read was left out: its value goes too */
+	bool dropping;                    /* skipping that value (b->skip levels deep) */
+	bool drop_flow[SL_DEPTH_CAP + 1]; /* per skipped level: a flow collection */
+	unsigned docno;                   /* documents ended so far */
+	bool done;                        /* the stream ended */
 };
 
 static void compile_patterns(struct builder *b, const char *const *keep)
@@ -154,8 +155,6 @@ static bool drop_key(struct builder *b, const char *key, bool *keep_all)
 	return !b->next_alive;
 }
 
-size_t sl_yaml_max_documents = SL_YAML_MAX_DOCUMENTS;
-
 /* The byte offset of a libyaml mark's code-point index. A UTF-8 byte order mark: libyaml, told the
  * encoding, would read it as content, so the parser starts after it and its marks count code
  * points from there. */
@@ -174,7 +173,7 @@ static void mark_span(const struct sl_source *src, yaml_mark_t a, yaml_mark_t b,
 		sl_source_span_hint(src, off, end, a.line, out);
 }
 
-/* Weights saturate at what a node's 32-bit weight holds, far above SL_YAML_MAX_NODES. */
+/* Weights saturate at what a node's 32-bit weight holds, far above the alias limit. */
 static size_t sat_add(size_t a, size_t b)
 {
 	return a > UINT32_MAX - b || b > UINT32_MAX ? UINT32_MAX : a + b;
@@ -337,10 +336,10 @@ static int drop_event(struct builder *b, const yaml_event_t *ev, struct sl_findi
 		b->need_full = true;
 		return -1;
 	}
-	if (open && b->depth + b->skip >= SL_YAML_MAX_DEPTH) {
+	if (open && b->depth + b->skip >= sl_limits.depth) {
 		struct sl_span at;
 		mark_span(b->src, ev->start_mark, ev->end_mark, &at);
-		sl_input_error(errs, &at, "document nests deeper than %d levels", SL_YAML_MAX_DEPTH);
+		sl_input_error(errs, &at, "document nests deeper than %zu levels (--max-depth)", sl_limits.depth);
 		return -1;
 	}
 	size_t start = sl_source_char_to_byte(b->src, ev->start_mark.index);
@@ -381,10 +380,10 @@ static void parse_error(const struct builder *b, const yaml_parser_t *p)
 static int skip_event(struct builder *b, const yaml_event_t *ev)
 {
 	bool open = ev->type == YAML_SEQUENCE_START_EVENT || ev->type == YAML_MAPPING_START_EVENT;
-	if (open && b->depth + b->skip >= SL_YAML_MAX_DEPTH) {
+	if (open && b->depth + b->skip >= sl_limits.depth) {
 		struct sl_span at;
 		mark_span(b->src, ev->start_mark, ev->end_mark, &at);
-		sl_input_error(b->errs, &at, "document nests deeper than %d levels", SL_YAML_MAX_DEPTH);
+		sl_input_error(b->errs, &at, "document nests deeper than %zu levels (--max-depth)", sl_limits.depth);
 		b->ys->hostile = true;
 		return -1;
 	}
@@ -435,16 +434,17 @@ static bool leave_out(struct builder *b, const yaml_event_t *ev, bool *keep_all)
 
 static int on_document_start(struct builder *b, const yaml_event_t *ev)
 {
-	if (b->docno >= sl_yaml_max_documents) {
+	if (b->docno >= sl_limits.documents) {
 		struct sl_span at;
 		mark_span(b->src, ev->start_mark, ev->end_mark, &at);
 		sl_input_error(b->errs, &at, "more than %zu documents in one file (--max-documents)",
-			       sl_yaml_max_documents);
+			       sl_limits.documents);
 		b->ys->hostile = true;
 		return 1;
 	}
 	b->root = NULL;
 	b->aliased = 0;
+	b->nodes = 0;
 	b->doc_start = sl_yarena_mark(arena_of(b->ys));
 	b->doc_off = mark_byte(b->src, ev->start_mark.index);
 	return 0;
@@ -501,6 +501,7 @@ static int on_scalar(struct builder *b, const yaml_event_t *ev)
 	s[n->len] = 0;
 	n->str = s;
 	n->weight = 1;
+	b->nodes++;
 	const char *anchor = (const char *)ev->data.scalar.anchor;
 	if (anchor)
 		define_anchor(b, anchor, n);
@@ -512,13 +513,14 @@ static int on_scalar(struct builder *b, const yaml_event_t *ev)
  * it is kept (leave_out). */
 static int on_collection_start(struct builder *b, const yaml_event_t *ev, bool keep_all)
 {
-	if (b->depth >= SL_YAML_MAX_DEPTH) {
+	if (b->depth >= sl_limits.depth) {
 		struct sl_span at;
 		mark_span(b->src, ev->start_mark, ev->end_mark, &at);
-		sl_input_error(b->errs, &at, "document nests deeper than %d levels", SL_YAML_MAX_DEPTH);
+		sl_input_error(b->errs, &at, "document nests deeper than %zu levels (--max-depth)", sl_limits.depth);
 		b->ys->hostile = true;
 		return 1;
 	}
+	b->nodes++;
 	int is_map = ev->type == YAML_MAPPING_START_EVENT;
 	const char *anchor = (const char *)(is_map ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor);
 	const char *comp = NULL;
@@ -645,13 +647,17 @@ static int take_event(struct builder *b, const yaml_event_t *ev)
 		return 0;
 	if (build_event(b, ev, keep_all))
 		return -1;
-	if (b->aliased > SL_YAML_MAX_NODES) {
+	if (b->aliased > sl_limits.alias_nodes || b->nodes > sl_limits.nodes) {
 		struct sl_span at;
 		mark_span(b->src, ev->start_mark, ev->end_mark, &at);
-		sl_input_error(b->errs, &at,
-			       "document expands to more than %d nodes through aliases (an "
-			       "alias bomb?)",
-			       SL_YAML_MAX_NODES);
+		if (b->aliased > sl_limits.alias_nodes)
+			sl_input_error(b->errs, &at,
+				       "document expands to more than %zu nodes through aliases (an alias bomb?); "
+				       "--max-alias-nodes sets the limit",
+				       sl_limits.alias_nodes);
+		else
+			sl_input_error(b->errs, &at, "document holds more than %zu nodes (--max-nodes)",
+				       sl_limits.nodes);
 		b->ys->hostile = true;
 		return -1;
 	}

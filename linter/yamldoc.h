@@ -10,14 +10,10 @@
 #include <stdint.h>
 
 #include "diag.h"
+#include "limits.h"
 #include "yarena.h"
 
-#define SL_YAML_MAX_DEPTH 256
-#define SL_YAML_MAX_NODES 2000000   /* nodes one document may add through aliases */
-#define SL_YAML_MAX_DOCUMENTS 10000 /* the default of --max-documents */
-/* Documents one file may hold (--max-documents): set once from the command line, before any
- * parse, and only read after. */
-extern size_t sl_yaml_max_documents;
+/* The limits a parse applies: limits.h (nesting, aliases, nodes, documents). */
 
 enum sl_ykind { SL_YSCALAR = 1, SL_YSEQ, SL_YMAP };
 

@@ -12,6 +12,11 @@ fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 seed=rollout-deadlock/seed-gpu-tracker
+# The release build and tests/rusage.c, for the bounds on hostile input (sanitizers would measure
+# themselves); those checks are skipped when either is missing.
+rel=$(pwd)/../schedlint
+rusage=$(pwd)/../build/rusage
+unbounded=0
 
 expect() { # description, expected exit, command...
 	d=$1 want=$2
@@ -30,6 +35,24 @@ has() { # description, file, fixed string
 	if grep -q -F -- "$3" "$2"; then pass=$((pass + 1)); else
 		echo "FAIL $1: '$3' not in output"
 		sed 's/^/  | /' "$2" | head -20
+		fail=$((fail + 1))
+	fi
+}
+# bounded: description, seconds, schedlint's arguments — the release build on hostile input must
+# end within the seconds given (a hang guard with room for a loaded machine), under 200 MB of
+# resident memory, with an exit status of 0, 1 or 2.
+bounded() {
+	d=$1 secs=$2
+	shift 2
+	if [ ! -x "$rel" ] || [ ! -x "$rusage" ]; then
+		unbounded=$((unbounded + 1))
+		return
+	fi
+	set -- $(timeout 60 "$rusage" "$rel" "$@" 2>/dev/null | tail -n 1)
+	if [ $# -eq 3 ] && [ "$1" -le 2 ] && [ "$2" -lt $((secs * 1000)) ] && [ "$3" -lt 204800 ]; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL $d: bounded by ${secs} s and 200 MB, measured: exit ${1:-?}, ${2:-?} ms, ${3:-?} KB"
 		fail=$((fail + 1))
 	fi
 }
@@ -271,6 +294,7 @@ for how in "--nodes:$tmp/deep.yaml $seed/manifest.yaml" "--pods:$tmp/deep.yaml $
 	expect "20,000 levels deep ($how)" 2 timeout 10 "$bin" $opt $args
 	has "20,000 levels deep ($how)" "$tmp/err" "deep.yaml:4:"
 	has "20,000 levels deep ($how)" "$tmp/err" "error: document nests deeper than 256 levels"
+	bounded "20,000 levels deep ($how)" 1 $opt $args
 done
 
 # Hostile input in every reader ends promptly with a clear error: a billion laughs, a file past
@@ -281,25 +305,50 @@ for opt in --config manifest; do
 	[ "$o" = manifest ] && o=
 	expect "a billion laughs ($opt)" 2 timeout 10 "$bin" $o "$tmp/bomb.yaml" $seed/manifest.yaml
 	has "a billion laughs ($opt)" "$tmp/err" "(an alias bomb?)"
+	bounded "a billion laughs ($opt)" 2 $o "$tmp/bomb.yaml" $seed/manifest.yaml
 done
 for opt in --nodes --pods; do
 	expect "a billion laughs ($opt), dropped unexpanded" 0 timeout 10 "$bin" $opt "$tmp/bomb.yaml" $seed/manifest.yaml
+	bounded "a billion laughs ($opt)" 2 $opt "$tmp/bomb.yaml" $seed/manifest.yaml
 done
 sed 's/^a: /items: [{apiVersion: v1, kind: Node, metadata: {name: n, labels: {x: *g}}}]\na: /' "$tmp/bomb.yaml" |
 	awk '/^items:/ { keep = $0; next } { print } END { print keep }' >"$tmp/bomb-node.yaml"
 expect "a billion laughs in a Node's labels (--nodes)" 2 timeout 10 "$bin" --nodes "$tmp/bomb-node.yaml" $seed/manifest.yaml
 has "a billion laughs in a Node's labels (--nodes)" "$tmp/err" "(an alias bomb?)"
+bounded "a billion laughs in a Node's labels (--nodes)" 2 --nodes "$tmp/bomb-node.yaml" $seed/manifest.yaml
 awk 'BEGIN { printf "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata: {a: \""
 	s = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
 	for (i = 0; i < 1000000; i++) printf "%s", s; print "\"}" }' >"$tmp/huge.yaml"
 expect "a 100 MB scalar" 2 timeout 10 "$bin" "$tmp/huge.yaml" $seed/manifest.yaml
-has "a 100 MB scalar" "$tmp/err" "huge.yaml:1:1: error: file is larger than 64 MiB"
+has "a 100 MB scalar" "$tmp/err" "huge.yaml:1:1: error: file is larger than 64 MiB (--max-file-size)"
+bounded "a 100 MB scalar" 2 "$tmp/huge.yaml" $seed/manifest.yaml
+bounded "a 100 MB scalar on stdin" 2 - <"$tmp/huge.yaml"
+expect "a 100 MB scalar on stdin" 2 sh -c "'$bin' - <'$tmp/huge.yaml'"
+has "a 100 MB scalar on stdin" "$tmp/err" "-:1:1: error: input is larger than 64 MiB (--max-file-size)"
 rm -f "$tmp/huge.yaml"
 awk 'BEGIN { for (i = 0; i < 100000; i++) printf "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c%d}\n", i }' >"$tmp/many.yaml"
 expect "100,000 documents" 2 timeout 10 "$bin" "$tmp/many.yaml"
 has "100,000 documents" "$tmp/err" "error: more than 10000 documents in one file (--max-documents)"
+bounded "100,000 documents" 2 "$tmp/many.yaml"
 expect "--max-documents" 0 timeout 20 "$bin" --max-documents 100000 "$tmp/many.yaml"
 expect "--max-documents 0" 2 "$bin" --max-documents 0 "$tmp/many.yaml"
+# Every limit can be set: lower ones stop ordinary files with their error, absurd values are
+# usage errors
+expect "--max-depth 4" 2 "$bin" --max-depth 4 $seed/manifest.yaml
+has "--max-depth 4" "$tmp/err" "error: document nests deeper than 4 levels (--max-depth)"
+expect "--max-depth 2000" 2 "$bin" --max-depth 2000 $seed/manifest.yaml
+has "--max-depth 2000" "$tmp/err" "schedlint: error: --max-depth is at most 1024, not '2000'"
+expect "--max-nodes 50" 2 "$bin" --max-nodes 50 $seed/manifest.yaml
+has "--max-nodes 50" "$tmp/err" "error: document holds more than 50 nodes (--max-nodes)"
+expect "--max-alias-nodes 1000" 2 "$bin" --max-alias-nodes 1000 "$tmp/bomb.yaml"
+has "--max-alias-nodes 1000" "$tmp/err" "more than 1000 nodes through aliases (an alias bomb?); --max-alias-nodes sets the limit"
+expect "--max-file-size 1K" 2 "$bin" --max-file-size 1K $seed/manifest.yaml
+has "--max-file-size 1K" "$tmp/err" "manifest.yaml:1:1: error: file is larger than 1024 bytes (--max-file-size)"
+expect "--max-file-size 1M" 1 "$bin" --max-file-size 1M --nodes $seed/nodes.yaml $seed/manifest.yaml
+expect "--max-file-size 2G" 2 "$bin" --max-file-size 2G $seed/manifest.yaml
+has "--max-file-size 2G" "$tmp/err" "--max-file-size is at most 1073741824 bytes, not '2G'"
+expect "--max-file-size 10X" 2 "$bin" --max-file-size 10X $seed/manifest.yaml
+has "--max-file-size 10X" "$tmp/err" "--max-file-size takes a positive number (with K, M or G), not '10X'"
 
 # A directory walk visits each directory once: two symlinks to the tree itself end with a note
 # each; a FIFO, found or given, is refused without being opened (timeout: opening one blocks)
@@ -308,6 +357,7 @@ cp $seed/manifest.yaml "$tmp/loop/sub/app.yaml"
 ln -s . "$tmp/loop/a"
 ln -s . "$tmp/loop/b"
 expect "symlink loops end" 1 timeout 10 "$bin" --nodes $seed/nodes.yaml "$tmp/loop"
+bounded "symlink loops end" 1 --nodes $seed/nodes.yaml "$tmp/loop"
 has "symlink loops end: a note" "$tmp/err" "loop/a:1:1: note: a directory already read"
 has "symlink loops end: the finding once" "$tmp/out" "loop/sub/app.yaml:11:1: error:"
 [ "$(grep -c ': error:' "$tmp/out")" = 1 ] && pass=$((pass + 1)) || {
@@ -341,5 +391,6 @@ done
 cp $seed/manifest.yaml "$tmp/outside.yaml"
 expect "SARIF outside the repository" 1 sh -c "cd '$tmp/anchor' && '$bin' -f sarif --nodes nodes.yaml ../outside.yaml"
 has "SARIF outside the repository" "$tmp/out" "\"uri\":	\"file://$(cd "$tmp" && pwd -P)/outside.yaml\""
+[ $unbounded -eq 0 ] || echo "cli: $unbounded time and memory bounds skipped (no release build or build/rusage)"
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]
