@@ -50,6 +50,12 @@ int sl_pdb_read(struct sl_read *c, const struct sl_object *o, struct sl_pdb **ou
 	sl_read_selector(c, sl_ymap_get(spec, "selector"), "spec.selector", &v->sel);
 	parse_pdb_value(c, spec, "minAvailable", &v->min_available);
 	parse_pdb_value(c, spec, "maxUnavailable", &v->max_unavailable);
+	v->unhealthy_policy = sl_ymap_get(spec, "unhealthyPodEvictionPolicy");
+	if (sl_ynull(v->unhealthy_policy))
+		v->unhealthy_policy = NULL;
+	else if (!sl_yis(v->unhealthy_policy, "IfHealthyBudget") && !sl_yis(v->unhealthy_policy, "AlwaysAllow"))
+		sl_read_error(c, v->unhealthy_policy,
+			      "spec.unhealthyPodEvictionPolicy must be IfHealthyBudget or AlwaysAllow");
 	if (v->min_available.set && v->max_unavailable.set)
 		sl_read_error(c, v->max_unavailable.node, "spec: minAvailable and maxUnavailable cannot be both set");
 	if (c->failed) {

@@ -19,6 +19,7 @@ struct sl_pdb {
 	struct sl_object obj;
 	struct sl_selector sel;
 	struct sl_intpct min_available, max_unavailable;
+	const struct sl_ynode *unhealthy_policy; /* spec.unhealthyPodEvictionPolicy, NULL when unset */
 	/* Bound by sl_model_bind_pods, over the workloads of the input it selects: their pods, how
 	 * many workloads, whether one is a bare Pod, and whether that count is the disruption
 	 * controller's: false when one has no scale the controller reads (a DaemonSet, a Job), or is

@@ -184,6 +184,23 @@ static void model(struct sl_run *r, const struct target *t, struct sl_model *m, 
 	sl_model_bind_pods(m);
 }
 
+/* The rules' checks over objects that are not workloads (budgets), once per target. */
+static void check_model(struct sl_run *r, const struct sl_model *m)
+{
+	const struct sl_config *c = r->cfg;
+	for (unsigned i = 0; i < sl_nrules; i++) {
+		const struct sl_rule *rule = sl_rules[i];
+		if (!rule->check_model || c->levels[i] == SL_LEVEL_NONE)
+			continue;
+		size_t from = r->fs.n;
+		struct sl_model_check cx = {m, &r->fs, c->levels[i]};
+		rule->check_model(rule, &cx);
+		/* A level set by the config is the level of every finding of the rule. */
+		for (size_t k = from; c->forced[i] && k < r->fs.n; k++)
+			r->fs.v[k].level = c->levels[i];
+	}
+}
+
 /* Stage check: every workload through the rules (or --explain), the manifests' objects through
  * the policies, the suppressions applied; the findings then carry the target's name, and no longer
  * the model, which goes next. */
@@ -193,6 +210,7 @@ static void check(struct sl_run *r, const struct target *t, const struct sl_mode
 	size_t from = r->fs.n;
 	check_workloads(r, m, ex);
 	if (!r->explain) {
+		check_model(r, m);
 		sl_suppress_begin(sup, t->index, m->nnodes > 0);
 		struct object_pass op = {r, sup, errs};
 		for (size_t i = 0; i < t->nloads; i++) {

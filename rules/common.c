@@ -76,6 +76,25 @@ struct sl_finding *sl_rule_report(const struct sl_rule *r, struct sl_check *cx, 
 	return f;
 }
 
+struct sl_finding *sl_rule_report_object(const struct sl_rule *r, struct sl_model_check *cx, const struct sl_object *o,
+					 const struct sl_ynode *at, const char *fmt, ...)
+{
+	if (!at)
+		at = o->kind_node ? o->kind_node : o->root;
+	struct sl_buf b = SL_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	sl_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	struct sl_finding *f = sl_report(cx->out, r, cx->level, &at->at, "%s", b.s);
+	sl_buf_free(&b);
+	char ref[512];
+	sl_object_ref(o, ref, sizeof ref);
+	f->object = sl_xstrdup(ref);
+	sl_finding_subject(f, o);
+	return f;
+}
+
 #define MAX_LISTED 6
 
 enum sl_cause sl_blocking_cause(const struct sl_analysis *a, const struct sl_nodefit *fits)

@@ -8,7 +8,9 @@
  * When that is 0 every eviction gets 429 Too Many Requests: `kubectl drain` retries forever, the
  * descheduler and the cluster-autoscaler leave the node alone. Separately, the eviction
  * subresource refuses outright a pod that more than one budget selects. */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../linter/buf.h"
@@ -55,6 +57,47 @@ static int64_t allowed(const struct sl_pdb *p, int64_t total)
 	return total <= 0 || a < 0 ? 0 : a;
 }
 
+/* The fix that always allows one disruption: maxUnavailable: 1. */
+static void offer_max_unavailable_1(struct sl_finding *f, const struct sl_pdb *p)
+{
+	const struct sl_source *src = p->obj.src;
+	const struct sl_intpct *v = p->max_unavailable.set ? &p->max_unavailable : &p->min_available;
+	struct sl_fix *fx = sl_fix_new(f, "Use maxUnavailable: 1 (one pod may be evicted at a time)");
+	if (p->max_unavailable.set)
+		sl_fix_replace(fx, src, v->node, "1");
+	else {
+		/* Rewrite the whole entry, key included: `minAvailable: 2` becomes `maxUnavailable: 1`. */
+		const struct sl_ynode *spec = sl_ymap_get(p->obj.root, "spec");
+		const struct sl_ynode *key = sl_ymap_key(spec, "minAvailable");
+		bool json = key && src->data[key->at.off] == '"';
+		if (key)
+			sl_fix_edit(fx, src, key->at.off, v->node->at.end,
+				    json ? "\"maxUnavailable\": 1" : "maxUnavailable: 1");
+	}
+}
+
+/* Whether the budget allows no disruption at any scale: maxUnavailable 0 (or 0%), minAvailable
+ * 100%. Judged on the budget alone, with or without its workloads among the inputs. */
+static bool any_scale(const struct sl_pdb *p)
+{
+	const struct sl_intpct *v = p->max_unavailable.set ? &p->max_unavailable : &p->min_available;
+	return p->max_unavailable.set ? v->v == 0 : v->percent && v->v >= 100;
+}
+
+/* A blocking budget is unmet as soon as one pod is not Ready, and under the default policy
+ * (IfHealthyBudget) a pod that is not Ready may be evicted only while the budget is met
+ * (pkg/registry/core/pod/storage/eviction.go): the drain then waits on the broken pods too. */
+static void note_unhealthy_policy(struct sl_finding *f, const struct sl_pdb *p)
+{
+	if (p->unhealthy_policy && sl_yis(p->unhealthy_policy, "AlwaysAllow"))
+		return;
+	sl_note(f,
+		"unhealthyPodEvictionPolicy is %s: with a pod not Ready the budget is unmet, and then not even "
+		"the pods that are not Ready may be evicted; AlwaysAllow lets a drain evict those (policy/v1, on by "
+		"default since Kubernetes 1.27)",
+		p->unhealthy_policy ? "IfHealthyBudget" : "unset (IfHealthyBudget)");
+}
+
 static void report_blocking(const struct sl_rule *self, struct sl_check *cx, const struct sl_pdb *p, const char *ref)
 {
 	const struct sl_workload *w = cx->w;
@@ -63,11 +106,9 @@ static void report_blocking(const struct sl_rule *self, struct sl_check *cx, con
 	int64_t total = p->total;
 	size_t nw = p->nselected;
 	bool bare = p->bare;
-	if (!p->countable || total <= 0)
+	/* A budget that blocks at every scale is reported once, on itself (check_budgets). */
+	if (!p->countable || total <= 0 || any_scale(p))
 		return;
-	/* Whether the verdict holds for every scale: maxUnavailable 0 and minAvailable 100%. */
-	bool any_scale =
-	    (p->max_unavailable.set && v->v == 0) || (v->percent && !p->max_unavailable.set && v->v >= 100);
 	const struct sl_hpa *h = nw == 1 ? w->hpa : NULL;
 	bool has_hpa = h != NULL;
 	const char *depends = NULL;
@@ -85,7 +126,7 @@ static void report_blocking(const struct sl_rule *self, struct sl_check *cx, con
 		if (!blocked)
 			return;
 		total = lo;
-		if (first_free >= 0 && !any_scale) {
+		if (first_free >= 0) {
 			snprintf(dep, sizeof dep,
 				 "its HorizontalPodAutoscaler scales it between %lld and %lld replicas: evictions are "
 				 "blocked "
@@ -100,7 +141,7 @@ static void report_blocking(const struct sl_rule *self, struct sl_check *cx, con
 	} else {
 		if (allowed(p, total) > 0)
 			return;
-		if (!any_scale && !w->replicas_node && nw == 1 && !bare)
+		if (!w->replicas_node && nw == 1 && !bare)
 			depends =
 			    "replicas is not written: the API server defaults it to 1, unless an autoscaler sets it";
 	}
@@ -148,6 +189,8 @@ static void report_blocking(const struct sl_rule *self, struct sl_check *cx, con
 	sl_note(f, "a rollout is not slowed by the budget (controllers delete pods directly, not through the eviction "
 		   "API); node "
 		   "drains, descheduling and scale-down are");
+	if (!bare)
+		note_unhealthy_policy(f, p);
 	if (bare) {
 		/* maxUnavailable and percentages take the controllers' scale, and a bare Pod has none:
 		 * the controller expects 0 pods and allows 0 disruptions, so neither is a fix. */
@@ -171,18 +214,7 @@ static void report_blocking(const struct sl_rule *self, struct sl_check *cx, con
 		sl_add_related(f, &h->ref->at, "the HorizontalPodAutoscaler that scales it");
 
 	const struct sl_source *src = p->obj.src;
-	struct sl_fix *fx = sl_fix_new(f, "Use maxUnavailable: 1 (one pod may be evicted at a time)");
-	if (p->max_unavailable.set)
-		sl_fix_replace(fx, src, v->node, "1");
-	else {
-		/* Rewrite the whole entry, key included: `minAvailable: 2` becomes `maxUnavailable: 1`. */
-		const struct sl_ynode *spec = sl_ymap_get(p->obj.root, "spec");
-		const struct sl_ynode *key = sl_ymap_key(spec, "minAvailable");
-		bool json = key && src->data[key->at.off] == '"';
-		if (key)
-			sl_fix_edit(fx, src, key->at.off, v->node->at.end,
-				    json ? "\"maxUnavailable\": 1" : "maxUnavailable: 1");
-	}
+	offer_max_unavailable_1(f, p);
 	if (!p->max_unavailable.set && !v->percent && total >= 2) {
 		char n[32], d[96];
 		snprintf(n, sizeof n, "%lld", (long long)(total - 1));
@@ -237,6 +269,103 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	sl_add_related(f, &(w->obj.kind_node ? w->obj.kind_node : w->obj.root)->at, "%s", ref);
 }
 
+/* A budget's place in the model's list, found by its address. */
+struct pdb_slot {
+	const struct sl_pdb *p;
+	size_t i;
+};
+
+static int cmp_slot(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)((const struct pdb_slot *)a)->p, y = (uintptr_t)((const struct pdb_slot *)b)->p;
+	return x < y ? -1 : x > y;
+}
+
+/* A budget that allows no disruption at any scale, on the budget itself. Returns the finding's
+ * index in cx->out. */
+static size_t report_any_scale(const struct sl_rule *self, struct sl_model_check *cx, const struct sl_pdb *p)
+{
+	const struct sl_intpct *v = p->max_unavailable.set ? &p->max_unavailable : &p->min_available;
+	const char *field = p->max_unavailable.set ? "maxUnavailable" : "minAvailable";
+	char vs[32], pref[512];
+	sl_intpct_format(v, vs, sizeof vs);
+	sl_object_ref(&p->obj, pref, sizeof pref);
+	struct sl_finding *f = sl_rule_report_object(
+	    self, cx, &p->obj, v->node,
+	    "%s %s %s allows no disruption at any scale: disruptionsAllowed stays 0 however many pods it selects, so "
+	    "`kubectl drain`, the descheduler and the cluster-autoscaler can never evict them",
+	    pref, field, vs);
+	if (p->max_unavailable.set)
+		sl_note(f, "maxUnavailable %s: desiredHealthy is every pod the budget selects, so no pod may be down",
+			vs);
+	else
+		sl_note(f, "minAvailable %s: desiredHealthy is all of the pods (rounded up), so no pod may be down",
+			vs);
+	if (p->nselected)
+		sl_note(f, "it selects %zu workload%s of the input, %lld pod%s in all", p->nselected,
+			p->nselected == 1 ? "" : "s", (long long)p->total, p->total == 1 ? "" : "s");
+	else
+		sl_note(f, "it selects no workload of the input: it blocks whatever pods it selects in the cluster");
+	sl_note(f, "a rollout is not slowed by the budget (controllers delete pods directly, not through the eviction "
+		   "API); node drains, descheduling and scale-down are");
+	note_unhealthy_policy(f, p);
+	sl_note(f, "fix: maxUnavailable: 1 (one pod may be evicted at a time)");
+	if (p->sel.node)
+		sl_add_related(f, &p->sel.node->at, "the budget's selector");
+	offer_max_unavailable_1(f, p);
+	return (size_t)(f - cx->out->v);
+}
+
+/* A budget whose selector selects no workload of the input: not a defect, but worth a word. */
+static void note_selects_nothing(const struct sl_rule *self, struct sl_model_check *cx, const struct sl_pdb *p)
+{
+	char pref[512];
+	sl_object_ref(&p->obj, pref, sizeof pref);
+	struct sl_finding *f =
+	    sl_rule_report_object(self, cx, &p->obj, p->sel.node,
+				  "%s selects no workload of the input; it may select pods created elsewhere", pref);
+	f->level = SL_NOTE;
+	sl_note(f, "its selector is matched against the pod templates of the workloads in namespace %s",
+		p->obj.namespace);
+}
+
+/* Budgets judged on themselves, once per target: those that block at every scale (with or
+ * without their workloads among the inputs) and those that select nothing. Related locations point at the workloads
+ * each selects (an index by address, built once: no scan of the workloads per budget). */
+static void check_budgets(const struct sl_rule *self, struct sl_model_check *cx)
+{
+	const struct sl_model *m = cx->model;
+	size_t *at = sl_xcalloc(m->npdbs + 1, sizeof *at);
+	struct pdb_slot *slots = sl_xcalloc(m->npdbs + 1, sizeof *slots);
+	for (size_t i = 0; i < m->npdbs; i++) {
+		const struct sl_pdb *p = m->pdbs[i];
+		slots[i] = (struct pdb_slot){p, i};
+		at[i] = (size_t)-1;
+		if (!consulted(p) || !valid_budget(p))
+			continue;
+		if (any_scale(p))
+			at[i] = report_any_scale(self, cx, p);
+		else if (!p->nselected)
+			note_selects_nothing(self, cx, p);
+	}
+	qsort(slots, m->npdbs, sizeof *slots, cmp_slot);
+	for (size_t k = 0; k < m->nworkloads; k++) {
+		const struct sl_workload *w = m->workloads[k];
+		for (size_t j = 0; j < w->npdbs; j++) {
+			struct pdb_slot key = {w->pdbs[j], 0};
+			const struct pdb_slot *s = bsearch(&key, slots, m->npdbs, sizeof *slots, cmp_slot);
+			if (!s || at[s->i] == (size_t)-1)
+				continue;
+			char ref[512];
+			sl_object_ref(&w->obj, ref, sizeof ref);
+			sl_add_related(&cx->out->v[at[s->i]], &(w->obj.kind_node ? w->obj.kind_node : w->obj.root)->at,
+				       "%s, selected by the budget", ref);
+		}
+	}
+	free(slots);
+	free(at);
+}
+
 const struct sl_rule sl_rule_pdb_blocks_eviction = {
     .id = "pdb-blocks-eviction",
     .name = "DisruptionBudgetBlocksEviction",
@@ -253,4 +382,5 @@ const struct sl_rule sl_rule_pdb_blocks_eviction = {
     .level = SL_ERROR,
     .needs_nodes = false,
     .check = check,
+    .check_model = check_budgets,
 };

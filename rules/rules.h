@@ -18,6 +18,12 @@ struct sl_check {
 	enum sl_level level; /* the level this rule reports at (its default unless configured) */
 };
 
+struct sl_model_check {
+	const struct sl_model *model;
+	struct sl_findings *out;
+	enum sl_level level;
+};
+
 struct sl_rule {
 	const char *id;
 	const char *name;        /* PascalCase, distinct from the id (SARIF reportingDescriptor.name) */
@@ -27,6 +33,8 @@ struct sl_rule {
 	enum sl_level level;
 	bool needs_nodes;
 	void (*check)(const struct sl_rule *self, struct sl_check *cx);
+	/* Optional: a check over objects that are not workloads (budgets), once per target. */
+	void (*check_model)(const struct sl_rule *self, struct sl_model_check *cx);
 };
 
 extern const struct sl_rule *const sl_rules[];
@@ -37,6 +45,11 @@ const struct sl_rule *sl_rule_find(const char *id);
 /* Start a finding for the workload at `at` (falls back to the object's kind line). */
 struct sl_finding *sl_rule_report(const struct sl_rule *r, struct sl_check *cx, const struct sl_ynode *at,
 				  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Start a finding about an object that is not a workload (a budget) at `at` (falls back to its
+ * kind line). */
+struct sl_finding *sl_rule_report_object(const struct sl_rule *r, struct sl_model_check *cx, const struct sl_object *o,
+					 const struct sl_ynode *at, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 /* "Deployment default/web" */
 void sl_object_ref(const struct sl_object *o, char *out, unsigned n);
 /* Notes that list where the pods could go: per-node slots and what bounds them. */
