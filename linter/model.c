@@ -190,7 +190,7 @@ static bool is(const char *s, const char *t)
 }
 
 /* Entries of a manifest neither the model nor a rule or a fix reads (sl_yfilter.unread): in a
- * container all but its name, resources, ports and restartPolicy (env, probes, mounts…); in a
+ * container all but its name, resources, ports, restartPolicy and probes (env, mounts…); in a
  * volume all but its name and claim; preferred (not required) affinity; an object's managedFields;
  * in an object's status all but a Pod's phase and a Node's allocatable and capacity. A fix that
  * inserts into a mapping reads the indentation of its entries: none of these mappings is one a
@@ -200,7 +200,8 @@ static bool unread_entry(const char *key, const char *in, const char *in_in)
 	bool object = !in_in || is(in_in, "[]"); /* in is a key of a document, or of a List's item */
 	if (is(in, "[]") &&
 	    (is(in_in, "containers") || is(in_in, "initContainers") || is(in_in, "ephemeralContainers")))
-		return !is(key, "name") && !is(key, "resources") && !is(key, "ports") && !is(key, "restartPolicy");
+		return !is(key, "name") && !is(key, "resources") && !is(key, "ports") && !is(key, "restartPolicy") &&
+		       !is(key, "readinessProbe") && !is(key, "livenessProbe") && !is(key, "startupProbe");
 	if (is(in, "[]") && is(in_in, "volumes"))
 		return !is(key, "name") && !is(key, "persistentVolumeClaim");
 	if (is(in, "nodeAffinity") || is(in, "podAffinity") || is(in, "podAntiAffinity"))

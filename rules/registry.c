@@ -17,6 +17,7 @@ extern const struct sl_rule sl_rule_invalid_rollout_params;
 extern const struct sl_rule sl_rule_extended_resource_mismatch;
 extern const struct sl_rule sl_rule_pdb_blocks_eviction;
 extern const struct sl_rule sl_rule_rwo_volume_rollout;
+extern const struct sl_rule sl_rule_probe_port_mismatch;
 extern const struct sl_rule sl_rule_unused_suppression;
 
 const struct sl_rule *const sl_rules[] = {
@@ -33,6 +34,7 @@ const struct sl_rule *const sl_rules[] = {
     &sl_rule_extended_resource_mismatch,
     &sl_rule_pdb_blocks_eviction,
     &sl_rule_rwo_volume_rollout,
+    &sl_rule_probe_port_mismatch,
     &sl_rule_unused_suppression,
 };
 const unsigned sl_nrules = sizeof sl_rules / sizeof sl_rules[0];
