@@ -169,6 +169,12 @@ static void need_object(void *arg, const struct sl_object *o)
 	t->yes = t->yes || model_kind(o->kind) || (t->readers->object && t->readers->object(t->readers->ctx, o));
 }
 
+static bool autoscaler(const struct sl_ynode *n)
+{
+	const struct sl_ynode *k = sl_ymap_get(n, "kind");
+	return sl_yis(k, "HorizontalPodAutoscaler") || sl_yis(k, "ScaledObject");
+}
+
 /* Whether a manifest document's tree is kept: it holds an object of the model (load_hpas finds
  * autoscalers in any document's items), or another reader needs it. */
 static bool tree_needed(void *arg, const struct sl_ydoc *doc)
@@ -179,8 +185,8 @@ static bool tree_needed(void *arg, const struct sl_ydoc *doc)
 	sl_doc_objects(doc, need_object, t);
 	const struct sl_ynode *items = sl_ymap_get(doc->root, "items");
 	for (size_t i = 0; !t->yes && items && items->kind == SL_YSEQ && i < items->n; i++)
-		t->yes = sl_yis(sl_ymap_get(items->v[i], "kind"), "HorizontalPodAutoscaler");
-	return t->yes || sl_yis(sl_ymap_get(doc->root, "kind"), "HorizontalPodAutoscaler");
+		t->yes = autoscaler(items->v[i]);
+	return t->yes || autoscaler(doc->root);
 }
 
 /* This runs for every key of every manifest: most differ at the first byte. */

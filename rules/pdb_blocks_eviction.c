@@ -128,15 +128,14 @@ static void report_blocking(const struct sl_rule *self, struct sl_check *cx, con
 		total = lo;
 		if (first_free >= 0) {
 			snprintf(dep, sizeof dep,
-				 "its HorizontalPodAutoscaler scales it between %lld and %lld replicas: evictions are "
-				 "blocked "
-				 "while it runs fewer than %lld",
-				 (long long)h->min, (long long)h->max, (long long)first_free);
+				 "its %s scales it between %lld and %lld replicas: evictions are blocked while it runs "
+				 "fewer than %lld",
+				 h->what, (long long)h->min, (long long)h->max, (long long)first_free);
 			depends = dep;
-			snprintf(sizes, sizeof sizes, "at %lld replica%s (its HorizontalPodAutoscaler's minimum)",
-				 (long long)lo, lo == 1 ? "" : "s");
+			snprintf(sizes, sizeof sizes, "at %lld replica%s (its %s's minimum%s)", (long long)lo,
+				 lo == 1 ? "" : "s", h->what, h->min < lo ? " above 0" : "");
 		} else
-			snprintf(sizes, sizeof sizes, "at every size its HorizontalPodAutoscaler allows (%lld to %lld)",
+			snprintf(sizes, sizeof sizes, "at every size its %s allows (%lld to %lld)", h->what,
 				 (long long)h->min, (long long)h->max);
 	} else {
 		if (allowed(p, total) > 0)
@@ -165,11 +164,11 @@ static void report_blocking(const struct sl_rule *self, struct sl_check *cx, con
 			"the budget selects %zu workloads of the input, %lld pods in all (pods outside the input "
 			"would count too)",
 			nw, (long long)total);
-	else if (has_hpa)
-		sl_note(f,
-			"its HorizontalPodAutoscaler sets replicas between %lld and %lld (spec.replicas %lld is "
-			"overridden)",
+	else if (has_hpa && w->replicas_node)
+		sl_note(f, "its %s sets replicas between %lld and %lld (spec.replicas %lld is overridden)", h->what,
 			(long long)h->min, (long long)h->max, (long long)w->replicas);
+	else if (has_hpa)
+		sl_note(f, "its %s sets replicas between %lld and %lld", h->what, (long long)h->min, (long long)h->max);
 	else if (bare)
 		sl_note(f, "%s is a bare Pod: one pod", ref);
 	else
@@ -202,16 +201,19 @@ static void report_blocking(const struct sl_rule *self, struct sl_check *cx, con
 			       "%s, selected by the budget", ref);
 		return;
 	}
-	sl_note(f, "fix: maxUnavailable: 1 (one pod may be evicted at a time)%s",
-		total == 1 ? "; with one replica that means downtime during a drain, so raise replicas to keep it up"
-			   : "");
+	const char *keep_up =
+	    total != 1 ? ""
+	    : has_hpa  ? "; with one replica that means downtime during a drain, so raise the autoscaler's "
+			 "minimum to keep it up"
+		       : "; with one replica that means downtime during a drain, so raise replicas to keep it up";
+	sl_note(f, "fix: maxUnavailable: 1 (one pod may be evicted at a time)%s", keep_up);
 	sl_add_related(f, &(w->obj.kind_node ? w->obj.kind_node : w->obj.root)->at, "%s, selected by the budget", ref);
 	if (w->replicas_node)
 		sl_add_related(f, &w->replicas_node->at, "replicas %lld", (long long)w->replicas);
 	if (p->sel.node)
 		sl_add_related(f, &p->sel.node->at, "the budget's selector");
 	if (has_hpa)
-		sl_add_related(f, &h->ref->at, "the HorizontalPodAutoscaler that scales it");
+		sl_add_related(f, &h->ref->at, "the %s that scales it", h->what);
 
 	const struct sl_source *src = p->obj.src;
 	offer_max_unavailable_1(f, p);
