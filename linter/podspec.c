@@ -265,6 +265,7 @@ static void parse_ports(struct sl_read *c, const struct sl_ynode *spec, struct s
 	const struct sl_ynode *hn = sl_ymap_get(spec, "hostNetwork");
 	if (!sl_ynull(hn) && (hn->kind != SL_YSCALAR || sl_read_bool(hn, &host_net) < 0))
 		sl_read_error(c, hn, "hostNetwork must be true or false");
+	p->host_network = host_net;
 	size_t cap = 0;
 	for (size_t i = 0; ctrs && i < ctrs->n; i++) {
 		const struct sl_ynode *ports = sl_read_want(c, ctrs->v[i], "ports", SL_YSEQ, "ports");

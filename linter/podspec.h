@@ -101,6 +101,7 @@ struct sl_podspec {
 	const struct sl_ynode *spread_node;
 	struct sl_hostport *ports;
 	size_t nports;
+	bool host_network;
 	struct sl_volume *volumes; /* volumes that name a PersistentVolumeClaim */
 	size_t nvolumes;
 };

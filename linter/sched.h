@@ -65,6 +65,20 @@ int64_t sl_node_slots(const struct sl_podspec *p, const struct sl_node *n, const
  * (2^31 replicas that all fit) would run for hours. */
 #define SL_PLACEMENT_BUDGET 10000000u
 
+/* A node where a DaemonSet's pod runs (or is assumed to) and no second pod of its template fits
+ * beside it, by resources and the pod count. */
+struct sl_daemon_room {
+	size_t node;       /* in the model's nodes */
+	int64_t old;       /* its pods counted on the node: running ones, or 1 assumed */
+	const char *limit; /* what bounds the node ("pods" for the pod count) */
+	bool running;      /* the old pod is among the running pods */
+};
+struct sl_daemon_view {
+	size_t nruns;                   /* nodes where a pod of it runs, or would */
+	int64_t own_running;            /* its pods among the running pods (controller-revision-hash) */
+	struct sl_daemon_room *blocked; /* the nodes where a surge's new pod never fits */
+	size_t nblocked;
+};
 struct sl_analysis {
 	const struct sl_podspec *pod;
 	size_t nnodes;
@@ -100,6 +114,8 @@ struct sl_analysis {
 	/* Sequential placement spent its budget (SL_PLACEMENT_BUDGET, an absurd number of replicas
 	 * that fit) before it ended: the workload counts as fitting, and is reported as not checked. */
 	bool not_placed;
+	/* A DaemonSet: its nodes, and where a surging update's new pod never fits. */
+	struct sl_daemon_view daemon;
 };
 
 /* The rollout arithmetic (sched/rollout.c). Fence-posts as the Deployment controller resolves
@@ -109,6 +125,15 @@ void sl_fenceposts(const struct sl_workload *w, int64_t *surge, int64_t *unavail
 /* Whether a RollingUpdate can never start: no old pod may go first (maxUnavailable resolves to
  * 0) and not one surge pod fits (surge_placed 0), with replicas to replace. */
 bool sl_rollout_never_starts(const struct sl_workload *w, int64_t max_unavailable, int64_t surge_placed);
+
+/* Whether the DaemonSet controller runs a pod of p on n (NodeShouldRunDaemonPod): nodeName,
+ * nodeSelector and required node affinity, and the NoSchedule / NoExecute taints p tolerates with
+ * the tolerations the controller adds (sched/daemonset.c). */
+bool sl_daemon_runs_on(const struct sl_podspec *p, const struct sl_node *n);
+
+struct sl_cluster;
+void sl_daemon_view(const struct sl_cluster *cl, const struct sl_workload *w, struct sl_daemon_view *v);
+void sl_daemon_view_free(struct sl_daemon_view *v);
 
 /* Analyse one workload. Without detail, a workload whose replicas and surge all fit is settled
  * without per-node arrays (fit, slots… stay NULL, nfeasible is 1 for "at least one"); anything

@@ -599,3 +599,37 @@ void sl_note_inventory_gaps(struct sl_finding *f, const struct sl_inventory_gaps
 		if (g->label[i] && selects_on(&w->pod, kubelet_labels[i]))
 			sl_note(f, "no node has the label %s, which the kubelet sets: %s", kubelet_labels[i], hint);
 }
+
+/* An int-or-percent of a DaemonSet's rollingUpdate as the API server accepts it (a non-negative
+ * integer or [0-9]+%): whether it is written and not zero. *ok is false for anything else, which
+ * invalid-rollout-params reports. */
+static bool nonzero_intpct(const struct sl_ynode *n, bool *ok)
+{
+	int64_t v;
+	*ok = true;
+	if (sl_ynull(n))
+		return false;
+	if (sl_yint(n, &v) == 0) {
+		*ok = v >= 0;
+		return v > 0;
+	}
+	*ok = n->kind == SL_YSCALAR && n->len >= 2 && n->str[n->len - 1] == '%' &&
+	      strspn(n->str, "0123456789") == n->len - 1;
+	return *ok && strspn(n->str, "0") != n->len - 1;
+}
+
+bool sl_daemonset_surges(const struct sl_workload *w, const struct sl_ynode **su, const struct sl_ynode **un,
+			 const struct sl_ynode **type)
+{
+	const struct sl_ynode *us = sl_ymap_get(w->spec, "updateStrategy");
+	const struct sl_ynode *ru = sl_ymap_get(us, "rollingUpdate");
+	*type = sl_ymap_get(us, "type");
+	*su = sl_ymap_get(ru, "maxSurge");
+	*un = sl_ymap_get(ru, "maxUnavailable");
+	if (strcmp(w->obj.kind, "DaemonSet") || (!sl_ynull(*type) && !sl_yis(*type, "RollingUpdate")) || !ru ||
+	    ru->kind != SL_YMAP)
+		return false;
+	bool su_ok, un_ok;
+	/* maxUnavailable defaults to 1, which beside a surge the API server refuses */
+	return nonzero_intpct(*su, &su_ok) && !sl_ynull(*un) && !nonzero_intpct(*un, &un_ok) && su_ok && un_ok;
+}

@@ -118,37 +118,12 @@ static void check_static(const struct sl_rule *self, struct sl_check *cx)
 	sl_domains_free(&d);
 }
 
-/* An int-or-percent of a DaemonSet's rollingUpdate as the API server accepts it (a non-negative
- * integer or [0-9]+%): whether it is written and not zero. *ok is false for anything else, which
- * invalid-rollout-params reports. */
-static bool nonzero_intpct(const struct sl_ynode *n, bool *ok)
-{
-	int64_t v;
-	*ok = true;
-	if (sl_ynull(n))
-		return false;
-	if (sl_yint(n, &v) == 0) {
-		*ok = v >= 0;
-		return v > 0;
-	}
-	*ok = n->kind == SL_YSCALAR && n->len >= 2 && n->str[n->len - 1] == '%' &&
-	      strspn(n->str, "0123456789") == n->len - 1;
-	return *ok && strspn(n->str, "0") != n->len - 1;
-}
-
 static void check_daemonset(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_workload *w = cx->w;
 	const struct sl_podspec *p = &w->pod;
-	const struct sl_ynode *us = sl_ymap_get(w->spec, "updateStrategy");
-	const struct sl_ynode *type = sl_ymap_get(us, "type");
-	const struct sl_ynode *ru = sl_ymap_get(us, "rollingUpdate");
-	if (!p->nports || (!sl_ynull(type) && !sl_yis(type, "RollingUpdate")) || !ru || ru->kind != SL_YMAP)
-		return;
-	const struct sl_ynode *su = sl_ymap_get(ru, "maxSurge"), *un = sl_ymap_get(ru, "maxUnavailable");
-	bool su_ok, un_ok;
-	/* maxUnavailable defaults to 1, which beside a surge the API server refuses */
-	if (!nonzero_intpct(su, &su_ok) || sl_ynull(un) || nonzero_intpct(un, &un_ok) || !su_ok || !un_ok)
+	const struct sl_ynode *su, *un, *type;
+	if (!p->nports || !sl_daemonset_surges(w, &su, &un, &type))
 		return;
 	/* With nodes: only when some node runs its pods (no pod, nothing to roll). */
 	if (cx->a && cx->a->nfeasible == 0 && cx->a->steady_placed == 0)

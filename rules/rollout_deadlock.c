@@ -1,4 +1,5 @@
-/* rollout-deadlock — a RollingUpdate that can never finish.
+/* rollout-deadlock — a RollingUpdate that can never finish: a Deployment's, or a DaemonSet's that
+ * surges (check_daemonset).
  *
  * With maxUnavailable resolved to 0 the Deployment controller removes no old pod until a new
  * one is Ready, and with room on the nodes for `replicas` pods but not one more, no new pod can
@@ -8,7 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../linter/buf.h"
 #include "../linter/fix.h"
+#include "../linter/quantity.h"
 #include "rules.h"
 
 /* The template's first required anti-affinity term that selects the template's own pods and is
@@ -25,10 +28,96 @@ static const struct sl_podterm *own_anti_term(const struct sl_workload *w)
 	return NULL;
 }
 
+/* One node's picture for a DaemonSet surge: what bounds it, and how much its pods take. */
+static void note_daemon_node(struct sl_buf *b, const struct sl_model *m, const struct sl_workload *w,
+			     const struct sl_daemon_room *r)
+{
+	const struct sl_node *n = m->nodes[r->node];
+	const char *own = r->running ? "its old pod among them" : "its old pod assumed there";
+	if (!r->limit || !strcmp(r->limit, "pods")) {
+		sl_buf_printf(b, "%s: %lld of %lld pods (%s)", n->name, (long long)n->npods + !r->running,
+			      (long long)n->max_pods, own);
+		return;
+	}
+	char al[48], us[48], rq[48];
+	int64_t used = sl_res_get(&n->used, r->limit) + (r->running ? 0 : sl_res_get(&w->pod.request, r->limit));
+	sl_format_amount(r->limit, sl_res_get(&n->alloc, r->limit), al, sizeof al);
+	sl_format_amount(r->limit, used, us, sizeof us);
+	sl_format_amount(r->limit, sl_res_get(&w->pod.request, r->limit), rq, sizeof rq);
+	sl_buf_printf(b, "%s: %s %s allocatable, %s requested (%s), a pod asks %s", n->name, al, r->limit, us, own, rq);
+}
+
+/* A DaemonSet that surges: the new pod of each node must go beside the old one on that node
+ * (the controller pins it there), and the old pod goes only once the new one is available. */
+static void check_daemonset(const struct sl_rule *self, struct sl_check *cx)
+{
+	const struct sl_workload *w = cx->w;
+	const struct sl_analysis *a = cx->a;
+	const struct sl_ynode *su, *un, *type;
+	/* Host ports: hostport-rollout proves it on every cluster. */
+	if (!a || !a->daemon.nblocked || w->pod.nports || !sl_daemonset_surges(w, &su, &un, &type))
+		return;
+	const struct sl_daemon_view *d = &a->daemon;
+	char ref[512];
+	sl_object_ref(&w->obj, ref, sizeof ref);
+	struct sl_buf names = SL_BUF_INIT;
+	for (size_t i = 0; i < d->nblocked && i < 6; i++)
+		sl_buf_printf(&names, "%s%s", i ? ", " : "", cx->model->nodes[d->blocked[i].node]->name);
+	if (d->nblocked > 6)
+		sl_buf_printf(&names, " and %zu more", d->nblocked - 6);
+	const char *limit = d->blocked[0].limit ? d->blocked[0].limit : "pods";
+	struct sl_finding *f = sl_rule_report(
+	    self, cx, su,
+	    "rollout of %s can never finish: maxSurge %s starts each updated pod on its node beside the old one, "
+	    "and %snode%s %s %s no room for a second pod (%s), so the new pod%s never schedule%s there; with "
+	    "maxUnavailable %s the old pod goes only once its replacement is available",
+	    ref, su->str, d->nblocked == d->nruns ? "its " : "", d->nblocked == 1 ? "" : "s", names.s,
+	    d->nblocked == 1 ? "has" : "have", limit, d->nblocked == 1 ? "" : "s", d->nblocked == 1 ? "s" : "",
+	    un->str);
+	sl_buf_free(&names);
+	sl_note(f, "updateStrategy RollingUpdate%s, maxSurge %s, maxUnavailable %s",
+		sl_ynull(type) ? " (defaulted)" : "", su->str, un->str);
+	if (d->own_running)
+		sl_note(
+		    f,
+		    "%lld of its pods run (found among the running pods) on %zu node%s; %zu of them cannot take the "
+		    "surge pod",
+		    (long long)d->own_running, d->nruns, d->nruns == 1 ? "" : "s", d->nblocked);
+	else
+		sl_note(f,
+			"it runs on %zu node%s (its nodeSelector, required node affinity and tolerations, with those "
+			"the DaemonSet controller adds); %zu of them cannot take the surge pod",
+			d->nruns, d->nruns == 1 ? "" : "s", d->nblocked);
+	for (size_t i = 0; i < d->nblocked && i < 6; i++) {
+		struct sl_buf b = SL_BUF_INIT;
+		note_daemon_node(&b, cx->model, w, &d->blocked[i]);
+		sl_note(f, "%s", b.s);
+		sl_buf_free(&b);
+	}
+	if (!d->own_running)
+		sl_note(f, "none of its pods is among the running pods: its old pod is assumed on every node where one "
+			   "fits, as after any earlier rollout");
+	sl_note(f, "the DaemonSet controller pins the surge pod to the old pod's node (node affinity on "
+		   "metadata.name); preemption cannot help, the old pod has the same priority");
+	sl_note(f, "fix: set updateStrategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1 (the old pod stops first, "
+		   "then its replacement takes its place), or use updateStrategy type OnDelete");
+	for (size_t i = 0; i < d->nblocked && i < 6; i++) {
+		const struct sl_node *n = cx->model->nodes[d->blocked[i].node];
+		sl_add_related(f, &(n->name_node ? n->name_node : n->root)->at, "node %s", n->name);
+	}
+	struct sl_fix *fx = sl_fix_new(f, "Roll with maxSurge: 0, maxUnavailable: 1 (replace the pod in place)");
+	sl_fix_replace(fx, w->obj.src, su, "0");
+	sl_fix_replace(fx, w->obj.src, un, "1");
+}
+
 static void check(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_workload *w = cx->w;
 	const struct sl_analysis *a = cx->a;
+	if (!strcmp(w->obj.kind, "DaemonSet")) {
+		check_daemonset(self, cx);
+		return;
+	}
 	if (!a || !a->is_rollout || a->strategy != SL_STRATEGY_ROLLING || !a->rollout_deadlock)
 		return;
 	/* Room for fewer than `replicas` pods is a capacity problem (and no room at all is
@@ -108,9 +197,12 @@ const struct sl_rule sl_rule_rollout_deadlock = {
     .id = "rollout-deadlock",
     .name = "RolloutCanNeverFinish",
     .summary = "A RollingUpdate with maxUnavailable 0 whose surge pod can never be scheduled.",
-    .description = "maxUnavailable resolves to 0, so the Deployment controller keeps every old pod until a new pod is "
-		   "Ready, and the nodes the pod template can use hold `replicas` pods but not `replicas + 1`. The new "
-		   "pod stays Pending forever and the rollout never progresses.",
+    .description =
+	"maxUnavailable resolves to 0, so the Deployment controller keeps every old pod until a new pod is "
+	"Ready, and the nodes the pod template can use hold `replicas` pods but not `replicas + 1`. The new "
+	"pod stays Pending forever and the rollout never progresses. A DaemonSet that surges (maxSurge above "
+	"0) starts each new pod beside the old one on its node: on a node with no room for a second pod "
+	"of it the rollout never finishes.",
     .help = "Set `strategy.rollingUpdate` to `maxSurge: 0` and `maxUnavailable: 1` so an old pod is removed "
 	    "before its replacement is created, or use `strategy.type: Recreate`, or make room for one more pod "
 	    "(more nodes the template admits, more of the scarce resource).",

@@ -103,6 +103,12 @@ void sl_note_rollout(struct sl_finding *f, const struct sl_workload *w, int64_t 
 void sl_relate_strategy(struct sl_finding *f, const struct sl_workload *w);
 /* Deployment, ReplicaSet, ReplicationController, StatefulSet: replicas that run until replaced. */
 bool sl_long_running(const char *kind);
+/* A DaemonSet that updates by surging, as the API server accepts it: updateStrategy RollingUpdate
+ * (written or defaulted) with maxSurge above 0 and maxUnavailable written as 0; the nodes are
+ * returned (maxSurge, maxUnavailable, type: NULL when absent). A surge beside the default
+ * maxUnavailable 1 is refused, and invalid-rollout-params' to report. */
+bool sl_daemonset_surges(const struct sl_workload *w, const struct sl_ynode **su, const struct sl_ynode **un,
+			 const struct sl_ynode **type);
 /* matchLabelKeys [pod-template-hash] confines the term to the pods of one ReplicaSet. */
 bool sl_term_per_replicaset(const struct sl_podterm *t);
 /* Whether one of the n terms v is on kubernetes.io/hostname and selects the template's own pods;

@@ -279,6 +279,33 @@ static void test_tolerations(void)
 	p.tols = &ded;
 	p.ntols = 1;
 	CHECK(sl_untolerated_taint(&p, &n) == NULL);
+
+	/* The DaemonSet controller's tolerations: the pressure taints, the cordon, and
+	 * network-unavailable for pods on the host's network only. */
+	struct sl_taint pressure[] = {{"node.kubernetes.io/disk-pressure", "", "NoSchedule", NULL},
+				      {"node.kubernetes.io/memory-pressure", "", "NoSchedule", NULL},
+				      {"node.kubernetes.io/pid-pressure", "", "NoSchedule", NULL},
+				      {"node.kubernetes.io/unschedulable", "", "NoSchedule", NULL},
+				      {"node.kubernetes.io/unreachable", "", "NoExecute", NULL}};
+	struct sl_taint netdown = {"node.kubernetes.io/network-unavailable", "", "NoSchedule", NULL};
+	memset(&p, 0, sizeof p);
+	n.taints = pressure;
+	n.ntaints = 5;
+	CHECK(sl_daemon_runs_on(&p, &n));
+	CHECK(sl_untolerated_taint(&p, &n) == &pressure[0]); /* a plain pod does not tolerate them */
+	n.taints = &netdown;
+	n.ntaints = 1;
+	CHECK(!sl_daemon_runs_on(&p, &n));
+	p.host_network = true;
+	CHECK(sl_daemon_runs_on(&p, &n));
+	n.taints = &taints[2]; /* dedicated=batch:NoSchedule is the template's to tolerate */
+	CHECK(!sl_daemon_runs_on(&p, &n));
+	p.node_name = "other"; /* nodeName pins it to another node */
+	n.taints = NULL;
+	n.ntaints = 0;
+	CHECK(!sl_daemon_runs_on(&p, &n));
+	p.node_name = "n";
+	CHECK(sl_daemon_runs_on(&p, &n));
 }
 
 /* Load a YAML string; returns the number of input errors. */

@@ -365,6 +365,8 @@ void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, bool detail,
 	}
 	if (!done)
 		analyze_in_detail(cl, w, old_hash, a);
+	if (!strcmp(w->obj.kind, "DaemonSet"))
+		sl_daemon_view(cl, w, &a->daemon);
 	a->rollout_deadlock = sl_rollout_never_starts(w, a->max_unavailable, a->surge_placed);
 }
 
@@ -380,5 +382,6 @@ void sl_analysis_free(struct sl_analysis *a)
 	free(a->fit_error);
 	free(a->steady_fit_error);
 	free(a->rollout_fit_error);
+	sl_daemon_view_free(&a->daemon);
 	memset(a, 0, sizeof *a);
 }
