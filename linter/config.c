@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "kversion.h"
 #include "input.h"
 #include "path.h"
 
@@ -588,9 +589,26 @@ static void read_ignores(struct reader *r, const struct sl_ynode *v)
 			read_ignore(r, v->v[i], &c->ignores[c->nignores++]);
 }
 
+/* kubernetesVersion: "1.30" (kversion.h), at the top level or in a target. */
+static void read_kube_version(struct reader *r, const struct sl_ynode *map, const char *what, int *minor,
+			      const char **text)
+{
+	const char *s = string(r, map, "kubernetesVersion", what, false);
+	if (!s)
+		return;
+	if (sl_kube_parse(s, minor) < 0 || *minor < SL_KUBE_MIN) {
+		fail(r, sl_ymap_get(map, "kubernetesVersion"),
+		     "kubernetesVersion is a Kubernetes release from 1.%d, such as \"1.%d\", not '%s'", SL_KUBE_MIN,
+		     SL_KUBE_DEFAULT, s);
+		*minor = 0;
+		return;
+	}
+	*text = s;
+}
+
 static void read_targets(struct reader *r, const struct sl_ynode *v)
 {
-	static const char *const keys[] = {"name", "paths", "nodes", "pods", NULL};
+	static const char *const keys[] = {"name", "paths", "nodes", "pods", "kubernetesVersion", NULL};
 	if (!map_list(r, v, "targets", "a target"))
 		return;
 	struct sl_config *c = r->c;
@@ -617,6 +635,7 @@ static void read_targets(struct reader *r, const struct sl_ynode *v)
 			compile(r, pv, &t->paths);
 		read_paths(r, sl_ymap_get(m, "nodes"), "nodes", &t->nodes, &t->nnodes);
 		read_paths(r, sl_ymap_get(m, "pods"), "pods", &t->pods, &t->npods);
+		read_kube_version(r, m, "a target", &t->kube_minor, &t->kube_text);
 	}
 }
 
@@ -667,11 +686,14 @@ int sl_config_load(struct sl_config *c, const char *path, struct sl_findings *er
 	if (!root || sl_ynull(root))
 		return r.bad ? -1 : 0;
 	if (root->kind != SL_YMAP) {
-		fail(&r, root, "a config is a mapping (rules, exclude, ignore, policies, nodes, pods, targets), not %s",
+		fail(&r, root,
+		     "a config is a mapping (rules, exclude, ignore, policies, nodes, pods, targets, "
+		     "kubernetesVersion), not %s",
 		     sl_ykind_name(root));
 		return -1;
 	}
-	static const char *const keys[] = {"rules", "exclude", "ignore", "policies", "nodes", "pods", "targets", NULL};
+	static const char *const keys[] = {"rules",   "exclude",           "ignore", "policies", "nodes", "pods",
+					   "targets", "kubernetesVersion", NULL};
 	known_keys(&r, root, "the config", keys);
 	read_policies(&r, sl_ymap_get(root, "policies")); /* first: rules and ignore may name them */
 	read_levels(&r, sl_ymap_get(root, "rules"));
@@ -684,6 +706,7 @@ int sl_config_load(struct sl_config *c, const char *path, struct sl_findings *er
 	read_ignores(&r, sl_ymap_get(root, "ignore"));
 	read_paths(&r, sl_ymap_get(root, "nodes"), "nodes", &c->nodes, &c->nnodes);
 	read_paths(&r, sl_ymap_get(root, "pods"), "pods", &c->pods, &c->npods);
+	read_kube_version(&r, root, "the config", &c->kube_minor, &c->kube_text);
 	read_targets(&r, sl_ymap_get(root, "targets"));
 	return r.bad ? -1 : 0;
 }

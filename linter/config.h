@@ -49,6 +49,8 @@ struct sl_target {
 	struct sl_pattern paths;
 	char **nodes, **pods; /* resolved against the config's directory */
 	size_t nnodes, npods;
+	int kube_minor; /* kubernetesVersion (kversion.h); 0: the config's */
+	const char *kube_text;
 	const struct sl_ynode *node;
 };
 
@@ -73,6 +75,8 @@ struct sl_config {
 	size_t npolicies;
 	char **nodes, **pods; /* top-level defaults, resolved */
 	size_t nnodes, npods;
+	int kube_minor; /* kubernetesVersion (kversion.h); 0: not given */
+	const char *kube_text;
 	struct sl_target *targets;
 	size_t ntargets;
 	struct sl_matcher mx; /* every match runs on the main thread, through this */

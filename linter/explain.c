@@ -40,7 +40,9 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct 
 	if (out->len)
 		sl_buf_putc(out, '\n');
 	header(w, a, out);
-	sl_buf_putc(out, '\n');
+	char kv[192];
+	sl_kube_describe(&m->kube, kv, sizeof kv);
+	sl_buf_printf(out, "\n  Kubernetes %s\n", kv);
 	if (!a) {
 		sl_buf_puts(out, "  no nodes known: give an inventory with --nodes (kubectl get nodes -o yaml)\n");
 		return;
@@ -110,6 +112,15 @@ cJSON *sl_explain_json(const struct sl_model *m, const struct sl_workload *w, co
 	cJSON_AddStringToObject(id, "namespace", w->obj.namespace);
 	cJSON_AddStringToObject(id, "name", w->obj.name ? w->obj.name : "");
 	cJSON_AddStringToObject(id, "file", w->obj.src ? w->obj.src->path : "-");
+	char kv[192];
+	sl_kube_describe(&m->kube, kv, sizeof kv);
+	cJSON *k = cJSON_AddObjectToObject(o, "kubernetes");
+	char minor[16];
+	snprintf(minor, sizeof minor, "1.%d", m->kube.minor);
+	cJSON_AddStringToObject(k, "version", minor);
+	static const char *const from[] = {"default", "option", "config", "nodes"};
+	cJSON_AddStringToObject(k, "from", from[m->kube.from]);
+	cJSON_AddStringToObject(k, "text", kv);
 	if (!a) {
 		cJSON_AddNullToObject(o, "nodes");
 		return o;

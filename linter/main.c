@@ -45,12 +45,14 @@ struct options {
 	bool no_config;
 	const char *config;
 	const char *stdin_name; /* --stdin-filename */
+	int kube_minor;         /* --kube-version; 0: not given */
+	const char *kube_text;
 	const char **exclude, **disable;
 	size_t nexclude, ndisable, capexclude, capdisable;
 };
 
 /* Options without a short form. */
-enum { OPT_MAX_DEPTH = 256, OPT_MAX_NODES, OPT_MAX_ALIAS_NODES, OPT_MAX_FILE_SIZE };
+enum { OPT_MAX_DEPTH = 256, OPT_MAX_NODES, OPT_MAX_ALIAS_NODES, OPT_MAX_FILE_SIZE, OPT_KUBE_VERSION };
 
 static const struct opt_doc {
 	struct option o;
@@ -73,6 +75,9 @@ static const struct opt_doc {
     {{"no-config", no_argument, NULL, 'N'}, NULL, "read no config file"},
     {{"exclude", required_argument, NULL, 'X'}, "REGEX", "leave out files whose path matches (PCRE2; repeatable)"},
     {{"disable", required_argument, NULL, 'D'}, "RULE", "turn a rule off (repeatable)"},
+    {{"kube-version", required_argument, NULL, OPT_KUBE_VERSION},
+     "X.Y",
+     "judge by Kubernetes X.Y's defaults (default: kubernetesVersion, the nodes' lowest kubelet, or 1.35)"},
     {{"stdin-filename", required_argument, NULL, 'I'},
      "NAME",
      "call standard input (-) NAME in reports, patterns and targets (default: -)"},
@@ -224,6 +229,16 @@ static int take_option(int c, struct options *o, int *done)
 		return parse_limit("max-alias-nodes", optarg, false, SIZE_MAX, &sl_limits.alias_nodes);
 	case OPT_MAX_FILE_SIZE:
 		return parse_limit("max-file-size", optarg, true, SL_FILE_BYTES_CAP, &sl_limits.file_bytes);
+	case OPT_KUBE_VERSION:
+		if (sl_kube_parse(optarg, &o->kube_minor) < 0 || o->kube_minor < SL_KUBE_MIN) {
+			fprintf(stderr,
+				"schedlint: error: --kube-version takes a Kubernetes release from 1.%d, such as 1.%d, "
+				"not '%s'\n",
+				SL_KUBE_MIN, SL_KUBE_DEFAULT, optarg);
+			return -1;
+		}
+		o->kube_text = optarg;
+		return 0;
 	case 'C':
 		o->config = optarg;
 		return 0;
@@ -460,7 +475,9 @@ static int pipeline(struct options *o, char *const *paths, size_t npaths)
 				     .explain = o->explain,
 				     .explain_json = o->explain && o->format != FMT_TEXT,
 				     .stdin_name = o->stdin_name,
-				     .fix = o->fix};
+				     .fix = o->fix,
+				     .kube_minor = o->kube_minor,
+				     .kube_text = o->kube_text};
 		sl_run(&run, o->nodes, o->nnodes, o->pods, o->npods, paths, npaths);
 		rc = report(o, &run, &cfg, ecolor);
 		rc = fix(o, &run, rc);

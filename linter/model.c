@@ -115,10 +115,17 @@ static int load_object(struct sl_model *m, struct sl_read *c, const struct sl_yn
  * read: keep only what the model reads. Manifests are kept whole, for positions and fixes. */
 static const char *const *keep_paths(enum sl_input_role role)
 {
-	static const char *const node_paths[] = {
-	    "apiVersion",      "kind",        "metadata.name",      "metadata.generateName",
-	    "metadata.labels", "spec.taints", "spec.unschedulable", "status.allocatable",
-	    "status.capacity", NULL};
+	static const char *const node_paths[] = {"apiVersion",
+						 "kind",
+						 "metadata.name",
+						 "metadata.generateName",
+						 "metadata.labels",
+						 "spec.taints",
+						 "spec.unschedulable",
+						 "status.allocatable",
+						 "status.capacity",
+						 "status.nodeInfo.kubeletVersion",
+						 NULL};
 	static const char *const pod_paths[] = {"apiVersion",
 						"kind",
 						"metadata.name",
@@ -198,7 +205,7 @@ static bool is(const char *s, const char *t)
 /* Entries of a manifest neither the model nor a rule or a fix reads (sl_yfilter.unread): in a
  * container all but its name, resources, ports, restartPolicy and probes (env, mounts…); in a
  * volume all but its name and claim; preferred (not required) affinity; an object's managedFields;
- * in an object's status all but a Pod's phase and a Node's allocatable and capacity. A fix that
+ * in an object's status all but a Pod's phase and a Node's allocatable, capacity and nodeInfo. A fix that
  * inserts into a mapping reads the indentation of its entries: none of these mappings is one a
  * fix inserts into. */
 static bool unread_entry(const char *key, const char *in, const char *in_in)
@@ -215,7 +222,7 @@ static bool unread_entry(const char *key, const char *in, const char *in_in)
 	if (is(in, "metadata") && object)
 		return is(key, "managedFields");
 	if (is(in, "status") && object)
-		return !is(key, "phase") && !is(key, "allocatable") && !is(key, "capacity");
+		return !is(key, "phase") && !is(key, "allocatable") && !is(key, "capacity") && !is(key, "nodeInfo");
 	return false;
 }
 

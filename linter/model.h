@@ -13,6 +13,7 @@
 #include "diag.h"
 #include "hpa.h"
 #include "index.h"
+#include "kversion.h"
 #include "namespace.h"
 #include "node.h"
 #include "object.h"
@@ -48,6 +49,7 @@ struct sl_model {
 	struct sl_group_index claims;        /* "namespace\x1fname" → pvcs */
 	const struct sl_pdb **workload_pdbs; /* every workload's pdbs, one after another */
 	bool pod_namespace_unknown;          /* some pod's namespace has no Namespace object */
+	struct sl_kube_version kube;         /* the release whose semantics apply (sl_model_apply_version) */
 };
 
 enum sl_input_role {

@@ -79,6 +79,11 @@ int sl_node_read(struct sl_read *c, const struct sl_object *o, struct sl_node **
 	sl_read_reslist(c, alloc, alloc == sl_ymap_get(st, "allocatable") ? "status.allocatable" : "status.capacity",
 			&n->alloc);
 	n->max_pods = sl_res_find(&n->alloc, "pods") ? sl_res_get(&n->alloc, "pods") : 110;
+	/* The kubelet's release, which the run's Kubernetes version may be inferred from (kversion.h);
+	 * a value that is no version is left alone. */
+	const struct sl_ynode *kv = sl_ypath(st, "nodeInfo.kubeletVersion");
+	if (sl_yscalar(kv) && !sl_ynull(kv))
+		n->kubelet_version = kv->str;
 	if (c->failed) {
 		sl_node_free(n);
 		return -1;

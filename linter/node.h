@@ -27,6 +27,7 @@ struct sl_node {
 	struct sl_taint *taints;
 	size_t ntaints;
 	bool unschedulable;
+	const char *kubelet_version; /* status.nodeInfo.kubeletVersion, or NULL */
 	struct sl_reslist alloc;
 	int64_t max_pods;
 	/* Load of running pods bound here. */

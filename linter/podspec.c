@@ -29,10 +29,13 @@ static void container_requests(struct sl_read *c, const struct sl_ynode *ctr, co
 /* The pod's effective request as the scheduler computes it: the sum over containers, raised to
  * any init container's request (init containers run one at a time before the others), where
  * restartable (sidecar) init containers keep running and so add to everything after them; plus
- * the RuntimeClass overhead. */
+ * the RuntimeClass overhead. With a sidecar, request_legacy is the same before Kubernetes 1.29,
+ * where restartPolicy on an init container is dropped and it is an init container like the
+ * others. */
 static void pod_request(struct sl_read *c, const struct sl_ynode *spec, const struct sl_ynode *ctrs,
-			struct sl_reslist *out)
+			struct sl_podspec *pod)
 {
+	struct sl_reslist *out = &pod->request, legacy_init = {0};
 	for (size_t i = 0; ctrs && i < ctrs->n; i++) {
 		if (ctrs->v[i]->kind != SL_YMAP) {
 			sl_read_error(c, ctrs->v[i], "containers[%zu] must be a mapping, not %s", i,
@@ -47,6 +50,8 @@ static void pod_request(struct sl_read *c, const struct sl_ynode *spec, const st
 			sl_res_add(out, r.v[j].name, r.v[j].amount, r.v[j].node);
 		sl_res_free(&r);
 	}
+	for (size_t j = 0; j < out->n; j++)
+		sl_res_add(&pod->request_legacy, out->v[j].name, out->v[j].amount, out->v[j].node);
 	const struct sl_ynode *inits = sl_read_want(c, spec, "initContainers", SL_YSEQ, "initContainers");
 	struct sl_reslist sidecars = {0}, initmax = {0};
 	for (size_t i = 0; inits && i < inits->n; i++) {
@@ -59,7 +64,11 @@ static void pod_request(struct sl_read *c, const struct sl_ynode *spec, const st
 		char p[64];
 		snprintf(p, sizeof p, "initContainers[%zu]", i);
 		container_requests(c, ic, p, &r);
+		for (size_t j = 0; j < r.n; j++)
+			sl_res_max(&legacy_init, r.v[j].name, r.v[j].amount, r.v[j].node);
 		if (sl_yis(sl_ymap_get(ic, "restartPolicy"), "Always")) {
+			if (!pod->sidecar)
+				pod->sidecar = sl_ymap_get(ic, "restartPolicy");
 			for (size_t j = 0; j < r.n; j++) {
 				sl_res_add(out, r.v[j].name, r.v[j].amount, r.v[j].node);
 				sl_res_add(&sidecars, r.v[j].name, r.v[j].amount, r.v[j].node);
@@ -76,13 +85,20 @@ static void pod_request(struct sl_read *c, const struct sl_ynode *spec, const st
 	}
 	for (size_t j = 0; j < initmax.n; j++)
 		sl_res_max(out, initmax.v[j].name, initmax.v[j].amount, initmax.v[j].node);
+	for (size_t j = 0; j < legacy_init.n; j++)
+		sl_res_max(&pod->request_legacy, legacy_init.v[j].name, legacy_init.v[j].amount, legacy_init.v[j].node);
 	sl_res_free(&initmax);
 	sl_res_free(&sidecars);
+	sl_res_free(&legacy_init);
 	struct sl_reslist ovh = {0};
 	sl_read_reslist(c, sl_read_want(c, spec, "overhead", SL_YMAP, "overhead"), "overhead", &ovh);
-	for (size_t j = 0; j < ovh.n; j++)
+	for (size_t j = 0; j < ovh.n; j++) {
 		sl_res_add(out, ovh.v[j].name, ovh.v[j].amount, ovh.v[j].node);
+		sl_res_add(&pod->request_legacy, ovh.v[j].name, ovh.v[j].amount, ovh.v[j].node);
+	}
 	sl_res_free(&ovh);
+	if (!pod->sidecar)
+		sl_res_free(&pod->request_legacy); /* the same as request */
 }
 
 static void parse_affinity(struct sl_read *c, const struct sl_ynode *spec, struct sl_podspec *p)
@@ -327,6 +343,7 @@ static void parse_tolerations(struct sl_read *c, const struct sl_ynode *spec, st
 void sl_podspec_free(struct sl_podspec *p)
 {
 	sl_res_free(&p->request);
+	sl_res_free(&p->request_legacy);
 	free(p->labels.v);
 	free(p->node_selector.v);
 	for (size_t i = 0; i < p->nterms; i++) {
@@ -370,7 +387,7 @@ int sl_parse_podspec(const struct sl_source *src, const struct sl_ynode *spec, c
 	p->namespace = ns;
 	sl_read_labels(&c, labels, "labels", &p->labels);
 	p->containers_node = sl_read_want(&c, spec, "containers", SL_YSEQ, "containers");
-	pod_request(&c, spec, p->containers_node, &p->request);
+	pod_request(&c, spec, p->containers_node, p);
 	p->node_selector_node = sl_read_want(&c, spec, "nodeSelector", SL_YMAP, "nodeSelector");
 	sl_read_labels(&c, p->node_selector_node, "nodeSelector", &p->node_selector);
 	parse_affinity(&c, spec, p);

@@ -83,6 +83,11 @@ struct sl_podspec {
 	const char *namespace;
 	struct sl_labels labels;   /* the template's (or the Pod's) labels */
 	struct sl_reslist request; /* effective request: containers, init containers, overhead */
+	/* With a sidecar (an init container with restartPolicy: Always; this is the first one's
+	 * restartPolicy), the request as releases before 1.29 compute it, where that is an init
+	 * container like the others; empty otherwise. */
+	struct sl_reslist request_legacy;
+	const struct sl_ynode *sidecar;
 	struct sl_labels node_selector;
 	const struct sl_ynode *node_selector_node;
 	struct sl_term *terms; /* required node affinity; OR'd */

@@ -168,6 +168,10 @@ static void model(struct sl_run *r, const struct target *t, struct sl_model *m, 
 	struct sl_findings loaded = {0};
 	struct sl_tree_readers readers = {source_read, object_read, key_read, r->fix, r};
 	sl_model_load_many(m, t->loads, t->nloads, &readers, &loaded);
+	const struct sl_target *tg = t->index >= 0 ? &r->cfg->targets[t->index] : NULL;
+	bool own = tg && tg->kube_minor;
+	sl_model_apply_version(m, r->kube_minor, r->kube_text, own ? tg->kube_minor : r->cfg->kube_minor,
+			       own ? tg->kube_text : r->cfg->kube_text, &loaded);
 	for (size_t i = 0; i < loaded.n; i++) {
 		struct sl_finding *f = &loaded.v[i];
 		if (f->at.src && f->at.src->parsed) {

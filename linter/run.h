@@ -19,6 +19,8 @@ struct sl_run {
 	bool explain, explain_json; /* --explain instead of findings (as JSON) */
 	const char *stdin_name;     /* --stdin-filename: what "-" is called (NULL: "-") */
 	bool fix;                   /* --fix: the sources are rewritten whole afterwards */
+	int kube_minor;             /* --kube-version (kversion.h); 0: not given */
+	const char *kube_text;
 	struct sl_sources ss;
 	struct sl_findings fs;
 	/* --explain: per workload, in the order of the workloads */

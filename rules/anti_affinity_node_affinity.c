@@ -117,19 +117,19 @@ static void report_deadlock(const struct sl_rule *self, struct sl_check *cx, con
 	    w->max_unavailable.percent ? " resolves to 0" : "");
 	sl_note_rollout(f, w, w->replicas, surge, unavail);
 	note_domains(f, p, t, d);
-	sl_note(f, "the term has no matchLabelKeys: [pod-template-hash], so it selects the old pods as well as the new "
-		   "ones: every admitted domain holds a pod that repels the surge pod");
-	sl_note(f, "with matchLabelKeys: [pod-template-hash] on the anti-affinity term (Kubernetes 1.31+, or 1.29+ "
-		   "with the MatchLabelKeysInPodAffinity gate; older API servers drop the field) old and new pods "
-		   "no longer repel each other; the rollout that adds it still meets the old pods' terms, so roll "
-		   "that one with maxUnavailable: 1");
-	sl_note(f, "fix: set strategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1 (an old pod goes first, then its "
-		   "replacement takes its domain), or add matchLabelKeys: [pod-template-hash] to the term");
+	sl_note(f,
+		"the term has no matchLabelKeys: [pod-template-hash] in effect, so it selects the old pods as well as "
+		"the new ones: every admitted domain holds a pod that repels the surge pod");
+	bool label_keys_fix = sl_note_match_label_keys(f, t, cx->model->kube.minor);
+	sl_note(f,
+		"fix: set strategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1 (an old pod goes first, then its "
+		"replacement takes its domain)%s",
+		label_keys_fix ? ", or add matchLabelKeys: [pod-template-hash] to the term" : "");
 	sl_relate_strategy(f, w);
 	relate_constraints(f, p);
 	sl_fix_rolling_params(sl_fix_new(f, "Roll with maxSurge: 0, maxUnavailable: 1 (replace one pod at a time)"), w,
 			      "0", "1");
-	if (t->node && !t->node->flow) {
+	if (label_keys_fix) {
 		const struct sl_yentry e = {"matchLabelKeys", "[pod-template-hash]", NULL, 0};
 		sl_fix_insert(sl_fix_new(f, "Add matchLabelKeys: [pod-template-hash] to the anti-affinity term, so it "
 					    "only repels pods of the same ReplicaSet"),
@@ -234,7 +234,7 @@ const struct sl_rule sl_rule_anti_affinity_vs_node_affinity = {
 		   "can never finish a rollout.",
     .help = "Lower `replicas`, admit more nodes, choose a topology key with more domains, or make the term "
 	    "preferred instead of required. For the rollout: roll with `maxSurge: 0` and `maxUnavailable: 1`, or "
-	    "add `matchLabelKeys: [pod-template-hash]` to the term (Kubernetes 1.31+).",
+	    "add `matchLabelKeys: [pod-template-hash]` to the term (Kubernetes 1.31 and later).",
     .level = SL_ERROR,
     .needs_nodes = false,
     .check = check,

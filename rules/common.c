@@ -8,6 +8,7 @@
 #include "../linter/fix.h"
 #include "../linter/input.h"
 #include "../linter/quantity.h"
+#include "../linter/kversion.h"
 #include "rules.h"
 
 /* Copied rather than printed: every check of every workload names it. Truncated as snprintf
@@ -618,7 +619,7 @@ static bool nonzero_intpct(const struct sl_ynode *n, bool *ok)
 	return *ok && strspn(n->str, "0") != n->len - 1;
 }
 
-bool sl_daemonset_surges(const struct sl_workload *w, const struct sl_ynode **su, const struct sl_ynode **un,
+bool sl_daemonset_surges(const struct sl_workload *w, int minor, const struct sl_ynode **su, const struct sl_ynode **un,
 			 const struct sl_ynode **type)
 {
 	const struct sl_ynode *us = sl_ymap_get(w->spec, "updateStrategy");
@@ -626,10 +627,30 @@ bool sl_daemonset_surges(const struct sl_workload *w, const struct sl_ynode **su
 	*type = sl_ymap_get(us, "type");
 	*su = sl_ymap_get(ru, "maxSurge");
 	*un = sl_ymap_get(ru, "maxUnavailable");
+	/* Before DaemonSetUpdateSurge the API server drops maxSurge. */
 	if (strcmp(w->obj.kind, "DaemonSet") || (!sl_ynull(*type) && !sl_yis(*type, "RollingUpdate")) || !ru ||
-	    ru->kind != SL_YMAP)
+	    ru->kind != SL_YMAP || minor < SL_KUBE_DAEMONSET_SURGE)
 		return false;
 	bool su_ok, un_ok;
 	/* maxUnavailable defaults to 1, which beside a surge the API server refuses */
 	return nonzero_intpct(*su, &su_ok) && !sl_ynull(*un) && !nonzero_intpct(*un, &un_ok) && su_ok && un_ok;
+}
+
+bool sl_note_match_label_keys(struct sl_finding *f, const struct sl_podterm *t, int minor)
+{
+	bool written = t->node && sl_ymap_get(t->node, "matchLabelKeys");
+	if (minor < SL_KUBE_AFFINITY_MATCH_LABEL_KEYS) {
+		sl_note(
+		    f,
+		    "matchLabelKeys: [pod-template-hash] on the anti-affinity term would keep old and new pods apart "
+		    "only from Kubernetes 1.%d (MatchLabelKeysInPodAffinity); the API server of 1.%d drops it%s",
+		    SL_KUBE_AFFINITY_MATCH_LABEL_KEYS, minor, written ? ", as it drops the one written here" : "");
+		return false;
+	}
+	sl_note(f,
+		"with matchLabelKeys: [pod-template-hash] on the anti-affinity term (Kubernetes 1.%d and later) old "
+		"and new pods no longer repel each other; the rollout that adds it still meets the old pods' terms, "
+		"so roll that one with maxUnavailable: 1",
+		SL_KUBE_AFFINITY_MATCH_LABEL_KEYS);
+	return t->node && !t->node->flow && !written;
 }

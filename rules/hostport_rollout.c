@@ -123,7 +123,7 @@ static void check_daemonset(const struct sl_rule *self, struct sl_check *cx)
 	const struct sl_workload *w = cx->w;
 	const struct sl_podspec *p = &w->pod;
 	const struct sl_ynode *su, *un, *type;
-	if (!p->nports || !sl_daemonset_surges(w, &su, &un, &type))
+	if (!p->nports || !sl_daemonset_surges(w, cx->model->kube.minor, &su, &un, &type))
 		return;
 	/* With nodes: only when some node runs its pods (no pod, nothing to roll). */
 	if (cx->a && cx->a->nfeasible == 0 && cx->a->steady_placed == 0)

@@ -12,6 +12,7 @@
 #include "../linter/buf.h"
 #include "../linter/fix.h"
 #include "../linter/input.h"
+#include "../linter/kversion.h"
 #include "rules.h"
 
 /* An int-or-string as the API server's IntOrString validation sees it. */
@@ -216,6 +217,25 @@ static void check_daemonset(const struct sl_rule *self, struct sl_check *cx, con
 			   "number");
 		return;
 	}
+	int minor = cx->model->kube.minor;
+	if (minor < SL_KUBE_DAEMONSET_SURGE && su.node) {
+		/* DaemonSetUpdateSurge is off: the API server drops maxSurge (a warning says so) and
+		 * validates maxUnavailable alone, which cannot be 0 (ValidateRollingUpdateDaemonSet). */
+		if (un.v != 0)
+			return;
+		const struct sl_ynode *at = un.node ? un.node : su.node;
+		struct sl_finding *f = sl_rule_report(
+		    self, cx, at,
+		    "the API server of Kubernetes 1.%d rejects %s: spec.updateStrategy.rollingUpdate."
+		    "maxUnavailable cannot be 0, and maxSurge %s is dropped (DaemonSets surge from 1.%d, "
+		    "DaemonSetUpdateSurge)",
+		    minor, ref, sus, SL_KUBE_DAEMONSET_SURGE);
+		sl_note(f, "fix: maxUnavailable: 1 (and no maxSurge) on this release, or upgrade to 1.%d to surge",
+			SL_KUBE_DAEMONSET_SURGE);
+		if (un.node)
+			sl_fix_replace(sl_fix_new(f, "Set maxUnavailable to 1"), src, un.node, "1");
+		return;
+	}
 	struct val *over = un.percent && un.v > 100 ? &un : su.percent && su.v > 100 ? &su : NULL;
 	if (over) {
 		struct sl_finding *f = sl_rule_report(
@@ -262,6 +282,31 @@ static void check_daemonset(const struct sl_rule *self, struct sl_check *cx, con
 	}
 }
 
+/* rollingUpdate.maxUnavailable, from 1.35 (MaxUnavailableStatefulSet; before, it is dropped and a
+ * warning says so): a positive integer, or a percentage from 1% to 100%
+ * (validateRollingUpdateStatefulSet). */
+static void check_statefulset_unavailable(const struct sl_rule *self, struct sl_check *cx, const char *ref,
+					  const struct sl_ynode *ru)
+{
+	struct val un = read_val(ru, "maxUnavailable", 1);
+	if (!un.node || cx->model->kube.minor < SL_KUBE_STATEFULSET_MAX_UNAVAILABLE ||
+	    (un.valid && un.v > 0 && (!un.percent || un.v <= 100)))
+		return;
+	const char *msg = !un.valid   ? "must be a positive integer or a percentage such as 25%"
+			  : un.v == 0 ? "cannot be 0"
+				      : "must not be greater than 100%";
+	const char *v = un.node->kind == SL_YSCALAR ? un.node->str : sl_ykind_name(un.node);
+	struct sl_finding *f = sl_rule_report(
+	    self, cx, un.node, "the API server rejects %s: spec.updateStrategy.rollingUpdate.maxUnavailable%s%s%s %s",
+	    ref, un.valid ? "" : " \"", un.valid ? "" : v, un.valid ? "" : "\"", msg);
+	sl_note(f,
+		"maxUnavailable is how many pods the StatefulSet controller updates at once (Kubernetes 1.%d and "
+		"later, MaxUnavailableStatefulSet)",
+		SL_KUBE_STATEFULSET_MAX_UNAVAILABLE);
+	sl_note(f, "fix: maxUnavailable: 1 (one pod at a time, as without it)");
+	sl_fix_replace(sl_fix_new(f, "Set maxUnavailable to 1"), cx->w->obj.src, un.node, "1");
+}
+
 static void check_statefulset(const struct sl_rule *self, struct sl_check *cx, const char *ref)
 {
 	const struct sl_workload *w = cx->w;
@@ -290,6 +335,7 @@ static void check_statefulset(const struct sl_rule *self, struct sl_check *cx, c
 	}
 	if (!sl_ynull(type) && !sl_yis(type, "RollingUpdate"))
 		return;
+	check_statefulset_unavailable(self, cx, ref, ru);
 	const struct sl_ynode *part = sl_ymap_get(ru, "partition");
 	int64_t p;
 	if (!sl_ynull(part) && sl_yint(part, &p) == 0 && p < 0) {

@@ -16,6 +16,7 @@
 #include "../linter/buf.h"
 #include "../linter/fix.h"
 #include "../linter/input.h"
+#include "../linter/kversion.h"
 #include "rules.h"
 
 /* Of the budgets that select the workload's pods (w->pdbs), one the eviction subresource
@@ -87,8 +88,10 @@ static bool any_scale(const struct sl_pdb *p)
 /* A blocking budget is unmet as soon as one pod is not Ready, and under the default policy
  * (IfHealthyBudget) a pod that is not Ready may be evicted only while the budget is met
  * (pkg/registry/core/pod/storage/eviction.go): the drain then waits on the broken pods too. */
-static void note_unhealthy_policy(struct sl_finding *f, const struct sl_pdb *p)
+static void note_unhealthy_policy(struct sl_finding *f, const struct sl_pdb *p, int minor)
 {
+	if (minor < SL_KUBE_PDB_UNHEALTHY_POLICY)
+		return; /* the field is dropped (a warning at it says so) */
 	if (p->unhealthy_policy && sl_yis(p->unhealthy_policy, "AlwaysAllow"))
 		return;
 	sl_note(f,
@@ -189,7 +192,7 @@ static void report_blocking(const struct sl_rule *self, struct sl_check *cx, con
 		   "API); node "
 		   "drains, descheduling and scale-down are");
 	if (!bare)
-		note_unhealthy_policy(f, p);
+		note_unhealthy_policy(f, p, cx->model->kube.minor);
 	if (bare) {
 		/* maxUnavailable and percentages take the controllers' scale, and a bare Pod has none:
 		 * the controller expects 0 pods and allows 0 disruptions, so neither is a fix. */
@@ -310,7 +313,7 @@ static size_t report_any_scale(const struct sl_rule *self, struct sl_model_check
 		sl_note(f, "it selects no workload of the input: it blocks whatever pods it selects in the cluster");
 	sl_note(f, "a rollout is not slowed by the budget (controllers delete pods directly, not through the eviction "
 		   "API); node drains, descheduling and scale-down are");
-	note_unhealthy_policy(f, p);
+	note_unhealthy_policy(f, p, cx->model->kube.minor);
 	sl_note(f, "fix: maxUnavailable: 1 (one pod may be evicted at a time)");
 	if (p->sel.node)
 		sl_add_related(f, &p->sel.node->at, "the budget's selector");

@@ -55,7 +55,8 @@ static void check_daemonset(const struct sl_rule *self, struct sl_check *cx)
 	const struct sl_analysis *a = cx->a;
 	const struct sl_ynode *su, *un, *type;
 	/* Host ports: hostport-rollout proves it on every cluster. */
-	if (!a || !a->daemon.nblocked || w->pod.nports || !sl_daemonset_surges(w, &su, &un, &type))
+	if (!a || !a->daemon.nblocked || w->pod.nports ||
+	    !sl_daemonset_surges(w, cx->model->kube.minor, &su, &un, &type))
 		return;
 	const struct sl_daemon_view *d = &a->daemon;
 	char ref[512];
@@ -168,12 +169,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		f->level = SL_WARNING;
 	sl_note_preemption(f, cx->model, a, a->rollout_fit ? a->rollout_fit : a->fit);
 	const struct sl_podterm *self_term = cause == SL_CAUSE_ANTI ? own_anti_term(w) : NULL;
-	if (self_term)
-		sl_note(
-		    f, "with matchLabelKeys: [pod-template-hash] on the anti-affinity term (Kubernetes 1.31+, or 1.29+ "
-		       "with the MatchLabelKeysInPodAffinity gate; older API servers drop the field) old and new pods "
-		       "no longer repel each other; the rollout that adds it still meets the old pods' terms, so roll "
-		       "that one with maxUnavailable: 1");
+	bool label_keys_fix = self_term && sl_note_match_label_keys(f, self_term, cx->model->kube.minor);
 	sl_note(f, "fix: set strategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1 (an old pod goes first, "
 		   "then its replacement takes its place), or use strategy type Recreate, or add capacity");
 	sl_relate_nodes(f, cx->model, a, true);
@@ -184,7 +180,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 			       "the required node affinity that narrows the candidate nodes");
 	sl_fix_rolling_params(sl_fix_new(f, "Roll with maxSurge: 0, maxUnavailable: 1 (replace one pod at a time)"), w,
 			      "0", "1");
-	if (self_term && self_term->node && !self_term->node->flow) {
+	if (label_keys_fix) {
 		const struct sl_yentry e = {"matchLabelKeys", "[pod-template-hash]", NULL, 0};
 		sl_fix_insert(sl_fix_new(f, "Add matchLabelKeys: [pod-template-hash] to the anti-affinity term, so it "
 					    "only repels pods of the same ReplicaSet"),

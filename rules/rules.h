@@ -103,11 +103,16 @@ void sl_note_rollout(struct sl_finding *f, const struct sl_workload *w, int64_t 
 void sl_relate_strategy(struct sl_finding *f, const struct sl_workload *w);
 /* Deployment, ReplicaSet, ReplicationController, StatefulSet: replicas that run until replaced. */
 bool sl_long_running(const char *kind);
-/* A DaemonSet that updates by surging, as the API server accepts it: updateStrategy RollingUpdate
- * (written or defaulted) with maxSurge above 0 and maxUnavailable written as 0; the nodes are
- * returned (maxSurge, maxUnavailable, type: NULL when absent). A surge beside the default
- * maxUnavailable 1 is refused, and invalid-rollout-params' to report. */
-bool sl_daemonset_surges(const struct sl_workload *w, const struct sl_ynode **su, const struct sl_ynode **un,
+/* The note on matchLabelKeys: [pod-template-hash] for an anti-affinity term t that repels the old
+ * pods, as Kubernetes 1.minor has it; whether adding it to t is a fix there (from 1.31, a block
+ * mapping without it). */
+bool sl_note_match_label_keys(struct sl_finding *f, const struct sl_podterm *t, int minor);
+/* A DaemonSet that updates by surging, as the API server of Kubernetes 1.minor accepts it:
+ * updateStrategy RollingUpdate (written or defaulted) with maxSurge above 0 and maxUnavailable
+ * written as 0, from 1.22 (DaemonSetUpdateSurge); the nodes are returned (maxSurge,
+ * maxUnavailable, type: NULL when absent). A surge beside the default maxUnavailable 1 is
+ * refused, and invalid-rollout-params' to report. */
+bool sl_daemonset_surges(const struct sl_workload *w, int minor, const struct sl_ynode **su, const struct sl_ynode **un,
 			 const struct sl_ynode **type);
 /* matchLabelKeys [pod-template-hash] confines the term to the pods of one ReplicaSet. */
 bool sl_term_per_replicaset(const struct sl_podterm *t);

@@ -350,6 +350,20 @@ has "--max-file-size 2G" "$tmp/err" "--max-file-size is at most 1073741824 bytes
 expect "--max-file-size 10X" 2 "$bin" --max-file-size 10X $seed/manifest.yaml
 has "--max-file-size 10X" "$tmp/err" "--max-file-size takes a positive number (with K, M or G), not '10X'"
 
+# The Kubernetes release: --kube-version takes 1.X (v1.X, 1.X.Y); below 1.20 or not a release is a
+# usage error; above what schedlint knows it is judged as the newest, and --explain says so, as it
+# says where the release came from
+expect "--kube-version 1.19" 2 "$bin" --kube-version 1.19 $seed/manifest.yaml
+has "--kube-version 1.19" "$tmp/err" "schedlint: error: --kube-version takes a Kubernetes release from 1.20, such as 1.35, not '1.19'"
+expect "--kube-version banana" 2 "$bin" --kube-version banana $seed/manifest.yaml
+expect "--kube-version v1.29.4" 1 "$bin" --kube-version v1.29.4 --nodes $seed/nodes.yaml $seed/manifest.yaml
+expect "--kube-version 1.40 --explain" 0 "$bin" --kube-version 1.40 --explain --nodes $seed/nodes.yaml $seed/manifest.yaml
+has "--kube-version 1.40 --explain" "$tmp/out" "  Kubernetes 1.40 (--kube-version 1.40; judged as 1.35, the newest release schedlint knows)"
+expect "the default release in --explain" 0 "$bin" --explain --nodes $seed/nodes.yaml $seed/manifest.yaml
+has "the default release in --explain" "$tmp/out" "  Kubernetes 1.35 (the default: no --kube-version, kubernetesVersion or kubeletVersion)"
+expect "the release in --explain JSON" 0 "$bin" --explain --format json --kube-version 1.28 --nodes $seed/nodes.yaml $seed/manifest.yaml
+has "the release in --explain JSON" "$tmp/out" '"version":	"1.28"'
+
 # A directory walk visits each directory once: two symlinks to the tree itself end with a note
 # each; a FIFO, found or given, is refused without being opened (timeout: opening one blocks)
 mkdir -p "$tmp/loop/sub"

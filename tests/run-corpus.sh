@@ -33,7 +33,9 @@ fi
 # The whole corpus at once under --explain: every workload against all of the corpus's Node
 # objects. Only the input errors and warnings judged above (the lines without a [rule-id]) may
 # appear on stderr, and nothing may crash.
-"$bin" --explain --color never "$corpus" >"$tmp/explain" 2>"$tmp/explain.err"
+# The release is fixed: among the corpus's Nodes is a 1.11 kubelet, which would judge every file
+# as 1.20 (the oldest release known) and warn at the fields 1.20 drops.
+"$bin" --explain --kube-version 1.35 --color never "$corpus" >"$tmp/explain" 2>"$tmp/explain.err"
 rc=$?
 if [ $rc -ge 3 ] || grep -q -e Sanitizer -e "runtime error" "$tmp/explain.err" ||
 	[ "$(grep -c -E ': (error|warning): ' "$tmp/explain.err")" != "$(grep -c -v -E ' \[[a-z0-9-]+\]$' "$tmp/want")" ]; then

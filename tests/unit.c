@@ -308,6 +308,26 @@ static void test_tolerations(void)
 	CHECK(sl_daemon_runs_on(&p, &n));
 }
 
+static void test_kube_versions(void)
+{
+	int m = 0;
+	CHECK(sl_kube_parse("1.30", &m) == 0 && m == 30);
+	CHECK(sl_kube_parse("v1.29.4", &m) == 0 && m == 29);
+	CHECK(sl_kube_parse("v1.30.6-eks-7f9249a", &m) == 0 && m == 30);
+	CHECK(sl_kube_parse("1.31+", &m) == 0 && m == 31);
+	CHECK(sl_kube_parse("1.3", &m) == 0 && m == 3); /* not 1.30: refused as below 1.20 by callers */
+	CHECK(sl_kube_parse("2.1", &m) < 0);
+	CHECK(sl_kube_parse("1.", &m) < 0);
+	CHECK(sl_kube_parse("1.x", &m) < 0);
+	CHECK(sl_kube_parse("1.30x", &m) < 0);
+	CHECK(sl_kube_parse("v1.1000", &m) < 0);
+	CHECK(sl_kube_parse(NULL, &m) < 0);
+	struct sl_kube_version v = {35, 40, SL_KUBE_FROM_OPTION, "1.40", NULL};
+	char out[192];
+	sl_kube_describe(&v, out, sizeof out);
+	CHECK(!strcmp(out, "1.40 (--kube-version 1.40; judged as 1.35, the newest release schedlint knows)"));
+}
+
 /* Load a YAML string; returns the number of input errors. */
 static size_t load(const char *text, struct sl_ystream *ys, struct sl_findings *fs, struct sl_source **src)
 {
@@ -815,6 +835,7 @@ int main(void)
 	test_fenceposts();
 	test_selectors();
 	test_tolerations();
+	test_kube_versions();
 	test_yaml();
 	test_requests();
 	test_pod_terms();
