@@ -41,8 +41,8 @@ void sl_kube_describe(const struct sl_kube_version *v, char *out, unsigned n)
 		snprintf(out, n, "1.%d (kubernetesVersion %s in the config%s)", v->asked, v->written, asked);
 		break;
 	case SL_KUBE_FROM_NODES:
-		snprintf(out, n, "1.%d (the lowest kubeletVersion of the nodes: %s on node %s%s)", v->asked,
-			 v->written, v->node, asked);
+		snprintf(out, n, "1.%d (the lowest kubeletVersion of the nodes: %s on node %s%s)", v->asked, v->written,
+			 v->node, asked);
 		break;
 	default:
 		snprintf(out, n, "1.%d (the default: no --kube-version, kubernetesVersion or kubeletVersion)",

@@ -41,6 +41,7 @@ struct check_job {
 	struct sl_findings *found; /* per workload */
 	struct sl_explained *ex;   /* per workload, --explain */
 	atomic_size_t next;
+	atomic_size_t whatif_left; /* work left for analyses on changed clusters (smallest_change.c) */
 };
 
 static void check_one(struct check_job *job, size_t i)
@@ -79,7 +80,7 @@ static void check_one(struct check_job *job, size_t i)
 				continue;
 			struct sl_findings *out = &job->found[i];
 			size_t from = out->n;
-			struct sl_check cx = {m, w, have ? &a : NULL, out, level};
+			struct sl_check cx = {m, w, have ? &a : NULL, out, level, job->cl, &job->whatif_left};
 			rule->check(rule, &cx);
 			for (size_t k = from; k < out->n; k++) {
 				if (have)
@@ -107,6 +108,7 @@ static void check_workloads(struct sl_run *r, const struct sl_model *m, struct e
 	struct sl_cluster *cl = m->nnodes ? sl_cluster_new(m) : NULL;
 	size_t nw = m->nworkloads;
 	struct check_job job = {.r = r, .m = m, .cl = cl};
+	atomic_init(&job.whatif_left, SL_WHATIF_BUDGET);
 	sl_inventory_gaps(m, &job.gaps);
 	job.found = sl_xcalloc(nw + 1, sizeof *job.found);
 	if (r->explain)

@@ -142,6 +142,31 @@ void sl_daemon_view_free(struct sl_daemon_view *v);
 void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, bool detail, struct sl_analysis *a);
 void sl_analysis_free(struct sl_analysis *a);
 
+/* What-if (sched/whatif.c): the workload analysed again with one change, so that a change offered
+ * to the user is one the engine has seen resolve the finding. */
+struct sl_whatif_result {
+	int64_t replicas, steady_placed, surge_placed, max_surge;
+	size_t nfeasible;
+	bool rollout_deadlock, not_placed;
+};
+/* A change to the nodes: extra allocatable on node `node` (extra non-NULL), and/or `copies` empty
+ * copies of it (its labels but a hostname of their own, its taints, cordon and allocatable). */
+struct sl_whatif {
+	size_t node;
+	const struct sl_reslist *extra;
+	int64_t copies;
+};
+/* The work a run may spend on analyses on changed clusters, in sl_whatif_cost units (nodes and
+ * running pods of each cluster built): some hundreds of checks on a 20,000-object cluster, every
+ * finding's on a small one. */
+#define SL_WHATIF_BUDGET 20000000u
+/* w on the cluster of m changed by c (a cluster built for it: about sl_whatif_cost units of work). */
+void sl_whatif_analyze(const struct sl_model *m, const struct sl_workload *w, const struct sl_whatif *c,
+		       struct sl_whatif_result *r);
+size_t sl_whatif_cost(const struct sl_model *m, const struct sl_whatif *c);
+/* w (a changed copy of a workload: replicas, strategy) on the cluster as it is. */
+void sl_whatif_workload(struct sl_cluster *cl, const struct sl_workload *w, struct sl_whatif_result *r);
+
 /* LeastAllocated's 0..100 share of a resource left free: (alloc - req) * 100 / alloc, exact for
  * any alloc up to INT64_MAX. */
 int64_t sl_free_share(int64_t alloc, int64_t req);

@@ -33,6 +33,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 			sl_surge_only_at(w, a->steady_placed)
 			    ? " (and roll with maxSurge: 0, maxUnavailable: 1: at that count no surge pod fits)"
 			    : "");
+	sl_offer_smallest_changes(f, cx, SL_GOAL_REPLICAS);
 	sl_relate_nodes(f, cx->model, a, true);
 	/* At exactly what fits, a surge pod never fits: with maxUnavailable resolving to 0 that count
 	 * would deadlock every rollout, so the fix replaces one pod at a time. */

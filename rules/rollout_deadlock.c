@@ -172,6 +172,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	bool label_keys_fix = self_term && sl_note_match_label_keys(f, self_term, cx->model->kube.minor);
 	sl_note(f, "fix: set strategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1 (an old pod goes first, "
 		   "then its replacement takes its place), or use strategy type Recreate, or add capacity");
+	sl_offer_smallest_changes(f, cx, SL_GOAL_ROLLOUT);
 	sl_relate_nodes(f, cx->model, a, true);
 	if (w->pod.node_selector_node)
 		sl_add_related(f, &w->pod.node_selector_node->at, "the nodeSelector that narrows the candidate nodes");

@@ -8,6 +8,8 @@
 
 #include "../linter/diag.h"
 #include "../linter/k8s.h"
+#include <stdatomic.h>
+
 #include "../linter/sched.h"
 
 struct sl_check {
@@ -16,6 +18,10 @@ struct sl_check {
 	const struct sl_analysis *a; /* NULL when no node is known */
 	struct sl_findings *out;
 	enum sl_level level; /* the level this rule reports at (its default unless configured) */
+	/* With nodes: the cluster the analysis ran on (to analyse a changed workload again), and the
+	 * run's budget for analyses on changed clusters (smallest_change.c); NULL otherwise. */
+	struct sl_cluster *cluster;
+	atomic_size_t *whatif_left;
 };
 
 struct sl_model_check {
@@ -107,6 +113,15 @@ bool sl_long_running(const char *kind);
  * pods, as Kubernetes 1.minor has it; whether adding it to t is a fix there (from 1.31, a block
  * mapping without it). */
 bool sl_note_match_label_keys(struct sl_finding *f, const struct sl_podterm *t, int minor);
+/* What a node-capacity finding says cannot happen, which a change must make happen. */
+enum sl_goal {
+	SL_GOAL_ONE_POD,  /* unschedulable: one pod of the template */
+	SL_GOAL_REPLICAS, /* insufficient-capacity: every replica at once */
+	SL_GOAL_ROLLOUT,  /* rollout-deadlock: the surge pod beside the old ones */
+};
+/* Notes (and, for the manifest, fixes) with the smallest change in each direction that reaches
+ * the goal, each checked by running the engine again on the changed input (smallest_change.c). */
+void sl_offer_smallest_changes(struct sl_finding *f, struct sl_check *cx, enum sl_goal g);
 /* A DaemonSet that updates by surging, as the API server of Kubernetes 1.minor accepts it:
  * updateStrategy RollingUpdate (written or defaulted) with maxSurge above 0 and maxUnavailable
  * written as 0, from 1.22 (DaemonSetUpdateSurge); the nodes are returned (maxSurge,

@@ -1,0 +1,96 @@
+/* whatif.c — the workload analysed again on a changed input, so that a change offered to the user
+ * is one the engine has seen work: more allocatable on one node, or empty copies of one node; and
+ * the workload itself with another replica count or rolling update (sl_whatif_workload). The
+ * changed cluster is a model of its own: the original's objects, a node array with the changed or
+ * added nodes, and its own index; the original is never touched. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../buf.h"
+#include "cluster.h"
+
+/* An empty copy of base named name: same labels (but the hostname), taints, cordon and
+ * allocatable; no running pod. Its labels are its own; the rest is base's, read only. */
+static struct sl_node *empty_copy(const struct sl_node *base, const char *name)
+{
+	struct sl_node *n = sl_xcalloc(1, sizeof *n);
+	*n = *base;
+	n->name = name;
+	n->name_node = NULL;
+	n->used = (struct sl_reslist){0};
+	n->npods = 0;
+	n->labels.v = sl_xcalloc(base->labels.n + 1, sizeof *n->labels.v);
+	for (size_t i = 0; i < base->labels.n; i++) {
+		n->labels.v[i] = base->labels.v[i];
+		if (!strcmp(base->labels.v[i].key, "kubernetes.io/hostname"))
+			n->labels.v[i].val = name;
+	}
+	return n;
+}
+
+size_t sl_whatif_cost(const struct sl_model *m, const struct sl_whatif *c)
+{
+	return m->nnodes + m->npods + (size_t)(c->copies > 0 ? c->copies : 0) + 1;
+}
+
+static void summarize(const struct sl_analysis *a, struct sl_whatif_result *r)
+{
+	*r = (struct sl_whatif_result){a->replicas,  a->steady_placed,    a->surge_placed, a->max_surge,
+				       a->nfeasible, a->rollout_deadlock, a->not_placed};
+}
+
+void sl_whatif_workload(struct sl_cluster *cl, const struct sl_workload *w, struct sl_whatif_result *r)
+{
+	struct sl_analysis a;
+	sl_analyze(cl, w, false, &a);
+	summarize(&a, r);
+	sl_analysis_free(&a);
+}
+
+void sl_whatif_analyze(const struct sl_model *m, const struct sl_workload *w, const struct sl_whatif *c,
+		       struct sl_whatif_result *r)
+{
+	size_t n = m->nnodes, k = c->copies > 0 ? (size_t)c->copies : 0;
+	struct sl_model m2 = *m;
+	const struct sl_node **nodes = sl_xcalloc(n + k + 1, sizeof *nodes);
+	memcpy(nodes, m->nodes, n * sizeof *nodes);
+	struct sl_node grown;
+	struct sl_reslist alloc = {0};
+	if (c->extra && c->extra->n) {
+		/* A copy of the node with the allocatable raised; its own list, never the original's. */
+		grown = *m->nodes[c->node];
+		const struct sl_reslist *old = &m->nodes[c->node]->alloc;
+		for (size_t i = 0; i < old->n; i++)
+			sl_res_add(&alloc, old->v[i].name, old->v[i].amount, old->v[i].node);
+		for (size_t i = 0; i < c->extra->n; i++)
+			sl_res_add(&alloc, c->extra->v[i].name, c->extra->v[i].amount, NULL);
+		grown.alloc = alloc;
+		if (sl_res_find(c->extra, "pods"))
+			grown.max_pods += sl_res_get(c->extra, "pods");
+		nodes[c->node] = &grown;
+	}
+	struct sl_buf names = SL_BUF_INIT;
+	size_t *at = sl_xcalloc(k + 1, sizeof *at);
+	for (size_t i = 0; i < k; i++) {
+		at[i] = names.len;
+		sl_buf_printf(&names, "%s-copy-%zu", m->nodes[c->node]->name, i + 1);
+		sl_buf_putc(&names, 0);
+	}
+	for (size_t i = 0; i < k; i++)
+		nodes[n + i] = empty_copy(m->nodes[c->node], names.s + at[i]);
+	/* The model's arrays are not const, but nothing below writes through them. */
+	m2.nodes = (struct sl_node **)nodes;
+	m2.nnodes = n + k;
+	struct sl_cluster *cl = sl_cluster_new(&m2);
+	sl_whatif_workload(cl, w, r);
+	sl_cluster_free(cl);
+	for (size_t i = 0; i < k; i++) {
+		free(((struct sl_node *)nodes[n + i])->labels.v);
+		free((void *)nodes[n + i]);
+	}
+	sl_res_free(&alloc);
+	sl_buf_free(&names);
+	free(at);
+	free(nodes);
+}
