@@ -162,7 +162,7 @@ static void offer_node_capacity(struct sl_finding *f, struct sl_check *cx, enum 
 {
 	const struct sl_analysis *a = cx->a;
 	bool *tried = sl_xcalloc(a->nnodes + 1, sizeof *tried);
-	for (int attempt = 0; attempt < 3; attempt++) {
+	for (int attempt = 0; attempt < 2; attempt++) {
 		struct sl_reslist extra = {0};
 		size_t i = best_node(cx, g, tried, &extra);
 		if (i == (size_t)-1) {
@@ -194,7 +194,7 @@ static void offer_more_nodes(struct sl_finding *f, struct sl_check *cx, enum sl_
 	size_t base = (size_t)-1;
 	int64_t room = 0;
 	for (size_t i = 0; i < a->nnodes; i++) {
-		if (!candidate(a, i))
+		if (!candidate(a, i) || !sl_whatif_copy_admits(&cx->w->pod, cx->model->nodes[i]))
 			continue;
 		int64_t e = empty_room(&cx->w->pod, cx->model->nodes[i]);
 		if (e > room)
@@ -204,7 +204,7 @@ static void offer_more_nodes(struct sl_finding *f, struct sl_check *cx, enum sl_
 		return;
 	int64_t need = shortfall(g, a), k = (need + room - 1) / room;
 	/* Spread and anti-affinity may want a copy more than room alone says. */
-	for (int64_t extra = 0; extra < 3 && k + extra <= 1000; extra++) {
+	for (int64_t extra = 0; extra < 2 && k + extra <= 1000; extra++) {
 		struct sl_whatif c = {base, NULL, k + extra};
 		if (!try_nodes(cx, g, &c, starved))
 			continue;
@@ -270,8 +270,22 @@ void sl_offer_smallest_changes(struct sl_finding *f, struct sl_check *cx, enum s
 			    "and the rollout goes on (checked by running the engine again)");
 	}
 	bool starved = false;
-	offer_node_capacity(f, cx, g, &starved);
-	offer_more_nodes(f, cx, g, &starved);
+	/* More of a resource on one node cannot help where anti-affinity or a host port stops the
+	 * next pod: each node that has room already holds a pod that repels it. */
+	const struct sl_analysis *a = cx->a;
+	const struct sl_nodefit *fits = g == SL_GOAL_ROLLOUT    ? a->rollout_fit
+					: g == SL_GOAL_REPLICAS ? a->steady_fit
+								: a->fit;
+	enum sl_cause cause = fits ? sl_blocking_cause(a, fits) : SL_CAUSE_RESOURCES;
+	if (cause != SL_CAUSE_ANTI && cause != SL_CAUSE_PORTS)
+		offer_node_capacity(f, cx, g, &starved);
+	/* A copy of a node is a new domain of kubernetes.io/hostname only: against anti-affinity on a
+	 * wider key (a zone) it adds no domain. */
+	bool by_host = false;
+	for (size_t i = 0; i < w->pod.nanti; i++)
+		by_host |= !strcmp(w->pod.anti[i].topology_key, "kubernetes.io/hostname");
+	if (cause != SL_CAUSE_ANTI || by_host)
+		offer_more_nodes(f, cx, g, &starved);
 	if (starved)
 		sl_note(f, "capacity changes were not all computed: checking them runs the engine again on a changed "
 			   "cluster, and this run has done that as often as it does");

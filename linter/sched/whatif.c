@@ -29,6 +29,18 @@ static struct sl_node *empty_copy(const struct sl_node *base, const char *name)
 	return n;
 }
 
+bool sl_whatif_copy_admits(const struct sl_podspec *p, const struct sl_node *base)
+{
+	char name[300];
+	snprintf(name, sizeof name, "%s-copy-1", base->name);
+	struct sl_node *n = empty_copy(base, name);
+	bool ok = sl_node_affinity_matches(p, n) && !sl_untolerated_taint(p, n) &&
+		  !(p->node_name && *p->node_name && strcmp(p->node_name, name));
+	free(n->labels.v);
+	free(n);
+	return ok;
+}
+
 size_t sl_whatif_cost(const struct sl_model *m, const struct sl_whatif *c)
 {
 	return m->nnodes + m->npods + (size_t)(c->copies > 0 ? c->copies : 0) + 1;
