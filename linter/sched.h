@@ -148,6 +148,7 @@ struct sl_whatif_result {
 	int64_t replicas, steady_placed, surge_placed, max_surge;
 	size_t nfeasible;
 	bool rollout_deadlock, not_placed;
+	size_t daemon_blocked; /* a DaemonSet: nodes with no room for a surge pod */
 };
 /* A change to the nodes: extra allocatable on node `node` (extra non-NULL), and/or `copies` empty
  * copies of it (its labels but a hostname of their own, its taints, cordon and allocatable). */

@@ -102,6 +102,7 @@ static void check_daemonset(const struct sl_rule *self, struct sl_check *cx)
 		   "metadata.name); preemption cannot help, the old pod has the same priority");
 	sl_note(f, "fix: set updateStrategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1 (the old pod stops first, "
 		   "then its replacement takes its place), or use updateStrategy type OnDelete");
+	sl_offer_daemon_capacity(f, cx);
 	for (size_t i = 0; i < d->nblocked && i < 6; i++) {
 		const struct sl_node *n = cx->model->nodes[d->blocked[i].node];
 		sl_add_related(f, &(n->name_node ? n->name_node : n->root)->at, "node %s", n->name);

@@ -122,6 +122,9 @@ enum sl_goal {
 /* Notes (and, for the manifest, fixes) with the smallest change in each direction that reaches
  * the goal, each checked by running the engine again on the changed input (smallest_change.c). */
 void sl_offer_smallest_changes(struct sl_finding *f, struct sl_check *cx, enum sl_goal g);
+/* For a DaemonSet that surges: per node where the surge pod never fits, the allocatable that
+ * makes room for it, checked the same way. */
+void sl_offer_daemon_capacity(struct sl_finding *f, struct sl_check *cx);
 /* A DaemonSet that updates by surging, as the API server of Kubernetes 1.minor accepts it:
  * updateStrategy RollingUpdate (written or defaulted) with maxSurge above 0 and maxUnavailable
  * written as 0, from 1.22 (DaemonSetUpdateSurge); the nodes are returned (maxSurge,

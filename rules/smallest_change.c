@@ -62,6 +62,21 @@ static bool try_nodes(struct sl_check *cx, enum sl_goal g, const struct sl_whati
 	return met(g, &r);
 }
 
+/* Whether more allocatable on one node takes it off a DaemonSet's list of nodes where a surge
+ * never fits, checked. */
+static bool daemon_node_freed(struct sl_check *cx, size_t node, const struct sl_reslist *extra,
+			      const struct sl_daemon_view *d, bool *starved)
+{
+	struct sl_whatif c = {node, extra, 0};
+	if (!spend(cx, sl_whatif_cost(cx->model, &c))) {
+		*starved = true;
+		return false;
+	}
+	struct sl_whatif_result r;
+	sl_whatif_analyze(cx->model, cx->w, &c, &r);
+	return r.daemon_blocked < d->nblocked;
+}
+
 /* How many more pods of the template the change must make room for. */
 static int64_t shortfall(enum sl_goal g, const struct sl_analysis *a)
 {
@@ -286,6 +301,32 @@ void sl_offer_smallest_changes(struct sl_finding *f, struct sl_check *cx, enum s
 		by_host |= !strcmp(w->pod.anti[i].topology_key, "kubernetes.io/hostname");
 	if (cause != SL_CAUSE_ANTI || by_host)
 		offer_more_nodes(f, cx, g, &starved);
+	if (starved)
+		sl_note(f, "capacity changes were not all computed: checking them runs the engine again on a changed "
+			   "cluster, and this run has done that as often as it does");
+}
+
+void sl_offer_daemon_capacity(struct sl_finding *f, struct sl_check *cx)
+{
+	const struct sl_daemon_view *d = &cx->a->daemon;
+	bool starved = false;
+	for (size_t i = 0; i < d->nblocked && i < 6; i++) {
+		const struct sl_daemon_room *room = &d->blocked[i];
+		const struct sl_node *n = cx->model->nodes[room->node];
+		struct sl_reslist extra = {0};
+		/* Where the old pod runs it is in the load already: one more pod; else two. */
+		if (lacking(&cx->w->pod, n, room->running ? 1 : 2, &extra) &&
+		    daemon_node_freed(cx, room->node, &extra, d, &starved)) {
+			struct sl_buf b = SL_BUF_INIT;
+			describe_extra(&b, n, &extra);
+			sl_note(f,
+				"smallest change on node %s: %s; then the surge pod fits beside the old one there "
+				"(checked by running the engine again)",
+				n->name, b.s);
+			sl_buf_free(&b);
+		}
+		sl_res_free(&extra);
+	}
 	if (starved)
 		sl_note(f, "capacity changes were not all computed: checking them runs the engine again on a changed "
 			   "cluster, and this run has done that as often as it does");

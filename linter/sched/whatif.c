@@ -48,8 +48,14 @@ size_t sl_whatif_cost(const struct sl_model *m, const struct sl_whatif *c)
 
 static void summarize(const struct sl_analysis *a, struct sl_whatif_result *r)
 {
-	*r = (struct sl_whatif_result){a->replicas,  a->steady_placed,    a->surge_placed, a->max_surge,
-				       a->nfeasible, a->rollout_deadlock, a->not_placed};
+	*r = (struct sl_whatif_result){.replicas = a->replicas,
+				       .steady_placed = a->steady_placed,
+				       .surge_placed = a->surge_placed,
+				       .max_surge = a->max_surge,
+				       .nfeasible = a->nfeasible,
+				       .rollout_deadlock = a->rollout_deadlock,
+				       .not_placed = a->not_placed,
+				       .daemon_blocked = a->daemon.nblocked};
 }
 
 void sl_whatif_workload(struct sl_cluster *cl, const struct sl_workload *w, struct sl_whatif_result *r)
