@@ -47,23 +47,30 @@ static const struct sl_requirement *unknown_ns_labels(const struct sl_model *m, 
 	return r && unknown ? r : NULL;
 }
 
-struct sl_finding *sl_rule_report(const struct sl_rule *r, struct sl_check *cx, const struct sl_ynode *at,
-				  const char *fmt, ...)
+/* A finding about object o at `at` (its kind line when NULL), keyed and ordered by o. */
+static struct sl_finding *vreport(const struct sl_rule *r, struct sl_findings *out, enum sl_level level,
+				  const struct sl_object *o, const struct sl_ynode *at, const char *fmt, va_list ap)
 {
-	const struct sl_object *o = &cx->w->obj;
 	if (!at)
 		at = o->kind_node ? o->kind_node : o->root;
 	struct sl_buf b = SL_BUF_INIT;
-	va_list ap;
-	va_start(ap, fmt);
 	sl_buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	struct sl_finding *f = sl_report(cx->out, r, cx->level, &at->at, "%s", b.s);
+	struct sl_finding *f = sl_report(out, r, level, &at->at, "%s", b.s);
 	sl_buf_free(&b);
 	char ref[512];
 	sl_object_ref(o, ref, sizeof ref);
 	f->object = sl_xstrdup(ref);
 	sl_finding_subject(f, o);
+	return f;
+}
+
+struct sl_finding *sl_rule_report(const struct sl_rule *r, struct sl_check *cx, const struct sl_ynode *at,
+				  const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	struct sl_finding *f = vreport(r, cx->out, cx->level, &cx->w->obj, at, fmt, ap);
+	va_end(ap);
 	const struct sl_requirement *ns = cx->a ? unknown_ns_labels(cx->model, cx->w) : NULL;
 	if (ns) {
 		if (f->level == SL_ERROR)
@@ -80,19 +87,10 @@ struct sl_finding *sl_rule_report(const struct sl_rule *r, struct sl_check *cx, 
 struct sl_finding *sl_rule_report_object(const struct sl_rule *r, struct sl_model_check *cx, const struct sl_object *o,
 					 const struct sl_ynode *at, const char *fmt, ...)
 {
-	if (!at)
-		at = o->kind_node ? o->kind_node : o->root;
-	struct sl_buf b = SL_BUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
-	sl_buf_vprintf(&b, fmt, ap);
+	struct sl_finding *f = vreport(r, cx->out, cx->level, o, at, fmt, ap);
 	va_end(ap);
-	struct sl_finding *f = sl_report(cx->out, r, cx->level, &at->at, "%s", b.s);
-	sl_buf_free(&b);
-	char ref[512];
-	sl_object_ref(o, ref, sizeof ref);
-	f->object = sl_xstrdup(ref);
-	sl_finding_subject(f, o);
 	return f;
 }
 
