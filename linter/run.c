@@ -40,6 +40,7 @@ struct check_job {
 	struct sl_inventory_gaps gaps;
 	struct sl_findings *found; /* per workload */
 	struct sl_explained *ex;   /* per workload, --explain */
+	bool *short_alone;         /* per workload: fewer of its pods fit than it asks for, alone */
 	atomic_size_t next;
 	atomic_size_t whatif_left; /* work left for analyses on changed clusters (smallest_change.c) */
 };
@@ -53,6 +54,7 @@ static void check_one(struct check_job *job, size_t i)
 	bool have = m->nnodes > 0;
 	if (have)
 		sl_analyze(job->cl, w, job->r->explain, &a);
+	job->short_alone[i] = have && a.steady_placed < a.replicas;
 	if (have && a.not_placed) {
 		const struct sl_ynode *at = w->replicas_node ? w->replicas_node : w->obj.root;
 		sl_input_warning(&job->found[i], &at->at,
@@ -103,11 +105,11 @@ static void *check_worker(void *arg)
 }
 
 /* Every workload of the model, two threads taking them in turn; results merge in order. */
-static void check_workloads(struct sl_run *r, const struct sl_model *m, struct explained_list *ex)
+static void check_workloads(struct sl_run *r, const struct sl_model *m, struct sl_cluster *cl, bool *short_alone,
+			    struct explained_list *ex)
 {
-	struct sl_cluster *cl = m->nnodes ? sl_cluster_new(m) : NULL;
 	size_t nw = m->nworkloads;
-	struct check_job job = {.r = r, .m = m, .cl = cl};
+	struct check_job job = {.r = r, .m = m, .cl = cl, .short_alone = short_alone};
 	atomic_init(&job.whatif_left, SL_WHATIF_BUDGET);
 	sl_inventory_gaps(m, &job.gaps);
 	job.found = sl_xcalloc(nw + 1, sizeof *job.found);
@@ -127,7 +129,6 @@ static void check_workloads(struct sl_run *r, const struct sl_model *m, struct e
 	}
 	free(job.found);
 	free(job.ex);
-	sl_cluster_free(cl);
 }
 
 /* The objects of the target's manifests: policies, and the suppressions they carry. */
@@ -191,7 +192,7 @@ static void model(struct sl_run *r, const struct target *t, struct sl_model *m, 
 }
 
 /* The rules' checks over objects that are not workloads (budgets), once per target. */
-static void check_model(struct sl_run *r, const struct sl_model *m)
+static void check_model(struct sl_run *r, const struct sl_model *m, struct sl_cluster *cl, const bool *short_alone)
 {
 	const struct sl_config *c = r->cfg;
 	for (unsigned i = 0; i < sl_nrules; i++) {
@@ -199,7 +200,7 @@ static void check_model(struct sl_run *r, const struct sl_model *m)
 		if (!rule->check_model || c->levels[i] == SL_LEVEL_NONE)
 			continue;
 		size_t from = r->fs.n;
-		struct sl_model_check cx = {m, &r->fs, c->levels[i]};
+		struct sl_model_check cx = {m, &r->fs, c->levels[i], cl, short_alone};
 		rule->check_model(rule, &cx);
 		/* A level set by the config is the level of every finding of the rule. */
 		for (size_t k = from; c->forced[i] && k < r->fs.n; k++)
@@ -214,9 +215,14 @@ static void check(struct sl_run *r, const struct target *t, const struct sl_mode
 		  struct sl_findings *errs, struct explained_list *ex)
 {
 	size_t from = r->fs.n;
-	check_workloads(r, m, ex);
+	struct sl_cluster *cl = m->nnodes ? sl_cluster_new(m) : NULL;
+	bool *short_alone = sl_xcalloc(m->nworkloads + 1, sizeof *short_alone);
+	check_workloads(r, m, cl, short_alone, ex);
+	if (!r->explain)
+		check_model(r, m, cl, short_alone);
+	free(short_alone);
+	sl_cluster_free(cl);
 	if (!r->explain) {
-		check_model(r, m);
 		sl_suppress_begin(sup, t->index, m->nnodes > 0);
 		struct object_pass op = {r, sup, errs};
 		for (size_t i = 0; i < t->nloads; i++) {

@@ -171,6 +171,23 @@ bool sl_whatif_copy_admits(const struct sl_podspec *p, const struct sl_node *bas
 /* w (a changed copy of a workload: replicas, strategy) on the cluster as it is. */
 void sl_whatif_workload(struct sl_cluster *cl, const struct sl_workload *w, struct sl_whatif_result *r);
 
+/* The release view (sched/release.c): node classes (nodes with the same labels but the hostname,
+ * taints and cordon, which the node-only filters judge alike unless a pod names its nodes). */
+size_t sl_cluster_nclasses(const struct sl_cluster *cl);
+size_t sl_cluster_class(const struct sl_cluster *cl, size_t node);
+/* Whether the filters that look only at the node give every node of a class the same verdict
+ * for p: not when the pod names nodes (nodeName, metadata.name fields, the hostname label). */
+bool sl_judged_by_class(const struct sl_podspec *p);
+/* The node-only filters (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity) for p on
+ * every node, into ok (one per node), through the per-class cache the analyses share. */
+void sl_node_only_verdicts(struct sl_cluster *cl, const struct sl_podspec *p, bool *ok);
+/* Everything the node-only filters read of a pod spec that names no node (tolerations,
+ * nodeSelector, required node affinity), appended to b: equal keys, equal verdicts. */
+struct sl_buf;
+void sl_static_key(const struct sl_podspec *p, struct sl_buf *b);
+/* The workload's own pods among the running pods (analyze.c). */
+int64_t sl_own_running(const struct sl_cluster *cl, const struct sl_workload *w);
+
 /* LeastAllocated's 0..100 share of a resource left free: (alloc - req) * 100 / alloc, exact for
  * any alloc up to INT64_MAX. */
 int64_t sl_free_share(int64_t alloc, int64_t req);

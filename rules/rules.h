@@ -28,6 +28,8 @@ struct sl_model_check {
 	const struct sl_model *model;
 	struct sl_findings *out;
 	enum sl_level level;
+	struct sl_cluster *cluster; /* NULL when no node is known */
+	const bool *short_alone;    /* per workload: fewer of its pods fit than it asks for, alone */
 };
 
 struct sl_rule {

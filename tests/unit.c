@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../linter/flow.h"
 #include "../linter/buf.h"
 #include "../linter/config.h"
 #include "../linter/fix.h"
@@ -326,6 +327,48 @@ static void test_kube_versions(void)
 	char out[192];
 	sl_kube_describe(&v, out, sizeof out);
 	CHECK(!strcmp(out, "1.40 (--kube-version 1.40; judged as 1.35, the newest release schedlint knows)"));
+}
+
+static void test_flow(void)
+{
+	/* Two workloads of one GPU each on the one node they may use, which has 1: flow 1 of 2, and
+	 * both workloads and the node on the source side of the cut. */
+	struct sl_flow g;
+	sl_flow_init(&g, 5); /* s, a, b, node, t */
+	sl_flow_add(&g, 0, 1, 1);
+	sl_flow_add(&g, 0, 2, 1);
+	sl_flow_add(&g, 1, 3, SL_FLOW_INF);
+	sl_flow_add(&g, 2, 3, SL_FLOW_INF);
+	sl_flow_add(&g, 3, 4, 1);
+	CHECK(sl_flow_max(&g, 0, 4) == 1);
+	bool reach[5];
+	sl_flow_reach(&g, 0, reach);
+	CHECK(reach[0] && reach[1] && reach[2] && reach[3] && !reach[4]);
+	sl_flow_free(&g);
+	/* A flow that must reroute: a may use x or y, b only x; x and y have 1 each. */
+	sl_flow_init(&g, 6); /* s, a, b, x, y, t */
+	sl_flow_add(&g, 0, 1, 1);
+	sl_flow_add(&g, 0, 2, 1);
+	sl_flow_add(&g, 1, 3, SL_FLOW_INF);
+	sl_flow_add(&g, 1, 4, SL_FLOW_INF);
+	sl_flow_add(&g, 2, 3, SL_FLOW_INF);
+	sl_flow_add(&g, 3, 5, 1);
+	sl_flow_add(&g, 4, 5, 1);
+	CHECK(sl_flow_max(&g, 0, 5) == 2);
+	sl_flow_free(&g);
+	/* Saturating capacities: INT64_MAX demand through infinite edges stays INT64_MAX. */
+	sl_flow_init(&g, 3);
+	sl_flow_add(&g, 0, 1, INT64_MAX);
+	sl_flow_add(&g, 1, 2, SL_FLOW_INF);
+	CHECK(sl_flow_max(&g, 0, 2) == INT64_MAX);
+	sl_flow_free(&g);
+	/* A long chain: no recursion, so no stack to exhaust. */
+	size_t n = 100000;
+	sl_flow_init(&g, n);
+	for (size_t i = 0; i + 1 < n; i++)
+		sl_flow_add(&g, i, i + 1, 7);
+	CHECK(sl_flow_max(&g, 0, n - 1) == 7);
+	sl_flow_free(&g);
 }
 
 /* Load a YAML string; returns the number of input errors. */
@@ -836,6 +879,7 @@ int main(void)
 	test_selectors();
 	test_tolerations();
 	test_kube_versions();
+	test_flow();
 	test_yaml();
 	test_requests();
 	test_pod_terms();

@@ -136,7 +136,7 @@ static void analyze_in_sequence(struct sl_cycle *s, const struct sl_workload *w,
 
 /* Everything the node-only filters read of a pod spec that names no node: tolerations, nodeSelector
  * and required node affinity. Equal keys, equal verdicts. */
-static void static_key(const struct sl_podspec *p, struct sl_buf *b)
+void sl_static_key(const struct sl_podspec *p, struct sl_buf *b)
 {
 	for (size_t i = 0; i < p->ntols; i++)
 		sl_buf_printf(b, "t%s\x1f%s\x1f%s\x1f%s\x1e", p->tols[i].key, p->tols[i].op, p->tols[i].value,
@@ -204,7 +204,7 @@ static void judge_node_only(struct sl_cluster *cl, const struct sl_podspec *p, b
 	struct sl_buf key = SL_BUF_INIT;
 	const signed char *known = NULL;
 	if (by_class && !detail) {
-		static_key(p, &key);
+		sl_static_key(p, &key);
 		pthread_mutex_lock(&cl->static_lock);
 		size_t k = sl_strmap_get(&cl->static_keys.map, sl_buf_str(&key));
 		if (k != (size_t)-1)
@@ -384,4 +384,17 @@ void sl_analysis_free(struct sl_analysis *a)
 	free(a->rollout_fit_error);
 	sl_daemon_view_free(&a->daemon);
 	memset(a, 0, sizeof *a);
+}
+
+int64_t sl_own_running(const struct sl_cluster *cl, const struct sl_workload *w)
+{
+	const char *hash;
+	return own_pods(cl, w, &hash, NULL);
+}
+
+void sl_node_only_verdicts(struct sl_cluster *cl, const struct sl_podspec *p, bool *ok)
+{
+	struct sl_analysis a;
+	memset(&a, 0, sizeof a);
+	judge_node_only(cl, p, false, &a, ok);
 }

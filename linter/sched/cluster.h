@@ -78,8 +78,4 @@ void sl_visit_running(const struct sl_cluster *c, const char *ns, bool any_ns, c
 size_t *sl_anti_candidates(const struct sl_cluster *c, const char *ns, const struct sl_labels *gl, size_t ngl,
 			   size_t *n);
 
-/* Whether the filters that look only at the node give every node of a class the same verdict
- * for p: not when the pod names nodes (nodeName, metadata.name fields, the hostname label). */
-bool sl_judged_by_class(const struct sl_podspec *p);
-
 #endif

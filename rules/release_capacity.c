@@ -1,0 +1,342 @@
+/* release-capacity — the workloads of one release, together, ask more of a resource than the nodes
+ * they may use have free.
+ *
+ * Each workload alone may fit; a release is applied whole. For every resource (the pod count and
+ * every resource a template requests) the workloads' pods still to place are a demand, each node's
+ * allocatable less what its running pods request a supply, and a workload may draw only on the
+ * nodes that pass its node-only filters (NodeUnschedulable, NodeName, TaintToleration,
+ * NodeAffinity). If some set of workloads asks for more than the union of their nodes has, no
+ * placement fits them all: Hall's condition. It is checked as a maximum flow (linter/flow.c) from
+ * the workloads to groups of nodes (a node class of the cluster index, whose nodes those filters
+ * judge alike; a node on its own where a template names nodes) to the sink; a flow short of the
+ * demand is the proof, and the workloads the source still reaches in the residual graph, with the
+ * nodes they may use, are the violating set. The bound treats a resource as divisible, so it holds
+ * for every placement; packing pods of different sizes may fail earlier, which this does not
+ * claim. A workload that does not fit alone keeps its own finding and takes no part here. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../linter/buf.h"
+#include "../linter/flow.h"
+#include "../linter/quantity.h"
+#include "rules.h"
+
+struct release {
+	const struct sl_rule *self;
+	struct sl_model_check *cx;
+	const struct sl_model *m;
+	const struct sl_workload **w; /* the workloads that take part */
+	int64_t *pods;                /* pods of each still to place */
+	size_t *sig;                  /* per workload: its signature, the groups it may use */
+	size_t nw;
+	size_t *group; /* per node */
+	size_t ngroups;
+	size_t *nodes_in; /* per group */
+	bool *adm;        /* nsigs × ngroups: may a workload of signature s use group g */
+	size_t nsigs;
+};
+
+/* Long-running workloads and bare Pods; a DaemonSet runs one pod per node, and Jobs finish. */
+static bool takes_part(const struct sl_workload *w)
+{
+	return sl_long_running(w->obj.kind) || !strcmp(w->obj.kind, "Pod");
+}
+
+/* The node-only verdicts of workload i on every node, into ok: one evaluation per distinct
+ * spec (its static key) among those judged by class, each other one evaluated itself. */
+static void verdicts(struct release *r, size_t i, struct sl_strmap *keys, bool **cache, size_t *ncache,
+		     struct sl_buf *key, bool *ok)
+{
+	size_t n = r->m->nnodes;
+	const struct sl_podspec *p = &r->w[i]->pod;
+	if (!sl_judged_by_class(p)) {
+		sl_node_only_verdicts(r->cx->cluster, p, ok);
+		return;
+	}
+	sl_buf_reset(key);
+	sl_static_key(p, key);
+	size_t k = sl_strmap_put(keys, sl_buf_str(key), *ncache);
+	if (k == *ncache) {
+		cache[k] = sl_xcalloc(n + 1, sizeof **cache);
+		sl_node_only_verdicts(r->cx->cluster, p, cache[k]);
+		(*ncache)++;
+	}
+	memcpy(ok, cache[k], n * sizeof *ok);
+}
+
+/* Node groups: the cluster's classes, and a group of its own for every node a taking-part
+ * template names (its verdicts are per node). */
+static void group_nodes(struct release *r)
+{
+	const struct sl_model *m = r->m;
+	struct sl_cluster *cl = r->cx->cluster;
+	size_t n = m->nnodes;
+	bool *ok = sl_xcalloc(n + 1, sizeof *ok), *own = sl_xcalloc(n + 1, sizeof *own);
+	for (size_t i = 0; i < r->nw; i++) {
+		if (sl_judged_by_class(&r->w[i]->pod))
+			continue;
+		sl_node_only_verdicts(cl, &r->w[i]->pod, ok);
+		for (size_t k = 0; k < n; k++)
+			own[k] |= ok[k];
+	}
+	r->group = sl_xcalloc(n + 1, sizeof *r->group);
+	r->ngroups = sl_cluster_nclasses(cl);
+	for (size_t k = 0; k < n; k++)
+		r->group[k] = own[k] ? r->ngroups++ : sl_cluster_class(cl, k);
+	r->nodes_in = sl_xcalloc(r->ngroups + 1, sizeof *r->nodes_in);
+	for (size_t k = 0; k < n; k++)
+		r->nodes_in[r->group[k]]++;
+	free(ok);
+	free(own);
+}
+
+/* Each workload's signature, the set of groups it may use, shared by workloads written alike: the
+ * flow has one vertex per signature, so its size is signatures × groups, not workloads × nodes. A
+ * signature is the bitset of groups, as a string of hex digits for the map. */
+static void sign(struct release *r)
+{
+	size_t n = r->m->nnodes, len = (r->ngroups + 3) / 4, ncache = 0, cap = 0;
+	struct sl_strmap sigs = {0}, keys = {0};
+	bool **cache = sl_xcalloc(r->nw + 1, sizeof *cache), *ok = sl_xcalloc(n + 1, sizeof *ok);
+	char *hex = sl_xcalloc(len + 1, 1);
+	unsigned char *bits = sl_xcalloc(len + 1, 1);
+	struct sl_buf key = SL_BUF_INIT;
+	r->sig = sl_xcalloc(r->nw + 1, sizeof *r->sig);
+	for (size_t i = 0; i < r->nw; i++) {
+		verdicts(r, i, &keys, cache, &ncache, &key, ok);
+		memset(bits, 0, len);
+		for (size_t k = 0; k < n; k++)
+			if (ok[k])
+				bits[r->group[k] / 4] |= (unsigned char)(1u << (r->group[k] % 4));
+		for (size_t j = 0; j < len; j++)
+			hex[j] = "0123456789abcdef"[bits[j]];
+		size_t id = sl_strmap_put(&sigs, hex, r->nsigs);
+		if (id == r->nsigs) {
+			sl_grow(&r->adm, &cap, (r->nsigs + 1) * r->ngroups, sizeof *r->adm);
+			for (size_t g = 0; g < r->ngroups; g++)
+				r->adm[r->nsigs * r->ngroups + g] = bits[g / 4] >> (g % 4) & 1;
+			r->nsigs++;
+		}
+		r->sig[i] = id;
+	}
+	for (size_t k = 0; k < ncache; k++)
+		free(cache[k]);
+	free(cache);
+	free(ok);
+	free(hex);
+	free(bits);
+	sl_buf_free(&key);
+	sl_strmap_free(&sigs);
+	sl_strmap_free(&keys);
+}
+
+/* What node n has free of resource res (the pod count for "pods"). */
+static int64_t free_of(const struct sl_node *n, const char *res)
+{
+	int64_t v =
+	    !strcmp(res, "pods") ? n->max_pods - n->npods : sl_res_get(&n->alloc, res) - sl_res_get(&n->used, res);
+	return v > 0 ? v : 0;
+}
+
+static int64_t request_of(const struct sl_workload *w, const char *res)
+{
+	return !strcmp(res, "pods") ? 1 : sl_res_get(&w->pod.request, res);
+}
+
+static void note_demand(struct sl_finding *f, const struct sl_workload *w, int64_t pods, const char *res)
+{
+	char ref[512], each[48], all[48];
+	sl_object_ref(&w->obj, ref, sizeof ref);
+	sl_format_amount(res, request_of(w, res), each, sizeof each);
+	sl_format_amount(res, sl_sat_mul(pods, request_of(w, res)), all, sizeof all);
+	sl_note(f, "%s: %lld pod%s to place × %s %s = %s", ref, (long long)pods, pods == 1 ? "" : "s", each, res, all);
+}
+
+#define MAX_NAMED 6
+
+/* "ns/a, ns/b and ns/c", or the first MAX_NAMED and how many more. */
+static void name_list(const struct release *r, const bool *in, size_t nin, struct sl_buf *b)
+{
+	for (size_t i = 0, k = 0; i < r->nw && k < MAX_NAMED; i++) {
+		if (!in[i])
+			continue;
+		const char *sep = k == 0 ? "" : k + 1 == nin ? " and " : ", ";
+		sl_buf_printf(b, "%s%s/%s", sep, r->w[i]->obj.namespace, r->w[i]->obj.name);
+		k++;
+	}
+	if (nin > MAX_NAMED)
+		sl_buf_printf(b, " and %zu more", nin - MAX_NAMED);
+}
+
+/* The nodes of the violating set: a note and a related location each (MAX_NAMED of them). */
+static void note_nodes(struct sl_finding *f, const struct release *r, const bool *used, const char *res)
+{
+	size_t listed = 0;
+	for (size_t n = 0; n < r->m->nnodes; n++) {
+		if (!used[r->group[n]] || listed++ >= MAX_NAMED)
+			continue;
+		const struct sl_node *nd = r->m->nodes[n];
+		char al[48], fr[48];
+		sl_format_amount(res, !strcmp(res, "pods") ? nd->max_pods : sl_res_get(&nd->alloc, res), al, sizeof al);
+		sl_format_amount(res, free_of(nd, res), fr, sizeof fr);
+		sl_note(f, "node %s: %s %s allocatable, %s free beside its running pods", nd->name, al, res, fr);
+		if (nd->name_node)
+			sl_add_related(f, &nd->name_node->at, "node %s: %s %s free", nd->name, fr, res);
+	}
+	if (listed > MAX_NAMED)
+		sl_note(f, "and %zu more nodes", listed - MAX_NAMED);
+}
+
+/* The violating set: the workloads of the signatures the source reaches in the residual graph
+ * (in) and the groups they may use (used); reported at the first of them. */
+static void report(struct release *r, const char *res, const bool *in, const bool *used, int64_t demand, int64_t supply)
+{
+	size_t nin = 0, first = (size_t)-1, nnodes = 0;
+	bool same_kind = true;
+	for (size_t i = 0; i < r->nw; i++)
+		if (in[i]) {
+			first = first == (size_t)-1 ? i : first;
+			same_kind &= !strcmp(r->w[i]->obj.kind, r->w[first]->obj.kind);
+			nin++;
+		}
+	for (size_t g = 0; g < r->ngroups; g++)
+		nnodes += used[g] ? r->nodes_in[g] : 0;
+	const struct sl_workload *w0 = r->w[first];
+	char dem[48], sup[48];
+	sl_format_amount(res, demand, dem, sizeof dem);
+	sl_format_amount(res, supply, sup, sizeof sup);
+	struct sl_buf who = SL_BUF_INIT;
+	name_list(r, in, nin, &who);
+	struct sl_finding *f = sl_rule_report_object(
+	    r->self, r->cx, &w0->obj, w0->replicas_node,
+	    "%s%s %s need %s %s together on the %zu node%s they may use, which %s %s free: not all of their pods "
+	    "can run at once, in any placement",
+	    same_kind ? w0->obj.kind : "workloads", same_kind ? "s" : "", who.s, dem, res, nnodes,
+	    nnodes == 1 ? "" : "s", nnodes == 1 ? "has" : "have", sup);
+	sl_buf_free(&who);
+	for (size_t i = 0, k = 0; i < r->nw && k < MAX_NAMED; i++)
+		if (in[i] && ++k)
+			note_demand(f, r->w[i], r->pods[i], res);
+	note_nodes(f, r, used, res);
+	sl_note(f, "each workload fits alone; together they ask for more than the nodes they may use have, so some "
+		   "pods stay Pending whichever order they are placed in (Hall's condition, checked as a flow from the "
+		   "workloads to the node classes they pass the node-only filters of)");
+	sl_note(f, "fix: lower the replicas or the requests so that the total fits, add capacity on those nodes, or "
+		   "let some of these workloads use other nodes");
+	for (size_t i = first + 1, k = 0; i < r->nw && k < MAX_NAMED; i++)
+		if (in[i] && ++k) {
+			char ref[512];
+			sl_object_ref(&r->w[i]->obj, ref, sizeof ref);
+			const struct sl_ynode *at = r->w[i]->obj.kind_node ? r->w[i]->obj.kind_node : r->w[i]->obj.root;
+			sl_add_related(f, &at->at, "%s competes for the same nodes", ref);
+		}
+}
+
+/* One resource: demand against supply through the admissible groups. Vertices: the source, one
+ * per signature, one per group, the sink. */
+static void check_resource(struct release *r, const char *res)
+{
+	size_t s = 0, t = 1 + r->nsigs + r->ngroups;
+	struct sl_flow g;
+	sl_flow_init(&g, t + 1);
+	int64_t *demand = sl_xcalloc(r->nsigs + 1, sizeof *demand), total = 0;
+	for (size_t i = 0; i < r->nw; i++) {
+		int64_t d = sl_sat_mul(r->pods[i], request_of(r->w[i], res));
+		demand[r->sig[i]] = sl_sat_add(demand[r->sig[i]], d > 0 ? d : 0);
+	}
+	for (size_t q = 0; q < r->nsigs; q++) {
+		if (demand[q] <= 0)
+			continue;
+		total = sl_sat_add(total, demand[q]);
+		sl_flow_add(&g, s, 1 + q, demand[q]);
+		for (size_t k = 0; k < r->ngroups; k++)
+			if (r->adm[q * r->ngroups + k])
+				sl_flow_add(&g, 1 + q, 1 + r->nsigs + k, SL_FLOW_INF);
+	}
+	int64_t *supply = sl_xcalloc(r->ngroups + 1, sizeof *supply);
+	for (size_t n = 0; n < r->m->nnodes; n++)
+		supply[r->group[n]] = sl_sat_add(supply[r->group[n]], free_of(r->m->nodes[n], res));
+	for (size_t k = 0; k < r->ngroups; k++)
+		if (supply[k] > 0)
+			sl_flow_add(&g, 1 + r->nsigs + k, t, supply[k]);
+	if (total > 0 && sl_flow_max(&g, s, t) < total) {
+		bool *reach = sl_xcalloc(g.n + 1, sizeof *reach);
+		sl_flow_reach(&g, s, reach);
+		bool *in = sl_xcalloc(r->nw + 1, sizeof *in), *used = sl_xcalloc(r->ngroups + 1, sizeof *used);
+		int64_t d = 0, sup = 0;
+		size_t nin = 0;
+		for (size_t i = 0; i < r->nw; i++)
+			if (reach[1 + r->sig[i]] && request_of(r->w[i], res) > 0) {
+				in[i] = true;
+				d = sl_sat_add(d, sl_sat_mul(r->pods[i], request_of(r->w[i], res)));
+				nin++;
+			}
+		for (size_t k = 0; k < r->ngroups; k++)
+			if ((used[k] = reach[1 + r->nsigs + k]))
+				sup = sl_sat_add(sup, supply[k]);
+		/* One workload alone short is its own rule's finding (it took no part unless it fit). */
+		if (nin > 1)
+			report(r, res, in, used, d, sup);
+		free(in);
+		free(used);
+		free(reach);
+	}
+	free(demand);
+	free(supply);
+	sl_flow_free(&g);
+}
+
+static void check_release(const struct sl_rule *self, struct sl_model_check *cx)
+{
+	const struct sl_model *m = cx->model;
+	if (!cx->cluster || !m->nnodes)
+		return;
+	struct release r = {.self = self, .cx = cx, .m = m};
+	r.w = sl_xcalloc(m->nworkloads + 1, sizeof *r.w);
+	r.pods = sl_xcalloc(m->nworkloads + 1, sizeof *r.pods);
+	struct sl_strpool res = {0};
+	sl_intern(&res, "pods");
+	for (size_t i = 0; i < m->nworkloads; i++) {
+		const struct sl_workload *w = m->workloads[i];
+		if (!takes_part(w) || cx->short_alone[i] || w->replicas <= 0)
+			continue;
+		int64_t left = w->replicas - sl_own_running(cx->cluster, w);
+		if (left <= 0)
+			continue;
+		r.w[r.nw] = w;
+		r.pods[r.nw++] = left;
+		for (size_t k = 0; k < w->pod.request.n; k++)
+			if (w->pod.request.v[k].amount > 0)
+				sl_intern(&res, w->pod.request.v[k].name);
+	}
+	if (r.nw > 1) {
+		group_nodes(&r);
+		sign(&r);
+		for (size_t k = 0; k < res.n; k++)
+			check_resource(&r, res.v[k]);
+	}
+	sl_strpool_free(&res);
+	free(r.w);
+	free(r.pods);
+	free(r.group);
+	free(r.adm);
+	free(r.nodes_in);
+	free(r.sig);
+}
+
+const struct sl_rule sl_rule_release_capacity = {
+    .id = "release-capacity",
+    .name = "ReleaseExceedsCapacity",
+    .summary = "Workloads that each fit alone ask together for more than the nodes they may use have.",
+    .description = "All workloads of one target are taken together with the running pods: for the pod count and each "
+		   "requested resource, a set of workloads whose admissible nodes (those that pass the node-only "
+		   "filters for their pod) have less free than the set asks for cannot all run, in any placement "
+		   "(Hall's condition, checked as a maximum flow over node classes). The message names every "
+		   "competing workload and the numbers.",
+    .help = "Lower the replicas or the requests so that the total fits, add capacity on the nodes they share, or let "
+	    "some of the workloads use other nodes.",
+    .level = SL_ERROR,
+    .needs_nodes = true,
+    .check_model = check_release,
+};
