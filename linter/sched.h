@@ -185,6 +185,10 @@ void sl_node_only_verdicts(struct sl_cluster *cl, const struct sl_podspec *p, bo
  * nodeSelector, required node affinity), appended to b: equal keys, equal verdicts. */
 struct sl_buf;
 void sl_static_key(const struct sl_podspec *p, struct sl_buf *b);
+/* Each running pod of namespace ns that sel selects, with the index of its node. */
+struct sl_pod;
+void sl_each_running(const struct sl_cluster *cl, const char *ns, const struct sl_selector *sel,
+		     void (*fn)(void *ctx, const struct sl_pod *p, size_t node), void *ctx);
 /* The workload's own pods among the running pods (analyze.c). */
 int64_t sl_own_running(const struct sl_cluster *cl, const struct sl_workload *w);
 
