@@ -20,26 +20,12 @@
 #include "../linter/buf.h"
 #include "../linter/flow.h"
 #include "../linter/quantity.h"
+#include "release.h"
 #include "rules.h"
-
-struct release {
-	const struct sl_rule *self;
-	struct sl_model_check *cx;
-	const struct sl_model *m;
-	const struct sl_workload **w; /* the workloads that take part */
-	int64_t *pods;                /* pods of each still to place */
-	size_t *sig;                  /* per workload: its signature, the groups it may use */
-	size_t nw;
-	size_t *group; /* per node */
-	size_t ngroups;
-	size_t *nodes_in; /* per group */
-	bool *adm;        /* nsigs × ngroups: may a workload of signature s use group g */
-	size_t nsigs;
-};
 
 /* The index of key in pool, interning a copy when it is new (a map borrows its keys, and these
  * are built in a buffer that is reused). */
-static size_t key_index(struct sl_strpool *pool, const char *key)
+size_t sl_release_key_index(struct sl_strpool *pool, const char *key)
 {
 	sl_intern(pool, key);
 	return sl_strmap_get(&pool->map, key);
@@ -64,7 +50,7 @@ static void verdicts(struct release *r, size_t i, struct sl_strpool *keys, bool 
 	}
 	sl_buf_reset(key);
 	sl_static_key(p, key);
-	size_t k = key_index(keys, sl_buf_str(key));
+	size_t k = sl_release_key_index(keys, sl_buf_str(key));
 	if (k == *ncache) {
 		cache[k] = sl_xcalloc(n + 1, sizeof **cache);
 		sl_node_only_verdicts(r->cx->cluster, p, cache[k]);
@@ -119,7 +105,7 @@ static void sign(struct release *r)
 				bits[r->group[k] / 4] |= (unsigned char)(1u << (r->group[k] % 4));
 		for (size_t j = 0; j < len; j++)
 			hex[j] = "0123456789abcdef"[bits[j]];
-		size_t id = key_index(&sigs, hex);
+		size_t id = sl_release_key_index(&sigs, hex);
 		if (id == r->nsigs) {
 			sl_grow(&r->adm, &cap, (r->nsigs + 1) * r->ngroups, sizeof *r->adm);
 			for (size_t g = 0; g < r->ngroups; g++)
@@ -161,10 +147,8 @@ static void note_demand(struct sl_finding *f, const struct sl_workload *w, int64
 	sl_note(f, "%s: %lld pod%s to place × %s %s = %s", ref, (long long)pods, pods == 1 ? "" : "s", each, res, all);
 }
 
-#define MAX_NAMED 6
-
 /* "Deployments" when every workload in `in` is one, "workloads" otherwise. */
-static void kinds_of(const struct release *r, const bool *in, char *out, size_t n)
+void sl_release_kinds(const struct release *r, const bool *in, char *out, size_t n)
 {
 	const char *kind = NULL;
 	bool same = true;
@@ -176,26 +160,26 @@ static void kinds_of(const struct release *r, const bool *in, char *out, size_t 
 	snprintf(out, n, "%ss", same && kind ? kind : "workload");
 }
 
-/* "ns/a, ns/b and ns/c", or the first MAX_NAMED and how many more. */
-static void name_list(const struct release *r, const bool *in, size_t nin, struct sl_buf *b)
+/* "ns/a, ns/b and ns/c", or the first SL_RELEASE_NAMED and how many more. */
+void sl_release_names(const struct release *r, const bool *in, size_t nin, struct sl_buf *b)
 {
-	for (size_t i = 0, k = 0; i < r->nw && k < MAX_NAMED; i++) {
+	for (size_t i = 0, k = 0; i < r->nw && k < SL_RELEASE_NAMED; i++) {
 		if (!in[i])
 			continue;
 		const char *sep = k == 0 ? "" : k + 1 == nin ? " and " : ", ";
 		sl_buf_printf(b, "%s%s/%s", sep, r->w[i]->obj.namespace, r->w[i]->obj.name);
 		k++;
 	}
-	if (nin > MAX_NAMED)
-		sl_buf_printf(b, " and %zu more", nin - MAX_NAMED);
+	if (nin > SL_RELEASE_NAMED)
+		sl_buf_printf(b, " and %zu more", nin - SL_RELEASE_NAMED);
 }
 
-/* The nodes of the violating set: a note and a related location each (MAX_NAMED of them). */
+/* The nodes of the violating set: a note and a related location each (SL_RELEASE_NAMED of them). */
 static void note_nodes(struct sl_finding *f, const struct release *r, const bool *used, const char *res)
 {
 	size_t listed = 0;
 	for (size_t n = 0; n < r->m->nnodes; n++) {
-		if (!used[r->group[n]] || listed++ >= MAX_NAMED)
+		if (!used[r->group[n]] || listed++ >= SL_RELEASE_NAMED)
 			continue;
 		const struct sl_node *nd = r->m->nodes[n];
 		char al[48], fr[48];
@@ -205,8 +189,8 @@ static void note_nodes(struct sl_finding *f, const struct release *r, const bool
 		if (nd->name_node)
 			sl_add_related(f, &nd->name_node->at, "node %s: %s %s free", nd->name, fr, res);
 	}
-	if (listed > MAX_NAMED)
-		sl_note(f, "and %zu more nodes", listed - MAX_NAMED);
+	if (listed > SL_RELEASE_NAMED)
+		sl_note(f, "and %zu more nodes", listed - SL_RELEASE_NAMED);
 }
 
 /* The violating set: the workloads of the signatures the source reaches in the residual graph
@@ -220,7 +204,7 @@ static void report(struct release *r, const char *res, const bool *in, const boo
 			nin++;
 		}
 	char kinds[64];
-	kinds_of(r, in, kinds, sizeof kinds);
+	sl_release_kinds(r, in, kinds, sizeof kinds);
 	for (size_t g = 0; g < r->ngroups; g++)
 		nnodes += used[g] ? r->nodes_in[g] : 0;
 	const struct sl_workload *w0 = r->w[first];
@@ -228,14 +212,14 @@ static void report(struct release *r, const char *res, const bool *in, const boo
 	sl_format_amount(res, demand, dem, sizeof dem);
 	sl_format_amount(res, supply, sup, sizeof sup);
 	struct sl_buf who = SL_BUF_INIT;
-	name_list(r, in, nin, &who);
+	sl_release_names(r, in, nin, &who);
 	struct sl_finding *f = sl_rule_report_object(
 	    r->self, r->cx, &w0->obj, w0->replicas_node,
 	    "%s %s need %s %s together on the %zu node%s they may use, which %s %s free: not all of their pods "
 	    "can run at once, in any placement",
 	    kinds, who.s, dem, res, nnodes, nnodes == 1 ? "" : "s", nnodes == 1 ? "has" : "have", sup);
 	sl_buf_free(&who);
-	for (size_t i = 0, k = 0; i < r->nw && k < MAX_NAMED; i++)
+	for (size_t i = 0, k = 0; i < r->nw && k < SL_RELEASE_NAMED; i++)
 		if (in[i] && ++k)
 			note_demand(f, r->w[i], r->pods[i], res);
 	note_nodes(f, r, used, res);
@@ -244,7 +228,7 @@ static void report(struct release *r, const char *res, const bool *in, const boo
 		   "workloads to the node classes they pass the node-only filters of)");
 	sl_note(f, "fix: lower the replicas or the requests so that the total fits, add capacity on those nodes, or "
 		   "let some of these workloads use other nodes");
-	for (size_t i = first + 1, k = 0; i < r->nw && k < MAX_NAMED; i++)
+	for (size_t i = first + 1, k = 0; i < r->nw && k < SL_RELEASE_NAMED; i++)
 		if (in[i] && ++k) {
 			char ref[512];
 			sl_object_ref(&r->w[i]->obj, ref, sizeof ref);
@@ -307,166 +291,6 @@ static void check_resource(struct release *r, const char *res)
 	sl_flow_free(&g);
 }
 
-/* Pods that must each sit in a topology domain of their own. Workloads of one namespace whose
- * required anti-affinity terms are the same (topology key, selector, namespaces) and select every
- * one of them repel each other's pods and their own, so all of their pods need distinct domains of
- * that key among the nodes they may use, less the domains where a running pod the selector picks
- * (not one of theirs) already is. A node without the key takes any number of them (the term does
- * not apply there): then there is no bound. */
-struct domain_set {
-	const struct sl_podterm *t;
-	size_t *members, n;
-	int64_t pods;
-};
-
-static void term_key(const struct sl_workload *w, const struct sl_podterm *t, struct sl_buf *b)
-{
-	sl_buf_printf(b, "%s\x1e%s\x1e", w->obj.namespace, t->topology_key);
-	for (size_t i = 0; i < t->nnamespaces; i++)
-		sl_buf_printf(b, "n%s\x1f", t->namespaces[i]);
-	for (size_t i = 0; i < t->sel.nreqs; i++) {
-		sl_buf_printf(b, "\x1e%s\x1f%d", t->sel.reqs[i].key, (int)t->sel.reqs[i].op);
-		for (size_t k = 0; k < t->sel.reqs[i].nvals; k++)
-			sl_buf_printf(b, "\x1f%s", t->sel.reqs[i].vals[k]);
-	}
-}
-
-struct taken {
-	const struct release *r;
-	const struct domain_set *d;
-	struct sl_strmap *domains; /* a value of the key → its index in gone */
-	bool *gone;                /* per domain index */
-};
-
-static void take_domain(void *ctx, const struct sl_pod *p, size_t node)
-{
-	struct taken *tk = ctx;
-	for (size_t i = 0; i < tk->d->n; i++)
-		if (sl_selector_matches(&tk->r->w[tk->d->members[i]]->sel, &p->spec.labels))
-			return; /* one of theirs: counted in their replicas */
-	const char *v = sl_labels_get(&tk->r->m->nodes[node]->labels, tk->d->t->topology_key);
-	size_t k = v ? sl_strmap_get(tk->domains, v) : (size_t)-1;
-	if (k != (size_t)-1)
-		tk->gone[k] = true;
-}
-
-static void report_domains(struct release *r, const struct domain_set *d, size_t have, size_t taken)
-{
-	const struct sl_workload *w0 = r->w[d->members[0]];
-	bool *in = sl_xcalloc(r->nw + 1, sizeof *in);
-	for (size_t i = 0; i < d->n; i++)
-		in[d->members[i]] = true;
-	struct sl_buf who = SL_BUF_INIT;
-	name_list(r, in, d->n, &who);
-	char kinds[64];
-	kinds_of(r, in, kinds, sizeof kinds);
-	size_t free_domains = have - taken;
-	struct sl_finding *f = sl_rule_report_object(
-	    r->self, r->cx, &w0->obj, d->t->node,
-	    "%s %s: their %lld pods must each run in a %s of its own (their required anti-affinity repels all of "
-	    "them), and the nodes they may use offer %zu: %lld of them never schedule, in any placement",
-	    kinds, who.s, (long long)d->pods, d->t->topology_key, free_domains,
-	    (long long)(d->pods - (int64_t)free_domains));
-	sl_buf_free(&who);
-	for (size_t i = 0; i < d->n && i < MAX_NAMED; i++) {
-		char ref[512];
-		sl_object_ref(&r->w[d->members[i]]->obj, ref, sizeof ref);
-		int64_t n = r->w[d->members[i]]->replicas;
-		sl_note(f, "%s: %lld pod%s", ref, (long long)n, n == 1 ? "" : "s");
-	}
-	sl_note(f, "%zu %s domain%s among the nodes they may use", have, d->t->topology_key, have == 1 ? "" : "s");
-	if (taken)
-		sl_note(f, "%zu of them hold a running pod the term selects, which repels theirs", taken);
-	sl_note(f, "each workload fits alone; the same anti-affinity term in all of them makes every pod of each "
-		   "repel every pod of the others (the scheduler checks a pod's terms and, by symmetry, those of the "
-		   "pods already placed)");
-	sl_note(f,
-		"fix: give each workload a selector of its own in the term (its own app label), lower the replicas, "
-		"or admit more %s domains",
-		d->t->topology_key);
-	for (size_t i = 1; i < d->n && i < MAX_NAMED; i++) {
-		const struct sl_workload *w = r->w[d->members[i]];
-		char ref[512];
-		sl_object_ref(&w->obj, ref, sizeof ref);
-		sl_add_related(f, &(w->obj.kind_node ? w->obj.kind_node : w->obj.root)->at, "%s, with the same term",
-			       ref);
-	}
-	free(in);
-}
-
-/* The domains of d's key among the nodes its members may use; 0 with no bound (a node without
- * the key). */
-static void check_domain_set(struct release *r, const struct domain_set *d)
-{
-	const char *key = d->t->topology_key;
-	struct sl_strmap domains = {0};
-	size_t have = 0;
-	for (size_t n = 0; n < r->m->nnodes; n++) {
-		bool may = false;
-		for (size_t i = 0; i < d->n && !may; i++)
-			may = r->adm[r->sig[d->members[i]] * r->ngroups + r->group[n]];
-		if (!may)
-			continue;
-		const char *v = sl_labels_get(&r->m->nodes[n]->labels, key);
-		if (!v) {
-			sl_strmap_free(&domains);
-			return;
-		}
-		if (sl_strmap_put(&domains, v, have) == have)
-			have++;
-	}
-	bool *gone = sl_xcalloc(have + 1, sizeof *gone);
-	struct taken tk = {r, d, &domains, gone};
-	sl_each_running(r->cx->cluster, r->w[d->members[0]]->obj.namespace, &d->t->sel, take_domain, &tk);
-	size_t taken = 0;
-	for (size_t k = 0; k < have; k++)
-		taken += gone[k];
-	if (d->pods > (int64_t)(have - taken))
-		report_domains(r, d, have, taken);
-	free(gone);
-	sl_strmap_free(&domains);
-}
-
-static void check_domains(struct release *r)
-{
-	struct sl_strpool keys = {0};
-	struct domain_set *sets = NULL;
-	size_t nsets = 0, cap = 0;
-	struct sl_buf b = SL_BUF_INIT;
-	for (size_t i = 0; i < r->nw; i++) {
-		const struct sl_podspec *p = &r->w[i]->pod;
-		for (size_t k = 0; k < p->nanti; k++) {
-			const struct sl_podterm *t = &p->anti[k];
-			/* A term with label keys (kept to one ReplicaSet, say) or choosing namespaces by labels
-			 * depends on more than the selector: left alone. */
-			if (!t->topology_key || t->nmatch_keys || t->has_ns_selector || t->nmismatch_keys ||
-			    !sl_podterm_matches(t, p->namespace, &p->labels, p->namespace, &p->labels))
-				continue;
-			sl_buf_reset(&b);
-			term_key(r->w[i], t, &b);
-			size_t id = key_index(&keys, sl_buf_str(&b));
-			if (id == nsets) {
-				sl_grow(&sets, &cap, nsets + 1, sizeof *sets);
-				sets[nsets++] = (struct domain_set){t, NULL, 0, 0};
-			}
-			struct domain_set *d = &sets[id];
-			if (d->n && d->members[d->n - 1] == i)
-				continue; /* the same term twice in one template */
-			d->members = sl_xrealloc(d->members, (d->n + 1) * sizeof *d->members);
-			d->members[d->n++] = i;
-			d->pods = sl_sat_add(d->pods, r->w[i]->replicas);
-		}
-	}
-	for (size_t k = 0; k < nsets; k++) {
-		if (sets[k].n > 1)
-			check_domain_set(r, &sets[k]);
-		free(sets[k].members);
-	}
-	free(sets);
-	sl_buf_free(&b);
-	sl_strpool_free(&keys);
-}
-
 static void check_release(const struct sl_rule *self, struct sl_model_check *cx)
 {
 	const struct sl_model *m = cx->model;
@@ -495,7 +319,8 @@ static void check_release(const struct sl_rule *self, struct sl_model_check *cx)
 		sign(&r);
 		for (size_t k = 0; k < res.n; k++)
 			check_resource(&r, res.v[k]);
-		check_domains(&r);
+		sl_release_domains(&r);
+		sl_release_ports(&r);
 	}
 	sl_strpool_free(&res);
 	free(r.w);
@@ -514,8 +339,9 @@ const struct sl_rule sl_rule_release_capacity = {
 		   "requested resource, a set of workloads whose admissible nodes (those that pass the node-only "
 		   "filters for their pod) have less free than the set asks for cannot all run, in any placement "
 		   "(Hall's condition, checked as a maximum flow over node classes); and workloads whose shared "
-		   "required anti-affinity repels all of their pods cannot have more pods than the topology "
-		   "domains their nodes offer. The message names every competing workload and the numbers.",
+		   "required anti-affinity repels all of their pods (or that bind the same host port) cannot have "
+		   "more pods than the topology domains (nodes) their nodes offer. The message names every competing "
+		   "workload and the numbers.",
     .help = "Lower the replicas or the requests so that the total fits, add capacity on the nodes they share, or let "
 	    "some of the workloads use other nodes.",
     .level = SL_ERROR,
