@@ -135,3 +135,15 @@ void sl_flow_free(struct sl_flow *g)
 	free(g->queue);
 	memset(g, 0, sizeof *g);
 }
+
+void sl_flow_copy(struct sl_flow *dst, const struct sl_flow *src)
+{
+	sl_flow_init(dst, src->n);
+	dst->cap = src->ne ? src->ne : 1;
+	dst->ne = src->ne;
+	dst->e = sl_xcalloc(dst->cap, sizeof *dst->e);
+	dst->next = sl_xcalloc(dst->cap, sizeof *dst->next);
+	memcpy(dst->e, src->e, src->ne * sizeof *dst->e);
+	memcpy(dst->next, src->next, src->ne * sizeof *dst->next);
+	memcpy(dst->head, src->head, src->n * sizeof *dst->head);
+}

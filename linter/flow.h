@@ -30,6 +30,8 @@ int64_t sl_flow_max(struct sl_flow *g, size_t s, size_t t);
 /* After sl_flow_max: whether v is reachable from s in the residual graph (the source side of a
  * minimum cut). reach has g->n entries. */
 void sl_flow_reach(const struct sl_flow *g, size_t s, bool *reach);
+/* dst becomes a copy of src, residual capacities included. */
+void sl_flow_copy(struct sl_flow *dst, const struct sl_flow *src);
 void sl_flow_free(struct sl_flow *g);
 
 #endif

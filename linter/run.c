@@ -40,7 +40,7 @@ struct check_job {
 	struct sl_inventory_gaps gaps;
 	struct sl_findings *found; /* per workload */
 	struct sl_explained *ex;   /* per workload, --explain */
-	bool *short_alone;         /* per workload: fewer of its pods fit than it asks for, alone */
+	unsigned char *alone;      /* per workload: what its own analysis found (SL_ALONE_*) */
 	atomic_size_t next;
 	atomic_size_t whatif_left; /* work left for analyses on changed clusters (smallest_change.c) */
 };
@@ -54,7 +54,10 @@ static void check_one(struct check_job *job, size_t i)
 	bool have = m->nnodes > 0;
 	if (have)
 		sl_analyze(job->cl, w, job->r->explain, &a);
-	job->short_alone[i] = have && a.steady_placed < a.replicas;
+	job->alone[i] = !have                          ? 0
+			: a.steady_placed < a.replicas ? SL_ALONE_SHORT
+			: a.rollout_deadlock           ? SL_ALONE_DEADLOCK
+						       : 0;
 	if (have && a.not_placed) {
 		const struct sl_ynode *at = w->replicas_node ? w->replicas_node : w->obj.root;
 		sl_input_warning(&job->found[i], &at->at,
@@ -105,11 +108,11 @@ static void *check_worker(void *arg)
 }
 
 /* Every workload of the model, two threads taking them in turn; results merge in order. */
-static void check_workloads(struct sl_run *r, const struct sl_model *m, struct sl_cluster *cl, bool *short_alone,
+static void check_workloads(struct sl_run *r, const struct sl_model *m, struct sl_cluster *cl, unsigned char *alone,
 			    struct explained_list *ex)
 {
 	size_t nw = m->nworkloads;
-	struct check_job job = {.r = r, .m = m, .cl = cl, .short_alone = short_alone};
+	struct check_job job = {.r = r, .m = m, .cl = cl, .alone = alone};
 	atomic_init(&job.whatif_left, SL_WHATIF_BUDGET);
 	sl_inventory_gaps(m, &job.gaps);
 	job.found = sl_xcalloc(nw + 1, sizeof *job.found);
@@ -192,7 +195,7 @@ static void model(struct sl_run *r, const struct target *t, struct sl_model *m, 
 }
 
 /* The rules' checks over objects that are not workloads (budgets), once per target. */
-static void check_model(struct sl_run *r, const struct sl_model *m, struct sl_cluster *cl, const bool *short_alone)
+static void check_model(struct sl_run *r, const struct sl_model *m, struct sl_cluster *cl, const unsigned char *alone)
 {
 	const struct sl_config *c = r->cfg;
 	for (unsigned i = 0; i < sl_nrules; i++) {
@@ -200,7 +203,7 @@ static void check_model(struct sl_run *r, const struct sl_model *m, struct sl_cl
 		if (!rule->check_model || c->levels[i] == SL_LEVEL_NONE)
 			continue;
 		size_t from = r->fs.n;
-		struct sl_model_check cx = {m, &r->fs, c->levels[i], cl, short_alone};
+		struct sl_model_check cx = {m, &r->fs, c->levels[i], cl, alone};
 		rule->check_model(rule, &cx);
 		/* A level set by the config is the level of every finding of the rule. */
 		for (size_t k = from; c->forced[i] && k < r->fs.n; k++)
@@ -216,11 +219,11 @@ static void check(struct sl_run *r, const struct target *t, const struct sl_mode
 {
 	size_t from = r->fs.n;
 	struct sl_cluster *cl = m->nnodes ? sl_cluster_new(m) : NULL;
-	bool *short_alone = sl_xcalloc(m->nworkloads + 1, sizeof *short_alone);
-	check_workloads(r, m, cl, short_alone, ex);
+	unsigned char *alone = sl_xcalloc(m->nworkloads + 1, sizeof *alone);
+	check_workloads(r, m, cl, alone, ex);
 	if (!r->explain)
-		check_model(r, m, cl, short_alone);
-	free(short_alone);
+		check_model(r, m, cl, alone);
+	free(alone);
 	sl_cluster_free(cl);
 	if (!r->explain) {
 		sl_suppress_begin(sup, t->index, m->nnodes > 0);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "../linter/buf.h"
+#include "../linter/flow.h"
 #include "rules.h"
 
 struct release {
@@ -22,7 +23,28 @@ struct release {
 	size_t *nodes_in; /* per group */
 	bool *adm;        /* nsigs × ngroups: may a workload of signature s use group g */
 	size_t nsigs;
+	struct sl_strpool resources; /* "pods" and every resource a taking-part template requests */
 };
+
+/* One resource's flow: source → signature (its demand) → group (infinite) → sink (its free).
+ * Vertex 0 is the source, 1 + q signature q, 1 + nsigs + k group k, the last the sink. */
+struct release_flow {
+	struct sl_flow g;
+	int64_t *demand; /* per signature */
+	int64_t *supply; /* per group */
+	int64_t total, flow;
+};
+
+/* The workloads of cx's target that take part (long-running kinds and bare Pods that fit alone),
+ * their node groups and signatures; false when fewer than two take part (free it either way). */
+bool sl_release_build(struct release *r, const struct sl_rule *self, struct sl_model_check *cx);
+void sl_release_free(struct release *r);
+/* Build and run one resource's flow. */
+void sl_release_flow(struct release *r, const char *res, struct release_flow *rf);
+void sl_release_flow_free(struct release_flow *rf);
+/* What node n has free of res (the pod count for "pods"), and what a pod of w asks of it. */
+int64_t sl_release_free_of(const struct sl_node *n, const char *res);
+int64_t sl_release_request(const struct sl_workload *w, const char *res);
 
 /* How many workloads or nodes a message names before "and N more". */
 #define SL_RELEASE_NAMED 6
@@ -37,5 +59,7 @@ void sl_release_names(const struct release *r, const bool *in, size_t nin, struc
 void sl_release_domains(struct release *r);
 /* Workloads that bind the same host port on every address: a node each (release_domains.c). */
 void sl_release_ports(struct release *r);
+/* rollout-deadlock's check of each rollout beside the rest of the release (release_rollouts.c). */
+void sl_release_rollouts(const struct sl_rule *self, struct sl_model_check *cx);
 
 #endif

@@ -126,14 +126,14 @@ static void sign(struct release *r)
 }
 
 /* What node n has free of resource res (the pod count for "pods"). */
-static int64_t free_of(const struct sl_node *n, const char *res)
+int64_t sl_release_free_of(const struct sl_node *n, const char *res)
 {
 	int64_t v =
 	    !strcmp(res, "pods") ? n->max_pods - n->npods : sl_res_get(&n->alloc, res) - sl_res_get(&n->used, res);
 	return v > 0 ? v : 0;
 }
 
-static int64_t request_of(const struct sl_workload *w, const char *res)
+int64_t sl_release_request(const struct sl_workload *w, const char *res)
 {
 	return !strcmp(res, "pods") ? 1 : sl_res_get(&w->pod.request, res);
 }
@@ -142,8 +142,8 @@ static void note_demand(struct sl_finding *f, const struct sl_workload *w, int64
 {
 	char ref[512], each[48], all[48];
 	sl_object_ref(&w->obj, ref, sizeof ref);
-	sl_format_amount(res, request_of(w, res), each, sizeof each);
-	sl_format_amount(res, sl_sat_mul(pods, request_of(w, res)), all, sizeof all);
+	sl_format_amount(res, sl_release_request(w, res), each, sizeof each);
+	sl_format_amount(res, sl_sat_mul(pods, sl_release_request(w, res)), all, sizeof all);
 	sl_note(f, "%s: %lld pod%s to place × %s %s = %s", ref, (long long)pods, pods == 1 ? "" : "s", each, res, all);
 }
 
@@ -184,7 +184,7 @@ static void note_nodes(struct sl_finding *f, const struct release *r, const bool
 		const struct sl_node *nd = r->m->nodes[n];
 		char al[48], fr[48];
 		sl_format_amount(res, !strcmp(res, "pods") ? nd->max_pods : sl_res_get(&nd->alloc, res), al, sizeof al);
-		sl_format_amount(res, free_of(nd, res), fr, sizeof fr);
+		sl_format_amount(res, sl_release_free_of(nd, res), fr, sizeof fr);
 		sl_note(f, "node %s: %s %s allocatable, %s free beside its running pods", nd->name, al, res, fr);
 		if (nd->name_node)
 			sl_add_related(f, &nd->name_node->at, "node %s: %s %s free", nd->name, fr, res);
@@ -239,46 +239,62 @@ static void report(struct release *r, const char *res, const bool *in, const boo
 
 /* One resource: demand against supply through the admissible groups. Vertices: the source, one
  * per signature, one per group, the sink. */
-static void check_resource(struct release *r, const char *res)
+void sl_release_flow(struct release *r, const char *res, struct release_flow *rf)
 {
 	size_t s = 0, t = 1 + r->nsigs + r->ngroups;
-	struct sl_flow g;
-	sl_flow_init(&g, t + 1);
-	int64_t *demand = sl_xcalloc(r->nsigs + 1, sizeof *demand), total = 0;
+	sl_flow_init(&rf->g, t + 1);
+	rf->demand = sl_xcalloc(r->nsigs + 1, sizeof *rf->demand);
+	rf->supply = sl_xcalloc(r->ngroups + 1, sizeof *rf->supply);
+	rf->total = 0;
 	for (size_t i = 0; i < r->nw; i++) {
-		int64_t d = sl_sat_mul(r->pods[i], request_of(r->w[i], res));
-		demand[r->sig[i]] = sl_sat_add(demand[r->sig[i]], d > 0 ? d : 0);
+		int64_t d = sl_sat_mul(r->pods[i], sl_release_request(r->w[i], res));
+		rf->demand[r->sig[i]] = sl_sat_add(rf->demand[r->sig[i]], d > 0 ? d : 0);
 	}
 	for (size_t q = 0; q < r->nsigs; q++) {
-		if (demand[q] <= 0)
-			continue;
-		total = sl_sat_add(total, demand[q]);
-		sl_flow_add(&g, s, 1 + q, demand[q]);
+		if (rf->demand[q] > 0) {
+			rf->total = sl_sat_add(rf->total, rf->demand[q]);
+			sl_flow_add(&rf->g, s, 1 + q, rf->demand[q]);
+		}
+		/* Every signature reaches its groups, demand or not: a rollout's surge may start there. */
 		for (size_t k = 0; k < r->ngroups; k++)
 			if (r->adm[q * r->ngroups + k])
-				sl_flow_add(&g, 1 + q, 1 + r->nsigs + k, SL_FLOW_INF);
+				sl_flow_add(&rf->g, 1 + q, 1 + r->nsigs + k, SL_FLOW_INF);
 	}
-	int64_t *supply = sl_xcalloc(r->ngroups + 1, sizeof *supply);
 	for (size_t n = 0; n < r->m->nnodes; n++)
-		supply[r->group[n]] = sl_sat_add(supply[r->group[n]], free_of(r->m->nodes[n], res));
+		rf->supply[r->group[n]] = sl_sat_add(rf->supply[r->group[n]], sl_release_free_of(r->m->nodes[n], res));
 	for (size_t k = 0; k < r->ngroups; k++)
-		if (supply[k] > 0)
-			sl_flow_add(&g, 1 + r->nsigs + k, t, supply[k]);
-	if (total > 0 && sl_flow_max(&g, s, t) < total) {
-		bool *reach = sl_xcalloc(g.n + 1, sizeof *reach);
-		sl_flow_reach(&g, s, reach);
+		if (rf->supply[k] > 0)
+			sl_flow_add(&rf->g, 1 + r->nsigs + k, t, rf->supply[k]);
+	rf->flow = rf->total > 0 ? sl_flow_max(&rf->g, s, t) : 0;
+}
+
+void sl_release_flow_free(struct release_flow *rf)
+{
+	sl_flow_free(&rf->g);
+	free(rf->demand);
+	free(rf->supply);
+}
+
+/* One resource: demand against supply through the admissible groups. */
+static void check_resource(struct release *r, const char *res)
+{
+	struct release_flow rf;
+	sl_release_flow(r, res, &rf);
+	if (rf.flow < rf.total) {
+		bool *reach = sl_xcalloc(rf.g.n + 1, sizeof *reach);
+		sl_flow_reach(&rf.g, 0, reach);
 		bool *in = sl_xcalloc(r->nw + 1, sizeof *in), *used = sl_xcalloc(r->ngroups + 1, sizeof *used);
 		int64_t d = 0, sup = 0;
 		size_t nin = 0;
 		for (size_t i = 0; i < r->nw; i++)
-			if (reach[1 + r->sig[i]] && request_of(r->w[i], res) > 0) {
+			if (reach[1 + r->sig[i]] && r->pods[i] > 0 && sl_release_request(r->w[i], res) > 0) {
 				in[i] = true;
-				d = sl_sat_add(d, sl_sat_mul(r->pods[i], request_of(r->w[i], res)));
+				d = sl_sat_add(d, sl_sat_mul(r->pods[i], sl_release_request(r->w[i], res)));
 				nin++;
 			}
 		for (size_t k = 0; k < r->ngroups; k++)
 			if ((used[k] = reach[1 + r->nsigs + k]))
-				sup = sl_sat_add(sup, supply[k]);
+				sup = sl_sat_add(sup, rf.supply[k]);
 		/* One workload alone short is its own rule's finding (it took no part unless it fit). */
 		if (nin > 1)
 			report(r, res, in, used, d, sup);
@@ -286,49 +302,59 @@ static void check_resource(struct release *r, const char *res)
 		free(used);
 		free(reach);
 	}
-	free(demand);
-	free(supply);
-	sl_flow_free(&g);
+	sl_release_flow_free(&rf);
+}
+
+bool sl_release_build(struct release *r, const struct sl_rule *self, struct sl_model_check *cx)
+{
+	const struct sl_model *m = cx->model;
+	memset(r, 0, sizeof *r);
+	*r = (struct release){.self = self, .cx = cx, .m = m};
+	if (!cx->cluster || !m->nnodes)
+		return false;
+	r->w = sl_xcalloc(m->nworkloads + 1, sizeof *r->w);
+	r->pods = sl_xcalloc(m->nworkloads + 1, sizeof *r->pods);
+	sl_intern(&r->resources, "pods");
+	for (size_t i = 0; i < m->nworkloads; i++) {
+		const struct sl_workload *w = m->workloads[i];
+		if (!takes_part(w) || (cx->alone[i] & SL_ALONE_SHORT) || w->replicas <= 0)
+			continue;
+		/* A workload whose pods all run asks for nothing more, but its rollout still needs room. */
+		int64_t left = w->replicas - sl_own_running(cx->cluster, w);
+		r->w[r->nw] = w;
+		r->pods[r->nw++] = left > 0 ? left : 0;
+		for (size_t k = 0; k < w->pod.request.n; k++)
+			if (w->pod.request.v[k].amount > 0)
+				sl_intern(&r->resources, w->pod.request.v[k].name);
+	}
+	if (r->nw < 2)
+		return false;
+	group_nodes(r);
+	sign(r);
+	return true;
+}
+
+void sl_release_free(struct release *r)
+{
+	sl_strpool_free(&r->resources);
+	free(r->w);
+	free(r->pods);
+	free(r->group);
+	free(r->adm);
+	free(r->nodes_in);
+	free(r->sig);
 }
 
 static void check_release(const struct sl_rule *self, struct sl_model_check *cx)
 {
-	const struct sl_model *m = cx->model;
-	if (!cx->cluster || !m->nnodes)
-		return;
-	struct release r = {.self = self, .cx = cx, .m = m};
-	r.w = sl_xcalloc(m->nworkloads + 1, sizeof *r.w);
-	r.pods = sl_xcalloc(m->nworkloads + 1, sizeof *r.pods);
-	struct sl_strpool res = {0};
-	sl_intern(&res, "pods");
-	for (size_t i = 0; i < m->nworkloads; i++) {
-		const struct sl_workload *w = m->workloads[i];
-		if (!takes_part(w) || cx->short_alone[i] || w->replicas <= 0)
-			continue;
-		int64_t left = w->replicas - sl_own_running(cx->cluster, w);
-		if (left <= 0)
-			continue;
-		r.w[r.nw] = w;
-		r.pods[r.nw++] = left;
-		for (size_t k = 0; k < w->pod.request.n; k++)
-			if (w->pod.request.v[k].amount > 0)
-				sl_intern(&res, w->pod.request.v[k].name);
-	}
-	if (r.nw > 1) {
-		group_nodes(&r);
-		sign(&r);
-		for (size_t k = 0; k < res.n; k++)
-			check_resource(&r, res.v[k]);
+	struct release r;
+	if (sl_release_build(&r, self, cx)) {
+		for (size_t k = 0; k < r.resources.n; k++)
+			check_resource(&r, r.resources.v[k]);
 		sl_release_domains(&r);
 		sl_release_ports(&r);
 	}
-	sl_strpool_free(&res);
-	free(r.w);
-	free(r.pods);
-	free(r.group);
-	free(r.adm);
-	free(r.nodes_in);
-	free(r.sig);
+	sl_release_free(&r);
 }
 
 const struct sl_rule sl_rule_release_capacity = {

@@ -12,6 +12,7 @@
 #include "../linter/buf.h"
 #include "../linter/fix.h"
 #include "../linter/quantity.h"
+#include "release.h"
 #include "rules.h"
 
 /* The template's first required anti-affinity term that selects the template's own pods and is
@@ -207,4 +208,5 @@ const struct sl_rule sl_rule_rollout_deadlock = {
     .level = SL_ERROR,
     .needs_nodes = true,
     .check = check,
+    .check_model = sl_release_rollouts,
 };

@@ -29,8 +29,9 @@ struct sl_model_check {
 	struct sl_findings *out;
 	enum sl_level level;
 	struct sl_cluster *cluster; /* NULL when no node is known */
-	const bool *short_alone;    /* per workload: fewer of its pods fit than it asks for, alone */
+	const unsigned char *alone; /* per workload: SL_ALONE_* flags, what its own analysis found */
 };
+enum { SL_ALONE_SHORT = 1, SL_ALONE_DEADLOCK = 2 }; /* fewer pods fit than it asks; its rollout never starts */
 
 struct sl_rule {
 	const char *id;

@@ -1,0 +1,122 @@
+/* release_rollouts.c — rollout-deadlock across the release: a rolling update that keeps every old
+ * pod until a new one is Ready (maxUnavailable resolving to 0) needs room for its surge pod beside
+ * all the pods of the release, not only its own. When the release fits (release_capacity.c's flow
+ * meets every demand), the room left for a workload is the most that still flows from its
+ * signature to the sink in the residual graph, never through the source (that would move pods
+ * the release has placed). A surge asking for more than that fits in no placement of the release:
+ * the divisible bound again, so it holds for every placement. A rollout that cannot start even
+ * alone is rollout-deadlock's per-workload finding, and is not reported again. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../linter/fix.h"
+#include "../linter/quantity.h"
+#include "release.h"
+
+/* What still flows from signature q to the sink once the release is placed. */
+static int64_t room_left(const struct release *r, const struct release_flow *rf, size_t q)
+{
+	struct sl_flow g;
+	sl_flow_copy(&g, &rf->g);
+	for (size_t k = 0; k < g.ne; k++)
+		if (g.e[k].to == 0)
+			g.e[k].cap = 0; /* no way back through the source */
+	int64_t room = sl_flow_max(&g, 1 + q, 1 + r->nsigs + r->ngroups);
+	sl_flow_free(&g);
+	return room;
+}
+
+/* The other workloads that may use a node w may use and ask for res. */
+static void note_rivals(struct sl_finding *f, const struct release *r, size_t self, const char *res)
+{
+	size_t q = r->sig[self], listed = 0;
+	for (size_t i = 0; i < r->nw; i++) {
+		if (i == self || sl_release_request(r->w[i], res) <= 0)
+			continue;
+		bool shares = false;
+		for (size_t k = 0; k < r->ngroups && !shares; k++)
+			shares = r->adm[q * r->ngroups + k] && r->adm[r->sig[i] * r->ngroups + k];
+		if (!shares || listed++ >= SL_RELEASE_NAMED)
+			continue;
+		char ref[512], each[48];
+		sl_object_ref(&r->w[i]->obj, ref, sizeof ref);
+		sl_format_amount(res, sl_release_request(r->w[i], res), each, sizeof each);
+		sl_note(f, "%s holds room there: %lld pod%s × %s %s", ref, (long long)r->pods[i],
+			r->pods[i] == 1 ? "" : "s", each, res);
+		sl_add_related(f, &(r->w[i]->obj.kind_node ? r->w[i]->obj.kind_node : r->w[i]->obj.root)->at,
+			       "%s holds room on the same nodes", ref);
+	}
+	if (listed > SL_RELEASE_NAMED)
+		sl_note(f, "and %zu more workloads", listed - SL_RELEASE_NAMED);
+}
+
+static void report(struct release *r, size_t i, const char *res, int64_t surge, int64_t need, int64_t room)
+{
+	const struct sl_workload *w = r->w[i];
+	char ref[512], n[48], left[48];
+	sl_object_ref(&w->obj, ref, sizeof ref);
+	sl_format_amount(res, need, n, sizeof n);
+	sl_format_amount(res, room, left, sizeof left);
+	const struct sl_ynode *at = w->max_unavailable.node ? w->max_unavailable.node : w->strategy_node;
+	struct sl_finding *f = sl_rule_report_object(
+	    r->self, r->cx, &w->obj, at,
+	    "rollout of %s can never finish beside the rest of the release: its %lld surge pod%s need%s %s %s, and "
+	    "once "
+	    "the release's pods are placed the nodes it may use have %s left, in any placement; maxUnavailable 0 "
+	    "keeps its old pods until a new one is Ready",
+	    ref, (long long)surge, surge == 1 ? "" : "s", surge == 1 ? "s" : "", n, res, left);
+	sl_note(f, "alone it would roll: the surge fits when the workload has the nodes to itself");
+	note_rivals(f, r, i, res);
+	sl_note(f, "fix: set strategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1 (an old pod goes first, then its "
+		   "replacement takes its place), or make room for the surge beside the release");
+	sl_fix_rolling_params(sl_fix_new(f, "Roll with maxSurge: 0, maxUnavailable: 1 (replace one pod at a time)"), w,
+			      "0", "1");
+}
+
+/* A Deployment whose rollout waits for a surge pod: maxUnavailable 0, maxSurge at least 1. */
+static int64_t surging(const struct sl_workload *w)
+{
+	int64_t surge, unavail;
+	if (strcmp(w->obj.kind, "Deployment") || w->strategy != SL_STRATEGY_ROLLING || w->replicas <= 0)
+		return 0;
+	sl_fenceposts(w, &surge, &unavail);
+	return unavail == 0 ? surge : 0;
+}
+
+void sl_release_rollouts(const struct sl_rule *self, struct sl_model_check *cx)
+{
+	struct release r;
+	if (!sl_release_build(&r, self, cx)) {
+		sl_release_free(&r);
+		return;
+	}
+	bool *reported = sl_xcalloc(r.nw + 1, sizeof *reported);
+	int64_t *room = sl_xcalloc(r.nsigs + 1, sizeof *room);
+	bool *known = sl_xcalloc(r.nsigs + 1, sizeof *known);
+	for (size_t k = 0; k < r.resources.n; k++) {
+		const char *res = r.resources.v[k];
+		struct release_flow rf;
+		sl_release_flow(&r, res, &rf);
+		memset(known, 0, r.nsigs * sizeof *known);
+		for (size_t i = 0; rf.flow >= rf.total && i < r.nw; i++) {
+			int64_t surge = surging(r.w[i]), need = sl_sat_mul(surge, sl_release_request(r.w[i], res));
+			if (reported[i] || need <= 0 || (cx->alone[i] & SL_ALONE_DEADLOCK))
+				continue;
+			size_t q = r.sig[i];
+			if (!known[q]) {
+				room[q] = room_left(&r, &rf, q);
+				known[q] = true;
+			}
+			if (need > room[q]) {
+				report(&r, i, res, surge, need, room[q]);
+				reported[i] = true;
+			}
+		}
+		sl_release_flow_free(&rf);
+	}
+	free(known);
+	free(room);
+	free(reported);
+	sl_release_free(&r);
+}
