@@ -223,6 +223,16 @@ static void check(struct sl_run *r, const struct target *t, const struct sl_mode
 	check_workloads(r, m, cl, alone, ex);
 	if (!r->explain)
 		check_model(r, m, cl, alone);
+	else if (cl && !r->explain_json) {
+		/* The release view comes after the target's workloads. */
+		struct sl_buf b = SL_BUF_INIT;
+		sl_release_explain(m, cl, alone, t->index >= 0 ? r->cfg->targets[t->index].name : NULL, &b);
+		if (b.len) {
+			sl_grow(&ex->v, &ex->cap, ex->n + 1, sizeof *ex->v);
+			ex->v[ex->n++] = (struct sl_explained){SIZE_MAX, (size_t)t->index + 1, sl_buf_detach(&b), NULL};
+		}
+		sl_buf_free(&b);
+	}
 	free(alone);
 	sl_cluster_free(cl);
 	if (!r->explain) {

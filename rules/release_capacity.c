@@ -345,6 +345,73 @@ void sl_release_free(struct release *r)
 	free(r->sig);
 }
 
+/* --explain: one resource's picture, per node group: what it has free, what flows into it from
+ * each set of workloads (those written alike share their flow), and what is left. */
+static void explain_resource(struct release *r, const char *res, struct sl_buf *out)
+{
+	struct release_flow rf;
+	sl_release_flow(r, res, &rf);
+	if (rf.total <= 0) {
+		sl_release_flow_free(&rf);
+		return;
+	}
+	char dem[48], got[48];
+	sl_format_amount(res, rf.total, dem, sizeof dem);
+	sl_format_amount(res, rf.flow, got, sizeof got);
+	sl_buf_printf(out, "  %s: the workloads ask %s, at most %s fits%s\n", res, dem, got,
+		      rf.flow < rf.total ? " (see release-capacity)" : "");
+	size_t *rep = sl_xcalloc(r->ngroups + 1, sizeof *rep);
+	for (size_t n = r->m->nnodes; n-- > 0;)
+		rep[r->group[n]] = n;
+	for (size_t k = 0; k < r->ngroups; k++) {
+		int64_t in = 0;
+		struct sl_buf who = SL_BUF_INIT;
+		for (size_t e = 0; e < rf.g.ne; e += 2) {
+			size_t to = rf.g.e[e].to, from = rf.g.e[e + 1].to;
+			if (to != 1 + r->nsigs + k || from < 1 || from > r->nsigs || rf.g.e[e + 1].cap <= 0)
+				continue;
+			int64_t f = rf.g.e[e + 1].cap; /* the reverse edge's capacity: the flow */
+			in = sl_sat_add(in, f);
+			char a[48];
+			sl_format_amount(res, f, a, sizeof a);
+			size_t listed = 0;
+			for (size_t i = 0; i < r->nw; i++)
+				if (r->sig[i] == from - 1 && listed++ < 3)
+					sl_buf_printf(&who, "%s%s/%s", listed == 1 ? (who.len ? "; " : "") : "+",
+						      r->w[i]->obj.namespace, r->w[i]->obj.name);
+			sl_buf_printf(&who, "%s %s", listed > 3 ? "+…" : "", a);
+		}
+		if (!rf.supply[k] && !in)
+			continue;
+		char fr[48], left[48];
+		sl_format_amount(res, rf.supply[k], fr, sizeof fr);
+		sl_format_amount(res, rf.supply[k] - in, left, sizeof left);
+		sl_buf_printf(out, "    %s%s (%zu node%s): %s free; takes %s; left %s\n", r->m->nodes[rep[k]]->name,
+			      r->nodes_in[k] > 1 ? " and nodes like it" : "", r->nodes_in[k],
+			      r->nodes_in[k] == 1 ? "" : "s", fr, who.len ? sl_buf_str(&who) : "nothing", left);
+		sl_buf_free(&who);
+	}
+	free(rep);
+	sl_release_flow_free(&rf);
+}
+
+void sl_release_explain(const struct sl_model *m, struct sl_cluster *cl, const unsigned char *alone, const char *target,
+			struct sl_buf *out)
+{
+	struct sl_model_check cx = {m, NULL, SL_ERROR, cl, alone};
+	struct release r;
+	if (sl_release_build(&r, &sl_rule_release_capacity, &cx)) {
+		sl_buf_printf(out,
+			      "Release%s%s: %zu workloads together, on %zu node group%s (node classes, and nodes a "
+			      "template names)\n",
+			      target ? " of target " : "", target ? target : "", r.nw, r.ngroups,
+			      r.ngroups == 1 ? "" : "s");
+		for (size_t k = 0; k < r.resources.n; k++)
+			explain_resource(&r, r.resources.v[k], out);
+	}
+	sl_release_free(&r);
+}
+
 static void check_release(const struct sl_rule *self, struct sl_model_check *cx)
 {
 	struct release r;
