@@ -223,13 +223,16 @@ static void check(struct sl_run *r, const struct target *t, const struct sl_mode
 	check_workloads(r, m, cl, alone, ex);
 	if (!r->explain)
 		check_model(r, m, cl, alone);
-	else if (cl && !r->explain_json) {
+	else if (cl) {
 		/* The release view comes after the target's workloads. */
 		struct sl_buf b = SL_BUF_INIT;
-		sl_release_explain(m, cl, alone, t->index >= 0 ? r->cfg->targets[t->index].name : NULL, &b);
-		if (b.len) {
+		cJSON *json = NULL;
+		sl_release_explain(m, cl, alone, t->index >= 0 ? r->cfg->targets[t->index].name : NULL, &b,
+				   r->explain_json ? &json : NULL);
+		if (b.len || json) {
 			sl_grow(&ex->v, &ex->cap, ex->n + 1, sizeof *ex->v);
-			ex->v[ex->n++] = (struct sl_explained){SIZE_MAX, (size_t)t->index + 1, sl_buf_detach(&b), NULL};
+			ex->v[ex->n++] = (struct sl_explained){SIZE_MAX, (size_t)t->index + 1,
+							       json ? NULL : sl_buf_detach(&b), json};
 		}
 		sl_buf_free(&b);
 	}
@@ -416,7 +419,8 @@ static void finish(struct sl_run *r, struct sl_suppress *sup, struct explained_l
 	order_findings(r);
 	if (!r->explain)
 		return;
-	qsort(ex->v, ex->n, sizeof *ex->v, cmp_explained);
+	if (ex->n) /* qsort takes no NULL array, even empty */
+		qsort(ex->v, ex->n, sizeof *ex->v, cmp_explained);
 	if (r->explain_json)
 		r->explained_json = cJSON_CreateArray();
 	for (size_t i = 0; i < ex->n; i++) {

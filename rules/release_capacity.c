@@ -13,6 +13,7 @@
  * nodes they may use, are the violating set. The bound treats a resource as divisible, so it holds
  * for every placement; packing pods of different sizes may fail earlier, which this does not
  * claim. A workload that does not fit alone keeps its own finding and takes no part here. */
+#include <cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,50 +346,116 @@ void sl_release_free(struct release *r)
 	free(r->sig);
 }
 
-/* --explain: one resource's picture, per node group: what it has free, what flows into it from
- * each set of workloads (those written alike share their flow), and what is left. */
-static void explain_resource(struct release *r, const char *res, struct sl_buf *out)
+/* --explain: what flows from signature `from` into group k, for each such edge with flow: fn. */
+static void each_take(const struct release *r, const struct release_flow *rf, size_t k,
+		      void (*fn)(void *ctx, size_t sig, int64_t flow), void *ctx)
 {
-	struct release_flow rf;
-	sl_release_flow(r, res, &rf);
-	if (rf.total <= 0) {
-		sl_release_flow_free(&rf);
-		return;
+	for (size_t e = 0; e < rf->g.ne; e += 2) {
+		size_t to = rf->g.e[e].to, from = rf->g.e[e + 1].to;
+		/* The reverse edge's capacity is the flow. */
+		if (to == 1 + r->nsigs + k && from >= 1 && from <= r->nsigs && rf->g.e[e + 1].cap > 0)
+			fn(ctx, from - 1, rf->g.e[e + 1].cap);
 	}
-	char dem[48], got[48];
-	sl_format_amount(res, rf.total, dem, sizeof dem);
-	sl_format_amount(res, rf.flow, got, sizeof got);
-	sl_buf_printf(out, "  %s: the workloads ask %s, at most %s fits%s\n", res, dem, got,
-		      rf.flow < rf.total ? " (see release-capacity)" : "");
+}
+
+struct take_text {
+	const struct release *r;
+	const char *res;
+	struct sl_buf *who;
+	int64_t in;
+};
+
+static void take_text(void *ctx, size_t sig, int64_t flow)
+{
+	struct take_text *t = ctx;
+	char a[48];
+	sl_format_amount(t->res, flow, a, sizeof a);
+	t->in = sl_sat_add(t->in, flow);
+	size_t listed = 0;
+	for (size_t i = 0; i < t->r->nw; i++)
+		if (t->r->sig[i] == sig && listed++ < 3)
+			sl_buf_printf(t->who, "%s%s/%s", listed == 1 ? (t->who->len ? "; " : "") : "+",
+				      t->r->w[i]->obj.namespace, t->r->w[i]->obj.name);
+	sl_buf_printf(t->who, "%s %s", listed > 3 ? "+…" : "", a);
+}
+
+struct take_json {
+	const struct release *r;
+	cJSON *takes;
+	int64_t in;
+};
+
+static void take_json(void *ctx, size_t sig, int64_t flow)
+{
+	struct take_json *t = ctx;
+	t->in = sl_sat_add(t->in, flow);
+	cJSON *o = cJSON_CreateObject(), *ws = cJSON_AddArrayToObject(o, "workloads");
+	for (size_t i = 0; i < t->r->nw; i++)
+		if (t->r->sig[i] == sig) {
+			char ref[512];
+			sl_object_ref(&t->r->w[i]->obj, ref, sizeof ref);
+			cJSON_AddItemToArray(ws, cJSON_CreateString(ref));
+		}
+	cJSON_AddNumberToObject(o, "amount", (double)flow);
+	cJSON_AddItemToArray(t->takes, o);
+}
+
+/* One node of each group, to name it by. */
+static size_t *representatives(const struct release *r)
+{
 	size_t *rep = sl_xcalloc(r->ngroups + 1, sizeof *rep);
 	for (size_t n = r->m->nnodes; n-- > 0;)
 		rep[r->group[n]] = n;
-	for (size_t k = 0; k < r->ngroups; k++) {
-		int64_t in = 0;
-		struct sl_buf who = SL_BUF_INIT;
-		for (size_t e = 0; e < rf.g.ne; e += 2) {
-			size_t to = rf.g.e[e].to, from = rf.g.e[e + 1].to;
-			if (to != 1 + r->nsigs + k || from < 1 || from > r->nsigs || rf.g.e[e + 1].cap <= 0)
-				continue;
-			int64_t f = rf.g.e[e + 1].cap; /* the reverse edge's capacity: the flow */
-			in = sl_sat_add(in, f);
-			char a[48];
-			sl_format_amount(res, f, a, sizeof a);
-			size_t listed = 0;
-			for (size_t i = 0; i < r->nw; i++)
-				if (r->sig[i] == from - 1 && listed++ < 3)
-					sl_buf_printf(&who, "%s%s/%s", listed == 1 ? (who.len ? "; " : "") : "+",
-						      r->w[i]->obj.namespace, r->w[i]->obj.name);
-			sl_buf_printf(&who, "%s %s", listed > 3 ? "+…" : "", a);
-		}
-		if (!rf.supply[k] && !in)
+	return rep;
+}
+
+/* One resource's picture, per node group: what it has free, what flows into it from each set of
+ * workloads (those written alike share their flow), and what is left; text into out, or JSON
+ * into arr. */
+static void explain_resource(struct release *r, const char *res, struct sl_buf *out, cJSON *arr)
+{
+	struct release_flow rf;
+	sl_release_flow(r, res, &rf);
+	size_t *rep = representatives(r);
+	char dem[48], got[48];
+	sl_format_amount(res, rf.total, dem, sizeof dem);
+	sl_format_amount(res, rf.flow, got, sizeof got);
+	cJSON *jr = NULL, *groups = NULL;
+	if (rf.total > 0 && arr) {
+		jr = cJSON_CreateObject();
+		cJSON_AddStringToObject(jr, "resource", res);
+		cJSON_AddNumberToObject(jr, "asked", (double)rf.total);
+		cJSON_AddNumberToObject(jr, "fits", (double)rf.flow);
+		groups = cJSON_AddArrayToObject(jr, "groups");
+		cJSON_AddItemToArray(arr, jr);
+	} else if (rf.total > 0)
+		sl_buf_printf(out, "  %s: the workloads ask %s, at most %s fits%s\n", res, dem, got,
+			      rf.flow < rf.total ? " (see release-capacity)" : "");
+	for (size_t k = 0; rf.total > 0 && k < r->ngroups; k++) {
+		const char *name = r->m->nodes[rep[k]]->name;
+		if (groups) {
+			struct take_json tj = {r, cJSON_CreateArray(), 0};
+			each_take(r, &rf, k, take_json, &tj);
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "node", name);
+			cJSON_AddNumberToObject(o, "nodes", (double)r->nodes_in[k]);
+			cJSON_AddNumberToObject(o, "free", (double)rf.supply[k]);
+			cJSON_AddItemToObject(o, "takes", tj.takes);
+			cJSON_AddNumberToObject(o, "left", (double)(rf.supply[k] - tj.in));
+			cJSON_AddItemToArray(groups, o);
 			continue;
-		char fr[48], left[48];
-		sl_format_amount(res, rf.supply[k], fr, sizeof fr);
-		sl_format_amount(res, rf.supply[k] - in, left, sizeof left);
-		sl_buf_printf(out, "    %s%s (%zu node%s): %s free; takes %s; left %s\n", r->m->nodes[rep[k]]->name,
-			      r->nodes_in[k] > 1 ? " and nodes like it" : "", r->nodes_in[k],
-			      r->nodes_in[k] == 1 ? "" : "s", fr, who.len ? sl_buf_str(&who) : "nothing", left);
+		}
+		struct sl_buf who = SL_BUF_INIT;
+		struct take_text tt = {r, res, &who, 0};
+		each_take(r, &rf, k, take_text, &tt);
+		if (rf.supply[k] || tt.in) {
+			char fr[48], left[48];
+			sl_format_amount(res, rf.supply[k], fr, sizeof fr);
+			sl_format_amount(res, rf.supply[k] - tt.in, left, sizeof left);
+			sl_buf_printf(out, "    %s%s (%zu node%s): %s free; takes %s; left %s\n", name,
+				      r->nodes_in[k] > 1 ? " and nodes like it" : "", r->nodes_in[k],
+				      r->nodes_in[k] == 1 ? "" : "s", fr, who.len ? sl_buf_str(&who) : "nothing", left);
+		}
 		sl_buf_free(&who);
 	}
 	free(rep);
@@ -396,18 +463,30 @@ static void explain_resource(struct release *r, const char *res, struct sl_buf *
 }
 
 void sl_release_explain(const struct sl_model *m, struct sl_cluster *cl, const unsigned char *alone, const char *target,
-			struct sl_buf *out)
+			struct sl_buf *out, cJSON **json)
 {
 	struct sl_model_check cx = {m, NULL, SL_ERROR, cl, alone};
 	struct release r;
 	if (sl_release_build(&r, &sl_rule_release_capacity, &cx)) {
-		sl_buf_printf(out,
-			      "Release%s%s: %zu workloads together, on %zu node group%s (node classes, and nodes a "
-			      "template names)\n",
-			      target ? " of target " : "", target ? target : "", r.nw, r.ngroups,
-			      r.ngroups == 1 ? "" : "s");
+		cJSON *arr = NULL;
+		if (json) {
+			*json = cJSON_CreateObject();
+			cJSON *o = cJSON_AddObjectToObject(*json, "release");
+			if (target)
+				cJSON_AddStringToObject(o, "target", target);
+			else
+				cJSON_AddNullToObject(o, "target");
+			cJSON_AddNumberToObject(o, "workloads", (double)r.nw);
+			arr = cJSON_AddArrayToObject(o, "resources");
+		} else
+			sl_buf_printf(
+			    out,
+			    "Release%s%s: %zu workloads together, on %zu node group%s (node classes, and nodes a "
+			    "template names)\n",
+			    target ? " of target " : "", target ? target : "", r.nw, r.ngroups,
+			    r.ngroups == 1 ? "" : "s");
 		for (size_t k = 0; k < r.resources.n; k++)
-			explain_resource(&r, r.resources.v[k], out);
+			explain_resource(&r, r.resources.v[k], out, arr);
 	}
 	sl_release_free(&r);
 }

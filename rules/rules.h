@@ -129,10 +129,11 @@ void sl_offer_smallest_changes(struct sl_finding *f, struct sl_check *cx, enum s
  * makes room for it, checked the same way. */
 void sl_offer_daemon_capacity(struct sl_finding *f, struct sl_check *cx);
 /* --explain's release view of a target: per resource and node group, what is free, what the
- * workloads take (release_capacity.c). */
+ * workloads take (release_capacity.c); text into out, or with json a {"release": …} object. */
 extern const struct sl_rule sl_rule_release_capacity;
+struct cJSON;
 void sl_release_explain(const struct sl_model *m, struct sl_cluster *cl, const unsigned char *alone, const char *target,
-			struct sl_buf *out);
+			struct sl_buf *out, struct cJSON **json);
 /* A DaemonSet that updates by surging, as the API server of Kubernetes 1.minor accepts it:
  * updateStrategy RollingUpdate (written or defaulted) with maxSurge above 0 and maxUnavailable
  * written as 0, from 1.22 (DaemonSetUpdateSurge); the nodes are returned (maxSurge,

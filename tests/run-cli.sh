@@ -364,6 +364,13 @@ has "the default release in --explain" "$tmp/out" "  Kubernetes 1.35 (the defaul
 expect "the release in --explain JSON" 0 "$bin" --explain --format json --kube-version 1.28 --nodes $seed/nodes.yaml $seed/manifest.yaml
 has "the release in --explain JSON" "$tmp/out" '"version":	"1.28"'
 
+# --explain ends a target with the release view, in text and in JSON
+rc3=release-capacity/three-cpu
+expect "release view" 0 "$bin" --explain --nodes $rc3/nodes.yaml $rc3/manifest.yaml
+has "release view" "$tmp/out" "  cpu: the workloads ask 18, at most 12 fits (see release-capacity)"
+expect "release view JSON" 0 "$bin" --explain --format json --nodes $rc3/nodes.yaml $rc3/manifest.yaml
+has "release view JSON" "$tmp/out" '"resource":	"cpu",'
+
 # A directory walk visits each directory once: two symlinks to the tree itself end with a note
 # each; a FIFO, found or given, is refused without being opened (timeout: opening one blocks)
 mkdir -p "$tmp/loop/sub"
