@@ -194,7 +194,7 @@ static void model(struct sl_run *r, const struct target *t, struct sl_model *m, 
 	sl_model_bind_pods(m);
 }
 
-/* The rules' checks over objects that are not workloads (budgets), once per target. */
+/* The rules' checks over the whole target, once: budgets on themselves, the release together. */
 static void check_model(struct sl_run *r, const struct sl_model *m, struct sl_cluster *cl, const unsigned char *alone)
 {
 	const struct sl_config *c = r->cfg;

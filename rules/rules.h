@@ -42,7 +42,7 @@ struct sl_rule {
 	enum sl_level level;
 	bool needs_nodes;
 	void (*check)(const struct sl_rule *self, struct sl_check *cx);
-	/* Optional: a check over objects that are not workloads (budgets), once per target. */
+	/* Optional: a check over the whole target, once (budgets on themselves, the release together). */
 	void (*check_model)(const struct sl_rule *self, struct sl_model_check *cx);
 };
 
