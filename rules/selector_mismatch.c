@@ -36,6 +36,25 @@ static char *node_text(const struct sl_ynode *n)
 	return sl_buf_detach(&b);
 }
 
+/* A label value's text as it may stand in a flow mapping too: as written, unless it is a plain
+ * scalar holding a flow indicator or something else a flow context reads as structure, which is
+ * then double-quoted (the same string). Label values the API server accepts never need it; what
+ * a file holds may. */
+static char *flow_text(const struct sl_ynode *n)
+{
+	if (!n->plain || (!strpbrk(n->str, ",[]{}#&*!|>'\"%@`") && !strstr(n->str, ": ")))
+		return node_text(n);
+	struct sl_buf b = SL_BUF_INIT;
+	sl_buf_putc(&b, '"');
+	for (const char *c = n->str; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			sl_buf_putc(&b, '\\');
+		sl_buf_putc(&b, *c);
+	}
+	sl_buf_putc(&b, '"');
+	return sl_buf_detach(&b);
+}
+
 /* The selector's requirements that the template labels fail, as a bitmap; how many. */
 static size_t failing(const struct sl_selector *s, const struct sl_labels *l, bool *fail)
 {
@@ -116,8 +135,9 @@ static void offer_fix(struct sl_finding *f, const struct sl_workload *w, const b
 		if (!fail[i])
 			continue;
 		const struct sl_requirement *r = &s->reqs[i];
-		/* the selector's own spelling of the value, quotes and all */
-		texts[i] = node_text(sl_ymap_get(ml, r->key));
+		/* the selector's own spelling of the value, quotes and all (quoted where a flow mapping
+		 * would read it as structure) */
+		texts[i] = flow_text(sl_ymap_get(ml, r->key));
 		const struct sl_kv *have = NULL;
 		for (size_t j = 0; j < p->labels.n && !have; j++)
 			if (!strcmp(p->labels.v[j].key, r->key))
@@ -184,7 +204,7 @@ static void offer_selector(struct sl_finding *f, const struct sl_workload *w)
 		ok &= p->labels.v[i].vnode && p->labels.v[i].vnode->at.src == w->obj.src;
 		if (!ok)
 			break;
-		texts[i] = node_text(p->labels.v[i].vnode);
+		texts[i] = flow_text(p->labels.v[i].vnode);
 		kids[i] = (struct sl_yentry){p->labels.v[i].key, texts[i], NULL, 0};
 	}
 	if (ok) {
