@@ -3,6 +3,7 @@
 #include "model_read.h"
 
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 
 #include "buf.h"
@@ -66,9 +67,41 @@ int sl_read_bool(const struct sl_ynode *n, bool *out)
 	return -1;
 }
 
-/* The lengths the API server allows (apimachinery's IsQualifiedName and IsValidLabelValue): a key
- * is an optional prefix of at most 253 characters and '/', then a name of 1 to 63; a value at most
- * 63. A label past them is an error at it: the object would be rejected. */
+/* The labels the API server allows (apimachinery's IsQualifiedName and IsValidLabelValue): a key
+ * is an optional prefix (a DNS subdomain of at most 253 characters) and '/', then a name of 1 to
+ * 63; a value at most 63; names and values of alphanumerics, '-', '_' and '.', beginning and ending
+ * with an alphanumeric. A label past them is an error at it: the object would be rejected. */
+/* A label name or value as IsQualifiedName / IsValidLabelValue take it: alphanumerics, '-', '_'
+ * and '.', beginning and ending with an alphanumeric. */
+static bool label_word(const char *s, size_t n)
+{
+	if (!n)
+		return true;
+	if (!isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
+			return false;
+	return true;
+}
+
+/* A key's prefix: a DNS-1123 subdomain, lowercase labels of alphanumerics and '-' joined by '.'. */
+static bool dns_subdomain(const char *s, size_t n)
+{
+	size_t start = 0;
+	for (size_t i = 0; i <= n; i++) {
+		if (i < n && s[i] != '.') {
+			if (!islower((unsigned char)s[i]) && !isdigit((unsigned char)s[i]) && s[i] != '-')
+				return false;
+			continue;
+		}
+		if (i == start || s[start] == '-' || s[i - 1] == '-')
+			return false;
+		start = i + 1;
+	}
+	return true;
+}
+
 static bool label_fits(struct sl_read *c, const char *path, const struct sl_ynode *k, const struct sl_ynode *v)
 {
 	const char *slash = memchr(k->str, '/', k->len);
@@ -88,6 +121,22 @@ static bool label_fits(struct sl_read *c, const char *path, const struct sl_ynod
 	if (!sl_ynull(v) && v->len > 63) {
 		sl_read_error(c, v, "%s: the value of label '%s' is %zu characters; the API server accepts at most 63",
 			      path, k->str, (size_t)v->len);
+		return false;
+	}
+	const char *nm = slash ? slash + 1 : k->str;
+	if ((slash && !dns_subdomain(k->str, prefix)) || !label_word(nm, name)) {
+		sl_read_error(c, k,
+			      "%s: label key '%.40s%s' is not one the API server accepts: an optional lowercase DNS "
+			      "prefix and '/', then alphanumerics, '-', '_' and '.', beginning and ending with an "
+			      "alphanumeric",
+			      path, k->str, k->len > 40 ? "…" : "");
+		return false;
+	}
+	if (!sl_ynull(v) && !label_word(v->str, v->len)) {
+		sl_read_error(c, v,
+			      "%s: the value of label '%s' is not one the API server accepts: alphanumerics, '-', '_' "
+			      "and '.', beginning and ending with an alphanumeric (or empty)",
+			      path, k->str);
 		return false;
 	}
 	return true;
