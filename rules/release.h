@@ -16,6 +16,7 @@ struct release {
 	const struct sl_model *m;
 	const struct sl_workload **w; /* the workloads that take part */
 	int64_t *pods;                /* pods of each still to place */
+	size_t *index;                /* each one's index among the model's workloads */
 	size_t *sig;                  /* per workload: its signature, the groups it may use */
 	size_t nw;
 	size_t *group; /* per node */

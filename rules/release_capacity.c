@@ -315,6 +315,7 @@ bool sl_release_build(struct release *r, const struct sl_rule *self, struct sl_m
 		return false;
 	r->w = sl_xcalloc(m->nworkloads + 1, sizeof *r->w);
 	r->pods = sl_xcalloc(m->nworkloads + 1, sizeof *r->pods);
+	r->index = sl_xcalloc(m->nworkloads + 1, sizeof *r->index);
 	sl_intern(&r->resources, "pods");
 	for (size_t i = 0; i < m->nworkloads; i++) {
 		const struct sl_workload *w = m->workloads[i];
@@ -323,6 +324,7 @@ bool sl_release_build(struct release *r, const struct sl_rule *self, struct sl_m
 		/* A workload whose pods all run asks for nothing more, but its rollout still needs room. */
 		int64_t left = w->replicas - sl_own_running(cx->cluster, w);
 		r->w[r->nw] = w;
+		r->index[r->nw] = i;
 		r->pods[r->nw++] = left > 0 ? left : 0;
 		for (size_t k = 0; k < w->pod.request.n; k++)
 			if (w->pod.request.v[k].amount > 0)
@@ -340,6 +342,7 @@ void sl_release_free(struct release *r)
 	sl_strpool_free(&r->resources);
 	free(r->w);
 	free(r->pods);
+	free(r->index);
 	free(r->group);
 	free(r->adm);
 	free(r->nodes_in);

@@ -101,7 +101,7 @@ void sl_release_rollouts(const struct sl_rule *self, struct sl_model_check *cx)
 		memset(known, 0, r.nsigs * sizeof *known);
 		for (size_t i = 0; rf.flow >= rf.total && i < r.nw; i++) {
 			int64_t surge = surging(r.w[i]), need = sl_sat_mul(surge, sl_release_request(r.w[i], res));
-			if (reported[i] || need <= 0 || (cx->alone[i] & SL_ALONE_DEADLOCK))
+			if (reported[i] || need <= 0 || (cx->alone[r.index[i]] & SL_ALONE_DEADLOCK))
 				continue;
 			size_t q = r.sig[i];
 			if (!known[q]) {
