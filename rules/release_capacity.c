@@ -38,28 +38,6 @@ static bool takes_part(const struct sl_workload *w)
 	return sl_long_running(w->obj.kind) || !strcmp(w->obj.kind, "Pod");
 }
 
-/* The node-only verdicts of workload i on every node, into ok: one evaluation per distinct
- * spec (its static key) among those judged by class, each other one evaluated itself. */
-static void verdicts(struct release *r, size_t i, struct sl_strpool *keys, bool **cache, size_t *ncache,
-		     struct sl_buf *key, bool *ok)
-{
-	size_t n = r->m->nnodes;
-	const struct sl_podspec *p = &r->w[i]->pod;
-	if (!sl_judged_by_class(p)) {
-		sl_node_only_verdicts(r->cx->cluster, p, ok);
-		return;
-	}
-	sl_buf_reset(key);
-	sl_static_key(p, key);
-	size_t k = sl_release_key_index(keys, sl_buf_str(key));
-	if (k == *ncache) {
-		cache[k] = sl_xcalloc(n + 1, sizeof **cache);
-		sl_node_only_verdicts(r->cx->cluster, p, cache[k]);
-		(*ncache)++;
-	}
-	memcpy(ok, cache[k], n * sizeof *ok);
-}
-
 /* Node groups: the cluster's classes, and a group of its own for every node a taking-part
  * template names (its verdicts are per node). */
 static void group_nodes(struct release *r)
@@ -86,38 +64,60 @@ static void group_nodes(struct release *r)
 	free(own);
 }
 
+/* The signature of verdicts ok (one per node): its index, a new one added. A signature is the
+ * bitset of groups, as a string of hex digits for the map. */
+static size_t signature_of(struct release *r, const bool *ok, struct sl_strpool *sigs, unsigned char *bits, char *hex,
+			   size_t *cap)
+{
+	size_t n = r->m->nnodes, len = (r->ngroups + 3) / 4;
+	memset(bits, 0, len);
+	for (size_t k = 0; k < n; k++)
+		if (ok[k])
+			bits[r->group[k] / 4] |= (unsigned char)(1u << (r->group[k] % 4));
+	for (size_t j = 0; j < len; j++)
+		hex[j] = "0123456789abcdef"[bits[j]];
+	size_t id = sl_release_key_index(sigs, hex);
+	if (id == r->nsigs) {
+		sl_grow(&r->adm, cap, (r->nsigs + 1) * r->ngroups, sizeof *r->adm);
+		for (size_t g = 0; g < r->ngroups; g++)
+			r->adm[r->nsigs * r->ngroups + g] = bits[g / 4] >> (g % 4) & 1;
+		r->nsigs++;
+	}
+	return id;
+}
+
 /* Each workload's signature, the set of groups it may use, shared by workloads written alike: the
- * flow has one vertex per signature, so its size is signatures × groups, not workloads × nodes. A
- * signature is the bitset of groups, as a string of hex digits for the map. */
+ * flow has one vertex per signature, so its size is signatures × groups, not workloads × nodes.
+ * A template judged by class is looked up by its static key (equal keys, equal verdicts), so
+ * only one of each is judged node by node. */
 static void sign(struct release *r)
 {
-	size_t n = r->m->nnodes, len = (r->ngroups + 3) / 4, ncache = 0, cap = 0;
+	size_t n = r->m->nnodes, len = (r->ngroups + 3) / 4, cap = 0;
 	struct sl_strpool sigs = {0}, keys = {0};
-	bool **cache = sl_xcalloc(r->nw + 1, sizeof *cache), *ok = sl_xcalloc(n + 1, sizeof *ok);
+	size_t *by_key = sl_xcalloc(r->nw + 1, sizeof *by_key);
+	bool *ok = sl_xcalloc(n + 1, sizeof *ok);
 	char *hex = sl_xcalloc(len + 1, 1);
 	unsigned char *bits = sl_xcalloc(len + 1, 1);
 	struct sl_buf key = SL_BUF_INIT;
 	r->sig = sl_xcalloc(r->nw + 1, sizeof *r->sig);
 	for (size_t i = 0; i < r->nw; i++) {
-		verdicts(r, i, &keys, cache, &ncache, &key, ok);
-		memset(bits, 0, len);
-		for (size_t k = 0; k < n; k++)
-			if (ok[k])
-				bits[r->group[k] / 4] |= (unsigned char)(1u << (r->group[k] % 4));
-		for (size_t j = 0; j < len; j++)
-			hex[j] = "0123456789abcdef"[bits[j]];
-		size_t id = sl_release_key_index(&sigs, hex);
-		if (id == r->nsigs) {
-			sl_grow(&r->adm, &cap, (r->nsigs + 1) * r->ngroups, sizeof *r->adm);
-			for (size_t g = 0; g < r->ngroups; g++)
-				r->adm[r->nsigs * r->ngroups + g] = bits[g / 4] >> (g % 4) & 1;
-			r->nsigs++;
+		const struct sl_podspec *p = &r->w[i]->pod;
+		size_t k = (size_t)-1, before = keys.n;
+		if (sl_judged_by_class(p)) {
+			sl_buf_reset(&key);
+			sl_static_key(p, &key);
+			k = sl_release_key_index(&keys, sl_buf_str(&key));
+			if (keys.n == before) {
+				r->sig[i] = by_key[k];
+				continue;
+			}
 		}
-		r->sig[i] = id;
+		sl_node_only_verdicts(r->cx->cluster, p, ok);
+		r->sig[i] = signature_of(r, ok, &sigs, bits, hex, &cap);
+		if (k != (size_t)-1)
+			by_key[k] = r->sig[i];
 	}
-	for (size_t k = 0; k < ncache; k++)
-		free(cache[k]);
-	free(cache);
+	free(by_key);
 	free(ok);
 	free(hex);
 	free(bits);

@@ -84,6 +84,32 @@ static int64_t surging(const struct sl_workload *w)
 	return unavail == 0 ? surge : 0;
 }
 
+/* What each group can still take: the residual capacity of its edge to the sink. */
+static int64_t *residual_to_sink(const struct release *r, const struct release_flow *rf)
+{
+	size_t t = 1 + r->nsigs + r->ngroups;
+	int64_t *left = sl_xcalloc(r->ngroups + 1, sizeof *left);
+	for (size_t k = 0; k < rf->g.ne; k += 2) {
+		size_t from = rf->g.e[k + 1].to;
+		if (rf->g.e[k].to == t && from > r->nsigs && from < t)
+			left[from - 1 - r->nsigs] = rf->g.e[k].cap;
+	}
+	return left;
+}
+
+/* The room left for a surge from signature q, at least `need` or exactly: what its groups can
+ * still take directly answers at once when it is enough (the usual case); only short of it does
+ * the flow run again, rerouting other workloads' pods to other nodes. */
+static int64_t room_for(const struct release *r, const struct release_flow *rf, const int64_t *left, size_t q,
+			int64_t need)
+{
+	int64_t direct = 0;
+	for (size_t k = 0; k < r->ngroups; k++)
+		if (r->adm[q * r->ngroups + k])
+			direct = sl_sat_add(direct, left[k]);
+	return direct >= need ? direct : room_left(r, rf, q);
+}
+
 void sl_release_rollouts(const struct sl_rule *self, struct sl_model_check *cx)
 {
 	struct release r;
@@ -98,21 +124,25 @@ void sl_release_rollouts(const struct sl_rule *self, struct sl_model_check *cx)
 		const char *res = r.resources.v[k];
 		struct release_flow rf;
 		sl_release_flow(&r, res, &rf);
+		int64_t *left = residual_to_sink(&r, &rf);
 		memset(known, 0, r.nsigs * sizeof *known);
 		for (size_t i = 0; rf.flow >= rf.total && i < r.nw; i++) {
 			int64_t surge = surging(r.w[i]), need = sl_sat_mul(surge, sl_release_request(r.w[i], res));
 			if (reported[i] || need <= 0 || (cx->alone[r.index[i]] & SL_ALONE_DEADLOCK))
 				continue;
 			size_t q = r.sig[i];
-			if (!known[q]) {
-				room[q] = room_left(&r, &rf, q);
+			/* A room found by the full flow is exact; a direct one only says "enough". */
+			int64_t here = known[q] ? room[q] : room_for(&r, &rf, left, q, need);
+			if (here < need && !known[q]) {
+				room[q] = here;
 				known[q] = true;
 			}
-			if (need > room[q]) {
-				report(&r, i, res, surge, need, room[q]);
+			if (need > here) {
+				report(&r, i, res, surge, need, here);
 				reported[i] = true;
 			}
 		}
+		free(left);
 		sl_release_flow_free(&rf);
 	}
 	free(known);
