@@ -189,6 +189,9 @@ void sl_static_key(const struct sl_podspec *p, struct sl_buf *b);
 struct sl_pod;
 void sl_each_running(const struct sl_cluster *cl, const char *ns, const struct sl_selector *sel,
 		     void (*fn)(void *ctx, const struct sl_pod *p, size_t node), void *ctx);
+/* Each running pod (bound to a known node, not finished), with the index of its node. */
+void sl_each_running_pod(const struct sl_cluster *cl, void (*fn)(void *ctx, const struct sl_pod *p, size_t node),
+			 void *ctx);
 /* The workload's own pods among the running pods (analyze.c). */
 int64_t sl_own_running(const struct sl_cluster *cl, const struct sl_workload *w);
 

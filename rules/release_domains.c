@@ -196,14 +196,6 @@ struct port_set {
 	struct member_set m;
 };
 
-static bool binds(const struct sl_podspec *p, const struct sl_hostport *hp)
-{
-	for (size_t i = 0; i < p->nports; i++)
-		if (p->ports[i].port == hp->port && !strcmp(p->ports[i].proto, hp->proto))
-			return true;
-	return false;
-}
-
 static void report_ports(struct release *r, const struct port_set *d, size_t have, size_t taken)
 {
 	const struct sl_workload *w0 = r->w[d->m.members[0]];
@@ -244,22 +236,30 @@ static void check_port_set(struct release *r, const struct port_set *d, const bo
 		report_ports(r, d, have, taken);
 }
 
-/* Nodes where a running pod that belongs to none of d's workloads binds its port. */
-static void held_nodes(const struct release *r, const struct port_set *d, bool *held)
+/* The nodes where a running pod that belongs to none of a set's workloads binds its port: one
+ * pass over the running pods (the cluster's: bound and not finished) for every shared port. */
+struct held_pass {
+	const struct release *r;
+	const struct port_set *sets;
+	struct sl_strpool *keys;
+	bool **held; /* per set with two workloads or more: per node */
+};
+
+static void mark_held(void *ctx, const struct sl_pod *p, size_t node)
 {
-	const struct sl_model *m = r->m;
-	memset(held, 0, m->nnodes * sizeof *held);
-	for (size_t k = 0; k < m->npods; k++) {
-		const struct sl_pod *p = m->pods[k];
-		size_t n = p->spec.node_name ? sl_strmap_get(&m->node_index, p->spec.node_name) : (size_t)-1;
-		if (n == (size_t)-1 || !binds(&p->spec, d->hp) ||
-		    (p->phase && strcmp(p->phase, "Running") && strcmp(p->phase, "Pending") && *p->phase))
+	struct held_pass *h = ctx;
+	char key[64];
+	for (size_t k = 0; k < p->spec.nports; k++) {
+		snprintf(key, sizeof key, "%lld/%s", (long long)p->spec.ports[k].port, p->spec.ports[k].proto);
+		size_t id = sl_strmap_get(&h->keys->map, key);
+		if (id == (size_t)-1 || !h->held[id])
 			continue;
+		const struct member_set *m = &h->sets[id].m;
 		bool own = false;
-		for (size_t i = 0; i < d->m.n && !own; i++)
-			own = !strcmp(p->spec.namespace, r->w[d->m.members[i]]->obj.namespace) &&
-			      sl_selector_matches(&r->w[d->m.members[i]]->sel, &p->spec.labels);
-		held[n] |= !own;
+		for (size_t i = 0; i < m->n && !own; i++)
+			own = !strcmp(p->spec.namespace, h->r->w[m->members[i]]->obj.namespace) &&
+			      sl_selector_matches(&h->r->w[m->members[i]]->sel, &p->spec.labels);
+		h->held[id][node] |= !own;
 	}
 }
 
@@ -284,12 +284,16 @@ void sl_release_ports(struct release *r)
 			add_member(&sets[id].m, i, r->w[i]->replicas);
 		}
 	}
-	bool *held = sl_xcalloc(r->m->nnodes + 1, sizeof *held);
+	bool **held = sl_xcalloc(nsets + 1, sizeof *held);
+	for (size_t k = 0; k < nsets; k++)
+		if (sets[k].m.n > 1)
+			held[k] = sl_xcalloc(r->m->nnodes + 1, sizeof **held);
+	struct held_pass h = {r, sets, &keys, held};
+	sl_each_running_pod(r->cx->cluster, mark_held, &h);
 	for (size_t k = 0; k < nsets; k++) {
-		if (sets[k].m.n > 1) {
-			held_nodes(r, &sets[k], held);
-			check_port_set(r, &sets[k], held);
-		}
+		if (held[k])
+			check_port_set(r, &sets[k], held[k]);
+		free(held[k]);
 		free(sets[k].m.members);
 	}
 	free(held);

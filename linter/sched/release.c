@@ -29,3 +29,10 @@ void sl_each_running(const struct sl_cluster *cl, const char *ns, const struct s
 			fn(ctx, p, cl->pod_node[ks[j]]);
 	}
 }
+
+void sl_each_running_pod(const struct sl_cluster *cl, void (*fn)(void *ctx, const struct sl_pod *p, size_t node),
+			 void *ctx)
+{
+	for (size_t k = 0; k < cl->npods; k++)
+		fn(ctx, cl->pods[k], cl->pod_node[k]);
+}
