@@ -198,17 +198,20 @@ static void model(struct sl_run *r, const struct target *t, struct sl_model *m, 
 static void check_model(struct sl_run *r, const struct sl_model *m, struct sl_cluster *cl, const unsigned char *alone)
 {
 	const struct sl_config *c = r->cfg;
+	struct sl_shared shared = {0};
 	for (unsigned i = 0; i < sl_nrules; i++) {
 		const struct sl_rule *rule = sl_rules[i];
 		if (!rule->check_model || c->levels[i] == SL_LEVEL_NONE)
 			continue;
 		size_t from = r->fs.n;
-		struct sl_model_check cx = {m, &r->fs, c->levels[i], cl, alone};
+		struct sl_model_check cx = {m, &r->fs, c->levels[i], cl, alone, &shared};
 		rule->check_model(rule, &cx);
 		/* A level set by the config is the level of every finding of the rule. */
 		for (size_t k = from; c->forced[i] && k < r->fs.n; k++)
 			r->fs.v[k].level = c->levels[i];
 	}
+	if (shared.free_release)
+		shared.free_release(shared.release);
 }
 
 /* Stage check: every workload through the rules (or --explain), the manifests' objects through

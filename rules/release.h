@@ -40,6 +40,9 @@ struct release_flow {
  * their node groups and signatures; false when fewer than two take part (free it either way). */
 bool sl_release_build(struct release *r, const struct sl_rule *self, struct sl_model_check *cx);
 void sl_release_free(struct release *r);
+/* The target's release, built once and shared by the checks of the whole target (cx->shared);
+ * NULL when fewer than two workloads take part. Reports made through it are self's, into cx. */
+struct release *sl_release_get(const struct sl_rule *self, struct sl_model_check *cx);
 /* Build and run one resource's flow. */
 void sl_release_flow(struct release *r, const char *res, struct release_flow *rf);
 void sl_release_flow_free(struct release_flow *rf);

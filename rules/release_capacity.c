@@ -468,7 +468,7 @@ static void explain_resource(struct release *r, const char *res, struct sl_buf *
 void sl_release_explain(const struct sl_model *m, struct sl_cluster *cl, const unsigned char *alone, const char *target,
 			struct sl_buf *out, cJSON **json)
 {
-	struct sl_model_check cx = {m, NULL, SL_ERROR, cl, alone};
+	struct sl_model_check cx = {m, NULL, SL_ERROR, cl, alone, NULL};
 	struct release r;
 	if (sl_release_build(&r, &sl_rule_release_capacity, &cx)) {
 		cJSON *arr = NULL;
@@ -494,16 +494,37 @@ void sl_release_explain(const struct sl_model *m, struct sl_cluster *cl, const u
 	sl_release_free(&r);
 }
 
+static void release_destroy(void *p)
+{
+	sl_release_free(p);
+	free(p);
+}
+
+struct release *sl_release_get(const struct sl_rule *self, struct sl_model_check *cx)
+{
+	struct release *r = cx->shared->release;
+	if (!r) {
+		r = sl_xcalloc(1, sizeof *r);
+		if (!sl_release_build(r, self, cx))
+			r->nw = 0; /* none: fewer than two take part */
+		cx->shared->release = r;
+		cx->shared->free_release = release_destroy;
+	}
+	/* Whoever reports now reports as itself, into its own findings. */
+	r->self = self;
+	r->cx = cx;
+	return r->nw > 1 ? r : NULL;
+}
+
 static void check_release(const struct sl_rule *self, struct sl_model_check *cx)
 {
-	struct release r;
-	if (sl_release_build(&r, self, cx)) {
-		for (size_t k = 0; k < r.resources.n; k++)
-			check_resource(&r, r.resources.v[k]);
-		sl_release_domains(&r);
-		sl_release_ports(&r);
-	}
-	sl_release_free(&r);
+	struct release *r = sl_release_get(self, cx);
+	if (!r)
+		return;
+	for (size_t k = 0; k < r->resources.n; k++)
+		check_resource(r, r->resources.v[k]);
+	sl_release_domains(r);
+	sl_release_ports(r);
 }
 
 const struct sl_rule sl_rule_release_capacity = {

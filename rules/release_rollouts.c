@@ -112,33 +112,31 @@ static int64_t room_for(const struct release *r, const struct release_flow *rf, 
 
 void sl_release_rollouts(const struct sl_rule *self, struct sl_model_check *cx)
 {
-	struct release r;
-	if (!sl_release_build(&r, self, cx)) {
-		sl_release_free(&r);
+	struct release *r = sl_release_get(self, cx);
+	if (!r)
 		return;
-	}
-	bool *reported = sl_xcalloc(r.nw + 1, sizeof *reported);
-	int64_t *room = sl_xcalloc(r.nsigs + 1, sizeof *room);
-	bool *known = sl_xcalloc(r.nsigs + 1, sizeof *known);
-	for (size_t k = 0; k < r.resources.n; k++) {
-		const char *res = r.resources.v[k];
+	bool *reported = sl_xcalloc(r->nw + 1, sizeof *reported);
+	int64_t *room = sl_xcalloc(r->nsigs + 1, sizeof *room);
+	bool *known = sl_xcalloc(r->nsigs + 1, sizeof *known);
+	for (size_t k = 0; k < r->resources.n; k++) {
+		const char *res = r->resources.v[k];
 		struct release_flow rf;
-		sl_release_flow(&r, res, &rf);
-		int64_t *left = residual_to_sink(&r, &rf);
-		memset(known, 0, r.nsigs * sizeof *known);
-		for (size_t i = 0; rf.flow >= rf.total && i < r.nw; i++) {
-			int64_t surge = surging(r.w[i]), need = sl_sat_mul(surge, sl_release_request(r.w[i], res));
-			if (reported[i] || need <= 0 || (cx->alone[r.index[i]] & SL_ALONE_DEADLOCK))
+		sl_release_flow(r, res, &rf);
+		int64_t *left = residual_to_sink(r, &rf);
+		memset(known, 0, r->nsigs * sizeof *known);
+		for (size_t i = 0; rf.flow >= rf.total && i < r->nw; i++) {
+			int64_t surge = surging(r->w[i]), need = sl_sat_mul(surge, sl_release_request(r->w[i], res));
+			if (reported[i] || need <= 0 || (cx->alone[r->index[i]] & SL_ALONE_DEADLOCK))
 				continue;
-			size_t q = r.sig[i];
+			size_t q = r->sig[i];
 			/* A room found by the full flow is exact; a direct one only says "enough". */
-			int64_t here = known[q] ? room[q] : room_for(&r, &rf, left, q, need);
+			int64_t here = known[q] ? room[q] : room_for(r, &rf, left, q, need);
 			if (here < need && !known[q]) {
 				room[q] = here;
 				known[q] = true;
 			}
 			if (need > here) {
-				report(&r, i, res, surge, need, here);
+				report(r, i, res, surge, need, here);
 				reported[i] = true;
 			}
 		}
@@ -148,5 +146,4 @@ void sl_release_rollouts(const struct sl_rule *self, struct sl_model_check *cx)
 	free(known);
 	free(room);
 	free(reported);
-	sl_release_free(&r);
 }

@@ -30,6 +30,13 @@ struct sl_model_check {
 	enum sl_level level;
 	struct sl_cluster *cluster; /* NULL when no node is known */
 	const unsigned char *alone; /* per workload: SL_ALONE_* flags, what its own analysis found */
+	struct sl_shared *shared;   /* what the target's checks share; NULL: nothing is shared */
+};
+/* What the whole-target checks of one target share: built by the first that needs it, freed by
+ * the run once they have all run (the release view: release-capacity and rollout-deadlock). */
+struct sl_shared {
+	void *release;
+	void (*free_release)(void *release);
 };
 enum { SL_ALONE_SHORT = 1, SL_ALONE_DEADLOCK = 2 }; /* fewer pods fit than it asks; its rollout never starts */
 
