@@ -19,6 +19,7 @@ struct release {
 	size_t *index;                /* each one's index among the model's workloads */
 	size_t *sig;                  /* per workload: its signature, the groups it may use */
 	size_t nw;
+	bool *broken;  /* per workload: named in a broken bound (release-capacity's errors) */
 	size_t *group; /* per node */
 	size_t ngroups;
 	size_t *nodes_in; /* per group */
@@ -63,6 +64,11 @@ void sl_release_names(const struct release *r, const bool *in, size_t nin, struc
 void sl_release_domains(struct release *r);
 /* Workloads that bind the same host port on every address: a node each (release_domains.c). */
 void sl_release_ports(struct release *r);
+/* The order-dependent warning: no bound broken for these workloads, yet placed as the scheduler
+ * would, in input order or in reverse, some of their pods stay Pending (release_order.c). */
+void sl_release_order(struct release *r);
+/* --explain: how the release places in either order, or why that was not checked. */
+void sl_release_order_explain(struct release *r, struct sl_buf *out, struct cJSON *json);
 /* rollout-deadlock's check of each rollout beside the rest of the release (release_rollouts.c). */
 void sl_release_rollouts(const struct sl_rule *self, struct sl_model_check *cx);
 

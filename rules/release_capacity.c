@@ -203,6 +203,7 @@ static void report(struct release *r, const char *res, const bool *in, const boo
 		if (in[i]) {
 			first = first == (size_t)-1 ? i : first;
 			nin++;
+			r->broken[i] = true;
 		}
 	char kinds[64];
 	sl_release_kinds(r, in, kinds, sizeof kinds);
@@ -316,6 +317,7 @@ bool sl_release_build(struct release *r, const struct sl_rule *self, struct sl_m
 	r->w = sl_xcalloc(m->nworkloads + 1, sizeof *r->w);
 	r->pods = sl_xcalloc(m->nworkloads + 1, sizeof *r->pods);
 	r->index = sl_xcalloc(m->nworkloads + 1, sizeof *r->index);
+	r->broken = sl_xcalloc(m->nworkloads + 1, sizeof *r->broken);
 	sl_intern(&r->resources, "pods");
 	for (size_t i = 0; i < m->nworkloads; i++) {
 		const struct sl_workload *w = m->workloads[i];
@@ -343,6 +345,7 @@ void sl_release_free(struct release *r)
 	free(r->w);
 	free(r->pods);
 	free(r->index);
+	free(r->broken);
 	free(r->group);
 	free(r->adm);
 	free(r->nodes_in);
@@ -471,10 +474,10 @@ void sl_release_explain(const struct sl_model *m, struct sl_cluster *cl, const u
 	struct sl_model_check cx = {m, NULL, SL_ERROR, cl, alone, NULL};
 	struct release r;
 	if (sl_release_build(&r, &sl_rule_release_capacity, &cx)) {
-		cJSON *arr = NULL;
+		cJSON *arr = NULL, *o = NULL;
 		if (json) {
 			*json = cJSON_CreateObject();
-			cJSON *o = cJSON_AddObjectToObject(*json, "release");
+			o = cJSON_AddObjectToObject(*json, "release");
 			if (target)
 				cJSON_AddStringToObject(o, "target", target);
 			else
@@ -490,6 +493,7 @@ void sl_release_explain(const struct sl_model *m, struct sl_cluster *cl, const u
 			    r.ngroups == 1 ? "" : "s");
 		for (size_t k = 0; k < r.resources.n; k++)
 			explain_resource(&r, r.resources.v[k], out, arr);
+		sl_release_order_explain(&r, out, o);
 	}
 	sl_release_free(&r);
 }
@@ -525,6 +529,7 @@ static void check_release(const struct sl_rule *self, struct sl_model_check *cx)
 		check_resource(r, r->resources.v[k]);
 	sl_release_domains(r);
 	sl_release_ports(r);
+	sl_release_order(r);
 }
 
 const struct sl_rule sl_rule_release_capacity = {

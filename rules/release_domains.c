@@ -97,6 +97,8 @@ static void take_domain(void *ctx, const struct sl_pod *p, size_t node)
 
 static void report_domains(struct release *r, const struct domain_set *d, size_t have, size_t taken)
 {
+	for (size_t i = 0; i < d->m.n; i++)
+		r->broken[d->m.members[i]] = true;
 	const struct sl_workload *w0 = r->w[d->m.members[0]];
 	struct sl_buf who = SL_BUF_INIT;
 	set_words(r, &d->m, &who);
@@ -198,6 +200,8 @@ struct port_set {
 
 static void report_ports(struct release *r, const struct port_set *d, size_t have, size_t taken)
 {
+	for (size_t i = 0; i < d->m.n; i++)
+		r->broken[d->m.members[i]] = true;
 	const struct sl_workload *w0 = r->w[d->m.members[0]];
 	struct sl_buf who = SL_BUF_INIT;
 	set_words(r, &d->m, &who);

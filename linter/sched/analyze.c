@@ -29,10 +29,8 @@ static bool blocked_by_running(const struct sl_cluster *cl, const struct sl_work
 	return blocked;
 }
 
-/* The workload's own pods among the running ones: same namespace, selected by its selector and,
- * for a Deployment, stamped with a pod-template-hash (a pod without one is not a ReplicaSet's).
- * Returns their count and the hash of the first. */
-static int64_t own_pods(const struct sl_cluster *cl, const struct sl_workload *w, const char **hash, int64_t *per_node)
+/* A pod without pod-template-hash is not a ReplicaSet's (cycle.h). */
+int64_t sl_own_pods(const struct sl_cluster *cl, const struct sl_workload *w, const char **hash, int64_t *per_node)
 {
 	int64_t n = 0;
 	*hash = NULL;
@@ -304,7 +302,7 @@ static void analyze_in_detail(struct sl_cluster *cl, const struct sl_workload *w
 	a->slots = sl_xcalloc(n + 1, sizeof *a->slots);
 	a->slot_limit = sl_xcalloc(n + 1, sizeof *a->slot_limit);
 	a->own_on = sl_xcalloc(n + 1, sizeof *a->own_on);
-	own_pods(cl, w, &hash, a->own_on);
+	sl_own_pods(cl, w, &hash, a->own_on);
 	bool *excluded = sl_xcalloc(n + 1, sizeof *excluded);
 	bool *static_ok = sl_xcalloc(n + 1, sizeof *static_ok);
 	sl_node_affinity_prefilter(&w->pod, cl->m, excluded);
@@ -345,7 +343,7 @@ void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, bool detail,
 	if (w->strategy == SL_STRATEGY_ROLLING)
 		sl_fenceposts(w, &a->max_surge, &a->max_unavailable);
 	const char *hash;
-	a->own_running = own_pods(cl, w, &hash, NULL);
+	a->own_running = sl_own_pods(cl, w, &hash, NULL);
 	const char *old_hash = hash ? hash : "schedlint-old";
 
 	bool *excluded = sl_xcalloc(n + 1, sizeof *excluded);
@@ -389,7 +387,7 @@ void sl_analysis_free(struct sl_analysis *a)
 int64_t sl_own_running(const struct sl_cluster *cl, const struct sl_workload *w)
 {
 	const char *hash;
-	return own_pods(cl, w, &hash, NULL);
+	return sl_own_pods(cl, w, &hash, NULL);
 }
 
 void sl_node_only_verdicts(struct sl_cluster *cl, const struct sl_podspec *p, bool *ok)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../quantity.h"
 #include "plugin.h"
 
 static bool pod_running(const struct sl_pod *p)
@@ -191,6 +192,15 @@ struct sl_cluster *sl_cluster_new(const struct sl_model *m)
 	free(where);
 	sl_strmap_free(&names);
 	return c;
+}
+
+void sl_cluster_charge(struct sl_cluster *c, size_t i, const struct sl_podspec *p, int64_t count)
+{
+	c->used_cpu[i] = sl_sat_add(c->used_cpu[i], sl_sat_mul(count, sl_res_get(&p->request, "cpu")));
+	c->used_mem[i] = sl_sat_add(c->used_mem[i], sl_sat_mul(count, sl_res_get(&p->request, "memory")));
+	c->used_eph[i] = sl_sat_add(c->used_eph[i], sl_sat_mul(count, sl_res_get(&p->request, "ephemeral-storage")));
+	c->nz_cpu[i] = sl_sat_add(c->nz_cpu[i], sl_sat_mul(count, sl_nonzero_request(p, "cpu")));
+	c->nz_mem[i] = sl_sat_add(c->nz_mem[i], sl_sat_mul(count, sl_nonzero_request(p, "memory")));
 }
 
 void sl_cluster_free(struct sl_cluster *c)

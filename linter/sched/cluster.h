@@ -63,6 +63,10 @@ static inline int32_t sl_topo_dom(const struct sl_cluster *c, size_t topo, size_
 	return c->topos[topo].dom[node];
 }
 
+/* count pods of p placed on node i since the index was built: charged to the scoring arrays (the
+ * node's own load is its owner's to charge). Only a placement of its own changes an index. */
+void sl_cluster_charge(struct sl_cluster *c, size_t i, const struct sl_podspec *p, int64_t count);
+
 /* Running pods that a selector of pods in namespace ns can select: those carrying the value of
  * one of its single-valued In requirements, else every pod of the namespace; with any_ns (a term
  * that names other namespaces) the same in every namespace. */

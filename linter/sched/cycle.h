@@ -68,4 +68,9 @@ void sl_generation_labels(struct sl_labels *out, const struct sl_labels *in, con
 void sl_place_all(struct sl_cycle *s, const struct sl_workload *w, struct sl_analysis *a, int64_t own, int64_t *steady,
 		  int64_t *surge, struct sl_nodefit **steady_fit, struct sl_nodefit **rollout_fit);
 
+/* The workload's own pods among the running ones (analyze.c): same namespace, selected by its
+ * selector and, for a Deployment, stamped with a pod-template-hash. Returns their count and the
+ * hash of the first (NULL without one); per_node (optional) counts them per node. */
+int64_t sl_own_pods(const struct sl_cluster *cl, const struct sl_workload *w, const char **hash, int64_t *per_node);
+
 #endif

@@ -1,0 +1,269 @@
+/* release_place.c — a release placed as the scheduler would place it: the workloads one after
+ * another, every pod of each with the filters and scores of sequential placement (placement.c),
+ * each workload on the cluster as the ones before it left it. The pods placed so far join the
+ * running pods (bound to the nodes they went to, charged to those nodes), so every plugin sees
+ * them as it sees any other pod: resources, host ports, spread counts and both directions of
+ * inter-pod affinity. The placement runs on a model of its own (the original's objects, copies
+ * of the nodes, the running pods and the placed ones); the original is never touched.
+ *
+ * The cluster index is built once and kept up to date cheaply while only resources matter: pods
+ * placed are charged to their nodes (the nodes' loads and the index's scoring arrays). It is
+ * built again, with the placed pods among the running ones, only before a workload that reads
+ * other pods (inter-pod terms, spread, host ports), or when a placed pod carries anti-affinity,
+ * which every later pod must respect. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../quantity.h"
+#include "cycle.h"
+#include "plugin.h"
+
+/* The cluster as the placement changes it: the original model but with its own node copies
+ * (their load grows) and its own list of running pods (the placed ones appended). */
+struct evolving {
+	struct sl_model m;
+	struct sl_node *nodes; /* copies; their used lists are their own */
+	struct sl_pod *placed; /* the placed pods, room for every pod to place */
+	size_t nplaced;
+	struct sl_labels *labels; /* per workload: its placed pods' labels */
+	char (*hash)[32];         /* per workload without a running pod: a pod-template-hash of its own */
+};
+
+static void evolving_init(struct evolving *e, const struct sl_model *m, size_t nw, int64_t total)
+{
+	memset(e, 0, sizeof *e);
+	e->m = *m;
+	e->nodes = sl_xcalloc(m->nnodes + 1, sizeof *e->nodes);
+	e->m.nodes = sl_xcalloc(m->nnodes + 1, sizeof *e->m.nodes);
+	for (size_t i = 0; i < m->nnodes; i++) {
+		e->nodes[i] = *m->nodes[i];
+		e->nodes[i].used = (struct sl_reslist){0};
+		const struct sl_reslist *u = &m->nodes[i]->used;
+		for (size_t r = 0; r < u->n; r++)
+			sl_res_add(&e->nodes[i].used, u->v[r].name, u->v[r].amount, NULL);
+		e->m.nodes[i] = &e->nodes[i];
+	}
+	e->placed = sl_xcalloc((size_t)total + 1, sizeof *e->placed);
+	e->m.pods = sl_xcalloc(m->npods + (size_t)total + 1, sizeof *e->m.pods);
+	if (m->npods)
+		memcpy(e->m.pods, m->pods, m->npods * sizeof *e->m.pods);
+	e->labels = sl_xcalloc(nw + 1, sizeof *e->labels);
+	e->hash = sl_xcalloc(nw + 1, sizeof *e->hash);
+}
+
+static void evolving_free(struct evolving *e, size_t nw)
+{
+	for (size_t i = 0; i < e->m.nnodes; i++)
+		sl_res_free(&e->nodes[i].used);
+	for (size_t i = 0; i < nw; i++)
+		free(e->labels[i].v);
+	free(e->labels);
+	free(e->hash);
+	free(e->nodes);
+	free(e->m.nodes);
+	free(e->m.pods);
+	free(e->placed);
+}
+
+/* Bind `count` pods of w to node k: running pods of their own (w's template with the labels its
+ * pods carry), charged to the node. */
+static void bind(struct evolving *e, const struct sl_workload *w, const struct sl_labels *labels, size_t k,
+		 int64_t count)
+{
+	struct sl_node *n = &e->nodes[k];
+	for (int64_t c = 0; c < count; c++) {
+		struct sl_pod *p = &e->placed[e->nplaced++];
+		p->obj = w->obj;
+		p->obj.kind = "Pod";
+		p->spec = w->pod;
+		p->spec.labels = *labels;
+		p->spec.node_name = n->name;
+		p->phase = "Running";
+		e->m.pods[e->m.npods++] = p;
+		for (size_t r = 0; r < w->pod.request.n; r++)
+			sl_res_add(&n->used, w->pod.request.v[r].name, w->pod.request.v[r].amount, NULL);
+		n->npods++;
+	}
+}
+
+/* Whether placing a pod of p depends on the other pods, not only on the load of the nodes. */
+static bool reads_pods(const struct sl_podspec *p)
+{
+	return p->naffinity || p->nanti || p->nspread || p->nports;
+}
+
+/* Whether a term of `owner` may select a pod of `of` (their template labels; a term that also
+ * reads label keys of its own pod is assumed to). */
+static bool terms_select(const struct sl_podterm *t, size_t nt, const struct sl_podspec *owner,
+			 const struct sl_podspec *of)
+{
+	for (size_t k = 0; k < nt; k++)
+		if (t[k].nmatch_keys || t[k].nmismatch_keys ||
+		    sl_podterm_matches(&t[k], owner->namespace, &owner->labels, of->namespace, &of->labels))
+			return true;
+	return false;
+}
+
+/* Whether pods of `placed` bear on placing a pod of `next`: next's terms or spread may select
+ * them, their anti-affinity may repel it, or both bind host ports. */
+static bool bears_on(const struct sl_podspec *placed, const struct sl_podspec *next)
+{
+	if (terms_select(placed->anti, placed->nanti, placed, next) ||
+	    terms_select(next->affinity, next->naffinity, next, placed) ||
+	    terms_select(next->anti, next->nanti, next, placed) || (next->nports && placed->nports))
+		return true;
+	for (size_t k = 0; k < next->nspread; k++)
+		if (next->spread[k].nmatch_keys || (!strcmp(next->namespace, placed->namespace) &&
+						    sl_selector_matches(&next->spread[k].sel, &placed->labels)))
+			return true;
+	return false;
+}
+
+/* Why the next pod of s fits on none of the nodes that pass its node-only filters: per node, the
+ * filters' reasons as text (NULL for the other nodes). Copied out: the reason texts belong to the
+ * index, which is built again. */
+static char **why_not(const struct sl_cycle *s)
+{
+	char **why = sl_xcalloc(s->n + 1, sizeof *why);
+	struct sl_buf b = SL_BUF_INIT;
+	for (size_t k = 0; k < s->n; k++) {
+		if (!s->static_ok[k] || s->excluded[k])
+			continue;
+		struct sl_nodefit f;
+		memset(&f, 0, sizeof f);
+		sl_filter_others(s, k, &f);
+		sl_buf_reset(&b);
+		for (size_t r = 0; r < f.nreasons; r++)
+			sl_buf_printf(&b, "%s%s", r ? ", " : "", f.reasons[r]);
+		why[k] = sl_xstrdup(f.plugin == SL_FITS ? "fits"
+				    : f.nreasons        ? sl_buf_str(&b)
+							: sl_plugin_name(f.plugin));
+	}
+	sl_buf_free(&b);
+	return why;
+}
+
+/* One workload on the cluster cl as it is now: how many of its todo pods the scheduler places, and
+ * where (bound into e, and charged to cl's nodes). */
+static int64_t place_one(struct evolving *e, struct sl_cluster *cl, const struct sl_workload *w, size_t wi,
+			 int64_t todo, struct sl_release_placement *out, uint64_t *work, bool *truncated)
+{
+	size_t n = e->m.nnodes;
+	const char *hash;
+	sl_own_pods(cl, w, &hash, NULL);
+	/* Only the replicas: a rollout's surge comes later, and is rollout-deadlock's question. */
+	struct sl_workload steady = *w;
+	if (steady.strategy == SL_STRATEGY_ROLLING)
+		steady.strategy = SL_STRATEGY_RECREATE;
+	if (steady.replicas > todo)
+		steady.replicas = todo;
+	bool *excluded = sl_xcalloc(n + 1, sizeof *excluded), *ok = sl_xcalloc(n + 1, sizeof *ok);
+	sl_node_affinity_prefilter(&w->pod, &e->m, excluded);
+	sl_node_only_verdicts(cl, &w->pod, ok);
+	struct sl_cycle s;
+	int64_t placed, surge;
+	/* Two Deployments are two ReplicaSets: their pods never share a hash (matchLabelKeys). */
+	snprintf(e->hash[wi], sizeof e->hash[wi], "schedlint-%zu", wi);
+	sl_cycle_init(&s, cl, &steady, excluded, ok, hash ? hash : e->hash[wi]);
+	sl_place_all(&s, &steady, NULL, 0, &placed, &surge, NULL, NULL);
+	*work += s.work;
+	*truncated |= s.truncated || *work > SL_RELEASE_PLACE_BUDGET;
+	e->labels[wi] = s.gl[0];
+	s.gl[0] = (struct sl_labels){0}; /* the placed pods keep them */
+	if (placed < steady.replicas && !s.truncated)
+		out->why[wi] = why_not(&s);
+	for (size_t k = 0; k < n; k++)
+		if (s.placed_gen[0][k] > 0) {
+			bind(e, w, &e->labels[wi], k, s.placed_gen[0][k]);
+			sl_cluster_charge(cl, k, &w->pod, s.placed_gen[0][k]);
+			sl_grow(&out->log, &out->caplog, out->nlog + 1, sizeof *out->log);
+			out->log[out->nlog++] = (struct sl_release_binding){wi, k, s.placed_gen[0][k]};
+		}
+	sl_cycle_free(&s);
+	free(excluded);
+	free(ok);
+	return placed;
+}
+
+/* The index built again, with every pod placed so far among the running ones. */
+static struct sl_cluster *rebuild(struct sl_cluster *cl, const struct sl_model *m, uint64_t *work)
+{
+	sl_cluster_free(cl);
+	*work += (uint64_t)m->nnodes + m->npods + 1;
+	return sl_cluster_new(m);
+}
+
+uint64_t sl_release_place_cost(const struct sl_model *m, const struct sl_workload *const *ws, size_t nw, int64_t total)
+{
+	/* At most two builds per workload that reads or marks other pods, and every pod filtering
+	 * every node. */
+	uint64_t builds = 1;
+	for (size_t i = 0; i < nw; i++)
+		builds += reads_pods(&ws[i]->pod) ? 2 : 0;
+	uint64_t pods = (uint64_t)(total > 0 ? total : 0);
+	/* and each of those workloads asking about every workload placed before it */
+	return builds * ((uint64_t)m->nnodes + m->npods + pods + 1) + pods * ((uint64_t)m->nnodes + 1) + builds * nw;
+}
+
+bool sl_release_place(const struct sl_model *m, const struct sl_workload *const *ws, const int64_t *todo, size_t nw,
+		      bool reverse, struct sl_release_placement *out)
+{
+	memset(out, 0, sizeof *out);
+	int64_t total = 0;
+	for (size_t i = 0; i < nw; i++)
+		total = sl_sat_add(total, todo[i] > 0 ? todo[i] : 0);
+	out->placed = sl_xcalloc(nw + 1, sizeof *out->placed);
+	out->why = sl_xcalloc(nw + 1, sizeof *out->why);
+	out->nw = nw;
+	out->nnodes = m->nnodes;
+	if (sl_release_place_cost(m, ws, nw, total) > SL_RELEASE_PLACE_BUDGET)
+		return false;
+	struct evolving e;
+	evolving_init(&e, m, nw, total);
+	uint64_t work = 0;
+	bool truncated = false;
+	struct sl_cluster *cl = rebuild(NULL, &e.m, &work);
+	/* The workloads with pods placed since the index was built: only their pods are missing
+	 * from it, and they matter only to a workload they bear on. */
+	size_t *unbuilt = sl_xcalloc(nw + 1, sizeof *unbuilt), nunbuilt = 0;
+	bool anti = false; /* one of them carries anti-affinity */
+	for (size_t k = 0; k < nw && !truncated; k++) {
+		size_t i = reverse ? nw - 1 - k : k;
+		if (todo[i] <= 0)
+			continue;
+		bool stale = false;
+		/* Without terms, spread or ports of its own only a placed pod's anti-affinity matters. */
+		bool check = reads_pods(&ws[i]->pod) || anti;
+		for (size_t u = 0; check && u < nunbuilt && !stale; u++)
+			stale = bears_on(&ws[unbuilt[u]]->pod, &ws[i]->pod);
+		if (stale) {
+			cl = rebuild(cl, &e.m, &work);
+			nunbuilt = 0;
+			anti = false;
+		}
+		out->placed[i] = place_one(&e, cl, ws[i], i, todo[i], out, &work, &truncated);
+		if (out->placed[i] > 0) {
+			unbuilt[nunbuilt++] = i;
+			anti |= ws[i]->pod.nanti > 0;
+		}
+	}
+	free(unbuilt);
+	sl_cluster_free(cl);
+	evolving_free(&e, nw);
+	out->complete = !truncated;
+	return out->complete;
+}
+
+void sl_release_placement_free(struct sl_release_placement *p)
+{
+	for (size_t i = 0; p->why && i < p->nw; i++) {
+		for (size_t k = 0; p->why[i] && k < p->nnodes; k++)
+			free(p->why[i][k]);
+		free(p->why[i]);
+	}
+	free(p->why);
+	free(p->placed);
+	free(p->log);
+	memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,282 @@
+/* release_order.c — release-capacity's warning: no bound on the totals is broken, yet the release
+ * placed as the scheduler would place it leaves pods Pending.
+ *
+ * The bounds (release_capacity.c, release_domains.c) hold for every placement, but they treat a
+ * resource as divisible: two pods of 2 CPU spread over two 4-CPU nodes leave no room for a pod of
+ * 4 CPU, though 8 CPU are asked of 8. Whether that happens depends on the order the pods reach
+ * the scheduler. So every workload that takes part and is named in no broken bound is placed, pod
+ * by pod, with the scheduler's filters and scores (sched/release_place.c), one workload after
+ * another in input order, and again in reverse; pods left Pending in either order are a warning
+ * that says it depends on order, with the nodes as the workloads before left them. */
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../linter/quantity.h"
+#include "release.h"
+
+/* The workloads placed: those that take part, are named in no broken bound and have pods to
+ * place, in input order. */
+struct order_set {
+	const struct sl_workload **w;
+	int64_t *todo;
+	size_t *at; /* each one's index among the release's workloads */
+	size_t n;
+};
+
+static void order_set(const struct release *r, struct order_set *s)
+{
+	s->w = sl_xcalloc(r->nw + 1, sizeof *s->w);
+	s->todo = sl_xcalloc(r->nw + 1, sizeof *s->todo);
+	s->at = sl_xcalloc(r->nw + 1, sizeof *s->at);
+	s->n = 0;
+	for (size_t i = 0; i < r->nw; i++)
+		if (!r->broken[i] && r->pods[i] > 0) {
+			s->w[s->n] = r->w[i];
+			s->todo[s->n] = r->pods[i];
+			s->at[s->n++] = i;
+		}
+}
+
+static void order_set_free(struct order_set *s)
+{
+	free(s->w);
+	free(s->todo);
+	free(s->at);
+}
+
+static int64_t pending(const struct order_set *s, const struct sl_release_placement *p)
+{
+	int64_t n = 0;
+	for (size_t i = 0; i < s->n; i++)
+		n = sl_sat_add(n, s->todo[i] - p->placed[i]);
+	return n;
+}
+
+/* Whether workload j was placed before workload i in that order. */
+static bool before(size_t j, size_t i, bool reverse)
+{
+	return reverse ? j > i : j < i;
+}
+
+/* What node k has free of res once the workloads placed before workload i took their room. */
+static int64_t free_before(const struct release *r, const struct order_set *s, const struct sl_release_placement *p,
+			   size_t i, bool reverse, size_t k, const char *res)
+{
+	int64_t v = sl_release_free_of(r->m->nodes[k], res);
+	for (size_t b = 0; b < p->nlog; b++)
+		if (p->log[b].node == k && before(p->log[b].workload, i, reverse))
+			v -= sl_sat_mul(p->log[b].pods, sl_release_request(s->w[p->log[b].workload], res));
+	return v > 0 ? v : 0;
+}
+
+/* The nodes pending workload i may use, as the workloads before it left them: one note each, for
+ * what its pod asks (SL_RELEASE_NAMED of them), and the workloads that took room there as related
+ * locations. */
+static void note_nodes(struct sl_finding *f, const struct release *r, const struct order_set *s,
+		       const struct sl_release_placement *p, size_t i, bool reverse, bool *related)
+{
+	const struct sl_workload *w = s->w[i];
+	size_t sig = r->sig[s->at[i]], listed = 0;
+	for (size_t k = 0; k < r->m->nnodes; k++) {
+		if (!r->adm[sig * r->ngroups + r->group[k]] || listed++ >= SL_RELEASE_NAMED)
+			continue;
+		struct sl_buf b = SL_BUF_INIT;
+		for (size_t q = 0; q < r->resources.n; q++) {
+			const char *res = r->resources.v[q];
+			/* The pod count only when it is what is missing: a count of free slots reads oddly. */
+			if (sl_release_request(w, res) <= 0 ||
+			    (!strcmp(res, "pods") && free_before(r, s, p, i, reverse, k, res) > 0))
+				continue;
+			char a[48];
+			sl_format_amount(res, free_before(r, s, p, i, reverse, k, res), a, sizeof a);
+			sl_buf_printf(&b, "%s%s %s", b.len ? ", " : "", a, res);
+		}
+		sl_buf_puts(&b, " free");
+		const char *sep = "; taken by ";
+		for (size_t e = 0; e < p->nlog; e++) {
+			size_t j = p->log[e].workload;
+			if (p->log[e].node != k || !before(j, i, reverse))
+				continue;
+			sl_buf_printf(&b, "%s%s/%s (%lld pod%s)", sep, s->w[j]->obj.namespace, s->w[j]->obj.name,
+				      (long long)p->log[e].pods, p->log[e].pods == 1 ? "" : "s");
+			sep = ", ";
+			related[j] = true;
+		}
+		if (p->why[i] && p->why[i][k])
+			sl_buf_printf(&b, "; its pod: %s", p->why[i][k]);
+		const struct sl_node *nd = r->m->nodes[k];
+		sl_note(f, "node %s: %s", nd->name, sl_buf_str(&b));
+		if (nd->name_node)
+			sl_add_related(f, &nd->name_node->at, "node %s", nd->name);
+		sl_buf_free(&b);
+	}
+	if (listed > SL_RELEASE_NAMED)
+		sl_note(f, "and %zu more nodes", listed - SL_RELEASE_NAMED);
+}
+
+/* "Deployment ml/b (0 of 1 placed)" for every workload left short in p, into b. */
+static void short_words(const struct order_set *s, const struct sl_release_placement *p, struct sl_buf *b)
+{
+	size_t nshort = 0, k = 0;
+	for (size_t i = 0; i < s->n; i++)
+		nshort += p->placed[i] < s->todo[i];
+	for (size_t i = 0; i < s->n && k < SL_RELEASE_NAMED; i++) {
+		if (p->placed[i] >= s->todo[i])
+			continue;
+		char ref[512];
+		sl_object_ref(&s->w[i]->obj, ref, sizeof ref);
+		k++;
+		sl_buf_printf(b, "%s%s (%lld of %lld placed)",
+			      k == 1        ? ""
+			      : k == nshort ? " and "
+					    : ", ",
+			      ref, (long long)p->placed[i], (long long)s->todo[i]);
+	}
+	if (nshort > SL_RELEASE_NAMED)
+		sl_buf_printf(b, " and %zu more", nshort - SL_RELEASE_NAMED);
+}
+
+/* The first workload left short in p, with its nodes as the ones before left them. */
+static void note_short(struct sl_finding *f, const struct release *r, const struct order_set *s,
+		       const struct sl_release_placement *p, bool reverse, bool *related)
+{
+	for (size_t k = 0; k < s->n; k++) {
+		size_t i = reverse ? s->n - 1 - k : k;
+		if (p->placed[i] >= s->todo[i])
+			continue;
+		char ref[512];
+		sl_object_ref(&s->w[i]->obj, ref, sizeof ref);
+		int64_t left = s->todo[i] - p->placed[i];
+		sl_note(f,
+			"%s: in %s order %lld of its %lld pod%s find%s no node; the nodes it may use, as the workloads "
+			"placed before it left them:",
+			ref, reverse ? "reverse" : "input", (long long)left, (long long)s->todo[i],
+			s->todo[i] == 1 ? "" : "s", left == 1 ? "s" : "");
+		note_nodes(f, r, s, p, i, reverse, related);
+		return;
+	}
+}
+
+static void report(struct release *r, const struct order_set *s, const struct sl_release_placement *fwd,
+		   const struct sl_release_placement *rev)
+{
+	int64_t nf = pending(s, fwd), nr = pending(s, rev);
+	const struct sl_release_placement *p = nf ? fwd : rev;
+	size_t first = 0;
+	while (p->placed[first] >= s->todo[first])
+		first++;
+	const struct sl_workload *w0 = s->w[first];
+	struct sl_buf who = SL_BUF_INIT, other = SL_BUF_INIT;
+	short_words(s, p, &who);
+	if (nf && nr) {
+		sl_buf_puts(&other, "in reverse order too, ");
+		short_words(s, rev, &other);
+	} else
+		sl_buf_printf(&other, "in %s order every pod is placed", nf ? "reverse" : "input");
+	int64_t n = nf ? nf : nr;
+	struct sl_finding *f = sl_rule_report_object(
+	    r->self, r->cx, &w0->obj, w0->replicas_node,
+	    "%lld pod%s of %s stay%s Pending when the release is placed in %s order as the scheduler would place it "
+	    "(%s); no bound on the totals is broken, so whether the release fits depends on the order its pods are "
+	    "scheduled in",
+	    (long long)n, n == 1 ? "" : "s", who.s, n == 1 ? "s" : "", nf ? "input" : "reverse", other.s);
+	if (f->level > SL_WARNING)
+		f->level = SL_WARNING;
+	sl_buf_free(&who);
+	sl_buf_free(&other);
+	bool *related = sl_xcalloc(s->n + 1, sizeof *related);
+	if (nf)
+		note_short(f, r, s, fwd, false, related);
+	if (nr)
+		note_short(f, r, s, rev, true, related);
+	sl_note(f, "each workload fits alone and the release's totals fit its nodes (Hall's condition holds for every "
+		   "resource), but where the first pods go decides what is left for the later ones: room left in "
+		   "pieces by pods of different sizes, or nodes and domains closed by their anti-affinity, spread or "
+		   "host ports");
+	sl_note(f,
+		"fix: leave room to spare on the nodes these workloads share (lower the requests or replicas, or add "
+		"capacity), or give the workloads whose pods are larger nodes of their own");
+	for (size_t j = 0; j < s->n; j++)
+		if (related[j] && j != first) {
+			char ref[512];
+			sl_object_ref(&s->w[j]->obj, ref, sizeof ref);
+			const struct sl_ynode *at = s->w[j]->obj.kind_node ? s->w[j]->obj.kind_node : s->w[j]->obj.root;
+			sl_add_related(f, &at->at, "%s took room on those nodes first", ref);
+		}
+	free(related);
+}
+
+void sl_release_order(struct release *r)
+{
+	struct order_set s;
+	order_set(r, &s);
+	struct sl_release_placement fwd = {0}, rev = {0};
+	if (s.n > 1 && sl_release_place(r->m, s.w, s.todo, s.n, false, &fwd) &&
+	    sl_release_place(r->m, s.w, s.todo, s.n, true, &rev) && (pending(&s, &fwd) || pending(&s, &rev)))
+		report(r, &s, &fwd, &rev);
+	sl_release_placement_free(&fwd);
+	sl_release_placement_free(&rev);
+	order_set_free(&s);
+}
+
+/* One order's outcome, as text. */
+static void explain_order(const struct order_set *s, const struct sl_release_placement *p, const char *order,
+			  struct sl_buf *out)
+{
+	int64_t n = pending(s, p);
+	if (!n) {
+		sl_buf_printf(out, "  placed in %s order as the scheduler would: every pod finds a node\n", order);
+		return;
+	}
+	struct sl_buf who = SL_BUF_INIT;
+	short_words(s, p, &who);
+	sl_buf_printf(out, "  placed in %s order as the scheduler would: %lld pod%s stay%s Pending: %s\n", order,
+		      (long long)n, n == 1 ? "" : "s", n == 1 ? "s" : "", who.s);
+	sl_buf_free(&who);
+}
+
+static cJSON *order_json(const struct order_set *s, const struct sl_release_placement *p)
+{
+	cJSON *o = cJSON_CreateObject(), *ws = cJSON_AddArrayToObject(o, "pending");
+	cJSON_AddNumberToObject(o, "pendingPods", (double)pending(s, p));
+	for (size_t i = 0; i < s->n; i++)
+		if (p->placed[i] < s->todo[i]) {
+			char ref[512];
+			sl_object_ref(&s->w[i]->obj, ref, sizeof ref);
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddStringToObject(e, "workload", ref);
+			cJSON_AddNumberToObject(e, "placed", (double)p->placed[i]);
+			cJSON_AddNumberToObject(e, "pods", (double)s->todo[i]);
+			cJSON_AddItemToArray(ws, e);
+		}
+	return o;
+}
+
+void sl_release_order_explain(struct release *r, struct sl_buf *out, cJSON *json)
+{
+	struct order_set s;
+	order_set(r, &s);
+	struct sl_release_placement fwd = {0}, rev = {0};
+	bool done = s.n > 1 && sl_release_place(r->m, s.w, s.todo, s.n, false, &fwd) &&
+		    sl_release_place(r->m, s.w, s.todo, s.n, true, &rev);
+	if (json && done) {
+		cJSON *o = cJSON_AddObjectToObject(json, "placement");
+		cJSON_AddItemToObject(o, "inputOrder", order_json(&s, &fwd));
+		cJSON_AddItemToObject(o, "reverseOrder", order_json(&s, &rev));
+	} else if (json)
+		cJSON_AddNullToObject(json, "placement");
+	else if (done) {
+		explain_order(&s, &fwd, "input", out);
+		explain_order(&s, &rev, "reverse", out);
+	} else if (s.n > 1)
+		sl_buf_printf(
+		    out,
+		    "  placement in either order not checked: %zu workloads on %zu nodes with %zu running pods "
+		    "is more than one run places (see docs/rules/release-capacity.md)\n",
+		    s.n, r->m->nnodes, r->m->npods);
+	sl_release_placement_free(&fwd);
+	sl_release_placement_free(&rev);
+	order_set_free(&s);
+}
