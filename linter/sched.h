@@ -222,6 +222,10 @@ uint64_t sl_release_place_cost(const struct sl_model *m, const struct sl_workloa
 bool sl_release_place(const struct sl_model *m, const struct sl_workload *const *ws, const int64_t *todo, size_t nw,
 		      bool reverse, struct sl_release_placement *out);
 void sl_release_placement_free(struct sl_release_placement *p);
+/* Whether, on the cluster of m changed by c, the release places every pod (sl_release_place) in
+ * input order and in reverse. */
+bool sl_whatif_release(const struct sl_model *m, const struct sl_whatif *c, const struct sl_workload *const *ws,
+		       const int64_t *todo, size_t nw);
 
 /* LeastAllocated's 0..100 share of a resource left free: (alloc - req) * 100 / alloc, exact for
  * any alloc up to INT64_MAX. */

@@ -26,7 +26,12 @@ struct release {
 	bool *adm;        /* nsigs × ngroups: may a workload of signature s use group g */
 	size_t nsigs;
 	struct sl_strpool resources; /* "pods" and every resource a taking-part template requests */
+	uint64_t change_left;        /* work left for checking smallest changes (release_change.c) */
 };
+
+/* The work the smallest changes of one target may take, in sl_release_place_cost units: a few
+ * tries on a release as large as one placement takes. */
+#define SL_RELEASE_CHANGE_BUDGET 8000000u
 
 /* One resource's flow: source → signature (its demand) → group (infinite) → sink (its free).
  * Vertex 0 is the source, 1 + q signature q, 1 + nsigs + k group k, the last the sink. */
@@ -64,6 +69,12 @@ void sl_release_names(const struct release *r, const bool *in, size_t nin, struc
 void sl_release_domains(struct release *r);
 /* Workloads that bind the same host port on every address: a node each (release_domains.c). */
 void sl_release_ports(struct release *r);
+/* The smallest change in nodes that makes the whole release fit, checked by placing it (a note on
+ * f): k or a few more empty copies of the node with the most of res among those every workload
+ * `in` may use (release_change.c). */
+void sl_release_offer_copies(struct release *r, struct sl_finding *f, const bool *in, const char *res, int64_t k);
+/* The copies a shortfall of res needs at least: over the most of it one of their nodes has. */
+int64_t sl_release_copies_for(const struct release *r, const bool *in, const char *res, int64_t shortfall);
 /* The order-dependent warning: no bound broken for these workloads, yet placed as the scheduler
  * would, in input order or in reverse, some of their pods stay Pending (release_order.c). */
 void sl_release_order(struct release *r);

@@ -230,6 +230,7 @@ static void report(struct release *r, const char *res, const bool *in, const boo
 		   "workloads to the node classes they pass the node-only filters of)");
 	sl_note(f, "fix: lower the replicas or the requests so that the total fits, add capacity on those nodes, or "
 		   "let some of these workloads use other nodes");
+	sl_release_offer_copies(r, f, in, res, sl_release_copies_for(r, in, res, demand - supply));
 	for (size_t i = first + 1, k = 0; i < r->nw && k < SL_RELEASE_NAMED; i++)
 		if (in[i] && ++k) {
 			char ref[512];
@@ -311,7 +312,7 @@ bool sl_release_build(struct release *r, const struct sl_rule *self, struct sl_m
 {
 	const struct sl_model *m = cx->model;
 	memset(r, 0, sizeof *r);
-	*r = (struct release){.self = self, .cx = cx, .m = m};
+	*r = (struct release){.self = self, .cx = cx, .m = m, .change_left = SL_RELEASE_CHANGE_BUDGET};
 	if (!cx->cluster || !m->nnodes)
 		return false;
 	r->w = sl_xcalloc(m->nworkloads + 1, sizeof *r->w);

@@ -36,6 +36,16 @@ static void set_words(const struct release *r, const struct member_set *s, struc
 	free(in);
 }
 
+/* The smallest change in nodes for a set short of `out` nodes or domains: a node each. */
+static void offer_copies(struct release *r, struct sl_finding *f, const struct member_set *s, int64_t out)
+{
+	bool *in = sl_xcalloc(r->nw + 1, sizeof *in);
+	for (size_t i = 0; i < s->n; i++)
+		in[s->members[i]] = true;
+	sl_release_offer_copies(r, f, in, "pods", out);
+	free(in);
+}
+
 /* Each member's pods (a note), and the members but the first as related locations. */
 static void note_members(struct sl_finding *f, const struct release *r, const struct member_set *s, const char *related)
 {
@@ -120,6 +130,9 @@ static void report_domains(struct release *r, const struct domain_set *d, size_t
 		"fix: give each workload a selector of its own in the term (its own app label), lower the replicas, "
 		"or admit more %s domains",
 		d->t->topology_key);
+	/* A copy of a node is a domain of its own only of the hostname. */
+	if (!strcmp(d->t->topology_key, "kubernetes.io/hostname"))
+		offer_copies(r, f, &d->m, out);
 }
 
 /* The domains of d's key among the nodes its members may use; 0 with no bound (a node without
@@ -222,6 +235,7 @@ static void report_ports(struct release *r, const struct port_set *d, size_t hav
 		   "workload it belongs to");
 	sl_note(f, "fix: give the workloads different host ports, drop hostPort (a Service), lower the replicas, or "
 		   "admit more nodes");
+	offer_copies(r, f, &d->m, out);
 }
 
 static void check_port_set(struct release *r, const struct port_set *d, const bool *held)

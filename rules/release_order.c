@@ -54,13 +54,14 @@ static int64_t pending(const struct order_set *s, const struct sl_release_placem
 	return n;
 }
 
-/* Whether workload j was placed before workload i in that order. */
+/* Whether workload j's pods were placed by the time workload i's next pod found no node: the
+ * workloads before it in that order, and its own. */
 static bool before(size_t j, size_t i, bool reverse)
 {
-	return reverse ? j > i : j < i;
+	return reverse ? j >= i : j <= i;
 }
 
-/* What node k has free of res once the workloads placed before workload i took their room. */
+/* What node k has free of res when workload i's next pod found no node. */
 static int64_t free_before(const struct release *r, const struct order_set *s, const struct sl_release_placement *p,
 			   size_t i, bool reverse, size_t k, const char *res)
 {
@@ -71,11 +72,11 @@ static int64_t free_before(const struct release *r, const struct order_set *s, c
 	return v > 0 ? v : 0;
 }
 
-/* The nodes pending workload i may use, as the workloads before it left them: one note each, for
- * what its pod asks (SL_RELEASE_NAMED of them), and the workloads that took room there as related
- * locations. */
+/* The nodes pending workload i may use, as they were when its next pod found none: one note each,
+ * for what its pod asks (SL_RELEASE_NAMED of them); the workloads that took room there and the
+ * nodes are marked for related locations. */
 static void note_nodes(struct sl_finding *f, const struct release *r, const struct order_set *s,
-		       const struct sl_release_placement *p, size_t i, bool reverse, bool *related)
+		       const struct sl_release_placement *p, size_t i, bool reverse, bool *related, bool *nodes)
 {
 	const struct sl_workload *w = s->w[i];
 	size_t sig = r->sig[s->at[i]], listed = 0;
@@ -102,14 +103,12 @@ static void note_nodes(struct sl_finding *f, const struct release *r, const stru
 			sl_buf_printf(&b, "%s%s/%s (%lld pod%s)", sep, s->w[j]->obj.namespace, s->w[j]->obj.name,
 				      (long long)p->log[e].pods, p->log[e].pods == 1 ? "" : "s");
 			sep = ", ";
-			related[j] = true;
+			related[j] |= j != i;
 		}
 		if (p->why[i] && p->why[i][k])
 			sl_buf_printf(&b, "; its pod: %s", p->why[i][k]);
-		const struct sl_node *nd = r->m->nodes[k];
-		sl_note(f, "node %s: %s", nd->name, sl_buf_str(&b));
-		if (nd->name_node)
-			sl_add_related(f, &nd->name_node->at, "node %s", nd->name);
+		sl_note(f, "node %s: %s", r->m->nodes[k]->name, sl_buf_str(&b));
+		nodes[k] = true;
 		sl_buf_free(&b);
 	}
 	if (listed > SL_RELEASE_NAMED)
@@ -140,7 +139,7 @@ static void short_words(const struct order_set *s, const struct sl_release_place
 
 /* The first workload left short in p, with its nodes as the ones before left them. */
 static void note_short(struct sl_finding *f, const struct release *r, const struct order_set *s,
-		       const struct sl_release_placement *p, bool reverse, bool *related)
+		       const struct sl_release_placement *p, bool reverse, bool *related, bool *nodes)
 {
 	for (size_t k = 0; k < s->n; k++) {
 		size_t i = reverse ? s->n - 1 - k : k;
@@ -149,12 +148,12 @@ static void note_short(struct sl_finding *f, const struct release *r, const stru
 		char ref[512];
 		sl_object_ref(&s->w[i]->obj, ref, sizeof ref);
 		int64_t left = s->todo[i] - p->placed[i];
-		sl_note(f,
-			"%s: in %s order %lld of its %lld pod%s find%s no node; the nodes it may use, as the workloads "
-			"placed before it left them:",
-			ref, reverse ? "reverse" : "input", (long long)left, (long long)s->todo[i],
-			s->todo[i] == 1 ? "" : "s", left == 1 ? "s" : "");
-		note_nodes(f, r, s, p, i, reverse, related);
+		sl_note(
+		    f,
+		    "%s: in %s order %lld of its %lld pod%s find%s no node; the nodes it may use, as they were then:",
+		    ref, reverse ? "reverse" : "input", (long long)left, (long long)s->todo[i],
+		    s->todo[i] == 1 ? "" : "s", left == 1 ? "s" : "");
+		note_nodes(f, r, s, p, i, reverse, related, nodes);
 		return;
 	}
 }
@@ -176,21 +175,27 @@ static void report(struct release *r, const struct order_set *s, const struct sl
 	} else
 		sl_buf_printf(&other, "in %s order every pod is placed", nf ? "reverse" : "input");
 	int64_t n = nf ? nf : nr;
+	/* Short in one order only: the order decides. Short in both: no bound is broken, so another
+	 * order may still fit, but it is not likely; the message says both. */
+	const char *why = nf && nr ? "in neither order does every pod find a node, and no bound on the totals is "
+				     "broken: the pods may not pack onto these nodes in any order (not proven)"
+				   : "no bound on the totals is broken, so whether the release fits depends on the "
+				     "order its pods are scheduled in";
 	struct sl_finding *f = sl_rule_report_object(
 	    r->self, r->cx, &w0->obj, w0->replicas_node,
 	    "%lld pod%s of %s stay%s Pending when the release is placed in %s order as the scheduler would place it "
-	    "(%s); no bound on the totals is broken, so whether the release fits depends on the order its pods are "
-	    "scheduled in",
-	    (long long)n, n == 1 ? "" : "s", who.s, n == 1 ? "s" : "", nf ? "input" : "reverse", other.s);
+	    "(%s); %s",
+	    (long long)n, n == 1 ? "" : "s", who.s, n == 1 ? "s" : "", nf ? "input" : "reverse", other.s, why);
 	if (f->level > SL_WARNING)
 		f->level = SL_WARNING;
 	sl_buf_free(&who);
 	sl_buf_free(&other);
 	bool *related = sl_xcalloc(s->n + 1, sizeof *related);
+	bool *nodes = sl_xcalloc(r->m->nnodes + 1, sizeof *nodes);
 	if (nf)
-		note_short(f, r, s, fwd, false, related);
+		note_short(f, r, s, fwd, false, related, nodes);
 	if (nr)
-		note_short(f, r, s, rev, true, related);
+		note_short(f, r, s, rev, true, related, nodes);
 	sl_note(f, "each workload fits alone and the release's totals fit its nodes (Hall's condition holds for every "
 		   "resource), but where the first pods go decides what is left for the later ones: room left in "
 		   "pieces by pods of different sizes, or nodes and domains closed by their anti-affinity, spread or "
@@ -198,6 +203,10 @@ static void report(struct release *r, const struct order_set *s, const struct sl
 	sl_note(f,
 		"fix: leave room to spare on the nodes these workloads share (lower the requests or replicas, or add "
 		"capacity), or give the workloads whose pods are larger nodes of their own");
+	for (size_t k = 0; k < r->m->nnodes; k++)
+		if (nodes[k] && r->m->nodes[k]->name_node)
+			sl_add_related(f, &r->m->nodes[k]->name_node->at, "node %s", r->m->nodes[k]->name);
+	free(nodes);
 	for (size_t j = 0; j < s->n; j++)
 		if (related[j] && j != first) {
 			char ref[512];

@@ -66,49 +66,89 @@ void sl_whatif_workload(struct sl_cluster *cl, const struct sl_workload *w, stru
 	sl_analysis_free(&a);
 }
 
+/* The model of m changed by c: its own node array (the changed node a copy with its own
+ * allocatable, the added nodes empty copies); everything else is m's, read only. */
+struct changed {
+	struct sl_model m;
+	const struct sl_node **nodes;
+	struct sl_node grown;
+	struct sl_reslist alloc;
+	struct sl_buf names;
+	size_t k; /* copies added, at m.nodes[n ..] */
+	size_t n;
+};
+
+static void changed_init(struct changed *x, const struct sl_model *m, const struct sl_whatif *c)
+{
+	memset(x, 0, sizeof *x);
+	size_t n = m->nnodes, k = c->copies > 0 ? (size_t)c->copies : 0;
+	x->m = *m;
+	x->n = n;
+	x->k = k;
+	x->nodes = sl_xcalloc(n + k + 1, sizeof *x->nodes);
+	memcpy(x->nodes, m->nodes, n * sizeof *x->nodes);
+	if (c->extra && c->extra->n) {
+		/* A copy of the node with the allocatable raised; its own list, never the original's. */
+		x->grown = *m->nodes[c->node];
+		const struct sl_reslist *old = &m->nodes[c->node]->alloc;
+		for (size_t i = 0; i < old->n; i++)
+			sl_res_add(&x->alloc, old->v[i].name, old->v[i].amount, old->v[i].node);
+		for (size_t i = 0; i < c->extra->n; i++)
+			sl_res_add(&x->alloc, c->extra->v[i].name, c->extra->v[i].amount, NULL);
+		x->grown.alloc = x->alloc;
+		if (sl_res_find(c->extra, "pods"))
+			x->grown.max_pods += sl_res_get(c->extra, "pods");
+		x->nodes[c->node] = &x->grown;
+	}
+	size_t *at = sl_xcalloc(k + 1, sizeof *at);
+	for (size_t i = 0; i < k; i++) {
+		at[i] = x->names.len;
+		sl_buf_printf(&x->names, "%s-copy-%zu", m->nodes[c->node]->name, i + 1);
+		sl_buf_putc(&x->names, 0);
+	}
+	for (size_t i = 0; i < k; i++)
+		x->nodes[n + i] = empty_copy(m->nodes[c->node], x->names.s + at[i]);
+	free(at);
+	/* The model's arrays are not const, but nothing below writes through them. */
+	x->m.nodes = (struct sl_node **)x->nodes;
+	x->m.nnodes = n + k;
+}
+
+static void changed_free(struct changed *x)
+{
+	for (size_t i = 0; i < x->k; i++) {
+		free(((struct sl_node *)x->nodes[x->n + i])->labels.v);
+		free((void *)x->nodes[x->n + i]);
+	}
+	sl_res_free(&x->alloc);
+	sl_buf_free(&x->names);
+	free(x->nodes);
+}
+
 void sl_whatif_analyze(const struct sl_model *m, const struct sl_workload *w, const struct sl_whatif *c,
 		       struct sl_whatif_result *r)
 {
-	size_t n = m->nnodes, k = c->copies > 0 ? (size_t)c->copies : 0;
-	struct sl_model m2 = *m;
-	const struct sl_node **nodes = sl_xcalloc(n + k + 1, sizeof *nodes);
-	memcpy(nodes, m->nodes, n * sizeof *nodes);
-	struct sl_node grown;
-	struct sl_reslist alloc = {0};
-	if (c->extra && c->extra->n) {
-		/* A copy of the node with the allocatable raised; its own list, never the original's. */
-		grown = *m->nodes[c->node];
-		const struct sl_reslist *old = &m->nodes[c->node]->alloc;
-		for (size_t i = 0; i < old->n; i++)
-			sl_res_add(&alloc, old->v[i].name, old->v[i].amount, old->v[i].node);
-		for (size_t i = 0; i < c->extra->n; i++)
-			sl_res_add(&alloc, c->extra->v[i].name, c->extra->v[i].amount, NULL);
-		grown.alloc = alloc;
-		if (sl_res_find(c->extra, "pods"))
-			grown.max_pods += sl_res_get(c->extra, "pods");
-		nodes[c->node] = &grown;
-	}
-	struct sl_buf names = SL_BUF_INIT;
-	size_t *at = sl_xcalloc(k + 1, sizeof *at);
-	for (size_t i = 0; i < k; i++) {
-		at[i] = names.len;
-		sl_buf_printf(&names, "%s-copy-%zu", m->nodes[c->node]->name, i + 1);
-		sl_buf_putc(&names, 0);
-	}
-	for (size_t i = 0; i < k; i++)
-		nodes[n + i] = empty_copy(m->nodes[c->node], names.s + at[i]);
-	/* The model's arrays are not const, but nothing below writes through them. */
-	m2.nodes = (struct sl_node **)nodes;
-	m2.nnodes = n + k;
-	struct sl_cluster *cl = sl_cluster_new(&m2);
+	struct changed x;
+	changed_init(&x, m, c);
+	struct sl_cluster *cl = sl_cluster_new(&x.m);
 	sl_whatif_workload(cl, w, r);
 	sl_cluster_free(cl);
-	for (size_t i = 0; i < k; i++) {
-		free(((struct sl_node *)nodes[n + i])->labels.v);
-		free((void *)nodes[n + i]);
+	changed_free(&x);
+}
+
+bool sl_whatif_release(const struct sl_model *m, const struct sl_whatif *c, const struct sl_workload *const *ws,
+		       const int64_t *todo, size_t nw)
+{
+	struct changed x;
+	changed_init(&x, m, c);
+	bool all = true;
+	for (int reverse = 0; reverse < 2 && all; reverse++) {
+		struct sl_release_placement p;
+		all = sl_release_place(&x.m, ws, todo, nw, reverse, &p);
+		for (size_t i = 0; i < nw && all; i++)
+			all = p.placed[i] >= todo[i];
+		sl_release_placement_free(&p);
 	}
-	sl_res_free(&alloc);
-	sl_buf_free(&names);
-	free(at);
-	free(nodes);
+	changed_free(&x);
+	return all;
 }
