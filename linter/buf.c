@@ -192,15 +192,21 @@ void sl_strmap_free(struct sl_strmap *m)
 	memset(m, 0, sizeof *m);
 }
 
-const char *sl_intern(struct sl_strpool *p, const char *s)
+size_t sl_intern_id(struct sl_strpool *p, const char *s)
 {
 	size_t i = sl_strmap_get(&p->map, s);
 	if (i != (size_t)-1)
-		return p->v[i];
+		return i;
 	sl_grow(&p->v, &p->cap, p->n + 1, sizeof *p->v);
 	p->v[p->n] = sl_xstrdup(s);
 	sl_strmap_put(&p->map, p->v[p->n], p->n);
-	return p->v[p->n++];
+	return p->n++;
+}
+
+const char *sl_intern(struct sl_strpool *p, const char *s)
+{
+	size_t i = sl_intern_id(p, s); /* first: it may move p->v */
+	return p->v[i];
 }
 
 void sl_strpool_free(struct sl_strpool *p)

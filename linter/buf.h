@@ -60,6 +60,8 @@ struct sl_strpool {
 	size_t n, cap;
 };
 const char *sl_intern(struct sl_strpool *p, const char *s);
+/* The same, as its position in p->v. */
+size_t sl_intern_id(struct sl_strpool *p, const char *s);
 void sl_strpool_free(struct sl_strpool *p);
 
 #endif

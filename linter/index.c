@@ -7,11 +7,17 @@ struct sl_group_pair {
 	size_t group, item;
 };
 
-void sl_group_add(struct sl_group_builder *b, const char *key, size_t item)
+void sl_group_add_to(struct sl_group_builder *b, size_t group, size_t item)
 {
-	sl_intern(&b->gi->keys, key);
 	sl_grow(&b->v, &b->cap, b->n + 1, sizeof *b->v);
-	b->v[b->n++] = (struct sl_group_pair){sl_strmap_get(&b->gi->keys.map, key), item};
+	b->v[b->n++] = (struct sl_group_pair){group, item};
+}
+
+size_t sl_group_add(struct sl_group_builder *b, const char *key, size_t item)
+{
+	size_t g = sl_intern_id(&b->gi->keys, key);
+	sl_group_add_to(b, g, item);
+	return g;
 }
 
 void sl_group_finish(struct sl_group_builder *b)
@@ -42,10 +48,15 @@ const size_t *sl_group_get(const struct sl_group_index *gi, const char *key, siz
 	return gi->items + gi->start[g];
 }
 
-void sl_group_free(struct sl_group_index *gi)
+void sl_group_clear(struct sl_group_index *gi)
 {
-	sl_strpool_free(&gi->keys);
 	free(gi->start);
 	free(gi->items);
 	gi->start = gi->items = NULL;
+}
+
+void sl_group_free(struct sl_group_index *gi)
+{
+	sl_strpool_free(&gi->keys);
+	sl_group_clear(gi);
 }

@@ -24,11 +24,16 @@ struct sl_group_builder {
 	size_t n, cap;
 };
 
-void sl_group_add(struct sl_group_builder *b, const char *key, size_t item);
+/* item under key; returns the key's group, under which sl_group_add_to adds more items without
+ * looking the key up again. */
+size_t sl_group_add(struct sl_group_builder *b, const char *key, size_t item);
+void sl_group_add_to(struct sl_group_builder *b, size_t group, size_t item);
 /* Lay the pairs added out into b->gi, which is then read-only (and safe to share across threads). */
 void sl_group_finish(struct sl_group_builder *b);
 /* The items under key (none when the key is unknown). */
 const size_t *sl_group_get(const struct sl_group_index *gi, const char *key, size_t *n);
 void sl_group_free(struct sl_group_index *gi);
+/* The items gone, the keys kept: groups added again keep their numbers. */
+void sl_group_clear(struct sl_group_index *gi);
 
 #endif

@@ -2,6 +2,7 @@
  * the running pods with anti-affinity, node classes and topology domains. */
 #include "cluster.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,38 +62,140 @@ static const char *required_pair(const struct sl_selector *sel, struct sl_buf *b
 	return NULL;
 }
 
+/* The groups the running pods went under, by template: pods made from one template (a
+ * release's pods, placed where they fit) share labels, namespace and terms by address, and
+ * the next pod of a template goes under its groups again without a key built or looked up.
+ * Kept from the first sl_cluster_refresh while the cluster lives: the group indexes keep their
+ * keys when the pods are indexed again, so a group's number stays good. Open addressing on the
+ * template's addresses; cap is a power of two. */
+enum { BY_NS, BY_LABEL, BY_PAIR, ANTI_BY_NS, ANTI_WILD, NGROUPINGS };
+struct pod_group {
+	unsigned char by; /* which index: BY_NS .. ANTI_WILD */
+	size_t g;
+};
+struct pod_template {
+	const struct sl_podspec *of;
+	size_t from, to; /* its groups: gs[from .. to) */
+};
+struct sl_pod_templates {
+	size_t *slot; /* template index + 1; 0: empty */
+	size_t cap;
+	struct pod_template *v;
+	size_t n, capv;
+	struct pod_group *gs;
+	size_t ngs, capgs;
+};
+
+static bool same_template(const struct sl_podspec *p, const struct sl_podspec *q)
+{
+	return p->labels.v == q->labels.v && p->labels.n == q->labels.n && p->namespace == q->namespace &&
+	       p->anti == q->anti && p->nanti == q->nanti;
+}
+
+static size_t template_hash(const struct sl_podspec *p, size_t cap)
+{
+	/* Every address same_template compares, so that pods without labels spread too. */
+	uint64_t x = (uint64_t)(uintptr_t)p->labels.v ^ ((uint64_t)(uintptr_t)p->namespace * 31) ^
+		     ((uint64_t)(uintptr_t)p->anti * 961) ^ p->labels.n ^ ((uint64_t)p->nanti << 32);
+	return (size_t)((x ^ (x >> 29)) * 0x9E3779B97F4A7C15ull >> 17) & (cap - 1);
+}
+
+/* The slot of p's template: its own, or the empty one where it goes (room made first). */
+static size_t *template_slot(struct sl_pod_templates *t, const struct sl_podspec *p)
+{
+	if (2 * (t->n + 1) > t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 64;
+		free(t->slot);
+		t->slot = sl_xcalloc(cap, sizeof *t->slot);
+		t->cap = cap;
+		for (size_t i = 0; i < t->n; i++) {
+			size_t h = template_hash(t->v[i].of, cap);
+			while (t->slot[h])
+				h = (h + 1) & (cap - 1);
+			t->slot[h] = i + 1;
+		}
+	}
+	size_t h = template_hash(p, t->cap);
+	while (t->slot[h] && !same_template(p, t->v[t->slot[h] - 1].of))
+		h = (h + 1) & (t->cap - 1);
+	return &t->slot[h];
+}
+
+static void templates_free(struct sl_pod_templates *t)
+{
+	if (!t)
+		return;
+	free(t->slot);
+	free(t->v);
+	free(t->gs);
+	free(t);
+}
+
+static void pod_group(struct sl_pod_templates *t, unsigned by, size_t g)
+{
+	if (!t)
+		return;
+	sl_grow(&t->gs, &t->capgs, t->ngs + 1, sizeof *t->gs);
+	t->gs[t->ngs++] = (struct pod_group){(unsigned char)by, g};
+}
+
+/* "a\x1fb" or "a\x1fb\x1fc" in b (no printf: it runs once per label of every running pod). */
+static const char *join_key(struct sl_buf *b, const char *a, const char *x, const char *y)
+{
+	sl_buf_reset(b);
+	sl_buf_puts(b, a);
+	sl_buf_putc(b, '\x1f');
+	sl_buf_puts(b, x);
+	if (y) {
+		sl_buf_putc(b, '\x1f');
+		sl_buf_puts(b, y);
+	}
+	return sl_buf_str(b);
+}
+
+/* The running pods by namespace and label, and those with anti-affinity. */
 static void index_running(struct sl_cluster *c)
 {
-	struct sl_group_builder ns = {&c->by_ns, NULL, 0, 0}, lab = {&c->by_label, NULL, 0, 0},
-				pair = {&c->by_pair, NULL, 0, 0}, anti = {&c->anti_by_ns, NULL, 0, 0},
-				wild = {&c->anti_wild, NULL, 0, 0};
+	struct sl_group_index *gi[NGROUPINGS] = {&c->by_ns, &c->by_label, &c->by_pair, &c->anti_by_ns, &c->anti_wild};
+	struct sl_group_builder b[NGROUPINGS];
+	for (unsigned i = 0; i < NGROUPINGS; i++)
+		b[i] = (struct sl_group_builder){gi[i], NULL, 0, 0};
+	struct sl_pod_templates *t = c->templates;
 	struct sl_buf key = SL_BUF_INIT;
 	for (size_t k = 0; k < c->npods; k++) {
 		const struct sl_podspec *p = &c->pods[k]->spec;
 		c->all[k] = k;
-		sl_group_add(&ns, p->namespace, k);
+		size_t *slot = t ? template_slot(t, p) : NULL;
+		if (slot && *slot) {
+			const struct pod_template *tp = &t->v[*slot - 1];
+			for (size_t i = tp->from; i < tp->to; i++)
+				sl_group_add_to(&b[t->gs[i].by], t->gs[i].g, k);
+			continue;
+		}
+		size_t from = t ? t->ngs : 0;
+		pod_group(t, BY_NS, sl_group_add(&b[BY_NS], p->namespace, k));
 		for (size_t l = 0; l < p->labels.n; l++) {
-			sl_buf_reset(&key);
-			sl_buf_printf(&key, "%s\x1f%s", p->labels.v[l].key, p->labels.v[l].val);
-			sl_group_add(&pair, key.s, k);
-			sl_buf_reset(&key);
-			sl_buf_printf(&key, "%s\x1f%s\x1f%s", p->namespace, p->labels.v[l].key, p->labels.v[l].val);
-			sl_group_add(&lab, key.s, k);
+			const struct sl_kv *lb = &p->labels.v[l];
+			pod_group(t, BY_PAIR, sl_group_add(&b[BY_PAIR], join_key(&key, lb->key, lb->val, NULL), k));
+			pod_group(t, BY_LABEL,
+				  sl_group_add(&b[BY_LABEL], join_key(&key, p->namespace, lb->key, lb->val), k));
 		}
 		bool keep_ns = terms_keep_namespace(p);
 		if (p->nanti && keep_ns)
-			sl_group_add(&anti, p->namespace, k);
-		for (size_t t = 0; t < p->nanti && !keep_ns; t++) {
-			const char *req = required_pair(&p->anti[t].sel, &key);
-			if (!p->anti[t].sel.nothing) /* a term that selects nothing excludes nothing */
-				sl_group_add(&wild, req ? req : "", k);
+			pod_group(t, ANTI_BY_NS, sl_group_add(&b[ANTI_BY_NS], p->namespace, k));
+		for (size_t a = 0; a < p->nanti && !keep_ns; a++) {
+			const char *req = required_pair(&p->anti[a].sel, &key);
+			if (!p->anti[a].sel.nothing) /* a term that selects nothing excludes nothing */
+				pod_group(t, ANTI_WILD, sl_group_add(&b[ANTI_WILD], req ? req : "", k));
+		}
+		if (t) {
+			sl_grow(&t->v, &t->capv, t->n + 1, sizeof *t->v);
+			t->v[t->n++] = (struct pod_template){p, from, t->ngs};
+			*slot = t->n;
 		}
 	}
-	sl_group_finish(&ns);
-	sl_group_finish(&lab);
-	sl_group_finish(&pair);
-	sl_group_finish(&anti);
-	sl_group_finish(&wild);
+	for (unsigned i = 0; i < NGROUPINGS; i++)
+		sl_group_finish(&b[i]);
 	sl_buf_free(&key);
 }
 
@@ -134,6 +237,14 @@ static void classify_nodes(struct sl_cluster *c)
 	sl_buf_free(&key);
 }
 
+/* The keys of the running pods' anti-affinity (a pod's term may name a key no workload does). */
+static void prepare_pod_topologies(struct sl_cluster *c)
+{
+	for (size_t k = 0; k < c->npods; k++)
+		for (size_t t = 0; t < c->pods[k]->spec.nanti; t++)
+			topo_add(c, c->pods[k]->spec.anti[t].topology_key);
+}
+
 /* Every topology key the analyses will ask about, now: they may run on several threads, and the
  * table must not move under them. */
 static void prepare_topologies(struct sl_cluster *c)
@@ -148,16 +259,14 @@ static void prepare_topologies(struct sl_cluster *c)
 		for (size_t t = 0; t < p->nspread; t++)
 			topo_add(c, p->spread[t].topology_key);
 	}
-	for (size_t k = 0; k < c->npods; k++)
-		for (size_t t = 0; t < c->pods[k]->spec.nanti; t++)
-			topo_add(c, c->pods[k]->spec.anti[t].topology_key);
+	prepare_pod_topologies(c);
 }
 
-struct sl_cluster *sl_cluster_new(const struct sl_model *m)
+/* The running pods by node (each node's in the model's order), and the scoring arrays with
+ * their load. */
+static void place_pods(struct sl_cluster *c)
 {
-	struct sl_cluster *c = sl_xcalloc(1, sizeof *c);
-	c->m = m;
-	c->n = m->nnodes;
+	const struct sl_model *m = c->m;
 	struct sl_strmap names = {0};
 	for (size_t i = 0; i < m->nnodes; i++)
 		sl_strmap_put(&names, m->nodes[i]->name, i);
@@ -184,14 +293,55 @@ struct sl_cluster *sl_cluster_new(const struct sl_model *m)
 		c->nz_cpu[where[i]] += sl_nonzero_request(&m->pods[i]->spec, "cpu");
 		c->nz_mem[where[i]] += sl_nonzero_request(&m->pods[i]->spec, "memory");
 	}
+	free(where);
+	sl_strmap_free(&names);
+}
+
+/* What place_pods and index_running made, to be made again. */
+static void free_pods(struct sl_cluster *c)
+{
+	sl_group_clear(&c->by_ns);
+	sl_group_clear(&c->by_label);
+	sl_group_clear(&c->anti_by_ns);
+	sl_group_clear(&c->anti_wild);
+	sl_group_clear(&c->by_pair);
+	free(c->all);
+	free(c->pod_start);
+	free(c->pods);
+	free(c->pod_node);
+	free(c->nz_cpu);
+	free(c->nz_mem);
+	free(c->alloc_cpu);
+	free(c->alloc_mem);
+	free(c->used_cpu);
+	free(c->used_mem);
+	free(c->alloc_eph);
+	free(c->used_eph);
+}
+
+struct sl_cluster *sl_cluster_new(const struct sl_model *m)
+{
+	struct sl_cluster *c = sl_xcalloc(1, sizeof *c);
+	c->m = m;
+	c->n = m->nnodes;
+	place_pods(c);
 	index_running(c);
 	classify_nodes(c);
 	prepare_topologies(c);
 	pthread_mutex_init(&c->reasons.lock, NULL);
 	pthread_mutex_init(&c->static_lock, NULL);
-	free(where);
-	sl_strmap_free(&names);
 	return c;
+}
+
+void sl_cluster_refresh(struct sl_cluster *c)
+{
+	/* Kept from the first refresh on: a cluster built once has no use for them. */
+	if (!c->templates)
+		c->templates = sl_xcalloc(1, sizeof *c->templates);
+	free_pods(c);
+	place_pods(c);
+	index_running(c);
+	prepare_pod_topologies(c);
 }
 
 void sl_cluster_charge(struct sl_cluster *c, size_t i, const struct sl_podspec *p, int64_t count)
@@ -217,24 +367,14 @@ void sl_cluster_free(struct sl_cluster *c)
 	free(c->static_verdicts);
 	sl_strpool_free(&c->static_keys);
 	pthread_mutex_destroy(&c->static_lock);
-	sl_group_free(&c->by_ns);
-	sl_group_free(&c->by_label);
-	sl_group_free(&c->anti_by_ns);
-	sl_group_free(&c->anti_wild);
-	sl_group_free(&c->by_pair);
-	free(c->all);
+	free_pods(c);
+	sl_strpool_free(&c->by_ns.keys);
+	sl_strpool_free(&c->by_label.keys);
+	sl_strpool_free(&c->anti_by_ns.keys);
+	sl_strpool_free(&c->anti_wild.keys);
+	sl_strpool_free(&c->by_pair.keys);
+	templates_free(c->templates);
 	free(c->cls);
-	free(c->pod_start);
-	free(c->pods);
-	free(c->pod_node);
-	free(c->nz_cpu);
-	free(c->nz_mem);
-	free(c->alloc_cpu);
-	free(c->alloc_mem);
-	free(c->used_cpu);
-	free(c->used_mem);
-	free(c->alloc_eph);
-	free(c->used_eph);
 	free(c);
 }
 

@@ -53,6 +53,8 @@ struct sl_cluster {
 	signed char **static_verdicts; /* indexed like static_keys.v; ncls entries each */
 	size_t capstatic;
 	pthread_mutex_t static_lock;
+	/* The groups of each template of running pods (cluster.c); NULL until refreshed. */
+	struct sl_pod_templates *templates;
 };
 
 /* The domains of a key that sl_cluster_new prepared (every key in the model); aborts on
@@ -66,6 +68,10 @@ static inline int32_t sl_topo_dom(const struct sl_cluster *c, size_t topo, size_
 /* count pods of p placed on node i since the index was built: charged to the scoring arrays (the
  * node's own load is its owner's to charge). Only a placement of its own changes an index. */
 void sl_cluster_charge(struct sl_cluster *c, size_t i, const struct sl_podspec *p, int64_t count);
+/* The model's running pods indexed again (more of them, on the same nodes): the node classes,
+ * topologies, node-only verdicts and reason texts are kept, and so are the keys of the pods'
+ * groups, so a pod of a template already indexed costs no key. Not while analyses run. */
+void sl_cluster_refresh(struct sl_cluster *c);
 
 /* Running pods that a selector of pods in namespace ns can select: those carrying the value of
  * one of its single-valued In requirements, else every pod of the namespace; with any_ns (a term

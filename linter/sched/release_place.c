@@ -122,7 +122,7 @@ static bool bears_on(const struct sl_podspec *placed, const struct sl_podspec *n
 
 /* Why the next pod of s fits on none of the nodes that pass its node-only filters: per node, the
  * filters' reasons as text (NULL for the other nodes). Copied out: the reason texts belong to the
- * index, which is built again. */
+ * index, which is gone before they are read. */
 static char **why_not(const struct sl_cycle *s)
 {
 	char **why = sl_xcalloc(s->n + 1, sizeof *why);
@@ -186,12 +186,14 @@ static int64_t place_one(struct evolving *e, struct sl_cluster *cl, const struct
 	return placed;
 }
 
-/* The index built again, with every pod placed so far among the running ones. */
+/* The index built, or its running pods indexed again with every pod placed so far among them. */
 static struct sl_cluster *rebuild(struct sl_cluster *cl, const struct sl_model *m, uint64_t *work)
 {
-	sl_cluster_free(cl);
 	*work += (uint64_t)m->nnodes + m->npods + 1;
-	return sl_cluster_new(m);
+	if (!cl)
+		return sl_cluster_new(m);
+	sl_cluster_refresh(cl);
+	return cl;
 }
 
 uint64_t sl_release_place_cost(const struct sl_model *m, const struct sl_workload *const *ws, size_t nw, int64_t total)
