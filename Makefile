@@ -61,6 +61,11 @@ build/asan/unit: tests/unit.c $(ASANLIB)
 build/asan/conformance: tests/conformance.c $(ASANLIB)
 	$(CC) $(STD) -O1 -g $(SAN) $(PKG_CFLAGS) -o $@ $< $(ASANLIB) $(PKG_LIBS)
 
+# The scripted language server client (tests/run-lsp.sh): its own framing, cJSON for the rest.
+build/asan/lspclient: tests/lspclient.c
+	@mkdir -p $(dir $@)
+	$(CC) $(STD) -O1 -g $(SAN) $(PKG_CFLAGS) -o $@ $< $(PKG_LIBS)
+
 # Time and peak memory of a command, for the tests that bound hostile input.
 build/rusage: tests/rusage.c
 	@mkdir -p build
@@ -79,7 +84,7 @@ demo: deps
 check: deps
 	@$(MAKE) --no-print-directory check-run
 
-check-run: schedlint build/asan/schedlint build/asan/unit build/asan/conformance build/rusage
+check-run: schedlint build/asan/schedlint build/asan/unit build/asan/conformance build/asan/lspclient build/rusage
 	@SHARED=$(SHARED) sh tests/run-all.sh
 
 # libFuzzer harnesses (clang; Debian: clang libclang-rt-dev). make fuzz FUZZ_SECONDS=600

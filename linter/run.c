@@ -172,7 +172,7 @@ static bool key_read(void *ctx, const char *key)
 static void model(struct sl_run *r, const struct target *t, struct sl_model *m, struct sl_findings *errs)
 {
 	struct sl_findings loaded = {0};
-	struct sl_tree_readers readers = {source_read, object_read, key_read, r->fix, r};
+	struct sl_tree_readers readers = {source_read, object_read, key_read, r->fix || r->keep_bytes, r};
 	sl_model_load_many(m, t->loads, t->nloads, &readers, &loaded);
 	const struct sl_target *tg = t->index >= 0 ? &r->cfg->targets[t->index] : NULL;
 	bool own = tg && tg->kube_minor;
@@ -385,6 +385,7 @@ static struct target *load(struct sl_run *r, const char *const *nodes, size_t nn
 	size_t nt = c->ntargets + 1;
 	struct target *ts = sl_xcalloc(nt, sizeof *ts);
 	r->ss.defer_reading = true; /* files are read where they are parsed, several at a time */
+	r->ss.overlay = r->overlay;
 	for (size_t i = 0; i < nt; i++)
 		ts[i].index = (int)i - 1;
 	add_inventories(r, &ts[0], nnodes ? (char *const *)nodes : c->nodes, nnodes ? nnodes : c->nnodes,
