@@ -109,11 +109,14 @@ static const struct opt_doc {
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: schedlint [OPTIONS] PATH...\n\n"
+	fprintf(out, "usage: schedlint [OPTIONS] PATH...\n"
+		     "       schedlint lsp\n\n"
 		     "Proves from Kubernetes manifests (and a node inventory) that pods will not schedule "
 		     "or\n"
 		     "that a rollout can never finish. PATH is a file, a directory (searched for *.yaml,\n"
-		     "*.yml, *.json) or - for stdin.\n\nOptions:\n");
+		     "*.yml, *.json) or - for stdin. `schedlint lsp` is a language server on stdin and\n"
+		     "stdout: editors show the findings as you type and offer the fixes (docs/editors/).\n"
+		     "\nOptions:\n");
 	for (size_t i = 0; i < NOPTS; i++) {
 		char left[64];
 		const struct opt_doc *d = &opts[i];

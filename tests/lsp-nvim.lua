@@ -1,9 +1,11 @@
 -- A real client for `schedlint lsp`: Neovim's own, headless (tests/run-lsp.sh). It opens the seed's
--- manifest in the workspace $WS, attaches the server ($SCHEDLINT lsp, the nodes through
--- initializationOptions), prints the diagnostics it received, applies the preferred quick fix the
--- way Neovim applies a code action's edit, lets Neovim send the change, and prints the
--- diagnostics again. vim.lsp.start where there is one (0.8 and later), else vim.lsp.start_client
--- and buf_attach_client (0.7). Every line it prints starts with "nvim: ".
+-- manifest in the workspace $WS and attaches the server: with $SCHEDLINT set, itself ($SCHEDLINT
+-- lsp, the nodes through initializationOptions; vim.lsp.start where there is one, 0.8 and later,
+-- else vim.lsp.start_client and buf_attach_client, 0.7); without, through the FileType autocommand
+-- of docs/editors/neovim/schedlint.lua, loaded before this file (schedlint on PATH, the nodes from
+-- the workspace's .schedlint.yaml). It prints the diagnostics it received, applies the preferred
+-- quick fix the way Neovim applies a code action's edit, lets Neovim send the change, and prints
+-- the diagnostics again. Every line it prints starts with "nvim: ".
 local function say(s)
   io.stdout:write('nvim: ' .. s .. '\n')
 end
@@ -12,20 +14,33 @@ local ws = os.getenv('WS')
 local file = ws .. '/manifest.yaml'
 vim.cmd('edit ' .. vim.fn.fnameescape(file))
 local buf = vim.api.nvim_get_current_buf()
-local config = {
-  name = 'schedlint',
-  cmd = { os.getenv('SCHEDLINT'), 'lsp' },
-  root_dir = ws,
-  init_options = { nodes = { 'nodes.yaml' } },
-}
-local id
-if vim.lsp.start then
-  id = vim.lsp.start(config)
+local client
+if os.getenv('SCHEDLINT') then
+  local config = {
+    name = 'schedlint',
+    cmd = { os.getenv('SCHEDLINT'), 'lsp' },
+    root_dir = ws,
+    init_options = { nodes = { 'nodes.yaml' } },
+  }
+  local id
+  if vim.lsp.start then
+    id = vim.lsp.start(config)
+  else
+    id = vim.lsp.start_client(config)
+    vim.lsp.buf_attach_client(buf, id)
+  end
+  client = vim.lsp.get_client_by_id(id)
 else
-  id = vim.lsp.start_client(config)
-  vim.lsp.buf_attach_client(buf, id)
+  say('filetype ' .. vim.bo[buf].filetype)
+  vim.wait(10000, function() return next(vim.lsp.buf_get_clients(buf)) ~= nil end, 20)
+  local _, c = next(vim.lsp.buf_get_clients(buf))
+  client = c
+  if not client then
+    say('no client attached')
+    vim.cmd('cquit 1')
+  end
+  say('root ' .. tostring(client.config.root_dir))
 end
-local client = vim.lsp.get_client_by_id(id)
 
 local function show(when)
   local ds = vim.diagnostic.get(buf)

@@ -102,27 +102,67 @@ else
 	echo "latency: skipped (no corpus)"
 fi
 
-if command -v nvim >/dev/null 2>&1; then
-	echo "progress: lsp: nvim"
-	# The server's sanitizer reports go to files (its stderr is Neovim's log); Neovim keeps its
-	# state and log in the scratch directory.
-	mkdir -p "$tmp/xdg"
-	WS=$tmp/ws SCHEDLINT=$asan ASAN_OPTIONS="$ASAN_OPTIONS:log_path=$tmp/nvim-asan" XDG_CACHE_HOME=$tmp/xdg \
-		XDG_STATE_HOME=$tmp/xdg XDG_DATA_HOME=$tmp/xdg \
-		timeout 120 nvim --headless --clean -i NONE -c "luafile $root/tests/lsp-nvim.lua" >"$tmp/nvim" 2>&1
+# Neovim, headless: tests/lsp-nvim.lua prints what its client received. Once with the setup of
+# docs/editors/neovim/schedlint.lua as a user copies it (schedlint on PATH, the workspace found by
+# its .schedlint.yaml, which names the nodes), once starting the server itself with the nodes in
+# initializationOptions. The server's sanitizer reports go to files (its stderr is Neovim's log);
+# Neovim keeps its state and log in the scratch directory.
+nvim_case() { # name, workspace, nvim arguments before the test's...
+	n=$1 w=$2
+	shift 2
+	echo "progress: lsp: nvim ($n)"
+	mkdir -p "$tmp/xdg" "$tmp/bin"
+	ln -sf "$asan" "$tmp/bin/schedlint"
+	WS=$w PATH=$tmp/bin:$PATH ASAN_OPTIONS="$ASAN_OPTIONS:log_path=$tmp/nvim-asan" XDG_CACHE_HOME=$tmp/xdg \
+		XDG_STATE_HOME=$tmp/xdg XDG_DATA_HOME=$tmp/xdg timeout 120 nvim --headless --clean -i NONE "$@" \
+		-c "luafile $root/tests/lsp-nvim.lua" >"$tmp/nvim" 2>&1
 	cat "$tmp/nvim"
 	cat "$tmp"/nvim-asan.* >>"$tmp/nvim" 2>/dev/null
-	grep -q '^nvim: opened: 1 diagnostics' "$tmp/nvim" && ok || bad "nvim: the diagnostic did not arrive" "$tmp/nvim"
+	grep -q '^nvim: opened: 1 diagnostics' "$tmp/nvim" && ok || bad "nvim ($n): the diagnostic did not arrive" "$tmp/nvim"
 	grep -q '^nvim: 10:0-10:4 severity 1 code rollout-deadlock source schedlint related 2 href rollout-deadlock.md' \
-		"$tmp/nvim" && ok || bad "nvim: not the rollout-deadlock at manifest.yaml:11:1" "$tmp/nvim"
-	grep -q '^nvim: applying: ' "$tmp/nvim" && ok || bad "nvim: no preferred quick fix" "$tmp/nvim"
-	grep -q '^nvim: fixed: 0 diagnostics' "$tmp/nvim" && ok || bad "nvim: the diagnostic stayed" "$tmp/nvim"
+		"$tmp/nvim" && ok || bad "nvim ($n): not the rollout-deadlock at manifest.yaml:11:1" "$tmp/nvim"
+	grep -q '^nvim: applying: ' "$tmp/nvim" && ok || bad "nvim ($n): no preferred quick fix" "$tmp/nvim"
+	grep -q '^nvim: fixed: 0 diagnostics' "$tmp/nvim" && ok || bad "nvim ($n): the diagnostic stayed" "$tmp/nvim"
 	grep -q '^nvim: buffer: .*maxSurge: 0|      maxUnavailable: 1' "$tmp/nvim" && ok ||
-		bad "nvim: the buffer was not fixed" "$tmp/nvim"
-	grep -q '^nvim: server stopped: true' "$tmp/nvim" && ok || bad "nvim: the server did not stop" "$tmp/nvim"
-	grep -q -e Sanitizer -e 'runtime error' "$tmp/nvim" && bad "nvim: a sanitizer report" "$tmp/nvim" || ok
+		bad "nvim ($n): the buffer was not fixed" "$tmp/nvim"
+	grep -q '^nvim: server stopped: true' "$tmp/nvim" && ok || bad "nvim ($n): the server did not stop" "$tmp/nvim"
+	grep -q -e Sanitizer -e 'runtime error' "$tmp/nvim" && bad "nvim ($n): a sanitizer report" "$tmp/nvim" || ok
+	rm -f "$tmp"/nvim-asan.*
+}
+if command -v nvim >/dev/null 2>&1; then
+	nvim_case "docs/editors/neovim/schedlint.lua" "$tmp/ws-config" -c "luafile $root/docs/editors/neovim/schedlint.lua"
+	grep -q "^nvim: root $tmp/ws-config\$" "$tmp/nvim" && ok || bad "nvim: the workspace is not the config's directory" "$tmp/nvim"
+	export SCHEDLINT="$asan"
+	nvim_case "initializationOptions" "$tmp/ws"
+	unset SCHEDLINT
 else
 	skipped="$skipped nvim"
 	echo "nvim: skipped (no nvim; Debian's neovim package)"
+fi
+# The setups of docs/editors/README.md are their files', line for line; Eglot's registers the
+# server when Eglot loads (a stand-in for Eglot where Emacs has none: 28 and older).
+editors=$root/docs/editors
+snippet() { # fence, file: the lines of README's first such block under "## Language server"
+	awk -v f="$1" '/^## Language server/ { c = 1 } /^## Compiler-style output/ { c = 0 }
+		c && $0 == "```" f { b = 1; next } b && /^```/ { exit } b && NF' "$editors/README.md" >"$tmp/doc"
+	if [ ! -s "$tmp/doc" ] || grep -v -x -F -f "$2" "$tmp/doc" >"$tmp/doc-diff"; then
+		bad "docs/editors/README.md's $1 block has lines $(basename "$2") does not" "$tmp/doc-diff"
+	else ok; fi
+}
+snippet toml "$editors/helix/languages.toml"
+snippet elisp "$editors/emacs/schedlint-eglot.el"
+grep -q -F '"glspc.server.command": "schedlint"' "$editors/README.md" &&
+	grep -q -F '"glspc.server.command": "schedlint"' "$editors/vscode/settings.json" && ok ||
+	bad "docs/editors: the VS Code settings"
+if command -v node >/dev/null 2>&1; then
+	node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$editors/vscode/settings.json" &&
+		ok || bad "docs/editors/vscode/settings.json is not JSON"
+fi
+if command -v emacs >/dev/null 2>&1; then
+	emacs -Q --batch --eval "(progn (defvar eglot-server-programs nil) (load \"$editors/emacs/schedlint-eglot.el\")
+		(provide 'eglot) (princ (format \"%S\" (assoc '(yaml-mode yaml-ts-mode) eglot-server-programs))))" \
+		>"$tmp/eglot" 2>&1
+	grep -q -F '((yaml-mode yaml-ts-mode) "schedlint" "lsp")' "$tmp/eglot" && ok ||
+		bad "emacs: schedlint-eglot.el does not register the server" "$tmp/eglot"
 fi
 finish lsp "${skipped:+,$skipped skipped} ($figures)"
