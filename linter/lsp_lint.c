@@ -271,9 +271,13 @@ void sl_lsp_lint(struct sl_lsp *s)
 	size_t n = 0;
 	for (size_t i = 0; i < s->nroots; i++)
 		paths[n++] = s->roots[i];
-	for (size_t i = 0; i < s->ndocs; i++)
-		if (s->docs[i]->lint && !(s->cfg_path && !strcmp(s->docs[i]->path, s->cfg_path)))
+	for (size_t i = 0; i < s->ndocs; i++) {
+		struct stat st; /* a directory opened as a document is not walked */
+		const char *p = s->docs[i]->path;
+		if (s->docs[i]->lint && !(s->cfg_path && !strcmp(p, s->cfg_path)) &&
+		    !(stat(p, &st) == 0 && S_ISDIR(st.st_mode)))
 			paths[n++] = s->docs[i]->path;
+	}
 	struct sl_run *r = sl_xcalloc(1, sizeof *r);
 	r->cfg = &s->cfg;
 	r->overlay = &s->ov;
