@@ -10,6 +10,7 @@
  *   lspclient SCHEDLINT seed WS FIXED             the rollout-deadlock of WS/manifest.yaml: its
  *                                                 quick fix applied gives FIXED, and the
  *                                                 diagnostic goes once the buffer changes
+ *   lspclient SCHEDLINT refresh WS                files changed on disk are read again
  *   lspclient SCHEDLINT config-error WS           a config with an error is reported at it
  *   lspclient SCHEDLINT protocol WS               errors, unknown methods, bad positions, and
  *                                                 the lifecycle's exit statuses
@@ -655,6 +656,60 @@ static int config_error(const char *ws)
 	return 0;
 }
 
+static void write_file(const char *path, const char *text)
+{
+	usleep(20000); /* file times tick with the kernel's coarse clock: let the next tick come */
+	FILE *f = fopen(path, "wb");
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+		die("write a file");
+}
+
+/* The workspace's files as they change on disk: the node inventory given two GPUs (the same
+ * size: only the modification time tells), announced by workspace/didChangeWatchedFiles, ends
+ * the deadlock; put back, unannounced, it is read again all the same at the next run (a save of
+ * the manifest). */
+static int refresh(const char *ws)
+{
+	char *path = join(ws, "manifest.yaml"), *uri = file_uri(path), *text = read_file(path, NULL);
+	char *npath = join(ws, "nodes.yaml"), *nuri = file_uri(npath), *nodes = read_file(npath, NULL);
+	char *more = xstrdup(nodes), *at;
+	for (int k = 0; k < 2 && (at = strstr(more, "nvidia.com/gpu: \"1\"")); k++)
+		at[17] = '2';
+	struct server s = start(NULL);
+	initialize(&s, ws, "nodes.yaml", false);
+	open_doc(&s, uri, text, 1);
+	cJSON *d = diagnostics(&s, uri, 1);
+	check(cJSON_GetArraySize(d) == 1, "refresh: the deadlock with one GPU");
+	cJSON_Delete(d);
+	write_file(npath, more);
+	cJSON *p = cJSON_CreateObject(), *c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "uri", nuri);
+	cJSON_AddNumberToObject(c, "type", 2);
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(p, "changes"), c);
+	notify(&s, "workspace/didChangeWatchedFiles", p);
+	d = diagnostics(&s, uri, 1);
+	check(d && cJSON_GetArraySize(d) == 0, "refresh: two GPUs on disk, announced: the deadlock goes");
+	cJSON_Delete(d);
+	write_file(npath, nodes);
+	p = cJSON_CreateObject();
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(p, "textDocument"), "uri", uri);
+	notify(&s, "textDocument/didSave", p);
+	d = diagnostics(&s, uri, 1);
+	check(cJSON_GetArraySize(d) == 1, "refresh: one GPU again, unannounced: read again at the next run");
+	cJSON_Delete(d);
+	cJSON_Delete(request(&s, "shutdown", NULL));
+	notify(&s, "exit", NULL);
+	check(wait_exit(&s, TIMEOUT_MS) == 0, "refresh: exit status 0");
+	free(more);
+	free(nodes);
+	free(nuri);
+	free(npath);
+	free(text);
+	free(uri);
+	free(path);
+	return 0;
+}
+
 static void raw_framed(struct server *s, const char *body)
 {
 	char head[64];
@@ -980,6 +1035,8 @@ int main(int argc, char **argv)
 		compare(argv[3], argv[4], argc > 5 ? argv[5] : NULL);
 	else if (!strcmp(sc, "seed") && argc == 5)
 		seed(argv[3], argv[4]);
+	else if (!strcmp(sc, "refresh"))
+		refresh(argv[3]);
 	else if (!strcmp(sc, "config-error"))
 		config_error(argv[3]);
 	else if (!strcmp(sc, "protocol"))

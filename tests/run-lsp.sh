@@ -8,6 +8,7 @@
 #             file with CRLF line ends and non-ASCII text before a finding on its line (positions
 #             in UTF-16 units, converted by the client on its own);
 #   config    a config with an error: published at the config file;
+#   refresh   the inventory changed on disk: read again, announced or not;
 #   protocol  malformed messages, unknown methods, bad positions: the protocol's errors, and the
 #             server serves on; exit statuses 0 after shutdown, 1 without;
 #   edits     10,000 edits under the sanitizers (no leak, no crash) and with the release build;
@@ -79,6 +80,9 @@ scenario compare-wide "$client" "$asan" compare "$tmp/ws-wide" wide.yaml nodes.y
 grep -q '^PASS wide.yaml: note on the input at 4:65' "$tmp/out" && ok ||
 	bad "compare-wide: the duplicate key after the surrogate pair was not among the checks" "$tmp/out"
 scenario config-error "$client" "$asan" config-error "$tmp/ws-bad"
+mkdir -p "$tmp/ws-refresh"
+cp "$seed/manifest.yaml" "$seed/nodes.yaml" "$tmp/ws-refresh/"
+scenario refresh "$client" "$asan" refresh "$tmp/ws-refresh"
 scenario protocol "$client" "$asan" protocol "$tmp/ws"
 
 # Under the sanitizers the quarantine of freed memory (256 MiB by default) would hold the resident
