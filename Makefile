@@ -62,9 +62,10 @@ build/asan/conformance: tests/conformance.c $(ASANLIB)
 	$(CC) $(STD) -O1 -g $(SAN) $(PKG_CFLAGS) -o $@ $< $(ASANLIB) $(PKG_LIBS)
 
 # The scripted language server client (tests/run-lsp.sh): its own framing, cJSON for the rest.
-build/asan/lspclient: tests/lspclient.c
+LSPCLIENT := tests/lspclient.c tests/lspclient_docs.c tests/lspclient_protocol.c
+build/asan/lspclient: $(LSPCLIENT) tests/lspclient.h
 	@mkdir -p $(dir $@)
-	$(CC) $(STD) -O1 -g $(SAN) $(PKG_CFLAGS) -o $@ $< $(PKG_LIBS)
+	$(CC) $(STD) -O1 -g $(SAN) $(PKG_CFLAGS) -o $@ $(LSPCLIENT) $(PKG_LIBS)
 
 # Time and peak memory of a command, for the tests that bound hostile input.
 build/rusage: tests/rusage.c

@@ -20,10 +20,13 @@
 static void drop_places(struct sl_lsp *s)
 {
 	for (size_t i = 0; i < s->nsrcs; i++) {
-		free(s->srcs[i].uri);
-		sl_lsp_lines_free(&s->srcs[i].lines);
+		free(s->srcs[i]->uri);
+		sl_lsp_lines_free(&s->srcs[i]->lines);
+		free(s->srcs[i]);
 	}
 	s->nsrcs = 0;
+	free(s->by_order);
+	s->by_order = NULL;
 }
 
 static void drop_run(struct sl_lsp *s)
@@ -55,12 +58,26 @@ void sl_lsp_lint_free(struct sl_lsp *s)
  * open, so that the client recognises it). */
 static struct sl_lsp_src *place(struct sl_lsp *s, const struct sl_source *src)
 {
-	for (size_t i = 0; i < s->nsrcs; i++)
-		if (s->srcs[i].src == src)
-			return &s->srcs[i];
+	/* A source of the run is found by its order in it, at once: a run over thousands of files
+	 * places each finding's. Any other (the config) is one of a few, searched. */
+	const struct sl_sources *ss = s->run ? &s->run->ss : NULL;
+	struct sl_lsp_src **slot = NULL;
+	if (ss && src->order < ss->n && ss->v[src->order] == src) {
+		if (!s->by_order)
+			s->by_order = sl_xcalloc(ss->n, sizeof *s->by_order);
+		slot = &s->by_order[src->order];
+		if (*slot)
+			return *slot;
+	} else {
+		for (size_t i = 0; i < s->nsrcs; i++)
+			if (s->srcs[i]->src == src)
+				return s->srcs[i];
+	}
+	struct sl_lsp_src *p = sl_xcalloc(1, sizeof *p);
 	sl_grow(&s->srcs, &s->capsrcs, s->nsrcs + 1, sizeof *s->srcs);
-	struct sl_lsp_src *p = &s->srcs[s->nsrcs++];
-	memset(p, 0, sizeof *p);
+	s->srcs[s->nsrcs++] = p;
+	if (slot)
+		*slot = p;
 	p->src = src;
 	p->doc = -1;
 	char *abs = sl_path_absolute(src->path);

@@ -57,9 +57,12 @@ struct sl_lsp {
 	struct sl_filekey cfg_key;
 	char *cfg_published; /* the config's errors last published (JSON), NULL: none */
 	struct sl_run *run;  /* the last run; NULL before the first or after a config error */
-	struct sl_lsp_src *srcs;
+	/* The sources placed so far in this run (each allocated on its own: a pointer to one stays
+	 * good while more are placed), and the run's own ones by their order in it. */
+	struct sl_lsp_src **srcs;
 	size_t nsrcs, capsrcs;
-	bool dirty; /* a document or file changed since the last run */
+	struct sl_lsp_src **by_order; /* run->ss.n of them, NULL until placed */
+	bool dirty;                   /* a document or file changed since the last run */
 	unsigned long long runs;
 };
 
