@@ -55,8 +55,9 @@ build/asan/%.o: %.c $(HDR)
 build/asan/schedlint: $(ASANOBJ)
 	$(CC) $(SAN) -o $@ $(ASANOBJ) $(PKG_LIBS)
 
-build/asan/unit: tests/unit.c $(ASANLIB)
-	$(CC) $(STD) -O1 -g $(SAN) $(PKG_CFLAGS) -o $@ $< $(ASANLIB) $(PKG_LIBS)
+UNIT := tests/unit.c tests/unit_lsp.c
+build/asan/unit: $(UNIT) tests/unit.h $(ASANLIB)
+	$(CC) $(STD) -O1 -g $(SAN) $(PKG_CFLAGS) -o $@ $(UNIT) $(ASANLIB) $(PKG_LIBS)
 
 build/asan/conformance: tests/conformance.c $(ASANLIB)
 	$(CC) $(STD) -O1 -g $(SAN) $(PKG_CFLAGS) -o $@ $< $(ASANLIB) $(PKG_LIBS)

@@ -448,7 +448,7 @@ static void on_code_action(struct sl_lsp *s, const cJSON *id, const cJSON *param
 		quickfix |= cJSON_IsString(k) && (!strcmp(k->valuestring, "quickfix") || !*k->valuestring);
 	}
 	if (s->dirty)
-		sl_lsp_lint(s); /* the answer is about the text as it is now */
+		sl_lsp_lint(s, false); /* the answer is about the text as it is now */
 	send_response(s, id, sl_lsp_code_actions(s, d, a, b, quickfix));
 }
 
@@ -605,7 +605,7 @@ int sl_lsp_serve(int in, int out)
 		if (s.exiting || got < 0)
 			break; /* exit, or the client is gone */
 		if (s.dirty && s.state == SL_LSP_RUNNING)
-			sl_lsp_lint(&s);
+			sl_lsp_lint(&s, true);
 		else if (sl_rpc_fill(&s.rpc, -1) < 0)
 			break;
 	}

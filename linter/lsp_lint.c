@@ -2,6 +2,7 @@
  * run over the workspace's folders and the open documents (their buffers in place of the files,
  * through the overlay), the findings as diagnostics of the open documents, and their fixes as
  * quick fixes. The run is kept until the next one: code action requests are answered from it. */
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -272,7 +273,19 @@ static double ms_since(const struct timespec *t0)
 	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-void sl_lsp_lint(struct sl_lsp *s)
+/* A message has come since the run began (or the client is gone): the run's text may be stale. */
+static bool input_waiting(void *ctx)
+{
+	const struct sl_lsp *s = ctx;
+	struct pollfd p = {s->rpc.in, POLLIN, 0};
+	return s->rpc.in >= 0 && poll(&p, 1, 0) > 0;
+}
+
+/* A client that sends messages without pause would have every run cancelled: after a few in a
+ * row one runs to the end whatever comes. */
+#define MAX_CANCELLED_IN_ROW 3
+
+void sl_lsp_lint(struct sl_lsp *s, bool cancellable)
 {
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -299,8 +312,25 @@ void sl_lsp_lint(struct sl_lsp *s)
 	r->cfg = &s->cfg;
 	r->overlay = &s->ov;
 	r->keep_bytes = true;
+	if (cancellable && s->cancelled_in_row < MAX_CANCELLED_IN_ROW) {
+		r->stale = input_waiting;
+		r->stale_ctx = s;
+	}
 	sl_run(r, (const char *const *)s->nodes, s->nnodes, (const char *const *)s->pods, s->npods, paths, n);
 	free(paths);
+	if (r->stale && !r->cancelled && input_waiting(s))
+		r->cancelled = true; /* the last chance: what came may make its diagnostics stale */
+	if (r->cancelled) {
+		sl_run_free(r);
+		free(r);
+		s->dirty = true;
+		s->cancelled++;
+		s->cancelled_in_row++;
+		sl_lsp_log(s, 4, "schedlint: a run cancelled after %.0f ms: messages came while it ran (%llu so far)",
+			   ms_since(&t0), s->cancelled);
+		return;
+	}
+	s->cancelled_in_row = 0;
 	s->run = r;
 	publish_docs(s);
 	double ms = ms_since(&t0);

@@ -63,7 +63,8 @@ struct sl_lsp {
 	size_t nsrcs, capsrcs;
 	struct sl_lsp_src **by_order; /* run->ss.n of them, NULL until placed */
 	bool dirty;                   /* a document or file changed since the last run */
-	unsigned long long runs;
+	unsigned long long runs, cancelled;
+	unsigned cancelled_in_row; /* runs cancelled since one finished */
 };
 
 /* lsp.c */
@@ -71,8 +72,10 @@ void sl_lsp_notify(struct sl_lsp *s, const char *method, cJSON *params); /* take
 void sl_lsp_log(struct sl_lsp *s, int type, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* lsp_lint.c */
-/* Lint the workspace as the buffers read now, and publish what changed. */
-void sl_lsp_lint(struct sl_lsp *s);
+/* Lint the workspace as the buffers read now, and publish what changed. A cancellable run ends
+ * early when more messages arrive while it runs (they may change what it lints): nothing is
+ * published then, and s->dirty stays set for the next. */
+void sl_lsp_lint(struct sl_lsp *s, bool cancellable);
 /* Drop the last run and the config (before the server ends, or when the config changes). */
 void sl_lsp_lint_free(struct sl_lsp *s);
 /* Publish diagnostics for a document: NULL or an empty array clears them. Takes diags. */

@@ -27,6 +27,11 @@ struct sl_run {
 	 * the run. */
 	struct sl_overlay *overlay;
 	bool keep_bytes;
+	/* The language server's too: asked between stages, true when what the run lints has changed
+	 * meanwhile; the run then ends early, cancelled, its findings incomplete. NULL: never. */
+	bool (*stale)(void *ctx);
+	void *stale_ctx;
+	bool cancelled;
 	struct sl_sources ss;
 	struct sl_findings fs;
 	/* --explain: per workload, in the order of the workloads */

@@ -289,6 +289,49 @@ static double now_ms(void)
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
+/* Changes 5 ms apart, each sooner than a run over the workspace takes: the runs they interrupt
+ * are cancelled (the server logs each), and nothing is published for a version older than one
+ * already published. A code action request after them is answered once the text as it is then
+ * has been linted: by then the diagnostics last published are the last change's (none). version
+ * is the last one sent; the buffer reads as text (one diagnostic) at it. */
+static void burst(struct server *s, const char *uri, const char *text, const char *fixed, int *version)
+{
+	enum { CHANGES = 11 }; /* odd: the last is the fixed text, whose diagnostics differ */
+	for (int i = 0; i < CHANGES; i++) {
+		change_doc(s, uri, i % 2 ? text : fixed, ++*version);
+		nanosleep(&(struct timespec){0, 5000000}, NULL);
+	}
+	cJSON *p = cJSON_CreateObject();
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(p, "textDocument"), "uri", uri);
+	cJSON_AddItemToObject(p, "range", range_json(0, 0, 0, 0));
+	cJSON_AddArrayToObject(cJSON_AddObjectToObject(p, "context"), "diagnostics");
+	int id = request_async(s, "textDocument/codeAction", p);
+	int cancelled = 0, published = 0, newest = 0, backwards = 0, last = -1;
+	cJSON *m;
+	while ((m = recv_msg(s, TIMEOUT_MS)) && !is_response(m, id)) {
+		const cJSON *mp = cJSON_GetObjectItem(m, "params");
+		const cJSON *msg = mp ? cJSON_GetObjectItem(mp, "message") : NULL,
+			    *v = mp ? cJSON_GetObjectItem(mp, "version") : NULL;
+		if (is_method(m, "window/logMessage") && cJSON_IsString(msg) &&
+		    strstr(msg->valuestring, "a run cancelled"))
+			cancelled++;
+		if (is_method(m, "textDocument/publishDiagnostics") && cJSON_IsNumber(v)) {
+			published++;
+			backwards += v->valueint < newest;
+			newest = v->valueint;
+			last = cJSON_GetArraySize(cJSON_GetObjectItem(mp, "diagnostics"));
+		}
+		cJSON_Delete(m);
+	}
+	printf("figure: %d changes 5 ms apart: %d runs cancelled, %d diagnostics published\n", CHANGES, cancelled,
+	       published);
+	check(m != NULL, "burst: the code action request after the changes answered");
+	check(last == 0, "burst: the diagnostics last published are the last change's (none): %d", last);
+	check(cancelled > 0, "burst: runs interrupted by a change were cancelled (%d)", cancelled);
+	check(!backwards, "burst: no diagnostics published for a version older than one published before");
+	cJSON_Delete(m);
+}
+
 /* The time from a change to its diagnostics, n times, with root as the workspace. */
 int latency(const char *root, const char *doc, const char *nodes, int n, double bound)
 {
@@ -315,6 +358,8 @@ int latency(const char *root, const char *doc, const char *nodes, int n, double 
 	       root, first, median, p90, max, n);
 	check(lost == 0, "latency: every change's diagnostics published (%d missing or wrong)", lost);
 	check(median < bound, "latency: median %.1f ms under %.0f ms", median, bound);
+	if (n % 2 == 0) /* the last change restored the text */
+		burst(&s, uri, text, fixed, &version);
 	cJSON_Delete(request(&s, "shutdown", NULL));
 	notify(&s, "exit", NULL);
 	check(wait_exit(&s, TIMEOUT_MS) == 0, "latency: exit status 0");

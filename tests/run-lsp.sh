@@ -14,7 +14,8 @@
 #   edits     10,000 edits under the sanitizers (no leak, no crash) and with the release build;
 #             the server's resident memory from the first tenth to the end must not grow;
 #   latency   with the shared corpus as the workspace (when SHARED has it), the time from a change
-#             to its diagnostics (the release build);
+#             to its diagnostics (the release build); then changes 5 ms apart, which cancel the
+#             runs they interrupt, and the last one's diagnostics;
 #   nvim      headless Neovim's own client (tests/lsp-nvim.lua) attached to the seed: the
 #             diagnostics it received, the preferred fix applied, the diagnostics gone (skipped
 #             without nvim).
