@@ -55,11 +55,18 @@ build/asan/%.o: %.c $(HDR)
 build/asan/schedlint: $(ASANOBJ)
 	$(CC) $(SAN) -o $@ $(ASANOBJ) $(PKG_LIBS)
 
-build/asan/unit: tests/unit.c $(ASANLIB)
-	$(CC) $(STD) -O1 -g $(SAN) $(PKG_CFLAGS) -o $@ $< $(ASANLIB) $(PKG_LIBS)
+UNIT := tests/unit.c tests/unit_lsp.c
+build/asan/unit: $(UNIT) tests/unit.h $(ASANLIB)
+	$(CC) $(STD) -O1 -g $(SAN) $(PKG_CFLAGS) -o $@ $(UNIT) $(ASANLIB) $(PKG_LIBS)
 
 build/asan/conformance: tests/conformance.c $(ASANLIB)
 	$(CC) $(STD) -O1 -g $(SAN) $(PKG_CFLAGS) -o $@ $< $(ASANLIB) $(PKG_LIBS)
+
+# The scripted language server client (tests/run-lsp.sh): its own framing, cJSON for the rest.
+LSPCLIENT := tests/lspclient.c tests/lspclient_docs.c tests/lspclient_protocol.c
+build/asan/lspclient: $(LSPCLIENT) tests/lspclient.h
+	@mkdir -p $(dir $@)
+	$(CC) $(STD) -O1 -g $(SAN) $(PKG_CFLAGS) -o $@ $(LSPCLIENT) $(PKG_LIBS)
 
 # Time and peak memory of a command, for the tests that bound hostile input.
 build/rusage: tests/rusage.c
@@ -79,7 +86,7 @@ demo: deps
 check: deps
 	@$(MAKE) --no-print-directory check-run
 
-check-run: schedlint build/asan/schedlint build/asan/unit build/asan/conformance build/rusage
+check-run: schedlint build/asan/schedlint build/asan/unit build/asan/conformance build/asan/lspclient build/rusage
 	@SHARED=$(SHARED) sh tests/run-all.sh
 
 # libFuzzer harnesses (clang; Debian: clang libclang-rt-dev). make fuzz FUZZ_SECONDS=600
@@ -87,7 +94,7 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS   := $(STD) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZOBJ      := $(LIBSRC:%.c=build/fuzz/obj/%.o) build/fuzz/obj/tests/fuzz/fuzz_file.o
-FUZZERS      := manifests nodes pods pipeline config quantity
+FUZZERS      := manifests nodes pods pipeline config quantity lsp
 
 build/fuzz/obj/%.o: %.c $(HDR) tests/fuzz/fuzz.h
 	@mkdir -p $(@D)

@@ -56,11 +56,10 @@ static char *relative_to_cwd(const char *dir, const char *name)
 	return sl_buf_detach(&b);
 }
 
-char *sl_config_find(void)
+/* The directory at or above dir (cut back in place) that holds a config, up to the directory
+ * holding .git (or /): the config's name, or NULL. */
+static const char *find_up(char *dir)
 {
-	char dir[PATH_MAX];
-	if (!getcwd(dir, sizeof dir))
-		return NULL;
 	for (;;) {
 		static const char *const names[] = {".schedlint.yaml", ".schedlint.yml"};
 		for (size_t i = 0; i < 2; i++) {
@@ -68,7 +67,7 @@ char *sl_config_find(void)
 			struct stat st;
 			if (stat(p, &st) == 0 && !S_ISDIR(st.st_mode)) {
 				free(p);
-				return relative_to_cwd(dir, names[i]);
+				return names[i];
 			}
 			free(p);
 		}
@@ -83,6 +82,24 @@ char *sl_config_find(void)
 		else
 			*slash = 0;
 	}
+}
+
+char *sl_config_find(void)
+{
+	char dir[PATH_MAX];
+	if (!getcwd(dir, sizeof dir))
+		return NULL;
+	const char *name = find_up(dir);
+	return name ? relative_to_cwd(dir, name) : NULL;
+}
+
+char *sl_config_find_from(const char *start)
+{
+	char *dir = sl_path_absolute(start);
+	const char *name = find_up(dir);
+	char *found = name ? sl_xasprintf("%s%s%s", dir, strcmp(dir, "/") ? "/" : "", name) : NULL;
+	free(dir);
+	return found;
 }
 
 char *sl_config_relpath(const struct sl_config *c, const char *path)

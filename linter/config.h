@@ -88,6 +88,8 @@ void sl_config_defaults(struct sl_config *c);
 /* Walk up from the working directory to the directory holding .git (or /) for .schedlint.yaml
  * or .schedlint.yml. Returns a path to free, or NULL. */
 char *sl_config_find(void);
+/* The same from directory start (the language server's workspace root): an absolute path. */
+char *sl_config_find_from(const char *start);
 /* Read and check path. Errors go to errs; returns -1 if there was any (the config is then
  * still safe to free). Call on a config set up by sl_config_defaults. */
 int sl_config_load(struct sl_config *c, const char *path, struct sl_findings *errs);

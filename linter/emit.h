@@ -14,6 +14,14 @@
 
 struct sl_rule;
 struct sl_config;
+struct sl_buf;
+
+/* What every format with one message per finding shows (SARIF, the language server): the message
+ * and the proof, "message.\n- note\n- note". */
+void sl_finding_text(struct sl_buf *b, const struct sl_finding *f);
+/* The page of a built-in rule, docs/rules/<id>.md, on the project's site; NULL for a policy of
+ * the config, which has no page. Caller frees. */
+char *sl_rule_help_uri(const struct sl_rule *r);
 
 /* Text: rule findings (suppressed ones only with show_suppressed, marked) and, with errors_too,
  * input errors, in order; `color` adds ANSI colour. */

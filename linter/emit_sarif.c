@@ -111,19 +111,17 @@ static cJSON *rule_meta(const struct sl_rule *r, enum sl_level level, bool polic
 	cJSON *help = cJSON_AddObjectToObject(o, "help");
 	cJSON_AddStringToObject(help, "text", r->help);
 	struct sl_buf md = SL_BUF_INIT;
-	if (policy)
+	char *uri = policy ? NULL : sl_rule_help_uri(r);
+	if (!uri)
 		sl_buf_printf(&md, "**%s**\n\n%s\n\n**Fix.** %s", r->summary, r->description, r->help);
 	else
-		sl_buf_printf(&md,
-			      "**%s**\n\n%s\n\n**Fix.** %s\n\nSee [docs/rules/%s.md](%s/blob/main/docs/rules/%s.md).",
-			      r->summary, r->description, r->help, r->id, SL_HOME, r->id);
+		sl_buf_printf(&md, "**%s**\n\n%s\n\n**Fix.** %s\n\nSee [docs/rules/%s.md](%s).", r->summary,
+			      r->description, r->help, r->id, uri);
 	cJSON_AddStringToObject(help, "markdown", md.s);
 	sl_buf_free(&md);
-	if (!policy) {
-		char *uri = sl_xasprintf("%s/blob/main/docs/rules/%s.md", SL_HOME, r->id);
+	if (uri)
 		cJSON_AddStringToObject(o, "helpUri", uri);
-		free(uri);
-	}
+	free(uri);
 	/* What this run reports the rule at: the config's level, or off. */
 	cJSON *dc = cJSON_AddObjectToObject(o, "defaultConfiguration");
 	if (level == SL_LEVEL_NONE)
@@ -176,10 +174,7 @@ static cJSON *result(const struct sarif *sx, const struct sl_finding *f, int rul
 	cJSON_AddStringToObject(o, "level", sarif_level(f->level));
 	/* The message carries the proof too: most SARIF consumers show only the message. */
 	struct sl_buf msg = SL_BUF_INIT;
-	sl_buf_puts(&msg, f->message);
-	sl_buf_putc(&msg, '.');
-	for (size_t i = 0; i < f->nnotes; i++)
-		sl_buf_printf(&msg, "\n- %s", f->notes[i]);
+	sl_finding_text(&msg, f);
 	cJSON_AddItemToObject(o, "message", text_obj(msg.s));
 	sl_buf_free(&msg);
 	cJSON *locs = cJSON_AddArrayToObject(o, "locations");

@@ -11,6 +11,7 @@
 #include "buf.h"
 #include "diag.h"
 #include "limits.h"
+#include "overlay.h"
 #include "path.h"
 
 /* Directories nest at most this deep: a symlink loop must end, not hang. */
@@ -280,14 +281,54 @@ static int add_dir(struct sl_sources *ss, const char *path, struct sl_findings *
 	return rc;
 }
 
+/* s's bytes from the overlay, when it has them for the file st says is there now (st NULL: a
+ * buffer with no file yet). Returns false when the file must be read; else 0 or -1 (too large,
+ * reported) in *rc. */
+static bool from_overlay(struct sl_sources *ss, struct sl_source *s, const struct stat *st, struct sl_findings *errs,
+			 int *rc)
+{
+	size_t len;
+	char *data = ss->overlay ? sl_overlay_get(ss->overlay, s->path, st, &len) : NULL;
+	if (!data)
+		return false;
+	*rc = 0;
+	if (len > sl_limits.file_bytes) {
+		free(data);
+		*rc = source_fail(s, errs, "file", EFBIG);
+		return true;
+	}
+	s->data = data;
+	s->len = len;
+	return true;
+}
+
+/* A path given explicitly that is an open buffer with no file behind it yet (new, unsaved):
+ * linted as its buffer reads. */
+static int add_unsaved(struct sl_sources *ss, const char *path, struct sl_findings *errs,
+		       const struct sl_input_filter *filter)
+{
+	int skip = filter ? filter->skip(filter->ctx, path, 0) : 0;
+	if (skip)
+		return skip < 0 ? -1 : 0;
+	struct sl_source *s = source_adopt(path, NULL, 0, 0);
+	push(ss, s);
+	int rc = 0;
+	from_overlay(ss, s, NULL, errs, &rc);
+	return rc;
+}
+
 static int add_path(struct sl_sources *ss, const char *path, struct sl_findings *errs, int depth, int explicit,
 		    const struct sl_input_filter *filter)
 {
 	struct stat st;
 	if (depth > MAX_DIR_DEPTH)
 		return path_error(ss, errs, path, "directories nest too deeply (a symlink loop?)", 0);
-	if (stat(path, &st) < 0)
-		return path_error(ss, errs, path, "cannot open file", errno);
+	if (stat(path, &st) < 0) {
+		int err = errno;
+		if (explicit && ss->overlay && sl_overlay_pinned(ss->overlay, path))
+			return add_unsaved(ss, path, errs, filter);
+		return path_error(ss, errs, path, "cannot open file", err);
+	}
 	/* Excluded paths are not read at all: an excluded directory is not even walked. */
 	int skip = filter && (S_ISDIR(st.st_mode) || explicit || has_manifest_ext(path))
 		       ? filter->skip(filter->ctx, path, S_ISDIR(st.st_mode))
@@ -317,6 +358,10 @@ static int add_path(struct sl_sources *ss, const char *path, struct sl_findings 
 		return 0; /* the same file given twice, or reached twice: read once */
 	struct sl_source *s = source_adopt(path, NULL, 0, 0);
 	push(ss, s);
+	s->cache = ss->overlay;
+	int rc;
+	if (S_ISREG(st.st_mode) && from_overlay(ss, s, &st, errs, &rc))
+		return rc;
 	/* A file too large to read is refused at once, as it always was. */
 	s->unread = ss->defer_reading && S_ISREG(st.st_mode) && (size_t)st.st_size <= sl_limits.file_bytes;
 	return s->unread ? 0 : sl_source_read(s, errs);
@@ -342,6 +387,8 @@ static int read_file(struct sl_source *s, const char **what)
 			s->data = data;
 			s->len = len;
 			s->huge = cap;
+			if (s->cache)
+				sl_overlay_store(s->cache, s->path, &st, data, len);
 			return 0;
 		}
 		/* It grew while read, or failed: the general path says which. */
@@ -358,6 +405,8 @@ static int read_file(struct sl_source *s, const char **what)
 	}
 	s->len = b.len;
 	s->data = sl_buf_detach(&b);
+	if (s->cache && regular)
+		sl_overlay_store(s->cache, s->path, &st, s->data, s->len);
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 #include "source.h"
 
 struct sl_findings;
+struct sl_overlay;
 struct sl_span;
 
 struct sl_fileid {
@@ -32,6 +33,9 @@ struct sl_sources {
 	/* Regular files are left unread when added, for sl_source_read to read them where they are
 	 * parsed: on the parsing threads, not one after another before parsing starts. */
 	bool defer_reading;
+	/* Open buffers and cached files read instead of the disk (the language server's); NULL: the
+	 * disk alone. Files read from disk are then kept in it. */
+	struct sl_overlay *overlay;
 };
 
 /* Which paths not to read (the config's exclude): skip(ctx, path, is_dir) returns 1 to leave the

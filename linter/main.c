@@ -17,6 +17,7 @@
 #include "fix.h"
 #include "input.h"
 #include "k8s.h"
+#include "lsp.h"
 #include "run.h"
 #include "sched.h"
 #include "yamldoc.h"
@@ -108,11 +109,14 @@ static const struct opt_doc {
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: schedlint [OPTIONS] PATH...\n\n"
+	fprintf(out, "usage: schedlint [OPTIONS] PATH...\n"
+		     "       schedlint lsp\n\n"
 		     "Proves from Kubernetes manifests (and a node inventory) that pods will not schedule "
 		     "or\n"
 		     "that a rollout can never finish. PATH is a file, a directory (searched for *.yaml,\n"
-		     "*.yml, *.json) or - for stdin.\n\nOptions:\n");
+		     "*.yml, *.json) or - for stdin. `schedlint lsp` is a language server on stdin and\n"
+		     "stdout: editors show the findings as you type and offer the fixes (docs/editors/).\n"
+		     "\nOptions:\n");
 	for (size_t i = 0; i < NOPTS; i++) {
 		char left[64];
 		const struct opt_doc *d = &opts[i];
@@ -488,8 +492,22 @@ static int pipeline(struct options *o, char *const *paths, size_t npaths)
 	return rc;
 }
 
+/* `schedlint lsp [--stdio]`: the language server on standard input and output. --stdio is what
+ * many clients pass to every server; it is the only transport there is. */
+static int lsp(int argc, char **argv)
+{
+	for (int i = 2; i < argc; i++)
+		if (strcmp(argv[i], "--stdio")) {
+			fprintf(stderr, "schedlint: error: lsp takes no arguments but --stdio, not '%s'\n", argv[i]);
+			return 2;
+		}
+	return sl_lsp_serve(0, 1);
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && !strcmp(argv[1], "lsp"))
+		return lsp(argc, argv);
 	struct options o = {.fail_on = SL_ERROR, .color = -1};
 	int done, rc;
 	if (parse_args(argc, argv, &o, &done) < 0 || done)

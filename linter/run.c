@@ -172,7 +172,7 @@ static bool key_read(void *ctx, const char *key)
 static void model(struct sl_run *r, const struct target *t, struct sl_model *m, struct sl_findings *errs)
 {
 	struct sl_findings loaded = {0};
-	struct sl_tree_readers readers = {source_read, object_read, key_read, r->fix, r};
+	struct sl_tree_readers readers = {source_read, object_read, key_read, r->fix || r->keep_bytes, r};
 	sl_model_load_many(m, t->loads, t->nloads, &readers, &loaded);
 	const struct sl_target *tg = t->index >= 0 ? &r->cfg->targets[t->index] : NULL;
 	bool own = tg && tg->kube_minor;
@@ -385,6 +385,7 @@ static struct target *load(struct sl_run *r, const char *const *nodes, size_t nn
 	size_t nt = c->ntargets + 1;
 	struct target *ts = sl_xcalloc(nt, sizeof *ts);
 	r->ss.defer_reading = true; /* files are read where they are parsed, several at a time */
+	r->ss.overlay = r->overlay;
 	for (size_t i = 0; i < nt; i++)
 		ts[i].index = (int)i - 1;
 	add_inventories(r, &ts[0], nnodes ? (char *const *)nodes : c->nodes, nnodes ? nnodes : c->nnodes,
@@ -438,6 +439,14 @@ static void finish(struct sl_run *r, struct sl_suppress *sup, struct explained_l
 	}
 }
 
+/* Whether the run ends here: what it lints has changed since it began (see run.h). */
+static bool cancel(struct sl_run *r)
+{
+	if (!r->cancelled && r->stale && r->stale(r->stale_ctx))
+		r->cancelled = true;
+	return r->cancelled;
+}
+
 void sl_run(struct sl_run *r, const char *const *nodes, size_t nnodes, const char *const *pods, size_t npods,
 	    char *const *paths, size_t npaths)
 {
@@ -451,12 +460,23 @@ void sl_run(struct sl_run *r, const char *const *nodes, size_t nnodes, const cha
 		 * even read); the default one is, without targets, as it always was. */
 		if (!ts[i].nmanifests && (i || r->cfg->ntargets))
 			continue;
+		if (cancel(r))
+			break;
 		struct sl_model m = {0};
 		model(r, &ts[i], &m, &r->fs);
-		check(r, &ts[i], &m, &sup, &r->fs, &ex);
+		if (!cancel(r)) /* the parsing is done: the rules are the other half */
+			check(r, &ts[i], &m, &sup, &r->fs, &ex);
 		sl_model_free(&m);
+		if (r->cancelled)
+			break;
 	}
-	finish(r, &sup, &ex);
+	if (!r->cancelled)
+		finish(r, &sup, &ex);
+	else
+		for (size_t i = 0; i < ex.n; i++) {
+			free(ex.v[i].text);
+			cJSON_Delete(ex.v[i].json);
+		}
 	sl_suppress_free(&sup);
 	for (size_t i = 0; i < nt; i++)
 		free(ts[i].loads);

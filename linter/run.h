@@ -13,6 +13,7 @@
 #include "input.h"
 
 struct sl_explained;
+struct sl_overlay;
 
 struct sl_run {
 	struct sl_config *cfg;
@@ -21,6 +22,16 @@ struct sl_run {
 	bool fix;                   /* --fix: the sources are rewritten whole afterwards */
 	int kube_minor;             /* --kube-version (kversion.h); 0: not given */
 	const char *kube_text;
+	/* The language server's: open buffers and cached files read instead of the disk (NULL: the
+	 * disk), and every byte of every source kept, since positions are computed from them after
+	 * the run. */
+	struct sl_overlay *overlay;
+	bool keep_bytes;
+	/* The language server's too: asked between stages, true when what the run lints has changed
+	 * meanwhile; the run then ends early, cancelled, its findings incomplete. NULL: never. */
+	bool (*stale)(void *ctx);
+	void *stale_ctx;
+	bool cancelled;
 	struct sl_sources ss;
 	struct sl_findings fs;
 	/* --explain: per workload, in the order of the workloads */

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct sl_overlay;
 struct sl_span;
 
 struct sl_source {
@@ -19,13 +20,14 @@ struct sl_source {
 	size_t nlines;
 	uint32_t *cp; /* byte offset of every 64th code point; NULL when the bytes are ASCII */
 	size_t ncp;
-	int failed;      /* could not be read: an input error was reported, nothing to parse */
-	bool unread;     /* added but not read yet: sl_source_read reads it */
-	size_t order;    /* its position in the sl_sources it was read into: the report's order */
-	bool parsed;     /* parsed for a target already (an inventory several share): errors reported */
-	bool shared;     /* loaded more than once (a manifest that is an inventory too): no byte forgotten */
-	bool from_stdin; /* read from standard input: no file to fix; unnamed when path is "-" */
-	bool skipped;    /* not a Kubernetes manifest (manifest.h): read, then left alone */
+	int failed;               /* could not be read: an input error was reported, nothing to parse */
+	bool unread;              /* added but not read yet: sl_source_read reads it */
+	size_t order;             /* its position in the sl_sources it was read into: the report's order */
+	bool parsed;              /* parsed for a target already (an inventory several share): errors reported */
+	bool shared;              /* loaded more than once (a manifest that is an inventory too): no byte forgotten */
+	bool from_stdin;          /* read from standard input: no file to fix; unnamed when path is "-" */
+	bool skipped;             /* not a Kubernetes manifest (manifest.h): read, then left alone */
+	struct sl_overlay *cache; /* where a copy of what is read from disk is kept (NULL: nowhere) */
 };
 
 /* Build the line (and code point) index that positions need. Idempotent. Sources read from

@@ -1,7 +1,7 @@
 #!/bin/sh
 # make check: every suite, the binaries built with AddressSanitizer + UndefinedBehaviorSanitizer.
 # Suites that read ../shared (conformance, corpus, SARIF validation) or need a tool (npm, pre-commit,
-# vim) run when it is there and say they were skipped when it is not. Each suite prints its last
+# vim, nvim) run when it is there and say they were skipped when it is not. Each suite prints its last
 # line and how long it took; a slow one prints "progress: …" lines as it goes, shown at once, so
 # no stage is silent for minutes. The last line is the summary CI looks for:
 #   schedlint check: PASS|FAIL (…)
@@ -91,6 +91,9 @@ else
 	skip actions "needs npm for @action-validator/cli, and bash"
 fi
 run editors sh tests/run-editors.sh build/asan/schedlint
+# The language server: the scripted client, 10,000 edits, the latency over the corpus when it is
+# there, and Neovim's client when nvim is.
+run lsp sh tests/run-lsp.sh build/asan/schedlint ./schedlint build/asan/lspclient "$SHARED/corpus"
 if command -v pre-commit >/dev/null 2>&1 && [ -e .git ] && command -v git >/dev/null 2>&1; then
 	run precommit sh tests/run-precommit.sh build/asan/schedlint
 else

@@ -65,6 +65,12 @@ hasnt() {
 
 expect "--help" 0 "$bin" --help
 has "--help lists --nodes" "$tmp/out" "--nodes FILE"
+has "--help names the language server" "$tmp/out" "schedlint lsp"
+# `schedlint lsp` is a subcommand (tests/run-lsp.sh drives the server): what it takes, and the exit
+# status 1 of a server whose client left without shutdown.
+expect "lsp with an argument" 2 "$bin" lsp --frobnicate
+has "lsp with an argument" "$tmp/err" "lsp takes no arguments but --stdio"
+expect "lsp, the input ends at once" 1 "$bin" lsp --stdio </dev/null
 expect "--version" 0 "$bin" --version
 has "--version" "$tmp/out" "schedlint "
 expect "--list-rules" 0 "$bin" --list-rules

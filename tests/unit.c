@@ -1,5 +1,6 @@
-/* unit — quantities, fence-posts, selectors, tolerations, the YAML loader's edge cases and the unified diff.
- * Each CHECK prints the failing expression with its line; the run ends with a count. */
+/* unit — quantities, fence-posts, selectors, tolerations, the YAML loader's edge cases and the unified diff;
+ * the language server's pieces in unit_lsp.c. Each CHECK prints the failing expression with its line; the
+ * run ends with a count. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,16 +17,9 @@
 #include "../linter/sched.h"
 #include "../linter/udiff.h"
 #include "../linter/yamldoc.h"
+#include "unit.h"
 
-static int checks, failures;
-#define CHECK(cond)                                                                                                    \
-	do {                                                                                                           \
-		checks++;                                                                                              \
-		if (!(cond)) {                                                                                         \
-			failures++;                                                                                    \
-			fprintf(stderr, "tests/unit.c:%d: check failed: %s\n", __LINE__, #cond);                       \
-		}                                                                                                      \
-	} while (0)
+int checks, failures;
 
 static int64_t q(const char *s, int scale)
 {
@@ -872,6 +866,8 @@ static void test_udiff(void)
 	sl_buf_free(&out);
 }
 
+/* The protocol's positions: 0-based lines split at \n, \r\n and a lone \r; characters in UTF-16
+ * code units. "é" is 2 bytes and 1 unit, "中" 3 bytes and 1 unit, "😀" 4 bytes and 2 units. */
 int main(void)
 {
 	test_quantities();
@@ -891,6 +887,7 @@ int main(void)
 	test_patterns();
 	test_udiff();
 	test_fix_apply();
+	test_lsp();
 	printf("unit: %d/%d checks passed\n", checks - failures, checks);
 	return failures ? 1 : 0;
 }

@@ -35,10 +35,17 @@ for q in 0 1 250m 1.5Gi 16.5Gi 1e3 100Ki 7Ei 8Ei 1e400 0.5m 1n 0.0000000001 -1 +
 	n=$((n + 1))
 	printf '%s' "$q" >"$out/seeds/quantity/q$n"
 done
-for h in manifests nodes pods pipeline config quantity; do
+# The language server's framing: a few messages as clients send them.
+mkdir -p "$out/seeds/lsp"
+printf 'Content-Length: 52\r\n\r\n{"jsonrpc":"2.0","id":1,"method":"shutdown","params":{}}' >"$out/seeds/lsp/m1"
+printf 'Content-Length: 2\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n{}Content-Length: x\r\n\r\n' >"$out/seeds/lsp/m2"
+printf 'a\r\nb\rc\n\303\251\344\270\255\360\237\230\200\n' >"$out/seeds/lsp/text"
+printf 'file:///a%%20b/c.yaml' >"$out/seeds/lsp/uri"
+for h in manifests nodes pods pipeline config quantity lsp; do
 	bin=$out/fuzz-$h
 	dict=tests/fuzz/k8s.dict
 	[ "$h" = config ] && dict=tests/fuzz/config.dict
+	[ "$h" = lsp ] && dict=tests/fuzz/lsp.dict
 	mkdir -p "$out/corpus/$h"
 	if [ -d "tests/fuzz/regressions/$h" ] && ! "$bin" tests/fuzz/regressions/$h/* >"$out/$h.regressions.log" 2>&1; then
 		echo "fuzz-$h: a regression input fails again:"

@@ -1,0 +1,19 @@
+/* unit.h — the unit tests' check, shared by their files (tests/unit.c, tests/unit_lsp.c). */
+#ifndef UNIT_H
+#define UNIT_H
+#include <stdio.h>
+
+extern int checks, failures;
+#define CHECK(cond)                                                                                                    \
+	do {                                                                                                           \
+		checks++;                                                                                              \
+		if (!(cond)) {                                                                                         \
+			failures++;                                                                                    \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);                       \
+		}                                                                                                      \
+	} while (0)
+
+/* unit_lsp.c: positions in UTF-16 units, URIs, the framing, the overlay, a cancelled run. */
+void test_lsp(void);
+
+#endif
