@@ -251,7 +251,7 @@ static void check(struct sl_run *r, const struct target *t, const struct sl_mode
 			sl_suppress_source(sup, t->loads[i].src, &m->streams[i]);
 			sl_stream_objects(&m->streams[i], each_object, &op);
 		}
-		sl_suppress_apply(sup, &r->fs, from, errs);
+		sl_suppress_apply(sup, &r->fs, from);
 	}
 	const char *name = t->index >= 0 ? r->cfg->targets[t->index].name : NULL;
 	for (size_t i = from; i < r->fs.n; i++) {
@@ -419,7 +419,7 @@ static struct target *load(struct sl_run *r, const char *const *nodes, size_t nn
 static void finish(struct sl_run *r, struct sl_suppress *sup, struct explained_list *ex)
 {
 	if (!r->explain)
-		sl_suppress_unused(sup, &r->fs, &r->fs);
+		sl_suppress_unused(sup, &r->fs);
 	order_findings(r);
 	if (!r->explain)
 		return;

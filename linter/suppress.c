@@ -304,22 +304,63 @@ static void in_source(struct sl_finding *f, struct sl_directive *d)
 		sl_suppression_add(f, SL_SUPPRESS_IN_SOURCE, d->reason, &d->at);
 }
 
+/* The errors of ignore patterns that stopped at a limit, gathered apart from the findings being
+ * matched: appending to the array under the loop would move it (a use-after-free found from
+ * outside, with three findings or more). One error per pattern and pass, naming the first value;
+ * a note counts the others, rather than one error per finding for the same pattern. */
+struct limit_hit {
+	const struct sl_pattern *p;
+	size_t err;   /* its error in errs */
+	size_t count; /* values it could not judge */
+};
+
+struct limit_errs {
+	struct sl_findings errs;
+	struct limit_hit *v;
+	size_t n, cap;
+};
+
+static void limit_hit(struct limit_errs *le, const struct sl_pattern *p, const char *what, const char *val,
+		      const struct sl_finding *f, const char *why)
+{
+	for (size_t i = 0; i < le->n; i++)
+		if (le->v[i].p == p) {
+			le->v[i].count++;
+			return;
+		}
+	sl_grow(&le->v, &le->cap, le->n + 1, sizeof *le->v);
+	le->v[le->n++] = (struct limit_hit){p, le->errs.n, 1};
+	sl_input_error(&le->errs, &p->at, "ignore pattern '%s' on the %s '%s' of %s: %s", p->text, what, val,
+		       f->object ? f->object : "a finding", why);
+}
+
+/* Move the gathered errors behind the findings, once nothing points into them any more. */
+static void limit_flush(struct limit_errs *le, struct sl_findings *out)
+{
+	for (size_t i = 0; i < le->n; i++)
+		if (le->v[i].count > 1)
+			sl_note(&le->errs.v[le->v[i].err], "the limit stopped this pattern on %zu values in all",
+				le->v[i].count);
+	sl_findings_move(out, &le->errs);
+	free(le->v);
+	memset(le, 0, sizeof *le);
+}
+
 /* A config pattern on a value of the finding; a limit reached is an error, and no match. */
 static bool matches(struct sl_suppress *s, const struct sl_pattern *p, const char *what, const char *val,
-		    const struct sl_finding *f, struct sl_findings *errs)
+		    const struct sl_finding *f, struct limit_errs *le)
 {
 	if (!p)
 		return true;
 	char why[160];
 	int rc = sl_pattern_match(p, &s->c->mx, val, strlen(val), why, sizeof why);
 	if (rc < 0)
-		sl_input_error(errs, &p->at, "ignore pattern '%s' on the %s '%s' of %s: %s", p->text, what, val,
-			       f->object ? f->object : "a finding", why);
+		limit_hit(le, p, what, val, f, why);
 	return rc == 1;
 }
 
 static bool ignore_covers(struct sl_suppress *s, const struct sl_ignore *ig, const struct sl_finding *f,
-			  const struct sl_object *o, char **rel, struct sl_findings *errs)
+			  const struct sl_object *o, char **rel, struct limit_errs *le)
 {
 	bool rule = ig->all;
 	for (size_t i = 0; i < ig->nrules && !rule; i++)
@@ -331,15 +372,15 @@ static bool ignore_covers(struct sl_suppress *s, const struct sl_ignore *ig, con
 	if (ig->path) {
 		if (!*rel) /* once per finding, whatever the number of entries */
 			*rel = sl_config_relpath(s->c, f->at.src ? f->at.src->path : "");
-		if (!matches(s, ig->path, "path", *rel, f, errs))
+		if (!matches(s, ig->path, "path", *rel, f, le))
 			return false;
 	}
-	return matches(s, ig->kind, "kind", o ? o->kind : "", f, errs) &&
-	       matches(s, ig->namespace, "namespace", o ? o->namespace : "", f, errs) &&
-	       matches(s, ig->name, "name", o ? o->name : "", f, errs);
+	return matches(s, ig->kind, "kind", o ? o->kind : "", f, le) &&
+	       matches(s, ig->namespace, "namespace", o ? o->namespace : "", f, le) &&
+	       matches(s, ig->name, "name", o ? o->name : "", f, le);
 }
 
-static void external(struct sl_suppress *s, struct sl_finding *f, struct sl_findings *errs)
+static void external(struct sl_suppress *s, struct sl_finding *f, struct limit_errs *le)
 {
 	struct sl_object o;
 	if (f->subject)
@@ -347,7 +388,7 @@ static void external(struct sl_suppress *s, struct sl_finding *f, struct sl_find
 	char *rel = NULL;
 	for (size_t i = 0; i < s->c->nignores; i++) {
 		const struct sl_ignore *ig = &s->c->ignores[i];
-		if (ignore_covers(s, ig, f, f->subject ? &o : NULL, &rel, errs)) {
+		if (ignore_covers(s, ig, f, f->subject ? &o : NULL, &rel, le)) {
 			sl_suppression_add(f, SL_SUPPRESS_EXTERNAL, ig->reason, &ig->node->at);
 			break;
 		}
@@ -355,8 +396,9 @@ static void external(struct sl_suppress *s, struct sl_finding *f, struct sl_find
 	free(rel);
 }
 
-void sl_suppress_apply(struct sl_suppress *s, struct sl_findings *fs, size_t from, struct sl_findings *errs)
+void sl_suppress_apply(struct sl_suppress *s, struct sl_findings *fs, size_t from)
 {
+	struct limit_errs le = {0};
 	size_t nd = s->n - s->target_first;
 	struct sl_directive **idx = sl_xcalloc(nd + 1, sizeof *idx);
 	for (size_t i = 0; i < nd; i++)
@@ -366,7 +408,7 @@ void sl_suppress_apply(struct sl_suppress *s, struct sl_findings *fs, size_t fro
 		struct sl_finding *f = &fs->v[i];
 		if (!f->rule)
 			continue;
-		external(s, f, errs);
+		external(s, f, &le);
 		if (!f->at.src || !nd)
 			continue;
 		if (f->subject) { /* the annotation of the object the finding is about */
@@ -392,6 +434,7 @@ void sl_suppress_apply(struct sl_suppress *s, struct sl_findings *fs, size_t fro
 			in_source(f, idx[k]);
 	}
 	free(idx);
+	limit_flush(&le, fs);
 }
 
 /* --- unused ----------------------------------------------------------------------------- */
@@ -473,7 +516,7 @@ static void report_unused(struct sl_suppress *s, struct sl_directive *d, enum sl
 	sl_buf_free(&unknown);
 }
 
-void sl_suppress_unused(struct sl_suppress *s, struct sl_findings *out, struct sl_findings *errs)
+void sl_suppress_unused(struct sl_suppress *s, struct sl_findings *out)
 {
 	int k = sl_config_rule_index(s->c, &sl_rule_unused_suppression);
 	enum sl_level level = k >= 0 ? s->c->levels[k] : SL_NOTE;
@@ -483,8 +526,10 @@ void sl_suppress_unused(struct sl_suppress *s, struct sl_findings *out, struct s
 	for (size_t i = 0; i < s->n; i++)
 		report_unused(s, &s->v[i], level, out);
 	/* The config's ignore entries may silence these too; comments do not (they are the subject). */
+	struct limit_errs le = {0};
 	for (size_t i = from; i < out->n; i++)
-		external(s, &out->v[i], errs);
+		external(s, &out->v[i], &le);
+	limit_flush(&le, out);
 }
 
 void sl_suppress_free(struct sl_suppress *s)

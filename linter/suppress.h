@@ -41,10 +41,12 @@ void sl_suppress_object(struct sl_suppress *s, const struct sl_object *o);
 bool sl_suppress_reads_source(const struct sl_source *src);
 /* Whether o carries the suppression annotation (its tree is read then). */
 bool sl_suppress_reads_object(const struct sl_object *o);
-/* Mark the target's findings fs->v[from..n) that a directive or an ignore entry covers. */
-void sl_suppress_apply(struct sl_suppress *s, struct sl_findings *fs, size_t from, struct sl_findings *errs);
-/* unused-suppression findings for every directive that silenced nothing, into out. */
-void sl_suppress_unused(struct sl_suppress *s, struct sl_findings *out, struct sl_findings *errs);
+/* Mark the target's findings fs->v[from..n) that a directive or an ignore entry covers. An ignore
+ * pattern that stops at a limit is an input error, appended to fs after them. */
+void sl_suppress_apply(struct sl_suppress *s, struct sl_findings *fs, size_t from);
+/* unused-suppression findings for every directive that silenced nothing, into out (and the
+ * ignore patterns' limit errors on them, after them). */
+void sl_suppress_unused(struct sl_suppress *s, struct sl_findings *out);
 void sl_suppress_free(struct sl_suppress *s);
 
 #endif

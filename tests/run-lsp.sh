@@ -8,6 +8,8 @@
 #             file with CRLF line ends and non-ASCII text before a finding on its line (positions
 #             in UTF-16 units, converted by the client on its own);
 #   config    a config with an error: published at the config file;
+#   ignore-limit  an ignore pattern that stops at its match limit on every finding's name: the
+#             findings as the command line has them, nothing freed under the run;
 #   refresh   the inventory changed on disk: read again, announced or not;
 #   protocol  malformed messages, unknown methods, bad positions: the protocol's errors, and the
 #             server serves on; exit statuses 0 after shutdown, 1 without;
@@ -57,7 +59,9 @@ scenario() { # name, lspclient arguments...
 
 # The workspaces: the seed's manifest and nodes alone; the same with a config naming the nodes;
 # one with a wide file; one whose config is wrong. The command line's fix is made outside them.
-mkdir -p "$tmp/ws" "$tmp/ws-config" "$tmp/ws-wide" "$tmp/ws-bad" "$tmp/fixed"
+mkdir -p "$tmp/ws" "$tmp/ws-config" "$tmp/ws-wide" "$tmp/ws-bad" "$tmp/fixed" "$tmp/ws-limit"
+cp "$root/fixtures/config/ignore-match-limit-name/manifest.yaml" \
+	"$root/fixtures/config/ignore-match-limit-name/.schedlint.yaml" "$tmp/ws-limit/"
 for d in ws ws-config ws-wide ws-bad fixed; do cp "$seed/manifest.yaml" "$seed/nodes.yaml" "$tmp/$d/"; done
 printf 'nodes: [nodes.yaml]\n' >"$tmp/ws-config/.schedlint.yaml"
 printf 'rules:\n  no-such-rule: error\n' >"$tmp/ws-bad/.schedlint.yaml"
@@ -78,6 +82,7 @@ scenario seed "$client" "$asan" seed "$tmp/ws" "$tmp/fixed/manifest.yaml"
 scenario compare "$client" "$asan" compare "$tmp/ws" manifest.yaml nodes.yaml
 scenario compare-config "$client" "$asan" compare "$tmp/ws-config" manifest.yaml
 scenario compare-wide "$client" "$asan" compare "$tmp/ws-wide" wide.yaml nodes.yaml
+scenario ignore-limit "$client" "$asan" compare "$tmp/ws-limit" manifest.yaml
 grep -q '^PASS wide.yaml: note on the input at 4:65' "$tmp/out" && ok ||
 	bad "compare-wide: the duplicate key after the surrogate pair was not among the checks" "$tmp/out"
 scenario config-error "$client" "$asan" config-error "$tmp/ws-bad"

@@ -1,10 +1,14 @@
 /* The whole pipeline on one file (its Nodes and bound Pods are its inventory): load, model,
  * every rule, suppressions, SARIF/JSON/text emission; then every suggested fix applied alone to
  * the input in memory and parsed again: a fix must never turn a file that parses into one that
- * does not. */
+ * does not. An input holding the line SL_FUZZ_MANIFEST_MARK carries a config before it (written
+ * beside the manifest and loaded as --config would), so that ignore, exclude and policy patterns
+ * and the limits they hit are fuzzed with the findings they judge; without it, the defaults. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../linter/config.h"
 #include "../../linter/emit.h"
@@ -62,11 +66,40 @@ static void check_fix(const struct sl_source *src, const struct sl_fix *fx)
 	free(fixed);
 }
 
+#define SL_FUZZ_MANIFEST_MARK "\n#%schedlint-manifest\n"
+
+/* Where the mark starts in data, or NULL (memmem is a GNU extension). */
+static const uint8_t *find_mark(const uint8_t *data, size_t size)
+{
+	size_t n = sizeof SL_FUZZ_MANIFEST_MARK - 1;
+	for (size_t i = 0; i + n <= size; i++)
+		if (data[i] == '\n' && !memcmp(data + i, SL_FUZZ_MANIFEST_MARK, n))
+			return data + i;
+	return NULL;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *path = (char *)sl_fuzz_file(data, size, ".yaml");
+	static bool quiet_stdin;
+	if (!quiet_stdin) /* a config may name "-" as its inventory: an empty one, not the terminal */
+		quiet_stdin = freopen("/dev/null", "r", stdin) != NULL;
 	struct sl_config cfg;
 	sl_config_defaults(&cfg);
+	const uint8_t *mark = find_mark(data, size);
+	if (mark) {
+		/* A config that does not load stops the command line before any file is read. */
+		const char *cpath = sl_fuzz_file(data, (size_t)(mark - data), ".schedlint.yaml");
+		struct sl_findings errs = {0};
+		int rc = sl_config_load(&cfg, cpath, &errs);
+		sl_findings_free(&errs);
+		if (rc < 0) {
+			sl_config_free(&cfg);
+			return 0;
+		}
+		size -= (size_t)(mark - data) + sizeof SL_FUZZ_MANIFEST_MARK - 1;
+		data = mark + sizeof SL_FUZZ_MANIFEST_MARK - 1;
+	}
+	char *path = (char *)sl_fuzz_file(data, size, ".yaml");
 	struct sl_run run = {0};
 	run.cfg = &cfg;
 	sl_run(&run, NULL, 0, NULL, 0, &path, 1);

@@ -29,6 +29,14 @@ for h in manifests nodes pods pipeline; do
 	seed "$h" $(manifests) \( -name '*.yaml' -o -name '*.yml' -o -name '*.json' \) -size -64k
 done
 seed config fixtures -name '.schedlint.y*ml'
+# The pipeline with a config: each fixture's config, the mark, and its manifest (fuzz_pipeline.c).
+find fixtures -name .schedlint.yaml | while IFS= read -r c; do
+	m=$(dirname "$c")/manifest.yaml
+	[ -f "$m" ] || continue
+	{ cat "$c"; printf '\n#%%schedlint-manifest\n'; cat "$m"; } >"$out/seeds/pipeline/config-$(printf '%s' "$c" | cksum | cut -d' ' -f1)"
+done
+# Its dictionary: manifests' words, the config's, and the mark.
+{ cat tests/fuzz/k8s.dict tests/fuzz/config.dict; printf '"\\x0a#%%schedlint-manifest\\x0a"\n'; } >"$out/pipeline.dict"
 mkdir -p "$out/seeds/quantity"
 n=0
 for q in 0 1 250m 1.5Gi 16.5Gi 1e3 100Ki 7Ei 8Ei 1e400 0.5m 1n 0.0000000001 -1 +3 .5 5. 1E-3 12e6 lots; do
@@ -45,6 +53,7 @@ for h in manifests nodes pods pipeline config quantity lsp; do
 	bin=$out/fuzz-$h
 	dict=tests/fuzz/k8s.dict
 	[ "$h" = config ] && dict=tests/fuzz/config.dict
+	[ "$h" = pipeline ] && dict=$out/pipeline.dict
 	[ "$h" = lsp ] && dict=tests/fuzz/lsp.dict
 	mkdir -p "$out/corpus/$h"
 	if [ -d "tests/fuzz/regressions/$h" ] && ! "$bin" tests/fuzz/regressions/$h/* >"$out/$h.regressions.log" 2>&1; then
