@@ -94,8 +94,17 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct 
 			      (long long)a->surge_placed, (long long)a->max_surge, a->max_surge == 1 ? "" : "s",
 			      (long long)(a->steady_placed + a->surge_placed),
 			      a->rollout_deadlock ? "; the rollout can never finish" : "");
+		/* Some surge pods fit but not all: the one that does not is the next one, and the rollout
+		 * goes on with fewer at once (the Deployment controller scales an old pod down as soon as
+		 * a new one is Ready, rolling.go scaleDownOldReplicaSetsForRollingUpdate). */
+		bool some = a->surge_placed > 0 && a->surge_placed < a->max_surge;
 		if (a->rollout_fit_error)
-			sl_buf_printf(out, "  the surge pod: %s\n", a->rollout_fit_error);
+			sl_buf_printf(out, "  %s: %s\n", some ? "the next surge pod" : "the surge pod",
+				      a->rollout_fit_error);
+		if (some && !a->rollout_deadlock)
+			sl_buf_puts(out,
+				    "  the rollout goes on: each new pod that is Ready lets an old one go, and its "
+				    "room takes the next\n");
 	}
 }
 

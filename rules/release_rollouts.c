@@ -5,7 +5,15 @@
  * signature to the sink in the residual graph, never through the source (that would move pods
  * the release has placed). A surge asking for more than that fits in no placement of the release:
  * the divisible bound again, so it holds for every placement. A rollout that cannot start even
- * alone is rollout-deadlock's per-workload finding, and is not reported again. */
+ * alone is rollout-deadlock's per-workload finding, and is not reported again.
+ *
+ * The room asked is for ONE surge pod, whatever maxSurge is: the Deployment controller scales the
+ * old ReplicaSets down as soon as more pods are available than replicas - maxUnavailable
+ * (scaleDownOldReplicaSetsForRollingUpdate in pkg/controller/deployment/rolling.go), so with
+ * maxUnavailable 0 a single new pod that becomes Ready lets an old pod go, and its room takes the
+ * next new pod (NewRSNewReplicas in pkg/controller/deployment/util/deployment_util.go only caps
+ * the pods at replicas + maxSurge). A surge of 2 where only 1 fits is slower, not stuck: asking
+ * room for every surge pod at once would be a false error. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,11 +69,15 @@ static void report(struct release *r, size_t i, const char *res, int64_t surge, 
 	const struct sl_ynode *at = w->max_unavailable.node ? w->max_unavailable.node : w->strategy_node;
 	struct sl_finding *f = sl_rule_report_object(
 	    r->self, r->cx, &w->obj, at,
-	    "rollout of %s can never finish beside the rest of the release: its %lld surge pod%s need%s %s %s, and "
-	    "once "
+	    "rollout of %s can never finish beside the rest of the release: one surge pod needs %s %s, and once "
 	    "the release's pods are placed the nodes it may use have %s left, in any placement; maxUnavailable 0 "
 	    "keeps its old pods until a new one is Ready",
-	    ref, (long long)surge, surge == 1 ? "" : "s", surge == 1 ? "s" : "", n, res, left);
+	    ref, n, res, left);
+	if (surge > 1)
+		sl_note(f,
+			"maxSurge allows %lld surge pods at once, but one is enough for the rollout to go on (once it "
+			"is Ready an old pod goes and frees its room); here not even one fits",
+			(long long)surge);
 	sl_note(f, "alone it would roll: the surge fits when the workload has the nodes to itself");
 	note_rivals(f, r, i, res);
 	sl_note(f, "fix: set strategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1 (an old pod goes first, then its "
@@ -125,7 +137,8 @@ void sl_release_rollouts(const struct sl_rule *self, struct sl_model_check *cx)
 		int64_t *left = residual_to_sink(r, &rf);
 		memset(known, 0, r->nsigs * sizeof *known);
 		for (size_t i = 0; rf.flow >= rf.total && i < r->nw; i++) {
-			int64_t surge = surging(r->w[i]), need = sl_sat_mul(surge, sl_release_request(r->w[i], res));
+			/* Room for one surge pod, not maxSurge of them (see the head of this file). */
+			int64_t surge = surging(r->w[i]), need = surge > 0 ? sl_release_request(r->w[i], res) : 0;
 			if (reported[i] || need <= 0 || (cx->alone[r->index[i]] & SL_ALONE_DEADLOCK))
 				continue;
 			size_t q = r->sig[i];

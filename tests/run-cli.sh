@@ -203,6 +203,13 @@ expect "--explain text" 0 "$bin" --explain --nodes $seed/nodes.yaml $seed/manife
 has "--explain verdict" "$tmp/out" "tracker-node        1      -  pass"
 has "--explain filter" "$tmp/out" "NodeAffinity: node(s) didn't match Pod's node affinity/selector"
 has "--explain surge" "$tmp/out" "with the surge: 0 of 1 new pod fit beside them (1 at once); the rollout can never finish"
+# maxSurge 2 with room for one surge pod: the next one does not fit, and the rollout goes on
+ms=rollout-deadlock/max-surge-2-one-fits-alone
+expect "--explain one of two surge pods" 0 "$bin" --explain --nodes $ms/nodes.yaml $ms/manifest.yaml
+has "--explain one of two surge pods" "$tmp/out" "with the surge: 1 of 2 new pods fit beside them (3 at once)"
+has "--explain the next surge pod" "$tmp/out" "  the next surge pod: 0/1 nodes are available: 1 Insufficient cpu."
+has "--explain the rollout goes on" "$tmp/out" "  the rollout goes on: each new pod that is Ready lets an old one go"
+hasnt "--explain one of two surge pods" "$tmp/out" "the rollout can never finish"
 aa=anti-affinity-vs-node-affinity/three-replicas-two-web-nodes
 expect "--explain sequential" 0 "$bin" --explain --nodes $aa/nodes.yaml $aa/manifest.yaml
 has "--explain placed" "$tmp/out" "at once: 2 of 3 replicas, placed one after another as the scheduler would"

@@ -10,7 +10,10 @@
  *
  * A surging update (maxSurge above 0, maxUnavailable 0) creates each node's new pod beside the old
  * one, pinned to that node, and deletes the old pod only once the new one is available: a node
- * without room for a second pod of the template keeps its old pod for ever. */
+ * without room for a second pod of the template keeps its old pod for ever. One second pod, whatever
+ * maxSurge is: rollingUpdate in pkg/controller/daemon/update.go keeps at most one old and one new
+ * pod per node, and maxSurge bounds how many nodes surge at once (numSurge against maxSurge), not
+ * the pods on one node. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -17,19 +17,33 @@ bool sl_tolerates(const struct sl_toleration *t, const struct sl_taint *taint)
 	return !strcmp(t->op, "Exists");
 }
 
+/* DefaultTolerationSeconds admission (plugin/pkg/admission/defaulttolerationseconds/admission.go)
+ * adds these to every pod, with tolerationSeconds 300: each one only when the pod has no
+ * toleration of its own whose key is that key or empty and whose effect is NoExecute or empty. */
 static const struct sl_toleration default_tolerations[] = {
-    /* DefaultTolerationSeconds admission adds these to every pod. */
     {"node.kubernetes.io/not-ready", "Exists", "", "NoExecute", NULL},
     {"node.kubernetes.io/unreachable", "Exists", "", "NoExecute", NULL},
 };
+
+/* Whether admission left default toleration d off the pod: the pod's own toleration covers that
+ * key and effect, and decides alone (an Equal one with another value tolerates nothing there). */
+static bool default_withheld(const struct sl_podspec *p, const struct sl_toleration *d)
+{
+	for (size_t i = 0; i < p->ntols; i++) {
+		const struct sl_toleration *t = &p->tols[i];
+		if ((!*t->key || !strcmp(t->key, d->key)) && (!*t->effect || !strcmp(t->effect, d->effect)))
+			return true;
+	}
+	return false;
+}
 
 bool sl_pod_tolerates(const struct sl_podspec *p, const struct sl_taint *taint)
 {
 	for (size_t i = 0; i < p->ntols; i++)
 		if (sl_tolerates(&p->tols[i], taint))
 			return true;
-	for (size_t i = 0; i < 2; i++)
-		if (sl_tolerates(&default_tolerations[i], taint))
+	for (size_t i = 0; i < sizeof default_tolerations / sizeof *default_tolerations; i++)
+		if (sl_tolerates(&default_tolerations[i], taint) && !default_withheld(p, &default_tolerations[i]))
 			return true;
 	return false;
 }
