@@ -23,8 +23,9 @@ void sl_finding_text(struct sl_buf *b, const struct sl_finding *f);
 /* The page of a built-in rule, docs/rules/<id>.md, on the project's site; NULL for a policy of
  * the config, which has no page. Caller frees. */
 char *sl_rule_help_uri(const struct sl_rule *r);
-/* A JSON document printed to out, then a newline; its strings made UTF-8 on the way (a file name
- * may hold any bytes): the JSON and SARIF reports and --explain's JSON. */
+/* A JSON document printed to out, then a newline, through sl_esc_json: UTF-8 whatever bytes a file
+ * name held, and safe to show in a terminal or a log, its values unchanged. The JSON and SARIF
+ * reports and --explain's JSON. */
 void sl_emit_cjson(FILE *out, const struct cJSON *root);
 
 /* Text: rule findings (suppressed ones only with show_suppressed, marked) and, with errors_too,

@@ -29,7 +29,7 @@ void sl_emit_cjson(FILE *out, const cJSON *root)
 {
 	char *s = cJSON_Print(root);
 	struct sl_buf b = SL_BUF_INIT;
-	sl_utf8_repair(&b, s, strlen(s));
+	sl_esc_json(&b, s, strlen(s));
 	sl_buf_putc(&b, '\n');
 	fwrite(b.s, 1, b.len, out);
 	sl_buf_free(&b);

@@ -190,3 +190,21 @@ void sl_utf8_repair(struct sl_buf *b, const char *s, size_t n)
 		i += len ? len : 1;
 	}
 }
+
+void sl_esc_json(struct sl_buf *b, const char *json, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)json;
+	for (size_t i = 0; i < n;) {
+		uint32_t cp;
+		size_t len = utf8_char(u + i, n - i, &cp);
+		if (!len)
+			sl_buf_puts(b, "\xEF\xBF\xBD");
+		else if (cp >= 0x7F && shown_escaped(cp))
+			sl_buf_printf(b, "\\u%04x", (unsigned)cp); /* C0 are cJSON's: escaped, or its own layout */
+		else if (cp == '[' && i >= 2 && json[i - 1] == '#' && json[i - 2] == '#')
+			sl_buf_puts(b, "\\u005b"); /* only a string holds "##[": JSON puts no '[' after '#' */
+		else
+			sl_buf_add(b, json + i, len);
+		i += len ? len : 1;
+	}
+}

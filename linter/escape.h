@@ -6,8 +6,8 @@
  * that begins with "::" (after white space) as a command, and "##[command]" anywhere in a line:
  * neither can come out of a value. The program's own text (colour codes, the newlines between
  * findings) is added around escaped values, never through these functions.
- * JSON and SARIF keep values exact (cJSON escapes control characters); they only need their
- * strings to be UTF-8, which sl_utf8_repair sees to. */
+ * JSON and SARIF keep values exact: sl_esc_json writes what would act as JSON escapes and
+ * makes the text UTF-8. */
 #ifndef SL_ESCAPE_H
 #define SL_ESCAPE_H
 #include <stdbool.h>
@@ -34,9 +34,13 @@ void sl_esc_github(struct sl_buf *b, const char *s, bool property);
 /* Whether s (n bytes) is UTF-8: no stray continuation byte, no overlong form, no surrogate, nothing
  * above U+10FFFF. */
 bool sl_utf8_valid(const char *s, size_t n);
-/* Append s to b with every byte that is not part of a UTF-8 character replaced by U+FFFD. Applied
- * to printed JSON it makes every string in it UTF-8 and changes nothing else: cJSON writes all
- * but the strings' own bytes in ASCII. */
+/* Append s to b with every byte that is not part of a UTF-8 character replaced by U+FFFD. */
 void sl_utf8_repair(struct sl_buf *b, const char *s, size_t n);
+
+/* Append printed JSON to b, the same document made safe to show and UTF-8: bytes that are not
+ * UTF-8 become U+FFFD, and DEL, C1, bidirectional controls, the line separators and "##[" are
+ * written as \uXXXX escapes, which leave every value as it was. cJSON escapes C0 itself, and
+ * writes everything but the strings' bytes in ASCII, so only strings change. */
+void sl_esc_json(struct sl_buf *b, const char *json, size_t n);
 
 #endif

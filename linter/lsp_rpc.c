@@ -235,9 +235,9 @@ int sl_rpc_send(struct sl_rpc *r, const cJSON *msg)
 	if (!body)
 		return -1;
 	/* A path or a header line quoted in a message may hold bytes that are not UTF-8, which the
-	 * protocol's JSON cannot carry: they become U+FFFD. */
+	 * protocol's JSON cannot carry: they become U+FFFD (sl_esc_json, as the reports). */
 	struct sl_buf u = SL_BUF_INIT;
-	sl_utf8_repair(&u, body, strlen(body));
+	sl_esc_json(&u, body, strlen(body));
 	free(body);
 	struct sl_buf b = SL_BUF_INIT; /* one write: a client never sees a header without its body */
 	sl_buf_printf(&b, "Content-Length: %zu\r\n\r\n", u.len);
