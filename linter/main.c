@@ -287,6 +287,19 @@ static int take_option(int c, struct options *o, int *done)
 	return 0;
 }
 
+/* Whether every option word (up to "--") shows as it is: getopt quotes a bad one raw. */
+static bool options_plain(int argc, char **argv)
+{
+	bool plain = true;
+	for (int i = 1; i < argc && plain && strcmp(argv[i], "--"); i++)
+		if (argv[i][0] == '-') {
+			char *e = sl_esc_dup(argv[i]);
+			plain = !strcmp(e, argv[i]);
+			free(e);
+		}
+	return plain;
+}
+
 static int parse_args(int argc, char **argv, struct options *o, int *done)
 {
 	struct option lo[NOPTS + 1];
@@ -295,9 +308,16 @@ static int parse_args(int argc, char **argv, struct options *o, int *done)
 	memset(&lo[NOPTS], 0, sizeof lo[NOPTS]);
 	int c;
 	*done = 0;
-	while ((c = getopt_long(argc, argv, "n:p:f:o:hV", lo, NULL)) != -1)
+	/* getopt's own messages say more (an ambiguous abbreviation, a missing argument), but quote
+	 * the option raw: with an option that holds what would act on a terminal, it is quiet and the
+	 * option is named here, escaped. */
+	opterr = options_plain(argc, argv);
+	while ((c = getopt_long(argc, argv, "n:p:f:o:hV", lo, NULL)) != -1) {
+		if (c == '?' && !opterr)
+			cli_error("bad option '%s'", argv[optind > 1 ? optind - 1 : 1]);
 		if (take_option(c, o, done) < 0 || *done)
 			return *done ? 0 : -1;
+	}
 	return 0;
 }
 
