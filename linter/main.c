@@ -133,8 +133,8 @@ static void usage(FILE *out)
 			snprintf(left, sizeof left, "    --%s%s%s", d->o.name, d->arg ? " " : "", d->arg ? d->arg : "");
 		fprintf(out, "  %-26s %s\n", left, d->help);
 	}
-	fprintf(out, "\nExit status: 0 no findings at or above --fail-on, 1 findings, 2 usage or "
-		     "input error.\n"
+	fprintf(out, "\nExit status: 0 no findings at or above --fail-on, 1 findings, 2 usage, input or "
+		     "write error.\n"
 		     "Rules: schedlint --list-rules; each rule's page: " SL_DOCDIR "/rules/<id>.md\n"
 		     "(docs/rules/ in the source tree); man schedlint.\n");
 }
