@@ -62,7 +62,7 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct 
 	header(w, a, out);
 	char kv[192];
 	sl_kube_describe(&m->kube, kv, sizeof kv);
-	sl_buf_printf(out, "\n  Kubernetes %s\n", kv);
+	line_end(out, "\n  Kubernetes ", kv); /* it names a node, and quotes its kubeletVersion */
 	if (!a) {
 		sl_buf_puts(out, "  no nodes known: give an inventory with --nodes (kubectl get nodes -o yaml)\n");
 		return;

@@ -92,6 +92,7 @@ metadata:
   labels: {disk: hdd}
 status:
   allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+  nodeInfo: {kubeletVersion: v1.30.2}
 EOF
 cat >"$w/errs.yaml" <<EOF
 apiVersion: v1
