@@ -15,6 +15,7 @@
 struct sl_rule;
 struct sl_config;
 struct sl_buf;
+struct cJSON;
 
 /* What every format with one message per finding shows (SARIF, the language server): the message
  * and the proof, "message.\n- note\n- note". */
@@ -22,6 +23,10 @@ void sl_finding_text(struct sl_buf *b, const struct sl_finding *f);
 /* The page of a built-in rule, docs/rules/<id>.md, on the project's site; NULL for a policy of
  * the config, which has no page. Caller frees. */
 char *sl_rule_help_uri(const struct sl_rule *r);
+/* A JSON document printed to out, then a newline, through sl_esc_json: UTF-8 whatever bytes a file
+ * name held, and safe to show in a terminal or a log, its values unchanged. The JSON and SARIF
+ * reports and --explain's JSON. */
+void sl_emit_cjson(FILE *out, const struct cJSON *root);
 
 /* Text: rule findings (suppressed ones only with show_suppressed, marked) and, with errors_too,
  * input errors, in order; `color` adds ANSI colour. */

@@ -1,10 +1,13 @@
 /* emit_common.c — what several formats say the same way (see emit.h): one place, so that SARIF
  * and the language server cannot drift apart. */
+#include <cjson/cJSON.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../rules/rules.h"
 #include "buf.h"
 #include "emit.h"
+#include "escape.h"
 
 void sl_finding_text(struct sl_buf *b, const struct sl_finding *f)
 {
@@ -20,4 +23,15 @@ char *sl_rule_help_uri(const struct sl_rule *r)
 	if (sl_rule_find(r->id) != r)
 		return NULL;
 	return sl_xasprintf("%s/blob/main/docs/rules/%s.md", SL_HOME, r->id);
+}
+
+void sl_emit_cjson(FILE *out, const cJSON *root)
+{
+	char *s = cJSON_Print(root);
+	struct sl_buf b = SL_BUF_INIT;
+	sl_esc_json(&b, s, strlen(s));
+	sl_buf_putc(&b, '\n');
+	fwrite(b.s, 1, b.len, out);
+	sl_buf_free(&b);
+	free(s);
 }

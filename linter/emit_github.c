@@ -6,37 +6,11 @@
 #include <string.h>
 
 #include "../rules/rules.h"
+#include "buf.h"
 #include "emit.h"
+#include "escape.h"
 #include "input.h"
 #include "path.h"
-
-/* The runner splits a command at its first "::" and its properties at ',' and ':', and reads
- * %XX back: the message escapes '%', CR and LF; a property escapes ':' and ',' as well
- * (GitHub's toolkit, escapeData and escapeProperty). */
-static void put_escaped(FILE *out, const char *s, bool property)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '%':
-			fputs("%25", out);
-			break;
-		case '\r':
-			fputs("%0D", out);
-			break;
-		case '\n':
-			fputs("%0A", out);
-			break;
-		case ':':
-			fputs(property ? "%3A" : ":", out);
-			break;
-		case ',':
-			fputs(property ? "%2C" : ",", out);
-			break;
-		default:
-			fputc(*s, out);
-		}
-	}
-}
 
 /* Paths as the annotation needs them: relative to the repository root, which is the workspace
  * the runner resolves them against; a file outside it keeps the path as typed. NULL for
@@ -54,69 +28,73 @@ static const char *command(enum sl_level l)
 	return l == SL_ERROR ? "error" : l == SL_WARNING ? "warning" : "notice";
 }
 
-static void properties(FILE *out, const char *root, const struct sl_span *at, const char *title)
+static void properties(struct sl_buf *out, const char *root, const struct sl_span *at, const char *title)
 {
 	char *path = shown_path(root, at->src);
 	if (path) {
-		fputs(" file=", out);
-		put_escaped(out, path, true);
+		sl_buf_puts(out, " file=");
+		sl_esc_github(out, path, true);
 		if (at->line)
-			fprintf(out, ",line=%u,col=%u", at->line, at->col ? at->col : 1);
+			sl_buf_printf(out, ",line=%u,col=%u", at->line, at->col ? at->col : 1);
 		unsigned eline, ecol;
 		sl_span_end(at, &eline, &ecol);
 		if (at->line && eline >= at->line)
-			fprintf(out, ",endLine=%u,endColumn=%u", eline, ecol ? ecol : 1);
-		fputc(',', out);
+			sl_buf_printf(out, ",endLine=%u,endColumn=%u", eline, ecol ? ecol : 1);
+		sl_buf_putc(out, ',');
 	} else
-		fputc(' ', out);
-	fputs("title=", out);
-	put_escaped(out, title, true);
+		sl_buf_putc(out, ' ');
+	sl_buf_puts(out, "title=");
+	sl_esc_github(out, title, true);
 	free(path);
 }
 
 /* The message, then the proof (notes) and the related locations on lines of their own: an
  * annotation shows them under the message. */
-static void message(FILE *out, const char *root, const struct sl_finding *f)
+static void message(struct sl_buf *out, const char *root, const struct sl_finding *f)
 {
-	put_escaped(out, f->message, false);
+	sl_esc_github(out, f->message, false);
 	if (f->nsupp) {
-		fputs(" (suppressed", out);
+		sl_buf_puts(out, " (suppressed");
 		if (f->supp[0].justification) {
-			fputs(": ", out);
-			put_escaped(out, f->supp[0].justification, false);
+			sl_buf_puts(out, ": ");
+			sl_esc_github(out, f->supp[0].justification, false);
 		}
-		fputc(')', out);
+		sl_buf_putc(out, ')');
 	}
 	for (size_t j = 0; j < f->nnotes; j++) {
-		fputs("%0A", out);
-		put_escaped(out, f->notes[j], false);
+		sl_buf_puts(out, "%0A");
+		sl_esc_github(out, f->notes[j], false);
 	}
 	for (size_t j = 0; j < f->nrelated; j++) {
 		const struct sl_span *at = &f->related[j].at;
 		char *path = shown_path(root, at->src);
-		fputs("%0A", out);
+		sl_buf_puts(out, "%0A");
 		if (path) {
-			put_escaped(out, path, false);
-			fprintf(out, ":%u:%u: ", at->line, at->col);
+			sl_esc_github(out, path, false);
+			sl_buf_printf(out, ":%u:%u: ", at->line, at->col);
 		}
-		put_escaped(out, f->related[j].text, false);
+		sl_esc_github(out, f->related[j].text, false);
 		free(path);
 	}
 }
 
-void sl_emit_github(FILE *out, const struct sl_findings *fs, bool show_suppressed)
+/* Every value through sl_esc_github: escaped for the log, then as the runner reads it back. */
+void sl_emit_github(FILE *fp, const struct sl_findings *fs, bool show_suppressed)
 {
 	char *root = sl_path_repo_root();
+	struct sl_buf b = SL_BUF_INIT, *out = &b;
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct sl_finding *f = &fs->v[i];
 		if (f->nsupp && !show_suppressed)
 			continue;
 		/* A suppressed finding is shown, on request, as a notice: it must not read as a failure. */
-		fprintf(out, "::%s", command(f->nsupp ? SL_NOTE : f->level));
+		sl_buf_printf(out, "::%s", command(f->nsupp ? SL_NOTE : f->level));
 		properties(out, root, &f->at, f->rule ? f->rule->id : "schedlint");
-		fputs("::", out);
+		sl_buf_puts(out, "::");
 		message(out, root, f);
-		fputc('\n', out);
+		sl_buf_putc(out, '\n');
 	}
+	fwrite(sl_buf_str(&b), 1, b.len, fp);
+	sl_buf_free(&b);
 	free(root);
 }

@@ -1,13 +1,25 @@
 #include <cjson/cJSON.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../rules/rules.h"
 #include "emit.h"
+#include "escape.h"
 #include "input.h"
+#include "path.h"
 
+/* "file" is the path as given; a path that is not UTF-8 cannot be a JSON string as it is, and is
+ * shown with U+FFFD where its bytes are not (sl_emit_cjson), its exact bytes in "fileUri", a URI
+ * reference percent-encoded as SARIF's artifact locations are. */
 static void add_span(cJSON *o, const struct sl_span *at)
 {
-	cJSON_AddStringToObject(o, "file", at->src ? at->src->path : "");
+	const char *path = at->src ? at->src->path : "";
+	cJSON_AddStringToObject(o, "file", path);
+	if (!sl_utf8_valid(path, strlen(path))) {
+		char *uri = sl_path_uri(path);
+		cJSON_AddStringToObject(o, "fileUri", uri);
+		free(uri);
+	}
 	cJSON_AddNumberToObject(o, "line", at->line);
 	cJSON_AddNumberToObject(o, "column", at->col);
 	unsigned eline, ecol;
@@ -82,9 +94,6 @@ void sl_emit_json(FILE *out, const struct sl_findings *fs)
 		}
 		cJSON_AddItemToArray(findings, o);
 	}
-	char *s = cJSON_Print(root);
-	fputs(s, out);
-	fputc('\n', out);
-	free(s);
+	sl_emit_cjson(out, root);
 	cJSON_Delete(root);
 }

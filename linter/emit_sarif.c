@@ -328,10 +328,7 @@ void sl_emit_sarif(FILE *out, const struct sl_findings *fs, const struct sl_conf
 			cJSON_AddItemToArray(results, result(&sx, f, sl_config_rule_index(cfg, f->rule), dups[i]));
 	}
 	free(dups);
-	char *s = cJSON_Print(root);
-	fputs(s, out);
-	fputc('\n', out);
-	free(s);
+	sl_emit_cjson(out, root);
 	cJSON_Delete(root);
 	free(sx.root);
 }

@@ -1,13 +1,25 @@
 /* explain.c — `--explain`: for each workload, every node's verdict for one pod (pass, or the
  * failing filter and the scheduler's reason), how many pods each node takes, and the totals with
- * and without the rollout's surge. Text for people, JSON for tools; both from one analysis. */
+ * and without the rollout's surge. Text for people, JSON for tools; both from one analysis. The
+ * text's names and reasons are escaped (escape.h): it is read on terminals and in CI logs. */
 #include "explain.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
+#include "escape.h"
 #include "input.h"
+
+/* Text, then what the scheduler said (names in it escaped: the text is for a terminal), then the
+ * end of the line. */
+static void line_end(struct sl_buf *b, const char *text, const char *said)
+{
+	sl_buf_puts(b, text);
+	sl_esc_puts(b, said);
+	sl_buf_putc(b, '\n');
+}
 
 static void verdict(const struct sl_nodefit *f, struct sl_buf *b)
 {
@@ -16,15 +28,23 @@ static void verdict(const struct sl_nodefit *f, struct sl_buf *b)
 		return;
 	}
 	sl_buf_printf(b, "%s%s: ", f->excluded ? "left out by PreFilter; " : "", sl_plugin_name(f->plugin));
-	for (size_t r = 0; r < f->nreasons; r++)
-		sl_buf_printf(b, "%s%s", r ? ", " : "", f->reasons[r]);
+	for (size_t r = 0; r < f->nreasons; r++) {
+		sl_buf_puts(b, r ? ", " : "");
+		sl_esc_puts(b, f->reasons[r]);
+	}
 }
 
 static void header(const struct sl_workload *w, const struct sl_analysis *a, struct sl_buf *b)
 {
 	const struct sl_span *at = &(w->obj.kind_node ? w->obj.kind_node : w->obj.root)->at;
-	sl_buf_printf(b, "%s %s/%s (%s:%d): replicas %lld", w->obj.kind, w->obj.namespace, w->obj.name,
-		      at->src ? at->src->path : "-", at->line, (long long)w->replicas);
+	sl_esc_puts(b, w->obj.kind);
+	sl_buf_putc(b, ' ');
+	sl_esc_puts(b, w->obj.namespace);
+	sl_buf_putc(b, '/');
+	sl_esc_puts(b, w->obj.name ? w->obj.name : "");
+	sl_buf_puts(b, " (");
+	sl_esc_puts(b, at->src ? at->src->path : "-");
+	sl_buf_printf(b, ":%d): replicas %lld", at->line, (long long)w->replicas);
 	if (!a)
 		return;
 	if (a->strategy == SL_STRATEGY_ROLLING)
@@ -42,15 +62,19 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct 
 	header(w, a, out);
 	char kv[192];
 	sl_kube_describe(&m->kube, kv, sizeof kv);
-	sl_buf_printf(out, "\n  Kubernetes %s\n", kv);
+	line_end(out, "\n  Kubernetes ", kv); /* it names a node, and quotes its kubeletVersion */
 	if (!a) {
 		sl_buf_puts(out, "  no nodes known: give an inventory with --nodes (kubectl get nodes -o yaml)\n");
 		return;
 	}
+	/* Names as shown, escaped: the column is as wide as the widest. */
+	char **names = sl_xcalloc(a->nnodes, sizeof *names);
 	size_t width = 4;
-	for (size_t i = 0; i < a->nnodes; i++)
-		if (strlen(m->nodes[i]->name) > width)
-			width = strlen(m->nodes[i]->name);
+	for (size_t i = 0; i < a->nnodes; i++) {
+		names[i] = sl_esc_dup(m->nodes[i]->name);
+		if (strlen(names[i]) > width)
+			width = strlen(names[i]);
+	}
 	const char *col = a->sequential ? "placed" : "room";
 	sl_buf_printf(out, "  %-*s  %6s  %5s  %s\n", (int)width, "node", col, "surge", "verdict for the first pod");
 	struct sl_buf v = SL_BUF_INIT;
@@ -60,9 +84,11 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct 
 		char surge[24] = "-";
 		if (a->sequential)
 			snprintf(surge, sizeof surge, "%lld", (long long)a->surge_slots[i]);
-		sl_buf_printf(out, "  %-*s  %6lld  %5s  %s\n", (int)width, m->nodes[i]->name, (long long)a->slots[i],
-			      surge, sl_buf_str(&v));
+		sl_buf_printf(out, "  %-*s  %6lld  %5s  %s\n", (int)width, names[i], (long long)a->slots[i], surge,
+			      sl_buf_str(&v));
+		free(names[i]);
 	}
+	free(names);
 	sl_buf_free(&v);
 	sl_buf_printf(out, "  one pod: %zu of %zu node%s pass every filter", a->nfeasible, a->nnodes,
 		      a->nnodes == 1 ? "" : "s");
@@ -72,7 +98,7 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct 
 		sl_buf_printf(out, " beside the %lld of its pods that run", (long long)a->own_running);
 	sl_buf_puts(out, a->fit_error ? ": " : "\n");
 	if (a->fit_error)
-		sl_buf_printf(out, "%s\n", a->fit_error);
+		line_end(out, "", a->fit_error);
 	if (a->own_running)
 		sl_buf_printf(out, "  already running: %lld of its pods\n", (long long)a->own_running);
 	if (a->sequential)
@@ -85,7 +111,7 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct 
 			      (long long)a->total_slots, a->total_slots == 1 ? "" : "s", (long long)a->steady_placed,
 			      (long long)a->replicas);
 	if (a->steady_fit_error)
-		sl_buf_printf(out, "  the next pod: %s\n", a->steady_fit_error);
+		line_end(out, "  the next pod: ", a->steady_fit_error);
 	if (a->strategy == SL_STRATEGY_ROLLING && a->max_surge == 0)
 		sl_buf_printf(out, "  with the surge: none (maxSurge 0)%s\n",
 			      a->rollout_deadlock ? "; the rollout can never finish" : "");
@@ -99,8 +125,7 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct 
 		 * a new one is Ready, rolling.go scaleDownOldReplicaSetsForRollingUpdate). */
 		bool some = a->surge_placed > 0 && a->surge_placed < a->max_surge;
 		if (a->rollout_fit_error)
-			sl_buf_printf(out, "  %s: %s\n", some ? "the next surge pod" : "the surge pod",
-				      a->rollout_fit_error);
+			line_end(out, some ? "  the next surge pod: " : "  the surge pod: ", a->rollout_fit_error);
 		if (some && !a->rollout_deadlock)
 			sl_buf_puts(out,
 				    "  the rollout goes on: each new pod that is Ready lets an old one go, and its "

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "escape.h"
 #include "fix.h"
 #include "input.h"
 #include "path.h"
@@ -234,6 +235,21 @@ static int still_parses(const struct sl_source *src, const char *text, size_t le
 	return -1;
 }
 
+/* A line on stderr: fmt with two strings, escaped, and the line guarded. They hold paths and a
+ * parser's words on the input, and file names and contents are anyone's (escape.h). */
+static void say(const char *fmt, const char *a, const char *b)
+{
+	struct sl_buf line = SL_BUF_INIT, g = SL_BUF_INIT;
+	char *ea = sl_esc_dup(a), *eb = sl_esc_dup(b);
+	sl_buf_printf(&line, fmt, ea, eb);
+	free(ea);
+	free(eb);
+	sl_esc_lines(&g, line.s, line.len);
+	fwrite(g.s, 1, g.len, stderr);
+	sl_buf_free(&g);
+	sl_buf_free(&line);
+}
+
 int sl_fix_files(const struct sl_sources *ss, const struct sl_findings *fs, FILE *diff)
 {
 	int rc = 0;
@@ -250,18 +266,18 @@ int sl_fix_files(const struct sl_sources *ss, const struct sl_findings *fs, FILE
 		char *out = n ? sl_fix_apply_spans(src, edits, n, &len, spans) : NULL;
 		struct sl_buf why = SL_BUF_INIT;
 		if (out && still_parses(src, out, len, &why) < 0) {
-			fprintf(stderr, "%s:1:1: error: cannot apply the fixes: %s; left unchanged\n", src->path,
-				sl_buf_str(&why));
+			say("%s:1:1: error: cannot apply the fixes: %s; left unchanged\n", src->path, sl_buf_str(&why));
 			rc = -1;
 		} else if (out && diff)
 			print_diff(diff, src, out, len, spans, n);
 		else if (out && replace_file(src->path, out, len, &why) < 0) {
-			fprintf(stderr, "%s:1:1: error: cannot write the fixed file: %s; left unchanged\n", src->path,
-				sl_buf_str(&why));
+			say("%s:1:1: error: cannot write the fixed file: %s; left unchanged\n", src->path,
+			    sl_buf_str(&why));
 			rc = -1;
-		} else if (out)
-			fprintf(stderr, "schedlint: fixed %zu finding%s in %s\n", nfixed, nfixed == 1 ? "" : "s",
-				src->path);
+		} else if (out) {
+			sl_buf_printf(&why, "%zu finding%s", nfixed, nfixed == 1 ? "" : "s");
+			say("schedlint: fixed %s in %s\n", sl_buf_str(&why), src->path);
+		}
 		sl_buf_free(&why);
 		free(spans);
 		free(out);

@@ -559,7 +559,8 @@ static void take_messages(struct sl_lsp *s)
 	const char *body;
 	size_t len;
 	int rc;
-	while (!s->exiting && (rc = sl_rpc_next(&s->rpc, &body, &len, &err)) != 0) {
+	/* Once a write has failed the client cannot hear us: what else it sent is not worth taking. */
+	while (!s->exiting && !s->rpc.out_gone && (rc = sl_rpc_next(&s->rpc, &body, &len, &err)) != 0) {
 		if (rc < 0)
 			send_error(s, NULL, SL_RPC_PARSE_ERROR, "bad message framing: %s", err.s);
 		else
@@ -600,9 +601,9 @@ int sl_lsp_serve(int in, int out)
 		/* Whatever else has come is taken before linting: a change followed by more changes is
 		 * never linted on its own. */
 		int got = 0;
-		while (!s.exiting && (got = sl_rpc_fill(&s.rpc, 0)) > 0)
+		while (!s.exiting && !s.rpc.out_gone && (got = sl_rpc_fill(&s.rpc, 0)) > 0)
 			take_messages(&s);
-		if (s.exiting || got < 0)
+		if (s.exiting || s.rpc.out_gone || got < 0)
 			break; /* exit, or the client is gone */
 		if (s.dirty && s.state == SL_LSP_RUNNING)
 			sl_lsp_lint(&s, true);

@@ -10,6 +10,8 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "escape.h"
+
 static const char CL[] = "Content-Length:";
 #define CL_LEN (sizeof CL - 1)
 
@@ -232,9 +234,15 @@ int sl_rpc_send(struct sl_rpc *r, const cJSON *msg)
 	char *body = cJSON_PrintUnformatted(msg);
 	if (!body)
 		return -1;
-	struct sl_buf b = SL_BUF_INIT; /* one write: a client never sees a header without its body */
-	sl_buf_printf(&b, "Content-Length: %zu\r\n\r\n%s", strlen(body), body);
+	/* A path or a header line quoted in a message may hold bytes that are not UTF-8, which the
+	 * protocol's JSON cannot carry: they become U+FFFD (sl_esc_json, as the reports). */
+	struct sl_buf u = SL_BUF_INIT;
+	sl_esc_json(&u, body, strlen(body));
 	free(body);
+	struct sl_buf b = SL_BUF_INIT; /* one write: a client never sees a header without its body */
+	sl_buf_printf(&b, "Content-Length: %zu\r\n\r\n", u.len);
+	sl_buf_add(&b, sl_buf_str(&u), u.len);
+	sl_buf_free(&u);
 	int rc = write_all(r->out, b.s, b.len);
 	sl_buf_free(&b);
 	r->out_gone = rc < 0;

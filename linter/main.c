@@ -3,7 +3,9 @@
  * findings at or above --fail-on, 2 usage or input error). */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,10 +16,12 @@
 #include "config.h"
 #include "buf.h"
 #include "emit.h"
+#include "escape.h"
 #include "fix.h"
 #include "input.h"
 #include "k8s.h"
 #include "lsp.h"
+#include "output.h"
 #include "run.h"
 #include "sched.h"
 #include "yamldoc.h"
@@ -129,10 +133,30 @@ static void usage(FILE *out)
 			snprintf(left, sizeof left, "    --%s%s%s", d->o.name, d->arg ? " " : "", d->arg ? d->arg : "");
 		fprintf(out, "  %-26s %s\n", left, d->help);
 	}
-	fprintf(out, "\nExit status: 0 no findings at or above --fail-on, 1 findings, 2 usage or "
-		     "input error.\n"
+	fprintf(out, "\nExit status: 0 no findings at or above --fail-on, 1 findings, 2 usage, input or "
+		     "write error.\n"
 		     "Rules: schedlint --list-rules; each rule's page: " SL_DOCDIR "/rules/<id>.md\n"
 		     "(docs/rules/ in the source tree); man schedlint.\n");
+}
+
+/* "schedlint: error: " and the message on stderr: -1. The message quotes what was given, which
+ * may hold anything; escaped whole (escape.h), it cannot act on a terminal or a CI log, and the
+ * program's own words in it are unchanged. */
+static int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int cli_error(const char *fmt, ...)
+{
+	struct sl_buf b = SL_BUF_INIT, line = SL_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	sl_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	sl_buf_puts(&line, "schedlint: error: ");
+	sl_esc_add(&line, sl_buf_str(&b), b.len);
+	sl_buf_putc(&line, '\n');
+	fwrite(line.s, 1, line.len, stderr);
+	sl_buf_free(&line);
+	sl_buf_free(&b);
+	return -1;
 }
 
 /* Repeatable options collect their arguments in order. */
@@ -152,8 +176,7 @@ static int parse_format(const char *arg, enum format *out)
 			*out = (enum format)i;
 			return 0;
 		}
-	fprintf(stderr, "schedlint: error: unknown format '%s' (text, sarif, json, github)\n", arg);
-	return -1;
+	return cli_error("unknown format '%s' (text, sarif, json, github)", arg);
 }
 
 static int parse_color(const char *arg, int *out)
@@ -164,13 +187,8 @@ static int parse_color(const char *arg, int *out)
 		*out = 1;
 	else if (!strcmp(arg, "never"))
 		*out = 0;
-	else {
-		fprintf(stderr,
-			"schedlint: error: --color takes auto, always or never, "
-			"not '%s'\n",
-			arg);
-		return -1;
-	}
+	else
+		return cli_error("--color takes auto, always or never, not '%s'", arg);
 	return 0;
 }
 
@@ -182,22 +200,17 @@ static int parse_limit(const char *opt, const char *arg, bool units, size_t max,
 	unsigned long long n = strtoull(arg, &end, 10);
 	int shift = !units || !*end || end[1] ? 0 : *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : -1;
 	bool bad = errno || end == arg || arg[0] == '-' || n == 0 || shift < 0 || (*end && !shift);
-	if (!bad && (n > max >> shift)) {
-		fprintf(stderr, "schedlint: error: --%s is at most %zu%s, not '%s'\n", opt, max, units ? " bytes" : "",
-			arg);
-		return -1;
-	}
-	if (bad) {
-		fprintf(stderr, "schedlint: error: --%s takes a positive number%s, not '%s'\n", opt,
-			units ? " (with K, M or G)" : "", arg);
-		return -1;
-	}
+	if (!bad && (n > max >> shift))
+		return cli_error("--%s is at most %zu%s, not '%s'", opt, max, units ? " bytes" : "", arg);
+	if (bad)
+		return cli_error("--%s takes a positive number%s, not '%s'", opt, units ? " (with K, M or G)" : "",
+				 arg);
 	*out = (size_t)n << shift;
 	return 0;
 }
 
 /* One option (getopt's c, its argument in optarg). 0, or -1 after saying what is wrong; *done:
- * the option's whole work is done (--help, --version). */
+ * the option's whole work is done (--help, --version), and is 1 + the exit status. */
 static int take_option(int c, struct options *o, int *done)
 {
 	switch (c) {
@@ -213,13 +226,8 @@ static int take_option(int c, struct options *o, int *done)
 		o->output = optarg;
 		return 0;
 	case 'F':
-		if (sl_level_parse(optarg, &o->fail_on) < 0 || o->fail_on == SL_LEVEL_NONE) {
-			fprintf(stderr,
-				"schedlint: error: --fail-on takes error, warning or note, "
-				"not '%s'\n",
-				optarg);
-			return -1;
-		}
+		if (sl_level_parse(optarg, &o->fail_on) < 0 || o->fail_on == SL_LEVEL_NONE)
+			return cli_error("--fail-on takes error, warning or note, not '%s'", optarg);
 		return 0;
 	case 'c':
 		return parse_color(optarg, &o->color);
@@ -234,13 +242,9 @@ static int take_option(int c, struct options *o, int *done)
 	case OPT_MAX_FILE_SIZE:
 		return parse_limit("max-file-size", optarg, true, SL_FILE_BYTES_CAP, &sl_limits.file_bytes);
 	case OPT_KUBE_VERSION:
-		if (sl_kube_parse(optarg, &o->kube_minor) < 0 || o->kube_minor < SL_KUBE_MIN) {
-			fprintf(stderr,
-				"schedlint: error: --kube-version takes a Kubernetes release from 1.%d, such as 1.%d, "
-				"not '%s'\n",
-				SL_KUBE_MIN, SL_KUBE_DEFAULT, optarg);
-			return -1;
-		}
+		if (sl_kube_parse(optarg, &o->kube_minor) < 0 || o->kube_minor < SL_KUBE_MIN)
+			return cli_error("--kube-version takes a Kubernetes release from 1.%d, such as 1.%d, not '%s'",
+					 SL_KUBE_MIN, SL_KUBE_DEFAULT, optarg);
 		o->kube_text = optarg;
 		return 0;
 	case 'C':
@@ -256,13 +260,16 @@ static int take_option(int c, struct options *o, int *done)
 		o->stdin_name = optarg;
 		return 0;
 	case 'h':
-		usage(stdout);
-		*done = 1;
+	case 'V': {
+		struct sl_capture cap;
+		FILE *out = sl_capture_open(&cap);
+		if (c == 'h')
+			usage(out);
+		else
+			fprintf(out, "schedlint %s\n", SL_VERSION);
+		*done = 1 + sl_capture_write(&cap, NULL, 1, c == 'h' ? "the help" : "the version");
 		return 0;
-	case 'V':
-		printf("schedlint %s\n", SL_VERSION);
-		*done = 1;
-		return 0;
+	}
 	}
 	bool *flag = c == 'x'   ? &o->fix
 		     : c == 'U' ? &o->diff
@@ -280,6 +287,19 @@ static int take_option(int c, struct options *o, int *done)
 	return 0;
 }
 
+/* Whether every option word (up to "--") shows as it is: getopt quotes a bad one raw. */
+static bool options_plain(int argc, char **argv)
+{
+	bool plain = true;
+	for (int i = 1; i < argc && plain && strcmp(argv[i], "--"); i++)
+		if (argv[i][0] == '-') {
+			char *e = sl_esc_dup(argv[i]);
+			plain = !strcmp(e, argv[i]);
+			free(e);
+		}
+	return plain;
+}
+
 static int parse_args(int argc, char **argv, struct options *o, int *done)
 {
 	struct option lo[NOPTS + 1];
@@ -288,9 +308,16 @@ static int parse_args(int argc, char **argv, struct options *o, int *done)
 	memset(&lo[NOPTS], 0, sizeof lo[NOPTS]);
 	int c;
 	*done = 0;
-	while ((c = getopt_long(argc, argv, "n:p:f:o:hV", lo, NULL)) != -1)
+	/* getopt's own messages say more (an ambiguous abbreviation, a missing argument), but quote
+	 * the option raw: with an option that holds what would act on a terminal, it is quiet and the
+	 * option is named here, escaped. */
+	opterr = options_plain(argc, argv);
+	while ((c = getopt_long(argc, argv, "n:p:f:o:hV", lo, NULL)) != -1) {
+		if (c == '?' && !opterr)
+			cli_error("bad option '%s'", argv[optind > 1 ? optind - 1 : 1]);
 		if (take_option(c, o, done) < 0 || *done)
 			return *done ? 0 : -1;
+	}
 	return 0;
 }
 
@@ -301,15 +328,29 @@ static bool no_color(void)
 	return v && *v;
 }
 
-static void list_rules(const struct sl_config *c)
+/* The rules and their levels: 0, or 2 when the list could not be written. A policy's id and
+ * message come from the config, and are escaped (escape.h). */
+static int list_rules(const struct sl_config *c)
 {
+	struct sl_capture cap;
+	FILE *out = sl_capture_open(&cap);
+	struct sl_buf line = SL_BUF_INIT, g = SL_BUF_INIT;
 	for (size_t i = 0; i < c->nrules; i++) {
 		const struct sl_rule *r = c->rules[i];
 		bool policy = i >= sl_nrules;
-		printf("%-32s %-8s %s%s%s\n", r->id, c->levels[i] ? sl_level_name(c->levels[i]) : "off", r->summary,
-		       r->needs_nodes ? " (needs nodes: --nodes or Node objects)" : "",
-		       policy ? " (policy from the config)" : "");
+		char *id = sl_esc_dup(r->id), *summary = sl_esc_dup(r->summary);
+		sl_buf_reset(&line);
+		sl_buf_printf(&line, "%-32s %-8s %s%s%s\n", id, c->levels[i] ? sl_level_name(c->levels[i]) : "off",
+			      summary, r->needs_nodes ? " (needs nodes: --nodes or Node objects)" : "",
+			      policy ? " (policy from the config)" : "");
+		sl_esc_lines(&g, line.s, line.len);
+		free(id);
+		free(summary);
 	}
+	fwrite(sl_buf_str(&g), 1, g.len, out);
+	sl_buf_free(&line);
+	sl_buf_free(&g);
+	return sl_capture_write(&cap, NULL, 1, "the rule list");
 }
 
 static void free_options(struct options *o)
@@ -343,37 +384,90 @@ static int setup_config(const struct options *o, struct sl_config *cfg, struct s
 	return rc;
 }
 
+/* Whether path is one of list's n paths, as a file: standard input is none. */
+static const char *among(const char *path, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(list[i], "-") && sl_same_file(path, list[i]))
+			return list[i];
+	return NULL;
+}
+
+/* --output naming an input would replace it with the report: a manifest given, an inventory
+ * (--nodes, --pods, the config's) or the config itself. 2 after saying which, else 0. Files found
+ * in a directory given are not looked for: a report written there is read as one more input. */
+static int check_output(const struct options *o, const struct sl_config *cfg, char *const *paths, size_t npaths)
+{
+	if (!o->output)
+		return 0;
+	const char *in = among(o->output, (const char *const *)paths, npaths);
+	in = in ? in : among(o->output, o->nodes, o->nnodes);
+	in = in ? in : among(o->output, o->pods, o->npods);
+	in = in ? in : among(o->output, (const char *const *)cfg->nodes, cfg->nnodes);
+	in = in ? in : among(o->output, (const char *const *)cfg->pods, cfg->npods);
+	for (size_t i = 0; !in && i < cfg->ntargets; i++) {
+		const struct sl_target *t = &cfg->targets[i];
+		in = among(o->output, (const char *const *)t->nodes, t->nnodes);
+		in = in ? in : among(o->output, (const char *const *)t->pods, t->npods);
+	}
+	if (!in && cfg->path && sl_same_file(o->output, cfg->path))
+		in = cfg->path;
+	if (!in)
+		return 0;
+	cli_error("--output %s is the input %s: the report would replace it; nothing was checked", o->output, in);
+	return 2;
+}
+
+/* The report of fs in o's format (the findings, or --explain's text or JSON when run has it) into
+ * out. */
+static void emit(FILE *out, const struct options *o, const struct sl_findings *fs, const struct sl_config *cfg,
+		 struct sl_run *run, bool color)
+{
+	if (run && o->explain && run->explained_json) {
+		cJSON *root = cJSON_CreateObject();
+		cJSON_AddStringToObject(root, "tool", "schedlint");
+		cJSON_AddStringToObject(root, "version", SL_VERSION);
+		cJSON_AddItemToObject(root, "explain", run->explained_json);
+		run->explained_json = NULL;
+		sl_emit_cjson(out, root);
+		cJSON_Delete(root);
+	} else if (run && o->explain) {
+		/* Its values are escaped already (explain.c); a line must not read as a command. */
+		struct sl_buf b = SL_BUF_INIT;
+		sl_esc_lines(&b, sl_buf_str(&run->explained), run->explained.len);
+		fwrite(sl_buf_str(&b), 1, b.len, out);
+		sl_buf_free(&b);
+	} else if (o->format == FMT_TEXT)
+		sl_emit_text(out, fs, color, false, o->show_suppressed);
+	else if (o->format == FMT_SARIF)
+		sl_emit_sarif(out, fs, cfg);
+	else if (o->format == FMT_GITHUB)
+		sl_emit_github(out, fs, o->show_suppressed);
+	else
+		sl_emit_json(out, fs);
+}
+
 /* A config that cannot be used stops the run: its errors on stderr and, for SARIF and JSON, a
  * report that carries them (code scanning then shows why nothing was checked). */
 static void report_config_errors(const struct options *o, const struct sl_config *cfg, const struct sl_findings *errs,
-				 bool ecolor)
+				 bool ecolor, char *const *paths, size_t npaths)
 {
 	sl_emit_text(stderr, errs, ecolor, true, false);
-	if (o->format == FMT_TEXT || o->explain || o->list_rules)
+	if (o->format == FMT_TEXT || o->explain || o->list_rules || check_output(o, cfg, paths, npaths))
 		return;
-	FILE *out = o->output ? fopen(o->output, "w") : stdout;
-	if (!out) {
-		fprintf(stderr, "schedlint: error: cannot write %s: %s\n", o->output, strerror(errno));
-		return;
-	}
-	if (o->format == FMT_SARIF)
-		sl_emit_sarif(out, errs, cfg);
-	else if (o->format == FMT_GITHUB)
-		sl_emit_github(out, errs, false);
-	else
-		sl_emit_json(out, errs);
-	if (out != stdout)
-		fclose(out);
+	struct sl_capture cap;
+	emit(sl_capture_open(&cap), o, errs, cfg, NULL, false);
+	sl_capture_write(&cap, o->output, 1, "the report");
 }
 
 /* Stage config: the config, with the command line's additions. One that cannot be used stops the
  * run (-1), its errors reported. */
-static int configure(const struct options *o, struct sl_config *cfg, bool ecolor)
+static int configure(const struct options *o, struct sl_config *cfg, bool ecolor, char *const *paths, size_t npaths)
 {
 	struct sl_findings errs = {0};
 	int rc = setup_config(o, cfg, &errs);
 	if (rc < 0)
-		report_config_errors(o, cfg, &errs, ecolor);
+		report_config_errors(o, cfg, &errs, ecolor, paths, npaths);
 	sl_findings_free(&errs);
 	return rc;
 }
@@ -395,56 +489,35 @@ static int check_usage(const struct options *o, size_t npaths)
 	return 2;
 }
 
-/* The report: to --output, else to stdout, or to stderr when stdout carries the diff. Input
- * errors always reach stderr as well. Returns 0, or 2 when the report could not be written. */
+/* The report: to --output (replaced whole, output.h), else to stdout, or to stderr when stdout
+ * carries the diff. Input errors always reach stderr as well. Returns 0, or 2 when the report
+ * could not be written. */
 static int report(const struct options *o, struct sl_run *run, const struct sl_config *cfg, bool ecolor)
 {
 	const struct sl_findings *fs = &run->fs;
-	FILE *out = o->output ? fopen(o->output, "w") : o->diff ? stderr : stdout;
-	if (!out) {
-		fprintf(stderr, "schedlint: error: cannot write %s: %s\n", o->output, strerror(errno));
-		return 2;
-	}
-	bool color = o->color == 1 || (o->color == -1 && !o->output && isatty(fileno(out)) && !no_color());
+	int fd = o->diff ? 2 : 1;
+	bool color = o->color == 1 || (o->color == -1 && !o->output && isatty(fd) && !no_color());
 	for (size_t i = 0; i < fs->n; i++)
 		if (!fs->v[i].rule) {
 			struct sl_findings one = {&fs->v[i], 1, 1, 1};
 			sl_emit_text(stderr, &one, ecolor, true, false);
 		}
-	if (o->explain && run->explained_json) {
-		cJSON *root = cJSON_CreateObject();
-		cJSON_AddStringToObject(root, "tool", "schedlint");
-		cJSON_AddStringToObject(root, "version", SL_VERSION);
-		cJSON_AddItemToObject(root, "explain", run->explained_json);
-		run->explained_json = NULL;
-		char *text = cJSON_Print(root);
-		fprintf(out, "%s\n", text);
-		free(text);
-		cJSON_Delete(root);
-	} else if (o->explain)
-		fputs(sl_buf_str(&run->explained), out);
-	else if (o->format == FMT_TEXT)
-		sl_emit_text(out, fs, color, false, o->show_suppressed);
-	else if (o->format == FMT_SARIF)
-		sl_emit_sarif(out, fs, cfg);
-	else if (o->format == FMT_GITHUB)
-		sl_emit_github(out, fs, o->show_suppressed);
-	else
-		sl_emit_json(out, fs);
-	if (o->output && fclose(out) != 0) {
-		fprintf(stderr, "schedlint: error: cannot write %s\n", o->output);
-		return 2;
-	}
-	return 0;
+	struct sl_capture cap;
+	emit(sl_capture_open(&cap), o, fs, cfg, run, color);
+	return sl_capture_write(&cap, o->output, fd, "the report");
 }
 
 /* Stage fix: --fix writes the fixes into the files, --diff prints them. 2 when a file could not be
- * fixed, else rc. */
+ * fixed or the diff not written, else rc. */
 static int fix(const struct options *o, const struct sl_run *run, int rc)
 {
-	if ((o->fix || o->diff) && sl_fix_files(&run->ss, &run->fs, o->diff ? stdout : NULL) < 0)
-		return 2;
-	return rc;
+	if (!o->fix && !o->diff)
+		return rc;
+	struct sl_capture cap;
+	FILE *diff = o->diff ? sl_capture_open(&cap) : NULL;
+	int frc = sl_fix_files(&run->ss, &run->fs, diff);
+	int drc = diff ? sl_capture_write(&cap, NULL, 1, "the diff") : 0;
+	return frc < 0 || drc ? 2 : rc;
 }
 
 /* rc unless it is 0: then 2 for input errors, 1 for findings at or above --fail-on that are not
@@ -470,10 +543,10 @@ static int pipeline(struct options *o, char *const *paths, size_t npaths)
 {
 	bool ecolor = o->color == 1 || (o->color == -1 && isatty(2) && !no_color());
 	struct sl_config cfg;
-	int rc = configure(o, &cfg, ecolor) < 0 ? 2 : 0;
+	int rc = configure(o, &cfg, ecolor, paths, npaths) < 0 ? 2 : 0;
 	if (!rc && o->list_rules)
-		list_rules(&cfg);
-	else if (!rc && !(rc = check_usage(o, npaths))) {
+		rc = list_rules(&cfg);
+	else if (!rc && !(rc = check_usage(o, npaths)) && !(rc = check_output(o, &cfg, paths, npaths))) {
 		o->diff = o->diff || o->dry_run;
 		struct sl_run run = {.cfg = &cfg,
 				     .explain = o->explain,
@@ -498,7 +571,7 @@ static int lsp(int argc, char **argv)
 {
 	for (int i = 2; i < argc; i++)
 		if (strcmp(argv[i], "--stdio")) {
-			fprintf(stderr, "schedlint: error: lsp takes no arguments but --stdio, not '%s'\n", argv[i]);
+			cli_error("lsp takes no arguments but --stdio, not '%s'", argv[i]);
 			return 2;
 		}
 	return sl_lsp_serve(0, 1);
@@ -506,14 +579,25 @@ static int lsp(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* A reader that goes away (`| head`) is a write error like a full disk, reported and exit 2,
+	 * not a silent death by signal: a CI step must not take a cut report for a whole one. */
+	signal(SIGPIPE, SIG_IGN);
 	if (argc >= 2 && !strcmp(argv[1], "lsp"))
 		return lsp(argc, argv);
 	struct options o = {.fail_on = SL_ERROR, .color = -1};
 	int done, rc;
 	if (parse_args(argc, argv, &o, &done) < 0 || done)
-		rc = done ? 0 : 2;
+		rc = done ? done - 1 : 2;
 	else
 		rc = pipeline(&o, argv + optind, (size_t)(argc - optind));
 	free_options(&o);
+	/* Everything is written by now (sl_capture_write); what stdio still holds, and a failed write
+	 * to stderr, where the input errors go, make the run fail too. */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		cli_error("cannot write to standard output: %s", strerror(errno));
+		rc = 2;
+	}
+	if (ferror(stderr))
+		rc = 2;
 	return rc;
 }

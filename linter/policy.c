@@ -115,6 +115,8 @@ static void leaf(struct walk *w, const struct sl_ynode *n, const struct sl_buf *
 		return;
 	}
 	int shown = n->len > QUOTE_MAX ? QUOTE_MAX : (int)n->len;
+	while (shown < (int)n->len && shown > 0 && ((unsigned char)n->str[shown] & 0xC0) == 0x80)
+		shown--; /* cut between characters: half of one is not UTF-8 */
 	const char *more = n->len > QUOTE_MAX ? "…" : "";
 	if (p->forbid && rc == 1)
 		report(w, n, "%s '%.*s%s' matches the forbidden pattern '%s'", sl_buf_str(path), shown, n->str, more,

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "../linter/buf.h"
+#include "../linter/escape.h"
 #include "../linter/flow.h"
 #include "../linter/quantity.h"
 #include "release.h"
@@ -435,9 +436,12 @@ static void explain_resource(struct release *r, const char *res, struct sl_buf *
 		cJSON_AddNumberToObject(jr, "fits", (double)rf.flow);
 		groups = cJSON_AddArrayToObject(jr, "groups");
 		cJSON_AddItemToArray(arr, jr);
-	} else if (rf.total > 0)
-		sl_buf_printf(out, "  %s: the workloads ask %s, at most %s fits%s\n", res, dem, got,
+	} else if (rf.total > 0) {
+		sl_buf_puts(out, "  ");
+		sl_esc_puts(out, res); /* --explain's text: names escaped for a terminal (escape.h) */
+		sl_buf_printf(out, ": the workloads ask %s, at most %s fits%s\n", dem, got,
 			      rf.flow < rf.total ? " (see release-capacity)" : "");
+	}
 	for (size_t k = 0; rf.total > 0 && k < r->ngroups; k++) {
 		const char *name = r->m->nodes[rep[k]]->name;
 		if (groups) {
@@ -459,9 +463,13 @@ static void explain_resource(struct release *r, const char *res, struct sl_buf *
 			char fr[48], left[48];
 			sl_format_amount(res, rf.supply[k], fr, sizeof fr);
 			sl_format_amount(res, rf.supply[k] - tt.in, left, sizeof left);
-			sl_buf_printf(out, "    %s%s (%zu node%s): %s free; takes %s; left %s\n", name,
+			sl_buf_puts(out, "    ");
+			sl_esc_puts(out, name);
+			sl_buf_printf(out, "%s (%zu node%s): %s free; takes ",
 				      r->nodes_in[k] > 1 ? " and nodes like it" : "", r->nodes_in[k],
-				      r->nodes_in[k] == 1 ? "" : "s", fr, who.len ? sl_buf_str(&who) : "nothing", left);
+				      r->nodes_in[k] == 1 ? "" : "s", fr);
+			sl_esc_puts(out, who.len ? sl_buf_str(&who) : "nothing");
+			sl_buf_printf(out, "; left %s\n", left);
 		}
 		sl_buf_free(&who);
 	}
@@ -485,13 +493,14 @@ void sl_release_explain(const struct sl_model *m, struct sl_cluster *cl, const u
 				cJSON_AddNullToObject(o, "target");
 			cJSON_AddNumberToObject(o, "workloads", (double)r.nw);
 			arr = cJSON_AddArrayToObject(o, "resources");
-		} else
-			sl_buf_printf(
-			    out,
-			    "Release%s%s: %zu workloads together, on %zu node group%s (node classes, and nodes a "
-			    "template names)\n",
-			    target ? " of target " : "", target ? target : "", r.nw, r.ngroups,
-			    r.ngroups == 1 ? "" : "s");
+		} else {
+			sl_buf_puts(out, target ? "Release of target " : "Release");
+			sl_esc_puts(out, target ? target : "");
+			sl_buf_printf(out,
+				      ": %zu workloads together, on %zu node group%s (node classes, and nodes a "
+				      "template names)\n",
+				      r.nw, r.ngroups, r.ngroups == 1 ? "" : "s");
+		}
 		for (size_t k = 0; k < r.resources.n; k++)
 			explain_resource(&r, r.resources.v[k], out, arr);
 		sl_release_order_explain(&r, out, o);

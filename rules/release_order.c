@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../linter/escape.h"
 #include "../linter/quantity.h"
 #include "release.h"
 
@@ -241,8 +242,10 @@ static void explain_order(const struct order_set *s, const struct sl_release_pla
 	}
 	struct sl_buf who = SL_BUF_INIT;
 	short_words(s, p, &who);
-	sl_buf_printf(out, "  placed in %s order as the scheduler would: %lld pod%s stay%s Pending: %s\n", order,
-		      (long long)n, n == 1 ? "" : "s", n == 1 ? "s" : "", who.s);
+	sl_buf_printf(out, "  placed in %s order as the scheduler would: %lld pod%s stay%s Pending: ", order,
+		      (long long)n, n == 1 ? "" : "s", n == 1 ? "s" : "");
+	sl_esc_puts(out, sl_buf_str(&who)); /* --explain's text: names escaped for a terminal (escape.h) */
+	sl_buf_putc(out, '\n');
 	sl_buf_free(&who);
 }
 

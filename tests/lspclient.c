@@ -20,7 +20,9 @@
  *                                                 at the end, which may be at most KB more
  *   lspclient SCHEDLINT latency ROOT DOC NODES N MS   time from a change to its diagnostics,
  *                                                 ROOT the workspace, DOC (the seed's manifest)
- *                                                 open: the median must be under MS */
+ *                                                 open: the median must be under MS
+ *   lspclient - json FILE...                      each FILE is one JSON document, all UTF-8
+ *                                                 (tests/run-output.sh: the reports) */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
@@ -444,6 +446,47 @@ char *join(const char *dir, const char *name)
 	return p;
 }
 
+/* Whether s (n bytes) is UTF-8: shortest forms, no surrogates, nothing above U+10FFFF. Written
+ * here, not taken from the program, so that a mistake there is not repeated. */
+static bool utf8(const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned c = s[i], len = c < 0x80                 ? 1
+					 : c >= 0xC2 && c <= 0xDF ? 2
+					 : c >= 0xE0 && c <= 0xEF ? 3
+					 : c >= 0xF0 && c <= 0xF4 ? 4
+								  : 0;
+		if (!len || i + len > n)
+			return false;
+		unsigned long cp = len == 1 ? c : c & (0x7F >> len);
+		for (unsigned k = 1; k < len; k++) {
+			if ((s[i + k] & 0xC0) != 0x80)
+				return false;
+			cp = cp << 6 | (s[i + k] & 0x3F);
+		}
+		if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+		    (cp >= 0xD800 && cp <= 0xDFFF))
+			return false;
+		i += len;
+	}
+	return true;
+}
+
+/* Each file: one JSON document (nothing after it but white space), and UTF-8. */
+static void json_files(char **files, int n)
+{
+	for (int i = 0; i < n; i++) {
+		size_t len;
+		char *text = read_file(files[i], &len);
+		const char *end = NULL;
+		cJSON *doc = text ? cJSON_ParseWithOpts(text, &end, true) : NULL;
+		check(doc && strlen(text) == len, "json: %s parses", files[i]);
+		check(text && utf8((const unsigned char *)text, len), "json: %s is UTF-8", files[i]);
+		cJSON_Delete(doc);
+		free(text);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
@@ -465,6 +508,8 @@ int main(int argc, char **argv)
 		protocol(argv[3]);
 	else if (!strcmp(sc, "edits") && argc == 6)
 		edits(argv[3], atoi(argv[4]), atol(argv[5]));
+	else if (!strcmp(sc, "json"))
+		json_files(argv + 3, argc - 3);
 	else if (!strcmp(sc, "latency") && argc == 8)
 		latency(argv[3], argv[4], argv[5], atoi(argv[6]), atof(argv[7]));
 	else {

@@ -958,6 +958,7 @@ int main(void)
 	test_udiff();
 	test_fix_apply();
 	test_lsp();
+	test_output();
 	printf("unit: %d/%d checks passed\n", checks - failures, checks);
 	return failures ? 1 : 0;
 }

@@ -15,5 +15,7 @@ extern int checks, failures;
 
 /* unit_lsp.c: positions in UTF-16 units, URIs, the framing, the overlay, a cancelled run. */
 void test_lsp(void);
+/* unit_output.c: escaping for terminals and logs, UTF-8, --output replaced whole. */
+void test_output(void);
 
 #endif

@@ -1,0 +1,202 @@
+/* unit_output — what leaves the program: values escaped for terminals and CI logs (each class of
+ * character that acts rather than shows), GitHub's workflow-command escapes, UTF-8 checked and
+ * repaired, the language server's messages kept UTF-8, and --output replaced whole or not at
+ * all. */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../linter/buf.h"
+#include "../linter/escape.h"
+#include "../linter/lsp_rpc.h"
+#include "../linter/output.h"
+#include "unit.h"
+
+static bool esc_is(const char *in, const char *want)
+{
+	char *got = sl_esc_dup(in);
+	bool ok = !strcmp(got, want);
+	if (!ok)
+		fprintf(stderr, "  sl_esc of '%s': '%s', expected '%s'\n", in, got, want);
+	free(got);
+	return ok;
+}
+
+static bool lines_are(const char *in, const char *want)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	sl_esc_lines(&b, in, strlen(in));
+	bool ok = !strcmp(sl_buf_str(&b), want);
+	if (!ok)
+		fprintf(stderr, "  sl_esc_lines: '%s', expected '%s'\n", sl_buf_str(&b), want);
+	sl_buf_free(&b);
+	return ok;
+}
+
+static bool github_is(const char *in, bool property, const char *want)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	sl_esc_github(&b, in, property);
+	bool ok = !strcmp(sl_buf_str(&b), want);
+	if (!ok)
+		fprintf(stderr, "  sl_esc_github: '%s', expected '%s'\n", sl_buf_str(&b), want);
+	sl_buf_free(&b);
+	return ok;
+}
+
+static void test_escape(void)
+{
+	/* Printable text, and UTF-8 that only shows, are kept. */
+	CHECK(esc_is("web-1 nvidia.com/gpu 'x' \\d", "web-1 nvidia.com/gpu 'x' \\d"));
+	CHECK(esc_is("caf\xc3\xa9 \xe6\x97\xa5\xf0\x9f\x98\x80", "caf\xc3\xa9 \xe6\x97\xa5\xf0\x9f\x98\x80"));
+	/* C0 (ESC of OSC 52 and OSC 8, BEL, BS, CR, LF, TAB, NUL's neighbours), DEL, C1 as UTF-8. */
+	CHECK(esc_is("a\x1b]52;c;SGk=\x07z", "a\\x1b]52;c;SGk=\\x07z"));
+	CHECK(esc_is("\x1b]8;;http://x\x1b\\", "\\x1b]8;;http://x\\x1b\\"));
+	CHECK(esc_is("a\rb\bc\x7f\x01", "a\\rb\\x08c\\x7f\\x01"));
+	CHECK(esc_is("a\n::error file=x::y\tz", "a\\n::error file=x::y\\tz"));
+	CHECK(esc_is("\xc2\x85\xc2\x9b[31m\xc2\x80\xc2\x9f\xc2\xa0", "\\u0085\\u009b[31m\\u0080\\u009f\xc2\xa0"));
+	/* Bidirectional controls and marks, line and paragraph separators. */
+	CHECK(esc_is("\xe2\x80\xae"
+		     "abc\xe2\x80\xac",
+		     "\\u202eabc\\u202c"));
+	CHECK(esc_is("\xe2\x81\xa6\xe2\x81\xa9\xe2\x80\x8e\xe2\x80\x8f\xd8\x9c\xe2\x80\xa8\xe2\x80\xa9",
+		     "\\u2066\\u2069\\u200e\\u200f\\u061c\\u2028\\u2029"));
+	/* Not UTF-8: stray bytes, a cut character, overlong forms, surrogates, beyond U+10FFFF. */
+	CHECK(esc_is("\xff\xfe", "\\xff\\xfe"));
+	CHECK(esc_is("a\xe2\x80", "a\\xe2\\x80"));
+	CHECK(esc_is("\xc0\xaf\xe0\x80\xaf", "\\xc0\\xaf\\xe0\\x80\\xaf"));
+	CHECK(esc_is("\xed\xa0\x80", "\\xed\\xa0\\x80"));
+	CHECK(esc_is("\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80"));
+	/* GitHub's legacy "##[command]" works anywhere in a line. */
+	CHECK(esc_is("a##[error]b ###[x] #[y]", "a##\\x5berror]b ###\\x5bx] #[y]"));
+
+	/* A line whose start (after white space and colour codes) is "::" is not one. */
+	CHECK(lines_are("::error::x\nok::\n  ::warning::y\n", "\\x3a:error::x\nok::\n  \\x3a:warning::y\n"));
+	CHECK(lines_are("\x1b[1m::error::x\x1b[0m\n", "\x1b[1m\\x3a:error::x\x1b[0m\n"));
+	CHECK(lines_are("\xc2\xa0\xe3\x80\x80::e::x", "\xc2\xa0\xe3\x80\x80\\x3a:e::x"));
+	CHECK(lines_are(": :x\n:x::\n", ": :x\n:x::\n"));
+
+	/* GitHub's escapes: '%', CR and LF in data; ':' and ',' in a property too; the rest as above. */
+	CHECK(github_is("100% a,b:c\r\nd", false, "100%25 a,b:c%0D%0Ad"));
+	CHECK(github_is("a,b:c%", true, "a%2Cb%3Ac%25"));
+	CHECK(github_is("\x1b[31m\xe2\x80\xae\xff", false, "\\x1b[31m\\u202e\\xff"));
+}
+
+static void test_utf8(void)
+{
+	CHECK(sl_utf8_valid("", 0));
+	CHECK(sl_utf8_valid("caf\xc3\xa9\xf0\x9f\x98\x80", 9));
+	CHECK(!sl_utf8_valid("bad\xff\xfe.yaml", 10));
+	CHECK(!sl_utf8_valid("\xed\xb0\x80", 3));
+	CHECK(!sl_utf8_valid("\xc3", 1));
+	struct sl_buf b = SL_BUF_INIT;
+	sl_utf8_repair(&b, "a\xff\xc3\xa9\xe2\x80", 6);
+	CHECK(!strcmp(sl_buf_str(&b), "a\xef\xbf\xbd\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd"));
+	CHECK(sl_utf8_valid(b.s, b.len));
+	sl_buf_free(&b);
+}
+
+/* The language server's messages are UTF-8 whatever a path or a header line held. */
+static void test_rpc_utf8(void)
+{
+	int fd[2];
+	CHECK(pipe(fd) == 0);
+	struct sl_rpc r;
+	sl_rpc_init(&r, -1, fd[1]);
+	cJSON *m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "message", "bad header line 'X\xff\xfe'");
+	CHECK(sl_rpc_send(&r, m) == 0);
+	cJSON_Delete(m);
+	close(fd[1]);
+	char buf[512];
+	ssize_t n = read(fd[0], buf, sizeof buf - 1);
+	close(fd[0]);
+	CHECK(n > 0);
+	buf[n > 0 ? n : 0] = 0;
+	const char *body = strstr(buf, "\r\n\r\n");
+	CHECK(body && sl_utf8_valid(buf, (size_t)n));
+	CHECK(body && strstr(body, "'X\xef\xbf\xbd\xef\xbf\xbd'"));
+	CHECK(body && atoi(buf + strlen("Content-Length: ")) == (int)strlen(body + 4));
+	sl_rpc_free(&r);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	struct sl_buf b = SL_BUF_INIT;
+	char chunk[256];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		sl_buf_add(&b, chunk, n);
+	fclose(f);
+	return sl_buf_detach(&b);
+}
+
+/* How many entries dir holds besides . and .. (a temporary file left behind would be one). */
+static int entries(const char *dir)
+{
+	char *cmd = sl_xasprintf("ls -A '%s' | wc -l", dir);
+	FILE *p = popen(cmd, "r");
+	int n = -1;
+	if (p && fscanf(p, "%d", &n) != 1)
+		n = -1;
+	if (p)
+		pclose(p);
+	free(cmd);
+	return n;
+}
+
+static void test_write_file(void)
+{
+	char dir[] = "/tmp/schedlint-unit-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *path = sl_xasprintf("%s/report.sarif", dir), *link = sl_xasprintf("%s/link.sarif", dir);
+	/* A new file, then one replaced: whole, its mode kept. */
+	CHECK(sl_write_file(path, "first\n", 6) == 0);
+	char *got = slurp(path);
+	CHECK(got && !strcmp(got, "first\n"));
+	free(got);
+	CHECK(chmod(path, 0640) == 0);
+	CHECK(sl_write_file(path, "second\n", 7) == 0);
+	struct stat st;
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 07777) == 0640);
+	got = slurp(path);
+	CHECK(got && !strcmp(got, "second\n"));
+	free(got);
+	/* Through a symbolic link: the file it names is replaced, the link stays a link. */
+	CHECK(symlink("report.sarif", link) == 0);
+	CHECK(sl_write_file(link, "third\n", 6) == 0);
+	CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+	got = slurp(path);
+	CHECK(got && !strcmp(got, "third\n"));
+	free(got);
+	CHECK(entries(dir) == 2);
+	/* A directory that is not there, and a directory named as the file: an error, nothing left. */
+	char *missing = sl_xasprintf("%s/no/such/dir/r.sarif", dir);
+	CHECK(sl_write_file(missing, "x", 1) < 0);
+	CHECK(sl_write_file(dir, "x", 1) < 0);
+	CHECK(entries(dir) == 2);
+	/* A device is written as it is, not replaced by a file. */
+	CHECK(sl_write_file("/dev/null", "x", 1) == 0);
+	CHECK(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
+	CHECK(sl_write_file("/dev/full", "x", 1) < 0);
+	CHECK(sl_same_file(link, path) && !sl_same_file(path, "/dev/null") && !sl_same_file(missing, missing));
+	unlink(link);
+	unlink(path);
+	rmdir(dir);
+	free(missing);
+	free(link);
+	free(path);
+}
+
+void test_output(void)
+{
+	test_escape();
+	test_utf8();
+	test_rpc_utf8();
+	test_write_file();
+}
