@@ -888,6 +888,7 @@ int main(void)
 	test_udiff();
 	test_fix_apply();
 	test_lsp();
+	test_fixwrite();
 	printf("unit: %d/%d checks passed\n", checks - failures, checks);
 	return failures ? 1 : 0;
 }

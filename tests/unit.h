@@ -15,5 +15,7 @@ extern int checks, failures;
 
 /* unit_lsp.c: positions in UTF-16 units, URIs, the framing, the overlay, a cancelled run. */
 void test_lsp(void);
+/* unit_fix.c: --fix's writer given a file that changed between the read and the write. */
+void test_fixwrite(void);
 
 #endif
