@@ -349,6 +349,17 @@ ok "hard link: the file given is fixed" same hard/m.yaml "$seed/fixed.yaml"
 ok "hard link: the other link keeps the text it had" same hard/also.yaml "$seed/manifest.yaml"
 ok "hard link: they are two files now" [ "$(stat -c %h hard/m.yaml) $(stat -c %h hard/also.yaml)" = "1 1" ]
 
+# Nothing is held open from a file's reading to its writing: 100 files fixed with 16 descriptors.
+rm -rf fds
+mkdir fds
+set -- $(seq -f 'fds/m%03g.yaml' 1 100)
+tee "$@" <"$seed/manifest.yaml" >/dev/null
+(ulimit -n 16 && exec "$bin" --color never --fix --nodes "$nodes" fds) >out 2>err
+echo $? >rc
+ok "100 files under a limit of 16 descriptors: exit 1, the findings" rc_is 1
+ok "100 files under a limit of 16 descriptors: all fixed" [ "$(grep -c '^schedlint: fixed 1 finding in fds/' err)" = 100 ]
+set --
+
 # --diff and --fix --dry-run: diff -u's diff of what --fix writes; nothing written
 fresh d/m.yaml 644
 saved=$(stamp d/m.yaml)
