@@ -49,10 +49,11 @@ struct sl_findings;
 /* Apply the first fix of every finding that is not suppressed, file by file (a fix that meets
  * an earlier one in the same file is left for the next run; standard input is left alone). With
  * diff NULL each changed file is replaced atomically, keeping its mode, owner and group where
- * permitted, writing through a symlink to its target; a file that cannot be written is reported
- * on stderr and left unchanged, as is a file whose fixed text would not parse. With diff, nothing
- * is written: the unified diff of every change goes to diff instead. Returns 0, or -1 when some
- * file could not be fixed. */
+ * permitted, writing through a symlink to its target: in the directory it was read from, and only
+ * if it is still the file read (the sources must have been read with record_origin, input.h); a
+ * file that changed meanwhile, or cannot be written, is reported on stderr and left unchanged, as
+ * is a file whose fixed text would not parse. With diff, nothing is written: the unified diff of
+ * every change goes to diff instead. Returns 0, or -1 when some file could not be fixed. */
 int sl_fix_files(const struct sl_sources *ss, const struct sl_findings *fs, FILE *diff);
 
 #endif

@@ -3,6 +3,7 @@
  * rename only once it is complete and on disk. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,26 +12,33 @@
 #include "buf.h"
 #include "escape.h"
 #include "fix.h"
+#include "fixtemp.h"
 #include "input.h"
+#include "origin.h"
 #include "path.h"
 #include "udiff.h"
 #include "yamldoc.h"
 
+/* What replace_file did: the file written, refused (why says why), or left because it is not the
+ * file that was read any more. */
+enum outcome { WRITTEN = 0, REFUSED = -1, CHANGED = -2 };
+
 /* A file or directory that no one may write (no w bit in its mode) is refused even when the
  * caller could write it anyway, as root can: the mode says the user wants it left as it is, and
  * replacing the file rewrites its directory entry. */
-static int check_writable(const char *real, const struct stat *st, const char *dir, struct sl_buf *why)
+static int check_writable(int dirfd, const struct sl_origin *o, const struct stat *st, struct sl_buf *why)
 {
 	struct stat dst;
 	if (!S_ISREG(st->st_mode))
 		sl_buf_puts(why, "not a regular file");
 	else if (!(st->st_mode & 0222))
 		sl_buf_printf(why, "it is read-only (mode %04o)", (unsigned)(st->st_mode & 07777));
-	else if (access(real, W_OK) < 0)
+	else if (faccessat(dirfd, o->name, W_OK, 0) < 0)
 		sl_buf_puts(why, strerror(errno));
-	else if (stat(dir, &dst) == 0 && !(dst.st_mode & 0222))
-		sl_buf_printf(why, "its directory %s is read-only (mode %04o)", dir, (unsigned)(dst.st_mode & 07777));
-	return why->len ? -1 : 0;
+	else if (fstat(dirfd, &dst) == 0 && !(dst.st_mode & 0222))
+		sl_buf_printf(why, "its directory %s is read-only (mode %04o)", o->dir,
+			      (unsigned)(dst.st_mode & 07777));
+	return why->len ? REFUSED : WRITTEN;
 }
 
 static int write_all(int fd, const char *data, size_t len)
@@ -48,7 +56,7 @@ static int write_all(int fd, const char *data, size_t len)
 }
 
 /* The temporary file takes the file's owner and group, its content, then its mode: a write clears
- * the set-user-ID and set-group-ID bits, so the mode goes last. Until then the file has mkstemp's
+ * the set-user-ID and set-group-ID bits, so the mode goes last. Until then the file has mode
  * 0600, so the content is never readable by more than the file was. */
 static int fill_temp(int fd, const struct stat *st, const char *data, size_t len)
 {
@@ -60,65 +68,96 @@ static int fill_temp(int fd, const struct stat *st, const char *data, size_t len
 	return 0;
 }
 
-/* data into a new temporary file beside real, which then replaces real. */
-static int install(const char *real, const char *dir, const struct stat *st, const char *data, size_t len,
+/* Whether the file in dirfd is still the one that was read. */
+static bool unchanged(int dirfd, const struct sl_origin *o)
+{
+	struct stat st;
+	return fstatat(dirfd, o->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && sl_origin_same(o, &st);
+}
+
+/* data into a new temporary file beside the file, which then replaces it. The file is looked at
+ * once more when the new one is on disk, as near the rename as can be: a file changed while the
+ * new one was written is left as it now is. */
+static int install(int dirfd, const struct sl_origin *o, const struct stat *st, const char *data, size_t len,
 		   struct sl_buf *why)
 {
-	char *tmp = sl_xasprintf("%s.schedlint-XXXXXX", real);
-	int fd = mkstemp(tmp);
+	char tmp[NAME_MAX + 1];
+	int fd = sl_fixtemp_create(dirfd, o->name, tmp);
 	if (fd < 0) {
-		sl_buf_printf(why, "cannot create a file in %s: %s", dir, strerror(errno));
-		free(tmp);
-		return -1;
+		sl_buf_printf(why, "cannot create a file in %s: %s", o->dir, strerror(errno));
+		return REFUSED;
 	}
-	int rc = fill_temp(fd, st, data, len);
-	if (rc < 0)
+	int rc = fill_temp(fd, st, data, len) < 0 ? REFUSED : WRITTEN;
+	if (rc)
 		sl_buf_puts(why, strerror(errno));
-	if (close(fd) < 0 && rc == 0) {
+	if (close(fd) < 0 && !rc) {
 		sl_buf_puts(why, strerror(errno));
-		rc = -1;
+		rc = REFUSED;
 	}
-	if (rc == 0 && rename(tmp, real) < 0) {
+	if (!rc && !unchanged(dirfd, o))
+		rc = CHANGED;
+	if (!rc && renameat(dirfd, tmp, dirfd, o->name) < 0) {
 		sl_buf_puts(why, strerror(errno));
-		rc = -1;
+		rc = REFUSED;
 	}
-	if (rc < 0)
-		unlink(tmp);
-	free(tmp);
+	if (rc)
+		sl_fixtemp_remove(dirfd, tmp);
+	else
+		sl_fixtemp_renamed();
 	return rc;
 }
 
-/* Best effort: the rename is on disk once the directory is. */
-static void sync_dir(const char *dir)
+/* The directories written in so far, by device and inode: each is swept once (fixtemp.h). */
+struct swept {
+	struct sl_fileid *v;
+	size_t n, cap;
+};
+
+static void sweep_once(int dirfd, struct swept *sw)
 {
-	int fd = open(dir, O_RDONLY | O_DIRECTORY);
-	if (fd < 0)
+	struct stat st;
+	if (fstat(dirfd, &st) < 0)
 		return;
-	(void)fsync(fd);
-	close(fd);
+	struct sl_fileid id = {(unsigned long long)st.st_dev, (unsigned long long)st.st_ino};
+	for (size_t i = 0; i < sw->n; i++)
+		if (sw->v[i].dev == id.dev && sw->v[i].ino == id.ino)
+			return;
+	sl_grow(&sw->v, &sw->cap, sw->n + 1, sizeof *sw->v);
+	sw->v[sw->n++] = id;
+	sl_fixtemp_sweep(dirfd);
 }
 
-/* Replace the file at path (its target, when path is a symlink: the link stays) with data.
- * Returns 0, or -1 with the reason in why and the file unchanged. */
-static int replace_file(const char *path, const char *data, size_t len, struct sl_buf *why)
+/* Replace src's file with data: the file it was read from (the target, when a symlink was given:
+ * the link stays), in the directory it was read from, if it is still the file that was read.
+ * The directory is opened again here and compared with the one read from, rather than held open
+ * from the reading on: a run may fix more files than it may hold open. */
+static int replace_file(const struct sl_source *src, const char *data, size_t len, struct swept *sw, struct sl_buf *why)
 {
-	char *real = realpath(path, NULL);
-	if (!real) {
-		sl_buf_puts(why, strerror(errno));
-		return -1;
+	const struct sl_origin *o = src->origin;
+	if (!o || !o->name) { /* not read by this run's reader: nothing to check it against */
+		sl_buf_puts(why, "where it was read from is not known");
+		return REFUSED;
 	}
-	const char *slash = strrchr(real, '/');
-	char *dir = slash == real ? sl_xstrdup("/") : sl_xasprintf("%.*s", (int)(slash - real), real);
+	bool other;
+	int dirfd = sl_origin_open_dir(o, &other);
+	if (dirfd < 0) {
+		if (other)
+			return CHANGED;
+		sl_buf_printf(why, "cannot open its directory %s: %s", o->dir, strerror(errno));
+		return REFUSED;
+	}
 	struct stat st;
-	int rc = -1;
-	if (stat(real, &st) < 0)
-		sl_buf_puts(why, strerror(errno));
-	else if (check_writable(real, &st, dir, why) == 0 && install(real, dir, &st, data, len, why) == 0) {
-		sync_dir(dir);
-		rc = 0;
+	int rc = CHANGED;
+	if (fstatat(dirfd, o->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && sl_origin_same(o, &st)) {
+		rc = check_writable(dirfd, o, &st, why);
+		if (!rc)
+			sweep_once(dirfd, sw);
+		if (!rc)
+			rc = install(dirfd, o, &st, data, len, why);
+		if (!rc)
+			(void)fsync(dirfd); /* best effort: the rename is on disk once the directory is */
 	}
-	free(dir);
-	free(real);
+	close(dirfd);
 	return rc;
 }
 
@@ -250,39 +289,59 @@ static void say(const char *fmt, const char *a, const char *b)
 	sl_buf_free(&line);
 }
 
+/* Fix one file: write it back (diff NULL) or print its diff. Returns 0, or -1 after saying on
+ * stderr why it is left as it was. */
+static int fix_one(const struct sl_source *src, const struct sl_findings *fs, const size_t *which, size_t nwhich,
+		   FILE *diff, struct swept *sw)
+{
+	size_t n, nfixed, len;
+	const struct sl_edit **edits = collect_edits(fs, which, nwhich, &n, &nfixed);
+	struct sl_udiff_span *spans = sl_xcalloc(n + 1, sizeof *spans);
+	char *out = n ? sl_fix_apply_spans(src, edits, n, &len, spans) : NULL;
+	struct sl_buf why = SL_BUF_INIT;
+	int rc = 0, wrote = WRITTEN;
+	if (out && still_parses(src, out, len, &why) < 0) {
+		say("%s:1:1: error: cannot apply the fixes: %s; left unchanged\n", src->path, sl_buf_str(&why));
+		rc = -1;
+	} else if (out && diff)
+		print_diff(diff, src, out, len, spans, n);
+	else if (out && (wrote = replace_file(src, out, len, sw, &why)) == CHANGED) {
+		say("%s:1:1: error: changed while fixing; not written%s\n", src->path, "");
+		rc = -1;
+	} else if (out && wrote == REFUSED) {
+		say("%s:1:1: error: cannot write the fixed file: %s; left unchanged\n", src->path,
+		    sl_buf_str(&why));
+		rc = -1;
+	} else if (out) {
+		sl_buf_printf(&why, "%zu finding%s", nfixed, nfixed == 1 ? "" : "s");
+		say("schedlint: fixed %s in %s\n", sl_buf_str(&why), src->path);
+	}
+	sl_buf_free(&why);
+	free(spans);
+	free(out);
+	free(edits);
+	return rc;
+}
+
 int sl_fix_files(const struct sl_sources *ss, const struct sl_findings *fs, FILE *diff)
 {
 	int rc = 0;
 	size_t *start, *byfile;
 	group_by_file(ss, fs, &start, &byfile);
+	struct swept sw = {0};
+	struct sl_fixtemp_guard guard;
+	if (!diff)
+		sl_fixtemp_guard(&guard);
 	for (size_t s = 0; s < ss->n; s++) {
 		const struct sl_source *src = ss->v[s];
 		if (src->failed || src->from_stdin || start[s] == start[s + 1])
 			continue;
-		size_t n, nfixed, len;
-		const struct sl_edit **edits =
-		    collect_edits(fs, byfile + start[s], start[s + 1] - start[s], &n, &nfixed);
-		struct sl_udiff_span *spans = sl_xcalloc(n + 1, sizeof *spans);
-		char *out = n ? sl_fix_apply_spans(src, edits, n, &len, spans) : NULL;
-		struct sl_buf why = SL_BUF_INIT;
-		if (out && still_parses(src, out, len, &why) < 0) {
-			say("%s:1:1: error: cannot apply the fixes: %s; left unchanged\n", src->path, sl_buf_str(&why));
+		if (fix_one(src, fs, byfile + start[s], start[s + 1] - start[s], diff, &sw) < 0)
 			rc = -1;
-		} else if (out && diff)
-			print_diff(diff, src, out, len, spans, n);
-		else if (out && replace_file(src->path, out, len, &why) < 0) {
-			say("%s:1:1: error: cannot write the fixed file: %s; left unchanged\n", src->path,
-			    sl_buf_str(&why));
-			rc = -1;
-		} else if (out) {
-			sl_buf_printf(&why, "%zu finding%s", nfixed, nfixed == 1 ? "" : "s");
-			say("schedlint: fixed %s in %s\n", sl_buf_str(&why), src->path);
-		}
-		sl_buf_free(&why);
-		free(spans);
-		free(out);
-		free(edits);
 	}
+	if (!diff)
+		sl_fixtemp_unguard(&guard);
+	free(sw.v);
 	free(start);
 	free(byfile);
 	return rc;

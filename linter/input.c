@@ -11,6 +11,7 @@
 #include "buf.h"
 #include "diag.h"
 #include "limits.h"
+#include "origin.h"
 #include "overlay.h"
 #include "path.h"
 
@@ -359,6 +360,7 @@ static int add_path(struct sl_sources *ss, const char *path, struct sl_findings 
 	struct sl_source *s = source_adopt(path, NULL, 0, 0);
 	push(ss, s);
 	s->cache = ss->overlay;
+	s->want_origin = ss->record_origin;
 	int rc;
 	if (S_ISREG(st.st_mode) && from_overlay(ss, s, &st, errs, &rc))
 		return rc;
@@ -367,10 +369,37 @@ static int add_path(struct sl_sources *ss, const char *path, struct sl_findings 
 	return s->unread ? 0 : sl_source_read(s, errs);
 }
 
+/* s->path opened to be read; when --fix may rewrite it, in its directory, which s->origin then
+ * records. NULL with errno when it cannot be opened. */
+static FILE *open_source(struct sl_source *s)
+{
+	if (!s->want_origin)
+		return fopen(s->path, "rb");
+	sl_origin_free(s->origin);
+	s->origin = sl_xcalloc(1, sizeof *s->origin);
+	int fd = sl_origin_open(s->origin, s->path);
+	FILE *fp = fd < 0 ? NULL : fdopen(fd, "rb");
+	if (fd >= 0 && !fp) {
+		int err = errno;
+		close(fd);
+		errno = err;
+	}
+	return fp;
+}
+
+/* The file read through fp, recorded once read (st: its fstat before, NULL when there is none),
+ * and closed. */
+static void close_source(struct sl_source *s, FILE *fp, const struct stat *st)
+{
+	if (s->origin)
+		sl_origin_record(s->origin, fileno(fp), st);
+	fclose(fp);
+}
+
 /* Read s->path into s. Returns 0, or the error and what failed. */
 static int read_file(struct sl_source *s, const char **what)
 {
-	FILE *fp = fopen(s->path, "rb");
+	FILE *fp = open_source(s);
 	struct stat st;
 	*what = "cannot open file";
 	if (!fp)
@@ -382,7 +411,7 @@ static int read_file(struct sl_source *s, const char **what)
 		char *data = sl_huge_alloc(cap);
 		size_t len = fread(data, 1, cap - 1, fp);
 		if (len < cap - 1 && !ferror(fp)) {
-			fclose(fp);
+			close_source(s, fp, &st);
 			data[len] = 0;
 			s->data = data;
 			s->len = len;
@@ -397,7 +426,7 @@ static int read_file(struct sl_source *s, const char **what)
 	}
 	struct sl_buf b = SL_BUF_INIT;
 	int err = read_stream(fp, &b, size);
-	fclose(fp);
+	close_source(s, fp, regular ? &st : NULL);
 	if (err) {
 		sl_buf_free(&b);
 		*what = err == EFBIG ? "file" : "cannot read file";

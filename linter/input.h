@@ -33,6 +33,9 @@ struct sl_sources {
 	/* Regular files are left unread when added, for sl_source_read to read them where they are
 	 * parsed: on the parsing threads, not one after another before parsing starts. */
 	bool defer_reading;
+	/* The files may be rewritten (--fix): each is read in its directory, and where it was read
+	 * is recorded (origin.h) for the writer to check. */
+	bool record_origin;
 	/* Open buffers and cached files read instead of the disk (the language server's); NULL: the
 	 * disk alone. Files read from disk are then kept in it. */
 	struct sl_overlay *overlay;

@@ -386,6 +386,7 @@ static struct target *load(struct sl_run *r, const char *const *nodes, size_t nn
 	struct target *ts = sl_xcalloc(nt, sizeof *ts);
 	r->ss.defer_reading = true; /* files are read where they are parsed, several at a time */
 	r->ss.overlay = r->overlay;
+	r->ss.record_origin = r->fix; /* where each file was read, for the writer to check */
 	for (size_t i = 0; i < nt; i++)
 		ts[i].index = (int)i - 1;
 	add_inventories(r, &ts[0], nnodes ? (char *const *)nodes : c->nodes, nnodes ? nnodes : c->nnodes,

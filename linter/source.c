@@ -9,6 +9,7 @@
 
 #include "buf.h"
 #include "diag.h"
+#include "origin.h"
 
 #define CP_STEP 64
 
@@ -92,6 +93,7 @@ void sl_source_free(struct sl_source *s)
 		free(s->data);
 	free(s->lines);
 	free(s->cp);
+	sl_origin_free(s->origin);
 	free(s);
 }
 

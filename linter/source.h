@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct sl_origin;
 struct sl_overlay;
 struct sl_span;
 
@@ -28,6 +29,8 @@ struct sl_source {
 	bool from_stdin;          /* read from standard input: no file to fix; unnamed when path is "-" */
 	bool skipped;             /* not a Kubernetes manifest (manifest.h): read, then left alone */
 	struct sl_overlay *cache; /* where a copy of what is read from disk is kept (NULL: nowhere) */
+	bool want_origin;         /* --fix may rewrite it: read it in its directory, and record where */
+	struct sl_origin *origin; /* where it was read (origin.h), when wanted; owned */
 };
 
 /* Build the line (and code point) index that positions need. Idempotent. Sources read from

@@ -2,8 +2,10 @@
 # --fix never damages a file, and --diff shows what it would do. --fix keeps the file's mode,
 # owner and group; writes through a symlink to its target and leaves the link a link; keeps CRLF
 # and a byte order mark; refuses a file it cannot write (exit 2, the file untouched, the other
-# files still fixed), and fixes whose result would not parse; leaves no temporary file behind;
-# syncs the new file before the rename.
+# files still fixed), and fixes whose result would not parse; leaves no temporary file behind, not
+# even when SIGTERM, SIGINT or SIGHUP ends it midway (the one SIGKILL leaves, the next run
+# removes); syncs the new file before the rename; replaces the file, so another hard link keeps
+# the old text. (That it writes only the file it read, and only unchanged, tests/unit_fix.c tests.)
 # --diff and --fix --dry-run print what diff -u prints, write nothing, exit as a plain run, and
 # their diff applies with patch (git apply where patch is missing) to exactly what --fix writes.
 #
@@ -236,12 +238,127 @@ command -v strace >/dev/null 2>&1 &&
 	ASAN_OPTIONS=detect_leaks=0 strace -f -o trace -e trace=fsync,rename,renameat,renameat2 \
 		"$bin" --fix --nodes "$nodes" sync/m.yaml >/dev/null 2>&1
 if grep -q rename trace; then
-	syscalls=$(grep -E '^[0-9]+ +(fsync|rename)' trace | sed -E 's/^[0-9]+ +//; s/[(].*//' | tr '\n' ' ')
+	# renameat in the file's directory (renameat2 where the C library makes it so): a rename
+	syscalls=$(grep -E '^[0-9]+ +(fsync|rename)' trace | sed -E 's/^[0-9]+ +//; s/[(].*//; s/^rename(at2?)?$/rename/' |
+		tr '\n' ' ')
 	ok "fsync before the rename, and after it ($syscalls)" [ "$syscalls" = "fsync rename fsync " ]
 	ok "the traced run fixed the file" same sync/m.yaml "$seed/fixed.yaml"
 else
 	skip "fsync before the rename" "strace is missing or cannot trace here"
 fi
+
+# The temporary file (.NAME.schedlint-fix-PID-XXXXXX beside the file) never outlives its run:
+# SIGTERM, SIGINT or SIGHUP during a --fix removes the one being written, then ends the run as
+# the signal would; SIGKILL leaves that one only, and the next run writing in the directory
+# removes it once its writer is gone, not a live run's.
+# To signal while a temporary file is half written, every time and on any machine: the run is
+# stopped (SIGSTOP) until it is seen stopped with one there, then signalled, then let go on, so
+# the signal arrives before it writes another byte.
+many_reset() { # 1,000 copies of the seed's manifest in many/
+	rm -rf many
+	mkdir many
+	set -- $(seq -f 'many/m%04g.yaml' 1 1000)
+	tee "$@" <"$seed/manifest.yaml" >/dev/null
+}
+proc_state() { sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null; }
+temps() { find many -name '*.schedlint-*' | wc -l; }
+# Signals are set back to their defaults for the run: a background job of a shell script starts
+# with SIGINT ignored, which schedlint rightly leaves ignored.
+sigdfl=
+env --default-signal=INT,TERM true 2>/dev/null && sigdfl="env --default-signal=INT,TERM"
+signal_midway() { # signal: sets caught (empty when the run ended first), status, left (temp files)
+	many_reset
+	$sigdfl "$bin" --fix --nodes "$nodes" many >/dev/null 2>many.err &
+	pid=$!
+	caught=
+	while [ ! -s many.err ] && [ -n "$(proc_state $pid)" ] && [ "$(proc_state $pid)" != Z ]; do
+		sleep 0.05 2>/dev/null || : # reading and checking: let it be until it has fixed a file
+	done
+	while [ -z "$caught" ] && [ -n "$(proc_state $pid)" ] && [ "$(proc_state $pid)" != Z ]; do
+		kill -STOP $pid 2>/dev/null
+		w=0
+		while [ $w -lt 1000 ] && state=$(proc_state $pid) && [ "$state" = R -o "$state" = S -o "$state" = D ]; do
+			w=$((w + 1))
+		done
+		if [ "$state" = T -o "$state" = t ] && [ "$(temps)" -gt 0 ]; then
+			caught=yes
+			kill -"$1" $pid
+		fi
+		kill -CONT $pid 2>/dev/null
+	done
+	{ wait $pid; } 2>/dev/null
+	status=$?
+	left=$(temps)
+}
+sum() { md5sum "$@" | cut -d' ' -f1; }
+untorn() { # every file in many/ is the manifest or its fixed text, no other
+	[ -z "$(sum many/*.yaml | sort -u | grep -v -x -e "$(sum <"$seed/manifest.yaml")" -e "$(sum <"$seed/fixed.yaml")")" ]
+}
+if [ ! -r /proc/self/status ]; then
+	skip "a signal during --fix" "no /proc to see the run stopped"
+else
+	for sig in TERM INT HUP; do
+		[ $sig = INT ] && [ -z "$sigdfl" ] && { skip "SIGINT during --fix" "env cannot set SIGINT back to its default"; continue; }
+		signal_midway $sig
+		if [ -z "$caught" ]; then
+			skip "SIG$sig during --fix" "the run never stopped with a temporary file there"
+			continue
+		fi
+		case $sig in TERM) num=15 ;; INT) num=2 ;; HUP) num=1 ;; esac
+		ok "SIG$sig with a temporary file half written: the run ends by the signal ($status)" [ $status = $((128 + num)) ]
+		ok "SIG$sig with a temporary file half written: none left" [ "$left" = 0 ]
+		ok "SIG$sig: every file is as it was or wholly fixed" untorn
+	done
+	signal_midway KILL
+	if [ -z "$caught" ]; then
+		skip "SIGKILL during --fix" "the run never stopped with a temporary file there"
+	else
+		ok "SIGKILL: one temporary file left, named as schedlint's" \
+			[ "$left $(find many -name '.m*.yaml.schedlint-fix-*-??????' | wc -l)" = "1 1" ]
+		ok "SIGKILL: every file is as it was or wholly fixed" untorn
+		cp "$seed/manifest.yaml" many/next.yaml
+		run --fix --nodes "$nodes" many/next.yaml
+		ok "SIGKILL: the next run in the directory removes it (its writer is gone)" [ "$(temps)" = 0 ]
+		ok "SIGKILL: the next run fixes its file" same many/next.yaml "$seed/fixed.yaml"
+	fi
+fi
+rm -rf many
+# Planted: what the next run removes, and what it leaves.
+if [ -r /proc/sys/kernel/pid_max ]; then
+	gone=$(($(cat /proc/sys/kernel/pid_max) + 1)) # no process has a pid above pid_max
+	fresh stale/m.yaml 644
+	for f in ".m.yaml.schedlint-fix-$gone-AbC123" ".x.yaml.schedlint-fix-$$-XyZ789" \
+		".m.yaml.schedlint-fix-$gone-short" "m.yaml.schedlint-fix-$gone-AbC123" ".m.yaml.schedlint-$gone-AbC123"; do
+		echo half >"stale/$f"
+	done
+	run --fix --nodes "$nodes" stale/m.yaml
+	ok "a temporary file whose writer is gone: removed by the next run there" [ ! -e "stale/.m.yaml.schedlint-fix-$gone-AbC123" ]
+	ok "a temporary file whose writer is alive (a run at work there): left" [ -e "stale/.x.yaml.schedlint-fix-$$-XyZ789" ]
+	ok "names not quite schedlint's: left" test -e "stale/.m.yaml.schedlint-fix-$gone-short" \
+		-a -e "stale/m.yaml.schedlint-fix-$gone-AbC123" -a -e "stale/.m.yaml.schedlint-$gone-AbC123"
+	ok "the planted files: the file fixed all the same" same stale/m.yaml "$seed/fixed.yaml"
+else
+	skip "a temporary file whose writer is gone" "no /proc/sys/kernel/pid_max to name a pid no process has"
+fi
+
+# --fix replaces the file (README, the man page): another hard link to it keeps the old text.
+fresh hard/m.yaml 644
+ln hard/m.yaml hard/also.yaml
+run --fix --nodes "$nodes" hard/m.yaml
+ok "hard link: the file given is fixed" same hard/m.yaml "$seed/fixed.yaml"
+ok "hard link: the other link keeps the text it had" same hard/also.yaml "$seed/manifest.yaml"
+ok "hard link: they are two files now" [ "$(stat -c %h hard/m.yaml) $(stat -c %h hard/also.yaml)" = "1 1" ]
+
+# Nothing is held open from a file's reading to its writing: 100 files fixed with 16 descriptors.
+rm -rf fds
+mkdir fds
+set -- $(seq -f 'fds/m%03g.yaml' 1 100)
+tee "$@" <"$seed/manifest.yaml" >/dev/null
+(ulimit -n 16 && exec "$bin" --color never --fix --nodes "$nodes" fds) >out 2>err
+echo $? >rc
+ok "100 files under a limit of 16 descriptors: exit 1, the findings" rc_is 1
+ok "100 files under a limit of 16 descriptors: all fixed" [ "$(grep -c '^schedlint: fixed 1 finding in fds/' err)" = 100 ]
+set --
 
 # --diff and --fix --dry-run: diff -u's diff of what --fix writes; nothing written
 fresh d/m.yaml 644

@@ -959,6 +959,7 @@ int main(void)
 	test_fix_apply();
 	test_lsp();
 	test_output();
+	test_fixwrite();
 	printf("unit: %d/%d checks passed\n", checks - failures, checks);
 	return failures ? 1 : 0;
 }

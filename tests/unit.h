@@ -17,5 +17,7 @@ extern int checks, failures;
 void test_lsp(void);
 /* unit_output.c: escaping for terminals and logs, UTF-8, --output replaced whole. */
 void test_output(void);
+/* unit_fix.c: --fix's writer given a file that changed between the read and the write. */
+void test_fixwrite(void);
 
 #endif
