@@ -6,17 +6,13 @@
 set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 sarif_out=${2:+$(cd "$2" && pwd)}
+. "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../fixtures" || exit 1
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 seed=rollout-deadlock/seed-gpu-tracker
 # The release build and tests/rusage.c, for the bounds on hostile input (sanitizers would measure
 # themselves); those checks are skipped when either is missing.
 rel=$(pwd)/../schedlint
 rusage=$(pwd)/../build/rusage
-unbounded=0
 
 expect() { # description, expected exit, command...
 	d=$1 want=$2
@@ -45,7 +41,7 @@ bounded() {
 	d=$1 secs=$2
 	shift 2
 	if [ ! -x "$rel" ] || [ ! -x "$rusage" ]; then
-		unbounded=$((unbounded + 1))
+		skip "$d: bounded" "no release build ./schedlint or build/rusage (make schedlint build/rusage)"
 		return
 	fi
 	set -- $(timeout 60 "$rusage" "$rel" "$@" 2>/dev/null | tail -n 1)
@@ -418,6 +414,4 @@ done
 cp $seed/manifest.yaml "$tmp/outside.yaml"
 expect "SARIF outside the repository" 1 sh -c "cd '$tmp/anchor' && '$bin' -f sarif --nodes nodes.yaml ../outside.yaml"
 has "SARIF outside the repository" "$tmp/out" "\"uri\":	\"file://$(cd "$tmp" && pwd -P)/outside.yaml\""
-[ $unbounded -eq 0 ] || echo "cli: $unbounded time and memory bounds skipped (no release build or build/rusage)"
-echo "cli: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish cli

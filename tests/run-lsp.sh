@@ -20,7 +20,7 @@
 #             diagnostics it received, the preferred fix applied, the diagnostics gone (skipped
 #             without nvim).
 # Usage: run-lsp.sh SCHEDLINT_ASAN SCHEDLINT LSPCLIENT [CORPUS]
-# Last line: lsp: N passed, M failed[, nvim skipped] (figures)
+# Last line: lsp: N passed, M failed, S skipped (figures)
 set -u
 [ $# -ge 3 ] || { echo "usage: $0 SCHEDLINT_ASAN SCHEDLINT LSPCLIENT [CORPUS]" >&2; exit 2; }
 abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
@@ -32,7 +32,6 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/tests/lib.sh"
 seed=$root/fixtures/rollout-deadlock/seed-gpu-tracker
 figures=
-skipped=
 
 # Each scenario's checks counted here; its figures kept for the last line.
 scenario() { # name, lspclient arguments...
@@ -103,8 +102,7 @@ if [ -n "$corpus" ] && [ -d "$corpus" ]; then
 	median=$(sed -n 's/.*a change to its diagnostics: median \([0-9.]*\) ms.*/\1/p' "$tmp/out")
 	figures="$figures; corpus-sized workspace: a change to its diagnostics in $median ms (median)"
 else
-	skipped="$skipped latency"
-	echo "latency: skipped (no corpus)"
+	skip "latency: every change answered over the corpus, and a burst of changes" "no corpus (SHARED/corpus)" 7
 fi
 
 # Neovim, headless: tests/lsp-nvim.lua prints what its client received. Once with the setup of
@@ -141,8 +139,7 @@ if command -v nvim >/dev/null 2>&1; then
 	nvim_case "initializationOptions" "$tmp/ws"
 	unset SCHEDLINT
 else
-	skipped="$skipped nvim"
-	echo "nvim: skipped (no nvim; Debian's neovim package)"
+	skip "nvim: Neovim's own client, two setups" "no nvim (Debian's neovim package)" 15
 fi
 # The setups of docs/editors/README.md are their files', line for line; Eglot's registers the
 # server when Eglot loads (a stand-in for Eglot where Emacs has none: 28 and older).
@@ -162,6 +159,8 @@ grep -q -F '"glspc.server.command": "schedlint"' "$editors/README.md" &&
 if command -v node >/dev/null 2>&1; then
 	node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$editors/vscode/settings.json" &&
 		ok || bad "docs/editors/vscode/settings.json is not JSON"
+else
+	skip "docs/editors/vscode/settings.json parses as JSON" "no node"
 fi
 if command -v emacs >/dev/null 2>&1; then
 	emacs -Q --batch --eval "(progn (defvar eglot-server-programs nil) (load \"$editors/emacs/schedlint-eglot.el\")
@@ -169,5 +168,7 @@ if command -v emacs >/dev/null 2>&1; then
 		>"$tmp/eglot" 2>&1
 	grep -q -F '((yaml-mode yaml-ts-mode) "schedlint" "lsp")' "$tmp/eglot" && ok ||
 		bad "emacs: schedlint-eglot.el does not register the server" "$tmp/eglot"
+else
+	skip "emacs: schedlint-eglot.el registers the server" "no emacs"
 fi
-finish lsp "${skipped:+,$skipped skipped} ($figures)"
+finish lsp " ($figures)"
