@@ -20,6 +20,18 @@ skip() { # check, why, [how many checks it stands for, 1 by default]
 	echo "skip: $1: $2"
 	skips=$((skips + ${3:-1}))
 }
+# A hang guard that no load can trip: the command is ended by SIGXCPU once it has used that much
+# CPU time (a runaway loop; SIGKILL 5 s later if it ignores that), and after 10 minutes of wall
+# time only if it blocks instead (a FIFO opened), a wait no run comes near. Its exit status is
+# the command's (152 for SIGXCPU).
+limited() { # CPU seconds, command...
+	(
+		ulimit -S -t "$1" || exit 125
+		ulimit -H -t $(($1 + 5)) 2>/dev/null
+		shift
+		exec timeout 600 "$@"
+	)
+}
 finish() { # suite name, [text after the counts]
 	[ $((pass + fail)) -eq 0 ] && bad "$1: no check ran"
 	echo "$1: $pass passed, $fail failed, $skips skipped${2:-}"

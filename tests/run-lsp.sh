@@ -13,9 +13,10 @@
 #             server serves on; exit statuses 0 after shutdown, 1 without;
 #   edits     10,000 edits under the sanitizers (no leak, no crash) and with the release build;
 #             the server's resident memory from the first tenth to the end must not grow;
-#   latency   with the shared corpus as the workspace (when SHARED has it), the time from a change
-#             to its diagnostics (the release build); then changes 5 ms apart, which cancel the
-#             runs they interrupt, and the last one's diagnostics;
+#   latency   with the shared corpus as the workspace (when SHARED has it), every change's
+#             diagnostics published, and the time from a change to them (the release build; a
+#             figure, never asserted); then changes 5 ms apart, which cancel the runs they
+#             interrupt, and the last one's diagnostics;
 #   nvim      headless Neovim's own client (tests/lsp-nvim.lua) attached to the seed: the
 #             diagnostics it received, the preferred fix applied, the diagnostics gone (skipped
 #             without nvim).
@@ -96,13 +97,13 @@ rel_rss=$(sed -n 's/^figure: RSS after \([0-9]*\) edits \([0-9]*\) kB, after \([
 figures="RSS over 10000 edits: $rel_rss (sanitizers: $asan_rss)"
 
 if [ -n "$corpus" ] && [ -d "$corpus" ]; then
-	# The bound catches a server that re-reads or re-parses what it should not; the figure is
-	# what to compare with the aim of 100 ms.
-	scenario latency "$client" "$rel" latency "$(abs "$corpus")" "$tmp/ws/manifest.yaml" "$tmp/ws/nodes.yaml" 40 500
+	# The figure is what to compare with the aim of 100 ms; it is printed, not asserted (a busy
+	# machine would decide it).
+	scenario latency "$client" "$rel" latency "$(abs "$corpus")" "$tmp/ws/manifest.yaml" "$tmp/ws/nodes.yaml" 40
 	median=$(sed -n 's/.*a change to its diagnostics: median \([0-9.]*\) ms.*/\1/p' "$tmp/out")
 	figures="$figures; corpus-sized workspace: a change to its diagnostics in $median ms (median)"
 else
-	skip "latency: every change answered over the corpus, and a burst of changes" "no corpus (SHARED/corpus)" 7
+	skip "latency: every change answered over the corpus, and a burst of changes" "no corpus (SHARED/corpus)" 6
 fi
 
 # Neovim, headless: tests/lsp-nvim.lua prints what its client received. Once with the setup of
