@@ -85,6 +85,7 @@ run cli sh tests/run-cli.sh build/asan/schedlint "$out/sarif"
 run fix sh tests/run-fix.sh build/asan/schedlint
 run docs sh tests/run-docs.sh build/asan/schedlint
 run patterns sh tests/run-patterns.sh build/asan/schedlint ./schedlint
+run fuzz-regressions sh tests/run-fuzz-regressions.sh build/asan
 if [ -e .git ] && command -v git >/dev/null 2>&1; then
 	run build sh tests/run-build.sh
 else
