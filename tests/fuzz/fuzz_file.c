@@ -9,13 +9,6 @@
 static char path[64];
 static int fd = -1;
 
-/* Removed when the process exits normally: make check's replays start a process per input, and
- * each would otherwise leave its file behind. */
-static void remove_file(void)
-{
-	unlink(path);
-}
-
 const char *sl_fuzz_file(const uint8_t *data, size_t size, const char *suffix)
 {
 	if (fd < 0) {
@@ -23,7 +16,6 @@ const char *sl_fuzz_file(const uint8_t *data, size_t size, const char *suffix)
 		fd = mkstemps(path, (int)strlen(suffix));
 		if (fd < 0)
 			abort();
-		atexit(remove_file);
 	}
 	if (ftruncate(fd, 0) < 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
 		abort();

@@ -4,10 +4,13 @@
  * so the inputs that once crashed a harness (tests/fuzz/regressions/<harness>/) run in make check
  * without clang. A crash is the sanitizer's report and exit status; otherwise one line per input,
  * and exit 0. Usage: replay-HARNESS FILE... */
+#include <dirent.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Optional in a harness, as with libFuzzer: called once, before the first input. Weak, so that a
@@ -46,6 +49,29 @@ static uint8_t *read_input(const char *path, size_t *size)
 	return exact;
 }
 
+/* The harnesses write their input to files of their own under /tmp (tests/fuzz/fuzz_file.c), made
+ * once a process and kept open; libFuzzer's one long run leaves one of each, but the replays start
+ * a process per input, so they are removed here, found by what the open descriptors name. */
+static void remove_input_files(void)
+{
+	static const char prefix[] = "/tmp/schedlint-fuzz-";
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char fd[sizeof "/proc/self/fd/" + sizeof e->d_name], target[PATH_MAX];
+		snprintf(fd, sizeof fd, "/proc/self/fd/%s", e->d_name);
+		ssize_t n = readlink(fd, target, sizeof target - 1);
+		if (n <= 0)
+			continue;
+		target[n] = 0;
+		if (!strncmp(target, prefix, sizeof prefix - 1))
+			unlink(target);
+	}
+	closedir(d);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -65,5 +91,6 @@ int main(int argc, char **argv)
 		free(data);
 		printf("replay: %s: %zu bytes, no crash\n", argv[i], size);
 	}
+	remove_input_files();
 	return 0;
 }
