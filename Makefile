@@ -110,6 +110,23 @@ build/fuzz/fuzz-%: tests/fuzz/fuzz_%.c $(FUZZOBJ)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(PKG_CFLAGS) -o $@ $< $(FUZZOBJ) $(PKG_LIBS)
 
 $(FUZZOBJ): | depcheck
+
+# The same harnesses without libFuzzer (tests/fuzz/replay.c calls each on the files it is given),
+# built with $(CC) against the sanitizer objects: make check replays tests/fuzz/regressions/ with
+# them, so an input that once crashed is tried on every check, clang or not.
+REPLAYS   := $(FUZZERS:%=build/asan/replay-%)
+REPLAYSRC := tests/fuzz/replay.c tests/fuzz/fuzz_file.c
+REPLAYDEP := $(REPLAYSRC) tests/fuzz/fuzz.h $(ASANLIB)
+REPLAYCC   = $(CC) $(STD) -O1 -g $(SAN) $(PKG_CFLAGS)
+build/asan/replay-manifests: tests/fuzz/fuzz_model.c $(REPLAYDEP)
+	$(REPLAYCC) -o $@ $< $(REPLAYSRC) $(ASANLIB) $(PKG_LIBS)
+build/asan/replay-nodes: tests/fuzz/fuzz_model.c $(REPLAYDEP)
+	$(REPLAYCC) -DFUZZ_ROLE=SL_ROLE_NODES -o $@ $< $(REPLAYSRC) $(ASANLIB) $(PKG_LIBS)
+build/asan/replay-pods: tests/fuzz/fuzz_model.c $(REPLAYDEP)
+	$(REPLAYCC) -DFUZZ_ROLE=SL_ROLE_PODS -o $@ $< $(REPLAYSRC) $(ASANLIB) $(PKG_LIBS)
+build/asan/replay-%: tests/fuzz/fuzz_%.c $(REPLAYDEP)
+	$(REPLAYCC) -o $@ $< $(REPLAYSRC) $(ASANLIB) $(PKG_LIBS)
+check-run: $(REPLAYS)
 fuzz-build: $(FUZZERS:%=build/fuzz/fuzz-%)
 
 fuzz: fuzz-build

@@ -5,7 +5,9 @@
 #  2. rules: a repository of many small files that reaches every rule, the config's policies and
 #     ignore entries and suppressions (tests/bench_gen.c), at 1x and 10x, with the growth between;
 #  3. corpus: $SHARED/corpus (when it is there) given 1, 2, 5 and 10 times over as one file list,
-#     beside a bare libyaml event parse of the same files (tests/bareparse.c), as a ratio.
+#     beside a bare libyaml event parse of the same files (tests/bareparse.c), as a ratio;
+#  4. patterns: what a config of 1,000 PCRE2 patterns (tests/gen-patterns.sh) adds to a run over
+#     the project's fixtures, best of 7 runs each (target: under 50 ms).
 # Each figure is the best wall time of 3 runs, with the peak RSS and its ratio to the input's
 # bytes. The targets printed are not enforced: a slow run still exits 0. It exits non-zero only
 # when the benchmark itself cannot run, e.g. when schedlint rejects the generated input.
@@ -58,3 +60,18 @@ if [ -d "$SHARED/corpus" ]; then
 else
 	echo "bench: corpus skipped ($SHARED/corpus not found)"
 fi
+echo "== patterns"
+sh tests/gen-patterns.sh >build/bench-patterns.yaml || exit 1
+best() { # the fastest of 7 runs, in microseconds
+	b=999999999
+	for _ in 1 2 3 4 5 6 7; do
+		s=$(date +%s%N)
+		"$@" >/dev/null 2>&1
+		e=$((($(date +%s%N) - s) / 1000))
+		[ $e -lt $b ] && b=$e
+	done
+	echo $b
+}
+base=$(best ./schedlint --no-config fixtures)
+with=$(best ./schedlint --config build/bench-patterns.yaml fixtures)
+echo "1,000 patterns: ${base} us without, ${with} us with: +$(((with - base) / 1000)) ms (target: under 50 ms)"

@@ -226,7 +226,10 @@ int main(int argc, char **argv)
 		free(ids[i]);
 	}
 	free(ids);
+	/* a run that found no case checked nothing: that is no pass */
+	if (agree + disagree == 0)
+		printf("FAIL no case ran: %s holds none%s%s\n", argv[1], only ? " named " : "", only ? only : "");
 	printf("conformance: %d/%d cases agree with kube-scheduler v1.26.7, %d disagree\n", agree, agree + disagree,
 	       disagree);
-	return disagree ? 1 : 0;
+	return disagree || agree + disagree == 0 ? 1 : 0;
 }

@@ -18,9 +18,11 @@
  *   lspclient SCHEDLINT edits WS N KB             N edits, a code action request after each:
  *                                                 the server's memory after the first tenth and
  *                                                 at the end, which may be at most KB more
- *   lspclient SCHEDLINT latency ROOT DOC NODES N MS   time from a change to its diagnostics,
+ *   lspclient SCHEDLINT latency ROOT DOC NODES N  time from a change to its diagnostics,
  *                                                 ROOT the workspace, DOC (the seed's manifest)
- *                                                 open: the median must be under MS
+ *                                                 open: every change's diagnostics published;
+ *                                                 the times are printed, never asserted (they
+ *                                                 are the machine's load as much as the server's)
  *   lspclient - json FILE...                      each FILE is one JSON document, all UTF-8
  *                                                 (tests/run-output.sh: the reports) */
 #include <cjson/cJSON.h>
@@ -510,8 +512,8 @@ int main(int argc, char **argv)
 		edits(argv[3], atoi(argv[4]), atol(argv[5]));
 	else if (!strcmp(sc, "json"))
 		json_files(argv + 3, argc - 3);
-	else if (!strcmp(sc, "latency") && argc == 8)
-		latency(argv[3], argv[4], argv[5], atoi(argv[6]), atof(argv[7]));
+	else if (!strcmp(sc, "latency") && argc == 7)
+		latency(argv[3], argv[4], argv[5], atoi(argv[6]));
 	else {
 		fprintf(stderr, "lspclient: unknown scenario or arguments\n");
 		return 2;

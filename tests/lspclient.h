@@ -91,6 +91,6 @@ int config_error(const char *ws);
 int refresh(const char *ws);
 int protocol(const char *ws);
 int edits(const char *ws, int n, long slack_kb);
-int latency(const char *root, const char *doc, const char *nodes, int n, double bound);
+int latency(const char *root, const char *doc, const char *nodes, int n);
 
 #endif

@@ -332,8 +332,10 @@ static void burst(struct server *s, const char *uri, const char *text, const cha
 	cJSON_Delete(m);
 }
 
-/* The time from a change to its diagnostics, n times, with root as the workspace. */
-int latency(const char *root, const char *doc, const char *nodes, int n, double bound)
+/* The time from a change to its diagnostics, n times, with root as the workspace: a figure only.
+ * A wall-clock bound here would fail whenever the machine is busy, so none is asserted (the
+ * speed targets are make bench's); what is checked is that every change is answered. */
+int latency(const char *root, const char *doc, const char *nodes, int n)
 {
 	char *uri = file_uri(doc), *text = read_file(doc, NULL);
 	struct server s = start(NULL);
@@ -357,7 +359,6 @@ int latency(const char *root, const char *doc, const char *nodes, int n, double 
 	       "90%% %.1f ms, max %.1f ms (%d changes)\n",
 	       root, first, median, p90, max, n);
 	check(lost == 0, "latency: every change's diagnostics published (%d missing or wrong)", lost);
-	check(median < bound, "latency: median %.1f ms under %.0f ms", median, bound);
 	if (n % 2 == 0) /* the last change restored the text */
 		burst(&s, uri, text, fixed, &version);
 	cJSON_Delete(request(&s, "shutdown", NULL));

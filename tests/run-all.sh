@@ -3,8 +3,10 @@
 # Suites that read ../shared (conformance, corpus, SARIF validation) or need a tool (npm, pre-commit,
 # vim, nvim) run when it is there and say they were skipped when it is not. Each suite prints its last
 # line and how long it took; a slow one prints "progress: …" lines as it goes, shown at once, so
-# no stage is silent for minutes. The last line is the summary CI looks for:
-#   schedlint check: PASS|FAIL (…)
+# no stage is silent for minutes. Every skip, a whole suite's or a check's (the "skip: CHECK: WHY"
+# lines of tests/lib.sh), is listed before the summary, as "skip: SUITE: CHECK: WHY", and counted
+# in it. The last line is the summary CI looks for:
+#   schedlint check: PASS|FAIL (…; N skipped, listed above)
 set -u
 cd "$(dirname "$0")/.."
 SHARED=${SHARED:-../shared}
@@ -15,6 +17,7 @@ rm -rf "$out"
 mkdir -p "$out/sarif"
 failed=
 summary=
+: >"$out/skips"
 
 # A suite's "progress: " lines as they come: the shell writes each at once, where sed and grep
 # would hold them in a buffer until the suite ends whenever the output is not a terminal (CI).
@@ -39,10 +42,12 @@ run() { # name, command...
 		failed="$failed $name"
 	fi
 	summary="$summary; $(tail -n 1 "$out/$name.log")"
+	sed -n "s/^skip: /skip: $name: /p" "$out/$name.log" >>"$out/skips"
 }
 skip() { # name, why
 	echo "== $1: skipped ($2)"
 	summary="$summary; $1 skipped"
+	echo "skip: $1: the whole suite: $2" >>"$out/skips"
 }
 
 # The SARIF validator takes about a second a file: 25 files at a time, a line after each batch.
@@ -81,6 +86,7 @@ run fix sh tests/run-fix.sh build/asan/schedlint
 run output sh tests/run-output.sh build/asan/schedlint build/asan/lspclient "$out/sarif"
 run docs sh tests/run-docs.sh build/asan/schedlint
 run patterns sh tests/run-patterns.sh build/asan/schedlint ./schedlint
+run fuzz-regressions sh tests/run-fuzz-regressions.sh build/asan
 if [ -e .git ] && command -v git >/dev/null 2>&1; then
 	run build sh tests/run-build.sh
 else
@@ -115,7 +121,14 @@ if [ -x "$SHARED/tools/sarif-validate" ] && command -v node >/dev/null 2>&1 && c
 else
 	skip sarif-validate "needs $SHARED/tools/sarif-validate, node and npm"
 fi
-summary=${summary#; }
+skips=$(($(wc -l <"$out/skips")))
+if [ $skips -gt 0 ]; then
+	echo "== skipped: $skips"
+	cat "$out/skips"
+	summary="${summary#; }; $skips skipped, listed above"
+else
+	summary="${summary#; }; nothing skipped"
+fi
 if [ -n "$failed" ]; then
 	echo "schedlint check: FAIL (failed:$failed) ($summary)"
 	exit 1

@@ -10,7 +10,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 here=$(cd "$(dirname "$0")" && pwd)
 find "$corpus" -type f \( -name '*.yaml' -o -name '*.yml' -o -name '*.json' \) | sort >"$tmp/files"
-n=$(wc -l <"$tmp/files")
+n=$(($(wc -l <"$tmp/files")))
+if [ $n -eq 0 ]; then
+	echo "corpus: no file found under $corpus: nothing checked"
+	exit 1
+fi
 # Two at a time: the sanitizer build is slow to start.
 xargs -P 2 -n 20 sh -c '
 	bin=$0; tmp=$(mktemp -d)

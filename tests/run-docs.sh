@@ -7,14 +7,17 @@
 # what the command prints (stdout and stderr together; never a terminal, NO_COLOR=1).
 # `$ echo $?` prints the status of the command before it. Commands run with `sh -c` in a scratch
 # copy of the directory, one copy per block, so --fix, cp and redirections leave the repository
-# alone; `schedlint` is the binary given as the argument. A block without a marker is not run and
-# counts as unchecked. Any other fenced block whose first line starts with `$ ` counts as
-# unchecked too (write it as ```console with a marker).
+# alone; `schedlint` is the binary given as the argument. A block without a marker fails, and so
+# does any other fenced block whose first line starts with `$ ` (write it as ```console with a
+# marker): an example that is not run is not known to be true. One that cannot be run here (it
+# needs a cluster, helm, the network) says so deliberately with
+#   <!-- unchecked: why -->
+# just above its fence: it is not run, and its commands are listed as skipped, with the reason.
 # A fenced block just below a marker comment
 #   <!-- file: fixtures/<dir>/<file> -->
 # (README's example .schedlint.yaml, for one) must be that file byte for byte, the fence's
 # indentation removed; each counts as one example, and a marker with no block below it fails.
-# Usage: run-docs.sh SCHEDLINT      Last line: docs: N examples, M failed, U unchecked
+# Usage: run-docs.sh SCHEDLINT      Last line: docs: N examples, M failed, S skipped
 set -u
 [ $# -eq 1 ] && [ -x "$1" ] || { echo "usage: $0 SCHEDLINT" >&2; exit 2; }
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -28,9 +31,9 @@ NO_COLOR=1
 export PATH NO_COLOR
 cd "$root" || exit 2
 
-# Split the docs into blocks: $tmp/blocks/NNNN holds a header line "doc<TAB>line<TAB>dir" (dir
-# empty without a marker, "-" for a block that is not ```console), then the block's lines with
-# the fence's indentation removed. A block under a file marker goes to $tmp/files/NNNN the same
+# Split the docs into blocks: $tmp/blocks/NNNN holds a header line "doc<TAB>line<TAB>dir<TAB>why"
+# (dir "!" without a marker, "-" for a block that is not ```console; why the reason of an
+# unchecked marker, or empty), then the block's lines with the fence's indentation removed. A block under a file marker goes to $tmp/files/NNNN the same
 # way, with "doc<TAB>line<TAB>path<TAB>found" as its header (found is 0 for a marker with no
 # block below it).
 { echo README.md; find docs -name '*.md' | sort; } | while IFS= read -r doc; do
@@ -39,7 +42,7 @@ cd "$root" || exit 2
 	function flush() {
 		if (dollar && (console || first ~ /^\$ /)) {
 			f = sprintf("%s/%05d", out, start + (++k))
-			printf "%s\t%d\t%s\n", doc, at, console ? dir : "-" > f
+			printf "%s\t%d\t%s\t%s\n", doc, at, console ? (dir == "" ? "!" : dir) : "-", why > f
 			for (i = 1; i <= n; i++) print body[i] > f
 			close(f)
 		}
@@ -52,6 +55,10 @@ cd "$root" || exit 2
 		close(f)
 	}
 	/^[ \t]*<!-- in: [^ ]+ -->[ \t]*$/ { mark = $3; markline = NR; next }
+	/^[ \t]*<!-- unchecked: .* -->[ \t]*$/ {
+		umark = $0; sub(/^[ \t]*<!-- unchecked: /, "", umark); sub(/ -->[ \t]*$/, "", umark)
+		umarkline = NR; next
+	}
 	/^[ \t]*<!-- file: [^ ]+ -->[ \t]*$/ {
 		if (fmark != "") quoted(fmark, fmarkline, 0)
 		fmark = $3; fmarkline = NR; next
@@ -61,6 +68,7 @@ cd "$root" || exit 2
 		info = $0; sub(/^[ \t]*```[ \t]*/, "", info); sub(/[ \t]+$/, "", info)
 		console = (info == "console"); at = NR; n = 0; first = ""
 		dir = (NR - markline <= 3) ? mark : ""; mark = ""
+		why = (NR - umarkline <= 3) ? umark : ""; umark = ""
 		if (fmark != "" && NR - fmarkline > 3) quoted(fmark, fmarkline, 0)
 		fpath = (NR - fmarkline <= 3) ? fmark : ""; fmark = ""
 		next
@@ -78,7 +86,7 @@ done
 
 total=0
 failed=0
-unchecked=0
+skipped=0
 report() { # doc line cmd expected got
 	total=$((total + 1))
 	if ! diff -u "$4" "$5" >"$tmp/diff"; then
@@ -112,11 +120,17 @@ for block in "$tmp"/files/*; do
 done
 for block in "$tmp"/blocks/*; do
 	[ -f "$block" ] || continue
-	IFS='	' read -r doc at dir <"$block"
-	if [ -z "$dir" ] || [ "$dir" = - ]; then
+	IFS='	' read -r doc at dir why <"$block"
+	if [ "$dir" = ! ] || [ "$dir" = - ]; then
 		c=$(grep -c '^\$ ' "$block")
-		unchecked=$((unchecked + c))
-		echo "UNCHECKED $doc:$at: $c command(s) without a <!-- in: DIR --> marker or not \`\`\`console"
+		if [ -n "$why" ]; then
+			skipped=$((skipped + c))
+			echo "skip: $doc:$at: $c command(s): $why"
+		else
+			total=$((total + c))
+			failed=$((failed + c))
+			echo "FAIL $doc:$at: $c command(s) not run: without a <!-- in: DIR --> marker or not \`\`\`console (one that cannot run here is marked <!-- unchecked: why -->)"
+		fi
 		continue
 	fi
 	if [ ! -d "$root/$dir" ]; then
@@ -156,5 +170,9 @@ for block in "$tmp"/blocks/*; do
 	done <"$tmp/body"
 	[ -n "$cmd" ] && report "$doc" "$cmdline" "$cmd" "$tmp/exp" "$tmp/got"
 done
-echo "docs: $total examples, $failed failed, $unchecked unchecked"
+if [ $total -eq 0 ]; then
+	failed=1
+	echo "FAIL docs: no example found"
+fi
+echo "docs: $total examples, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]

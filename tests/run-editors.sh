@@ -9,13 +9,12 @@
 #          way VS Code runs it, severity mapped as VS Code maps it (skipped without node);
 #   Emacs  docs/editors/emacs/schedlint.el in compilation-mode, alone in
 #          compilation-error-regexp-alist (skipped without emacs).
-# Usage: run-editors.sh SCHEDLINT    Last line: editors: N passed, M failed[, S skipped]
+# Usage: run-editors.sh SCHEDLINT    Last line: editors: N passed, M failed, S skipped
 set -u
 [ $# -eq 1 ] && [ -x "$1" ] || { echo "usage: $0 SCHEDLINT" >&2; exit 2; }
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/tests/lib.sh"
-skipped=
 editors=$root/docs/editors
 
 # The cases: a fixture directory, the arguments. Their output is the editors' input.
@@ -52,10 +51,6 @@ cat "$tmp"/exp.* >"$tmp/all"
 for t in E W N; do
 	grep -q "|$t\$" "$tmp/all" && ok || bad "the cases print no diagnostic of type $t"
 done
-skip() { # editor, why
-	skipped="$skipped $1"
-	echo "$1: skipped ($2)"
-}
 
 compare_doc() { # editor, what, from the file, from the README
 	diff -u "$3" "$4" >"$tmp/diff"
@@ -82,7 +77,7 @@ if command -v vim >/dev/null 2>&1 && vim --version 2>/dev/null | grep -q '+quick
 	sed -n 's/^set errorformat=//p' "$editors/README.md" | sed 's/\\ / /g' >"$tmp/efm-doc"
 	compare_doc vim "the errorformat of README.md" "$tmp/efm" "$tmp/efm-doc"
 else
-	skip vim "no vim with +quickfix"
+	skip "vim: the quickfix list of $n cases and README's errorformat" "no vim with +quickfix" $((n + 1))
 fi
 
 if command -v node >/dev/null 2>&1; then
@@ -113,7 +108,7 @@ if command -v node >/dev/null 2>&1; then
 		>"$tmp/pm" 2>"$tmp/pm-doc"
 	compare_doc vscode "the problem matcher of README.md" "$tmp/pm" "$tmp/pm-doc"
 else
-	skip vscode "no node"
+	skip "vscode: the problem matcher on $n cases and README's matcher" "no node" $((n + 1))
 fi
 
 if command -v emacs >/dev/null 2>&1; then
@@ -137,7 +132,7 @@ if command -v emacs >/dev/null 2>&1; then
 		compare emacs "$i" "$tmp/exp-loc.$i" "$tmp/emacs.$i"
 	done
 else
-	skip emacs "no emacs"
+	skip "emacs: compilation-mode on $n cases" "no emacs" $n
 fi
 # docs/editors/README.md's Emacs entry (under Compiler-style output: the language server's Eglot
 # setup comes first, tests/run-lsp.sh checks that one) is schedlint.el's, line for line
@@ -146,4 +141,4 @@ awk '/^## Compiler-style output/ { c = 1 } c && /^```elisp/ { b = 1; next } b &&
 if [ ! -s "$tmp/el-doc" ] || grep -v -x -F -f "$editors/emacs/schedlint.el" "$tmp/el-doc" >"$tmp/el-diff"; then
 	bad "emacs: README.md's entry is missing or has lines schedlint.el does not" "$tmp/el-diff"
 else ok; fi
-finish editors "${skipped:+, skipped:$skipped}"
+finish editors

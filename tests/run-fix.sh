@@ -17,15 +17,14 @@
 #     runs the binary with every capability dropped (setpriv) when the suite runs as root, so
 #     root is refused like anyone; without setpriv those two checks say they were skipped;
 #   - a write that fails halfway (a file size limit of 0: ulimit -f binds root too).
-# Usage: run-fix.sh SCHEDLINT        Each check prints ok or FAIL; last line: fix: N passed, M failed
+# Usage: run-fix.sh SCHEDLINT        Each check prints ok, FAIL or skip (tests/lib.sh);
+# last line: fix: N passed, M failed, S skipped
 set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 root=$(cd "$(dirname "$0")/.." && pwd)
 seed=$root/fixtures/rollout-deadlock/seed-gpu-tracker
 nodes=$seed/nodes.yaml
-pass=0
-fail=0
-tmp=$(mktemp -d)
+. "$root/tests/lib.sh"
 trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 2
 # As root, "$drop" runs a command with every capability dropped: root is then refused, and its
@@ -47,10 +46,6 @@ ok() { # description, condition...
 		[ -s err ] && sed 's/^/  | /' err | head -20
 		fail=$((fail + 1))
 	fi
-}
-skip() {
-	echo "ok $1 (skipped: $2)"
-	pass=$((pass + 1))
 }
 run() { # exit status of schedlint with the arguments, stdout in out, stderr in err
 	"$bin" --color never "$@" >out 2>err
@@ -171,8 +166,8 @@ refused "read-only directory" rodir/m.yaml "its directory $(pwd -P)/rodir is rea
 chmod 755 rodir
 # the system's refusal: the owner (the caller) may not write, others may
 if [ "$drop" = none ]; then
-	skip "a file the system refuses" "root, and setpriv cannot drop capabilities here"
-	skip "a directory the system refuses" "root, and setpriv cannot drop capabilities here"
+	skip "a file the system refuses" "root, and setpriv cannot drop capabilities here" 6
+	skip "a directory the system refuses" "root, and setpriv cannot drop capabilities here" 6
 else
 	fresh sys/m.yaml 466
 	fresh other.yaml 644
@@ -244,7 +239,7 @@ if grep -q rename trace; then
 	ok "fsync before the rename, and after it ($syscalls)" [ "$syscalls" = "fsync rename fsync " ]
 	ok "the traced run fixed the file" same sync/m.yaml "$seed/fixed.yaml"
 else
-	skip "fsync before the rename" "strace is missing or cannot trace here"
+	skip "fsync before the rename, and the traced run" "strace is missing or cannot trace here" 2
 fi
 
 # The temporary file (.NAME.schedlint-fix-PID-XXXXXX beside the file) never outlives its run:
@@ -429,5 +424,4 @@ for fixed in $(find "$root/fixtures" -name 'fixed.yaml' -o -name 'fixed.json' | 
 	ok "--diff of $name applies to $(basename "$fixed")" same "fx/$input" "$fixed"
 done
 
-echo "fix: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish fix

@@ -15,14 +15,15 @@
 #             server serves on; exit statuses 0 after shutdown, 1 without;
 #   edits     10,000 edits under the sanitizers (no leak, no crash) and with the release build;
 #             the server's resident memory from the first tenth to the end must not grow;
-#   latency   with the shared corpus as the workspace (when SHARED has it), the time from a change
-#             to its diagnostics (the release build); then changes 5 ms apart, which cancel the
-#             runs they interrupt, and the last one's diagnostics;
+#   latency   with the shared corpus as the workspace (when SHARED has it), every change's
+#             diagnostics published, and the time from a change to them (the release build; a
+#             figure, never asserted); then changes 5 ms apart, which cancel the runs they
+#             interrupt, and the last one's diagnostics;
 #   nvim      headless Neovim's own client (tests/lsp-nvim.lua) attached to the seed: the
 #             diagnostics it received, the preferred fix applied, the diagnostics gone (skipped
 #             without nvim).
 # Usage: run-lsp.sh SCHEDLINT_ASAN SCHEDLINT LSPCLIENT [CORPUS]
-# Last line: lsp: N passed, M failed[, nvim skipped] (figures)
+# Last line: lsp: N passed, M failed, S skipped (figures)
 set -u
 [ $# -ge 3 ] || { echo "usage: $0 SCHEDLINT_ASAN SCHEDLINT LSPCLIENT [CORPUS]" >&2; exit 2; }
 abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
@@ -34,7 +35,6 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/tests/lib.sh"
 seed=$root/fixtures/rollout-deadlock/seed-gpu-tracker
 figures=
-skipped=
 
 # Each scenario's checks counted here; its figures kept for the last line.
 scenario() { # name, lspclient arguments...
@@ -102,14 +102,13 @@ rel_rss=$(sed -n 's/^figure: RSS after \([0-9]*\) edits \([0-9]*\) kB, after \([
 figures="RSS over 10000 edits: $rel_rss (sanitizers: $asan_rss)"
 
 if [ -n "$corpus" ] && [ -d "$corpus" ]; then
-	# The bound catches a server that re-reads or re-parses what it should not; the figure is
-	# what to compare with the aim of 100 ms.
-	scenario latency "$client" "$rel" latency "$(abs "$corpus")" "$tmp/ws/manifest.yaml" "$tmp/ws/nodes.yaml" 40 500
+	# The figure is what to compare with the aim of 100 ms; it is printed, not asserted (a busy
+	# machine would decide it).
+	scenario latency "$client" "$rel" latency "$(abs "$corpus")" "$tmp/ws/manifest.yaml" "$tmp/ws/nodes.yaml" 40
 	median=$(sed -n 's/.*a change to its diagnostics: median \([0-9.]*\) ms.*/\1/p' "$tmp/out")
 	figures="$figures; corpus-sized workspace: a change to its diagnostics in $median ms (median)"
 else
-	skipped="$skipped latency"
-	echo "latency: skipped (no corpus)"
+	skip "latency: every change answered over the corpus, and a burst of changes" "no corpus (SHARED/corpus)" 6
 fi
 
 # Neovim, headless: tests/lsp-nvim.lua prints what its client received. Once with the setup of
@@ -146,8 +145,7 @@ if command -v nvim >/dev/null 2>&1; then
 	nvim_case "initializationOptions" "$tmp/ws"
 	unset SCHEDLINT
 else
-	skipped="$skipped nvim"
-	echo "nvim: skipped (no nvim; Debian's neovim package)"
+	skip "nvim: Neovim's own client, two setups" "no nvim (Debian's neovim package)" 15
 fi
 # The setups of docs/editors/README.md are their files', line for line; Eglot's registers the
 # server when Eglot loads (a stand-in for Eglot where Emacs has none: 28 and older).
@@ -167,6 +165,8 @@ grep -q -F '"glspc.server.command": "schedlint"' "$editors/README.md" &&
 if command -v node >/dev/null 2>&1; then
 	node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$editors/vscode/settings.json" &&
 		ok || bad "docs/editors/vscode/settings.json is not JSON"
+else
+	skip "docs/editors/vscode/settings.json parses as JSON" "no node"
 fi
 if command -v emacs >/dev/null 2>&1; then
 	emacs -Q --batch --eval "(progn (defvar eglot-server-programs nil) (load \"$editors/emacs/schedlint-eglot.el\")
@@ -174,5 +174,7 @@ if command -v emacs >/dev/null 2>&1; then
 		>"$tmp/eglot" 2>&1
 	grep -q -F '((yaml-mode yaml-ts-mode) "schedlint" "lsp")' "$tmp/eglot" && ok ||
 		bad "emacs: schedlint-eglot.el does not register the server" "$tmp/eglot"
+else
+	skip "emacs: schedlint-eglot.el registers the server" "no emacs"
 fi
-finish lsp "${skipped:+,$skipped skipped} ($figures)"
+finish lsp " ($figures)"
