@@ -1,6 +1,7 @@
 /* fixwrite.c — the fixes of a run written back to their files, or shown as a diff. A file is
  * never left half written: the new text goes to a temporary file beside it, which replaces it by
- * rename only once it is complete and on disk. */
+ * rename only once it is complete and on disk. And only the file that was read is replaced: in the
+ * directory it was read from, if it is still as it was read (origin.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -147,13 +148,16 @@ static int replace_file(const struct sl_source *src, const char *data, size_t le
 		return REFUSED;
 	}
 	struct stat st;
-	int rc = CHANGED;
-	if (fstatat(dirfd, o->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && sl_origin_same(o, &st)) {
-		rc = check_writable(dirfd, o, &st, why);
-		if (!rc)
-			sweep_once(dirfd, sw);
-		if (!rc)
-			rc = install(dirfd, o, &st, data, len, why);
+	int rc;
+	if (fstatat(dirfd, o->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		rc = errno == ENOENT ? CHANGED : REFUSED; /* gone, or it cannot be looked at */
+		if (rc == REFUSED)
+			sl_buf_puts(why, strerror(errno));
+	} else if (!sl_origin_same(o, &st))
+		rc = CHANGED;
+	else if (!(rc = check_writable(dirfd, o, &st, why))) {
+		sweep_once(dirfd, sw);
+		rc = install(dirfd, o, &st, data, len, why);
 		if (!rc)
 			(void)fsync(dirfd); /* best effort: the rename is on disk once the directory is */
 	}

@@ -135,6 +135,11 @@ static void replace(const char *path)
 	free(tmp);
 }
 
+static void removed(const char *path)
+{
+	CHECK(unlink(path) == 0);
+}
+
 static void repoint(const char *link)
 {
 	char *target = at("real2/m.yaml");
@@ -173,6 +178,8 @@ static void test_fix_file_changed(void)
 	free(edited);
 	put(m, manifest_yaml);
 	CHECK(fix_run(base, m, replace, m) == -1 && has_text(m, manifest_yaml));
+	CHECK(said(base, "changed while fixing; not written"));
+	CHECK(fix_run(base, m, removed, m) == -1 && access(m, F_OK) < 0); /* not made again */
 	CHECK(said(base, "changed while fixing; not written"));
 	free(m);
 }
