@@ -1,4 +1,5 @@
-/* unit.h — the unit tests' check, shared by their files (tests/unit.c, tests/unit_lsp.c). */
+/* unit.h — the unit tests' check, shared by their files (tests/unit.c, tests/unit_lsp.c,
+ * tests/unit_tolerations.c). */
 #ifndef UNIT_H
 #define UNIT_H
 #include <stdio.h>
@@ -15,5 +16,8 @@ extern int checks, failures;
 
 /* unit_lsp.c: positions in UTF-16 units, URIs, the framing, the overlay, a cancelled run. */
 void test_lsp(void);
+/* unit_tolerations.c: every node-condition taint alone, with every effect, for plain and DaemonSet
+ * pods; DefaultTolerationSeconds withheld where the pod covers the key. */
+void test_default_tolerations(void);
 
 #endif
