@@ -1,4 +1,5 @@
-/* unit.h — the unit tests' check, shared by their files (tests/unit.c, tests/unit_lsp.c). */
+/* unit.h — the unit tests' check, shared by their files (tests/unit.c, tests/unit_lsp.c,
+ * tests/unit_tolerations.c). */
 #ifndef UNIT_H
 #define UNIT_H
 #include <stdio.h>
@@ -19,5 +20,8 @@ void test_lsp(void);
 void test_output(void);
 /* unit_fix.c: --fix's writer given a file that changed between the read and the write. */
 void test_fixwrite(void);
+/* unit_tolerations.c: every node-condition taint alone, with every effect, for plain and DaemonSet
+ * pods; DefaultTolerationSeconds withheld where the pod covers the key. */
+void test_default_tolerations(void);
 
 #endif
