@@ -313,8 +313,7 @@ static int fix_one(const struct sl_source *src, const struct sl_findings *fs, co
 		say("%s:1:1: error: changed while fixing; not written%s\n", src->path, "");
 		rc = -1;
 	} else if (out && wrote == REFUSED) {
-		say("%s:1:1: error: cannot write the fixed file: %s; left unchanged\n", src->path,
-		    sl_buf_str(&why));
+		say("%s:1:1: error: cannot write the fixed file: %s; left unchanged\n", src->path, sl_buf_str(&why));
 		rc = -1;
 	} else if (out) {
 		sl_buf_printf(&why, "%zu finding%s", nfixed, nfixed == 1 ? "" : "s");
