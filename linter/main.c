@@ -13,18 +13,18 @@
 #include <unistd.h>
 
 #include "../rules/rules.h"
-#include "config.h"
-#include "buf.h"
-#include "emit.h"
-#include "escape.h"
-#include "fix.h"
-#include "input.h"
-#include "k8s.h"
-#include "lsp.h"
-#include "output.h"
+#include "base/buf.h"
+#include "base/escape.h"
+#include "config/config.h"
+#include "fix/fix.h"
+#include "load/input.h"
+#include "load/yamldoc.h"
+#include "lsp/lsp.h"
+#include "model/k8s.h"
+#include "report/emit.h"
+#include "report/output.h"
 #include "run.h"
-#include "sched.h"
-#include "yamldoc.h"
+#include "sched/sched.h"
 
 /* Where `make install` puts the rule docs; the Makefile passes $(DOCDIR). */
 #ifndef SL_DOCDIR

@@ -8,11 +8,11 @@
 #include <string.h>
 
 #include "../rules/rules.h"
-#include "explain.h"
-#include "k8s.h"
-#include "policy.h"
-#include "sched.h"
-#include "suppress.h"
+#include "config/policy.h"
+#include "config/suppress.h"
+#include "model/k8s.h"
+#include "report/explain.h"
+#include "sched/sched.h"
 
 /* What --explain printed for one workload, kept until every target has run. */
 struct sl_explained {

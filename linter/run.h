@@ -8,9 +8,9 @@
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 
-#include "buf.h"
-#include "config.h"
-#include "input.h"
+#include "base/buf.h"
+#include "config/config.h"
+#include "load/input.h"
 
 struct sl_explained;
 struct sl_overlay;

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../linter/buf.h"
+#include "../linter/base/buf.h"
 #include "rules.h"
 
 #define NS_LABEL "kubernetes.io/metadata.name"

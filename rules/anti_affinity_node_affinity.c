@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../linter/buf.h"
-#include "../linter/fix.h"
+#include "../linter/base/buf.h"
+#include "edits.h"
 #include "rules.h"
 
 /* Workloads whose pods stay up: a Job's surplus pods run once others complete. */

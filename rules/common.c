@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../linter/buf.h"
-#include "../linter/fix.h"
-#include "../linter/input.h"
-#include "../linter/quantity.h"
-#include "../linter/kversion.h"
+#include "../linter/base/buf.h"
+#include "../linter/load/input.h"
+#include "../linter/model/kversion.h"
+#include "../linter/model/quantity.h"
+#include "edits.h"
 #include "rules.h"
 
 /* Copied rather than printed: every check of every workload names it. Truncated as snprintf

@@ -13,9 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../linter/buf.h"
-#include "../linter/fix.h"
-#include "../linter/input.h"
+#include "../linter/base/buf.h"
+#include "../linter/load/input.h"
 #include "rules.h"
 
 /* One constraint on one label key (or on the node's name, for matchFields). */

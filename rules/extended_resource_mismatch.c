@@ -10,10 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../linter/buf.h"
-#include "../linter/fix.h"
-#include "../linter/input.h"
-#include "../linter/quantity.h"
+#include "../linter/base/buf.h"
+#include "../linter/load/input.h"
+#include "../linter/model/quantity.h"
+#include "edits.h"
 #include "rules.h"
 
 static bool is_hugepages(const char *name)

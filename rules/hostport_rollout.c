@@ -17,8 +17,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../linter/buf.h"
-#include "../linter/fix.h"
+#include "../linter/base/buf.h"
+#include "edits.h"
 #include "rules.h"
 
 static const char *pinned_by(const struct sl_podspec *p)

@@ -6,7 +6,6 @@
  * Shortfalls caused by spread, anti-affinity or host ports have rules of their own. */
 #include <stdio.h>
 
-#include "../linter/fix.h"
 #include "rules.h"
 
 static void check(const struct sl_rule *self, struct sl_check *cx)

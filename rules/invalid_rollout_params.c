@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../linter/buf.h"
-#include "../linter/fix.h"
-#include "../linter/input.h"
-#include "../linter/kversion.h"
+#include "../linter/base/buf.h"
+#include "../linter/load/input.h"
+#include "../linter/model/kversion.h"
+#include "edits.h"
 #include "rules.h"
 
 /* An int-or-string as the API server's IntOrString validation sees it. */

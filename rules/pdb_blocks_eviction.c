@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../linter/buf.h"
-#include "../linter/fix.h"
-#include "../linter/input.h"
-#include "../linter/kversion.h"
+#include "../linter/base/buf.h"
+#include "../linter/load/input.h"
+#include "../linter/model/kversion.h"
+#include "edits.h"
 #include "rules.h"
 
 /* Of the budgets that select the workload's pods (w->pdbs), one the eviction subresource

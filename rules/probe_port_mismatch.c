@@ -17,9 +17,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../linter/buf.h"
-#include "../linter/fix.h"
-#include "../linter/input.h"
+#include "../linter/base/buf.h"
+#include "../linter/load/input.h"
+#include "edits.h"
 #include "rules.h"
 
 static const char *const probes[] = {"readinessProbe", "startupProbe", "livenessProbe"};

@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../linter/buf.h"
-#include "../linter/flow.h"
+#include "../linter/base/buf.h"
+#include "../linter/base/flow.h"
 #include "rules.h"
 
 struct release {

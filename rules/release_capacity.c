@@ -6,7 +6,7 @@
  * allocatable less what its running pods request a supply, and a workload may draw only on the
  * nodes that pass its node-only filters (NodeUnschedulable, NodeName, TaintToleration,
  * NodeAffinity). If some set of workloads asks for more than the union of their nodes has, no
- * placement fits them all: Hall's condition. It is checked as a maximum flow (linter/flow.c) from
+ * placement fits them all: Hall's condition. It is checked as a maximum flow (linter/base/flow.c) from
  * the workloads to groups of nodes (a node class of the cluster index, whose nodes those filters
  * judge alike; a node on its own where a template names nodes) to the sink; a flow short of the
  * demand is the proof, and the workloads the source still reaches in the residual graph, with the
@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../linter/buf.h"
-#include "../linter/escape.h"
-#include "../linter/flow.h"
-#include "../linter/quantity.h"
+#include "../linter/base/buf.h"
+#include "../linter/base/escape.h"
+#include "../linter/base/flow.h"
+#include "../linter/model/quantity.h"
 #include "release.h"
 #include "rules.h"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../linter/quantity.h"
+#include "../linter/model/quantity.h"
 #include "release.h"
 
 /* How many more copies than the bound's count are tried. */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../linter/quantity.h"
+#include "../linter/model/quantity.h"
 #include "release.h"
 
 /* Workloads whose pods may not share a domain (or a node), and how many pods they have. */

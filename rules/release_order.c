@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../linter/escape.h"
-#include "../linter/quantity.h"
+#include "../linter/base/escape.h"
+#include "../linter/model/quantity.h"
 #include "release.h"
 
 /* The workloads placed: those that take part, are named in no broken bound and have pods to

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../linter/fix.h"
-#include "../linter/quantity.h"
+#include "../linter/model/quantity.h"
+#include "edits.h"
 #include "release.h"
 
 /* What still flows from signature q to the sink once the release is placed. */

@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../linter/buf.h"
-#include "../linter/fix.h"
-#include "../linter/quantity.h"
+#include "../linter/base/buf.h"
+#include "../linter/model/quantity.h"
+#include "edits.h"
 #include "release.h"
 #include "rules.h"
 

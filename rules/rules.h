@@ -1,16 +1,21 @@
 /* rules.h — what a rule is. Each rule lives in one file of rules/ as a `const struct sl_rule`
  * (its id, its documentation and a check function) and is listed once in registry.c. A check
  * sees one workload at a time, with the scheduler analysis already computed when there are
- * nodes, and reports findings into the context. */
+ * nodes, and reports findings into the context.
+ *
+ * The check stage (rules/): one file per rule, the notes and smallest changes several rules
+ * share (common.c, smallest_change.c), the edits their fixes are made of (edits.c), one
+ * registration table (registry.c). May include: linter/base, load, model, sched (through
+ * sched.h) and the findings; never the configuration, the report's emitters or the fix stage. */
 #ifndef SL_RULES_H
 #define SL_RULES_H
 #include <stdbool.h>
 
-#include "../linter/diag.h"
-#include "../linter/k8s.h"
+#include "../linter/model/k8s.h"
+#include "../linter/report/diag.h"
 #include <stdatomic.h>
 
-#include "../linter/sched.h"
+#include "../linter/sched/sched.h"
 
 struct sl_check {
 	const struct sl_model *model;

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../linter/fix.h"
+#include "edits.h"
 #include "rules.h"
 
 #define HOSTNAME "kubernetes.io/hostname"

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../linter/buf.h"
-#include "../linter/fix.h"
-#include "../linter/input.h"
+#include "../linter/base/buf.h"
+#include "../linter/load/input.h"
+#include "edits.h"
 #include "rules.h"
 
 static bool applies(const struct sl_workload *w, bool *requires_selector)

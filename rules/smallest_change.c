@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../linter/buf.h"
-#include "../linter/fix.h"
-#include "../linter/quantity.h"
+#include "../linter/base/buf.h"
+#include "../linter/model/quantity.h"
+#include "edits.h"
 #include "rules.h"
 
 static bool met(enum sl_goal g, const struct sl_whatif_result *r)

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../linter/buf.h"
+#include "../linter/base/buf.h"
 #include "rules.h"
 
 static void check(const struct sl_rule *self, struct sl_check *cx)

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../linter/buf.h"
+#include "../linter/base/buf.h"
 #include "rules.h"
 
 /* Point at what eliminated most nodes: the nodeSelector / affinity, or the request. */

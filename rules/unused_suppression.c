@@ -1,5 +1,5 @@
 /* unused_suppression.c — a suppression comment or annotation that silenced no finding. It has
- * no check of its own: linter/suppress.c reports it once every rule has run, since only then is
+ * no check of its own: linter/config/suppress.c reports it once every rule has run, since only then is
  * it known what each suppression matched. */
 #include "rules.h"
 

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../linter/buf.h"
-#include "../linter/input.h"
-#include "../linter/k8s.h"
-#include "../linter/sched.h"
+#include "../linter/base/buf.h"
+#include "../linter/load/input.h"
+#include "../linter/model/k8s.h"
+#include "../linter/sched/sched.h"
 
 static int verbose;
 

@@ -80,6 +80,7 @@ sarif_validate() { # files...
 }
 
 run unit build/asan/unit
+run layout sh tests/run-layout.sh build/asan
 run fixtures sh tests/run-fixtures.sh build/asan/schedlint "$out/sarif"
 run cli sh tests/run-cli.sh build/asan/schedlint "$out/sarif"
 run fix sh tests/run-fix.sh build/asan/schedlint

@@ -6,17 +6,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../linter/flow.h"
-#include "../linter/buf.h"
-#include "../linter/config.h"
-#include "../linter/fix.h"
-#include "../linter/input.h"
-#include "../linter/k8s.h"
-#include "../linter/path.h"
-#include "../linter/quantity.h"
-#include "../linter/sched.h"
-#include "../linter/udiff.h"
-#include "../linter/yamldoc.h"
+#include "../linter/base/buf.h"
+#include "../linter/base/flow.h"
+#include "../linter/config/config.h"
+#include "../linter/fix/fix.h"
+#include "../linter/fix/udiff.h"
+#include "../linter/load/input.h"
+#include "../linter/load/path.h"
+#include "../linter/load/yamldoc.h"
+#include "../linter/model/k8s.h"
+#include "../linter/model/quantity.h"
+#include "../linter/sched/sched.h"
 #include "unit.h"
 
 int checks, failures;

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../linter/buf.h"
-#include "../linter/config.h"
-#include "../linter/fix.h"
+#include "../linter/base/buf.h"
+#include "../linter/config/config.h"
+#include "../linter/fix/fix.h"
 #include "../linter/run.h"
 #include "unit.h"
 

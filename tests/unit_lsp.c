@@ -6,11 +6,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../linter/config.h"
-#include "../linter/lsp_pos.h"
-#include "../linter/lsp_rpc.h"
-#include "../linter/overlay.h"
-#include "../linter/path.h"
+#include "../linter/config/config.h"
+#include "../linter/load/overlay.h"
+#include "../linter/load/path.h"
+#include "../linter/lsp/lsp_pos.h"
+#include "../linter/lsp/lsp_rpc.h"
 #include "../linter/run.h"
 #include "unit.h"
 

@@ -8,10 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../linter/buf.h"
-#include "../linter/escape.h"
-#include "../linter/lsp_rpc.h"
-#include "../linter/output.h"
+#include "../linter/base/buf.h"
+#include "../linter/base/escape.h"
+#include "../linter/lsp/lsp_rpc.h"
+#include "../linter/report/output.h"
 #include "unit.h"
 
 static bool esc_is(const char *in, const char *want)

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../linter/sched.h"
+#include "../linter/sched/sched.h"
 #include "unit.h"
 
 /* Every taint the node lifecycle controller and TaintNodesByCondition put on a node, each alone on

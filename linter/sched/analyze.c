@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../quantity.h"
+#include "../model/quantity.h"
 #include "cycle.h"
 #include "plugin.h"
 #include "status.h"

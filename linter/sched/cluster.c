@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../quantity.h"
+#include "../model/quantity.h"
 #include "plugin.h"
 
 static bool pod_running(const struct sl_pod *p)

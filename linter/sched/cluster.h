@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../index.h"
-#include "../sched.h"
+#include "../base/index.h"
+#include "sched.h"
 #include "status.h"
 
 /* The domains of one topology key: a small id per value of the label, per node. */

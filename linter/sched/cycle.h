@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../sched.h"
 #include "cluster.h"
+#include "sched.h"
 
 struct sl_placement {
 	size_t node;

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../buf.h"
+#include "../base/buf.h"
 #include "cluster.h"
 #include "plugin.h"
 

@@ -3,7 +3,7 @@
  * sl_judged_by_class). */
 #include <string.h>
 
-#include "../buf.h"
+#include "../base/buf.h"
 #include "cluster.h"
 
 size_t sl_cluster_nclasses(const struct sl_cluster *cl)

@@ -1,6 +1,6 @@
 /* rollout.c — the Deployment controller's arithmetic, as the engine applies it to one workload's
  * placement (see sched.h). */
-#include "../sched.h"
+#include "sched.h"
 
 /* As ResolveFenceposts in pkg/controller/deployment/util/deployment_util.go: maxSurge rounds up,
  * maxUnavailable down, and both 0 make maxUnavailable 1. */

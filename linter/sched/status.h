@@ -8,8 +8,8 @@
 #include <pthread.h>
 #include <stddef.h>
 
-#include "../buf.h"
-#include "../sched.h"
+#include "../base/buf.h"
+#include "sched.h"
 
 /* Reason texts, shared by the analyses of every workload (which may run on several threads). */
 struct sl_reasons {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../buf.h"
+#include "../base/buf.h"
 #include "cluster.h"
 
 /* An empty copy of base named name: same labels (but the hostname), taints, cordon and

@@ -2,8 +2,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../linter/config.h"
-#include "../../linter/diag.h"
+#include "../../linter/config/config.h"
+#include "../../linter/report/diag.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

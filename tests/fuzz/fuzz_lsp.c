@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../linter/lsp_pos.h"
-#include "../../linter/lsp_rpc.h"
+#include "../../linter/lsp/lsp_pos.h"
+#include "../../linter/lsp/lsp_rpc.h"
 
 static void drain(struct sl_rpc *r, struct sl_buf *err)
 {

@@ -3,9 +3,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../linter/diag.h"
-#include "../../linter/input.h"
-#include "../../linter/k8s.h"
+#include "../../linter/load/input.h"
+#include "../../linter/model/k8s.h"
+#include "../../linter/report/diag.h"
 
 #ifndef FUZZ_ROLE
 #define FUZZ_ROLE SL_ROLE_MANIFESTS

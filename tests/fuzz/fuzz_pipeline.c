@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../linter/config.h"
-#include "../../linter/emit.h"
-#include "../../linter/fix.h"
-#include "../../linter/input.h"
+#include "../../linter/config/config.h"
+#include "../../linter/fix/fix.h"
+#include "../../linter/load/input.h"
+#include "../../linter/load/yamldoc.h"
+#include "../../linter/report/emit.h"
 #include "../../linter/run.h"
-#include "../../linter/yamldoc.h"
 #include "fuzz.h"
 
 static void emit_all(const struct sl_run *run, const struct sl_config *cfg)

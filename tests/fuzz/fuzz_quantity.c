@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../linter/quantity.h"
+#include "../../linter/model/quantity.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,0 +1,72 @@
+/* buf.h — the one growable byte buffer used everywhere instead of snprintf arithmetic.
+ * A buffer owns its bytes; sl_buf_detach hands them to the caller. Allocation failure aborts:
+ * a lint run cannot do anything useful without memory.
+ *
+ * The base (linter/base/): what every stage uses and nothing of the pipeline — byte buffers,
+ * string pools and maps (buf.h), items grouped under string keys (index.h), the maximum-flow
+ * solver (flow.h), and how a value from the input is shown safely (escape.h). May include: the C
+ * library alone. */
+#ifndef SL_BUF_H
+#define SL_BUF_H
+#include <stdarg.h>
+#include <stddef.h>
+
+struct sl_buf {
+	char *s; /* always NUL-terminated once anything was added */
+	size_t len, cap;
+};
+#define SL_BUF_INIT                                                                                                    \
+	{                                                                                                              \
+		0, 0, 0                                                                                                \
+	}
+
+void sl_buf_add(struct sl_buf *b, const char *s, size_t n);
+void sl_buf_puts(struct sl_buf *b, const char *s);
+void sl_buf_putc(struct sl_buf *b, char c);
+void sl_buf_printf(struct sl_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sl_buf_vprintf(struct sl_buf *b, const char *fmt, va_list ap);
+void sl_buf_reset(struct sl_buf *b);
+char *sl_buf_detach(struct sl_buf *b); /* caller frees; never NULL */
+void sl_buf_free(struct sl_buf *b);
+const char *sl_buf_str(const struct sl_buf *b); /* "" when empty */
+
+void *sl_xmalloc(size_t n);
+void *sl_xcalloc(size_t n, size_t size);
+void *sl_xrealloc(void *p, size_t n);
+char *sl_xstrdup(const char *s);
+char *sl_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Large, long-lived blocks (file contents, tree arenas) mapped on their own and advised to use
+ * transparent huge pages: first touch of small pages is what filling tens of megabytes costs
+ * most, notably on virtual machines. Zero-filled; sl_huge_free takes the size asked for. */
+#define SL_HUGE_MIN ((size_t)2 << 20)
+size_t sl_huge_size(size_t n); /* what sl_huge_alloc(n) maps: n rounded up to the page size used */
+void *sl_huge_alloc(size_t n);
+void sl_huge_free(void *p, size_t n);
+/* Grow *arr (element size sz) so that it can hold need elements. */
+void sl_grow(void *arr, size_t *cap, size_t need, size_t sz);
+
+/* A string → index map (open addressing, FNV-1a). Keys are borrowed, not copied: they must
+ * outlive the map. */
+struct sl_strmap {
+	const char **keys;
+	size_t *vals;
+	size_t n, cap; /* cap is 0 or a power of two */
+};
+/* The value stored for key, or (size_t)-1. */
+size_t sl_strmap_get(const struct sl_strmap *m, const char *key);
+/* Store key → val unless key is present; returns the value now stored for key. */
+size_t sl_strmap_put(struct sl_strmap *m, const char *key, size_t val);
+void sl_strmap_free(struct sl_strmap *m);
+
+/* Interned strings: one copy of each, owned by the pool, stable until it is freed. */
+struct sl_strpool {
+	struct sl_strmap map;
+	char **v;
+	size_t n, cap;
+};
+const char *sl_intern(struct sl_strpool *p, const char *s);
+/* The same, as its position in p->v. */
+size_t sl_intern_id(struct sl_strpool *p, const char *s);
+void sl_strpool_free(struct sl_strpool *p);
+
+#endif

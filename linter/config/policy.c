@@ -1,0 +1,225 @@
+/* policy.c — evaluating the config's policies over manifest objects. A field path fans out over
+ * lists ([*]); each value reached is matched, and for `match` each branch that stops short of
+ * the field is a finding of its own, reported where the field would go. */
+#include "policy.h"
+
+#include <string.h>
+
+#include "../../rules/rules.h"
+#include "../base/buf.h"
+
+/* Where a kind keeps its pod spec, or NULL. */
+static const char *podspec_path(const char *kind)
+{
+	static const struct {
+		const char *kind, *path;
+	} where[] = {
+	    {"Pod", "spec"},
+	    {"Deployment", "spec.template.spec"},
+	    {"ReplicaSet", "spec.template.spec"},
+	    {"StatefulSet", "spec.template.spec"},
+	    {"DaemonSet", "spec.template.spec"},
+	    {"Job", "spec.template.spec"},
+	    {"ReplicationController", "spec.template.spec"},
+	    {"CronJob", "spec.jobTemplate.spec.template.spec"},
+	    {"PodTemplate", "template.spec"},
+	};
+	for (size_t i = 0; i < sizeof where / sizeof where[0]; i++)
+		if (!strcmp(kind, where[i].kind))
+			return where[i].path;
+	return NULL;
+}
+
+const struct sl_ynode *sl_object_podspec(const struct sl_object *o, const char **path)
+{
+	*path = podspec_path(o->kind);
+	return *path ? sl_ypath(o->root, *path) : NULL;
+}
+
+static bool kind_applies(const struct sl_policy *p, const struct sl_object *o)
+{
+	if (!p->nkinds) /* the kinds that keep a pod spec: what "every workload" means */
+		return podspec_path(o->kind) != NULL;
+	for (size_t i = 0; i < p->nkinds; i++)
+		if (!strcmp(p->kinds[i], o->kind))
+			return true;
+	return false;
+}
+
+struct walk {
+	struct sl_config *c;
+	const struct sl_policy *p;
+	int level;
+	const struct sl_object *o;
+	struct sl_findings *out, *errs;
+	const struct sl_ynode *near; /* the last key passed: where a missing field is reported */
+};
+
+static void append_key(struct sl_buf *b, const char *key)
+{
+	if (strpbrk(key, ".[]")) {
+		sl_buf_puts(b, "[\"");
+		sl_buf_puts(b, key);
+		sl_buf_puts(b, "\"]");
+		return;
+	}
+	if (b->len)
+		sl_buf_putc(b, '.');
+	sl_buf_puts(b, key);
+}
+
+static struct sl_finding *report(struct walk *w, const struct sl_ynode *at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static struct sl_finding *report(struct walk *w, const struct sl_ynode *at, const char *fmt, ...)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	sl_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	struct sl_finding *f =
+	    sl_report(w->out, &w->p->rule, (enum sl_level)w->level, &at->at, "%s: %s", w->p->rule.summary, b.s);
+	sl_buf_free(&b);
+	char ref[512];
+	sl_object_ref(w->o, ref, sizeof ref);
+	f->object = sl_xstrdup(ref);
+	sl_finding_subject(f, w->o);
+	sl_add_related(f, &w->p->node->at, "the policy %s, in the config", w->p->rule.id);
+	return f;
+}
+
+/* At most this much of a value is quoted in a message. */
+#define QUOTE_MAX 80
+
+static void leaf(struct walk *w, const struct sl_ynode *n, const struct sl_buf *path)
+{
+	const struct sl_policy *p = w->p;
+	const struct sl_pattern *pat = p->forbid ? p->forbid : p->match;
+	if (sl_ynull(n)) {
+		if (p->match)
+			report(w, n, "%s is empty", sl_buf_str(path));
+		return;
+	}
+	if (n->kind != SL_YSCALAR) {
+		if (p->match)
+			report(w, n, "%s is %s, not a value", sl_buf_str(path), sl_ykind_name(n));
+		return;
+	}
+	char why[160];
+	int rc = sl_pattern_match(pat, &w->c->mx, n->str, n->len, why, sizeof why);
+	char ref[512];
+	sl_object_ref(w->o, ref, sizeof ref);
+	if (rc < 0) {
+		sl_input_error(w->errs, &n->at, "policy %s: pattern '%s' (%s:%u:%u) on %s of %s: %s", p->rule.id,
+			       pat->text, w->c->path, pat->at.line, pat->at.col, sl_buf_str(path), ref, why);
+		return;
+	}
+	int shown = n->len > QUOTE_MAX ? QUOTE_MAX : (int)n->len;
+	while (shown < (int)n->len && shown > 0 && ((unsigned char)n->str[shown] & 0xC0) == 0x80)
+		shown--; /* cut between characters: half of one is not UTF-8 */
+	const char *more = n->len > QUOTE_MAX ? "…" : "";
+	if (p->forbid && rc == 1)
+		report(w, n, "%s '%.*s%s' matches the forbidden pattern '%s'", sl_buf_str(path), shown, n->str, more,
+		       pat->text);
+	else if (p->match && rc == 0)
+		report(w, n, "%s '%.*s%s' does not match '%s'", sl_buf_str(path), shown, n->str, more, pat->text);
+}
+
+static void missing(struct walk *w, const struct sl_ynode *near, struct sl_buf *path, size_t from)
+{
+	if (!w->p->match)
+		return;
+	/* The rest of the path as written, after what exists. */
+	for (size_t i = from; i < w->p->nsteps; i++) {
+		const struct sl_step *st = &w->p->steps[i];
+		if (st->kind == SL_STEP_KEY)
+			append_key(path, st->key);
+		else if (st->kind == SL_STEP_ALL)
+			sl_buf_puts(path, "[*]");
+		else
+			sl_buf_printf(path, "[%zu]", st->index);
+	}
+	report(w, near, "%s is missing", sl_buf_str(path));
+}
+
+static void walk(struct walk *w, const struct sl_ynode *n, size_t i, struct sl_buf *path)
+{
+	const struct sl_policy *p = w->p;
+	if (i == p->nsteps) {
+		leaf(w, n, path);
+		return;
+	}
+	const struct sl_step *st = &p->steps[i];
+	size_t mark = path->len;
+	const struct sl_ynode *near = w->near;
+	if (st->kind == SL_STEP_KEY) {
+		const struct sl_ynode *v = n && n->kind == SL_YMAP ? sl_ymap_get(n, st->key) : NULL;
+		if (!v || (sl_ynull(v) && i + 1 < p->nsteps)) {
+			missing(w, v ? v : near, path, i);
+		} else {
+			append_key(path, st->key);
+			w->near = sl_ymap_key(n, st->key);
+			walk(w, v, i + 1, path);
+		}
+	} else if (!n || n->kind != SL_YSEQ) {
+		missing(w, near, path, i);
+	} else if (st->kind == SL_STEP_ALL) {
+		for (size_t k = 0; k < n->n; k++) {
+			sl_buf_printf(path, "[%zu]", k);
+			w->near = n->v[k];
+			walk(w, n->v[k], i + 1, path);
+			path->len = mark;
+			path->s[mark] = 0;
+		}
+	} else if (st->index < n->n) {
+		sl_buf_printf(path, "[%zu]", st->index);
+		w->near = n->v[st->index];
+		walk(w, n->v[st->index], i + 1, path);
+	} else
+		missing(w, near, path, i);
+	w->near = near;
+	if (path->s) {
+		path->len = mark;
+		path->s[mark] = 0;
+	}
+}
+
+bool sl_policies_read(const struct sl_config *c, const struct sl_object *o)
+{
+	for (size_t i = 0; i < c->npolicies; i++)
+		if (c->levels[sl_nrules + i] != SL_LEVEL_NONE && kind_applies(&c->policies[i], o))
+			return true;
+	return false;
+}
+
+bool sl_policies_read_key(const struct sl_config *c, const char *key)
+{
+	for (size_t i = 0; i < c->npolicies; i++)
+		for (size_t k = 0; c->levels[sl_nrules + i] != SL_LEVEL_NONE && k < c->policies[i].nsteps; k++)
+			if (c->policies[i].steps[k].kind == SL_STEP_KEY && !strcmp(c->policies[i].steps[k].key, key))
+				return true;
+	return false;
+}
+
+void sl_policies_check(struct sl_config *c, const struct sl_object *o, struct sl_findings *out,
+		       struct sl_findings *errs)
+{
+	for (size_t i = 0; i < c->npolicies; i++) {
+		const struct sl_policy *p = &c->policies[i];
+		int level = c->levels[sl_nrules + i]; /* policies follow the built-in rules */
+		if (level == SL_LEVEL_NONE || !kind_applies(p, o))
+			continue;
+		const struct sl_ynode *base = o->root;
+		struct sl_buf path = SL_BUF_INIT;
+		if (p->podspec) {
+			const char *where;
+			base = sl_object_podspec(o, &where);
+			if (!where)
+				continue; /* a kind without a pod spec: not this policy's business */
+			sl_buf_puts(&path, where);
+		}
+		struct walk w = {c, p, level, o, out, errs, o->kind_node ? o->kind_node : o->root};
+		walk(&w, base, 0, &path);
+		sl_buf_free(&path);
+	}
+}

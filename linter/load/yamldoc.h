@@ -1,0 +1,94 @@
+/* yamldoc.h — libyaml events into a read-only node tree where every node keeps its source span.
+ * Owns: the nodes and scalar copies of one source's documents, in one arena (a manifest's nodes
+ * die together). Aliases share the anchored node instead of copying it, and the expanded size of
+ * every document is bounded, so alias bombs cost neither memory nor time. Duplicate keys keep
+ * the last value (as the API server decodes them); YAML 1.1 merge keys (<<) are applied. */
+#ifndef SL_YAMLDOC_H
+#define SL_YAMLDOC_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../report/diag.h"
+#include "limits.h"
+#include "yarena.h"
+
+/* The limits a parse applies: limits.h (nesting, aliases, nodes, documents). */
+
+enum sl_ykind { SL_YSCALAR = 1, SL_YSEQ, SL_YMAP };
+
+struct sl_ynode {
+	struct sl_span at;
+	const char *str; /* scalar value, NUL-terminated */
+	uint32_t len;    /* of str (a source is at most 64 MiB) */
+	uint32_t n;
+	uint32_t weight; /* nodes in the expansion, saturating (the limit is far below) */
+	uint8_t kind;    /* enum sl_ykind */
+	bool plain;      /* scalar written without quotes: only those are typed (null, bool, int) */
+	bool flow;       /* collection written in flow style ({} / []) */
+	/* seq: n items; map: key0, val0, key1, val1 … (n pairs). Stored with the node, so that a
+	 * scalar (most nodes are) carries no pointer to children it cannot have. */
+	struct sl_ynode *v[];
+};
+
+struct sl_ydoc {
+	const struct sl_source *src;
+	struct sl_ynode *root; /* NULL for an empty document */
+	unsigned index;        /* 0-based position in the stream */
+};
+
+/* A stream's trees are allocated from an arena of its own, or from one it shares with other
+ * streams (those one thread parses for a model): a chunk is then filled by several sources rather
+ * than left mostly empty by each. */
+struct sl_ystream {
+	struct sl_yarena own;
+	struct sl_yarena *shared; /* NULL, or the arena to allocate from (it outlives the stream) */
+	struct sl_ydoc *docs;
+	size_t n, cap;
+	bool hostile; /* a limit stopped the parse (nesting, alias expansion): an error in any file */
+	bool partial; /* a document or an entry was left out (sl_yaml_parse_some) */
+};
+
+/* Parse every document of src (into out->shared when set, out->own otherwise). Complete
+ * documents before an error are kept. Returns 0, or -1 after reporting an input error into errs. */
+int sl_yaml_parse(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs);
+/* The same, keeping only values on the paths in keep (NULL-terminated patterns such as
+ * "spec.containers[].resources", from each object: the document, or each item of a top-level
+ * `items` list), for inputs of which little is read. Everything else is dropped unbuilt. An
+ * alias to a dropped anchor makes it parse again, keeping everything. */
+int sl_yaml_parse_keep(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs,
+		       const char *const *keep);
+/* What sl_yaml_parse_some leaves out of the tree. */
+struct sl_yfilter {
+	/* Whether to keep a complete document (NULL: every one); the nodes of the others go at once,
+	 * and their memory serves the next document. */
+	bool (*wanted)(void *ctx, const struct sl_ydoc *doc);
+	void *ctx;
+	/* Whether nothing will look up `key` in a mapping that is itself the value of `in` ("[]": an
+	 * item of a list, which is the value of in_in; NULL: a document), nor into its value. Such an
+	 * entry is left out, key and value; the mapping's span still covers it. (An anchor or an
+	 * alias in it, or a merge key beside it, makes the source parse again, whole.) NULL: none. */
+	bool (*unread)(void *ctx, const char *key, const char *in, const char *in_in);
+	/* Whether the bytes of a document not kept are read again (no: sl_source_forget them). */
+	bool forget;
+};
+/* The same as sl_yaml_parse, leaving out what f says. */
+int sl_yaml_parse_some(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs,
+		       const struct sl_yfilter *f);
+void sl_ystream_free(struct sl_ystream *ys);
+
+/* Lookups (ylookup.c). All accept NULL and return NULL / false for a wrong kind. */
+const struct sl_ynode *sl_ymap_get(const struct sl_ynode *map, const char *key);
+const struct sl_ynode *sl_ymap_key(const struct sl_ynode *map, const char *key); /* the key node */
+const struct sl_ynode *sl_ypath(const struct sl_ynode *n, const char *dotted);   /* "spec.template" */
+bool sl_ynull(const struct sl_ynode *n); /* absent, or a plain null / ~ / empty scalar */
+bool sl_yscalar(const struct sl_ynode *n);
+bool sl_yis(const struct sl_ynode *n, const char *s); /* scalar equal to s */
+/* A plain scalar that is a YAML 1.1 / JSON integer; -1 when it is not an integer, -2 on range. */
+int sl_yint(const struct sl_ynode *n, int64_t *out);
+const char *sl_ykind_name(const struct sl_ynode *n);
+/* Whether byte off of the source lies inside a scalar of the tree (a block scalar's script, a
+ * quoted string): text there is data, not YAML structure or a comment. ys may be NULL. */
+bool sl_ystream_in_scalar(const struct sl_ystream *ys, size_t off);
+
+#endif

@@ -1,0 +1,105 @@
+/* yarena.c — the arena of YAML trees (see yarena.h). */
+#include "yarena.h"
+
+#include <stdlib.h>
+
+#include "../base/buf.h"
+
+struct sl_arena_chunk {
+	struct sl_arena_chunk *next;
+	size_t used, cap;
+	max_align_t data[];
+};
+
+/* Bump allocation from a list of chunks that double from 64 KiB to SL_HUGE_MIN, so a small
+ * manifest stays small and a large inventory fills huge pages (larger requests get a chunk of
+ * their own). A spare chunk (a dropped document's) is taken before a new one. */
+static void *chunk_alloc(struct sl_arena_chunk **list, struct sl_arena_chunk **spare, size_t n)
+{
+	struct sl_arena_chunk *c = *list;
+	if ((!c || c->cap - c->used < n) && *spare && (*spare)->cap >= n) {
+		c = *spare;
+		*spare = c->next;
+		c->used = 0;
+		c->next = *list;
+		*list = c;
+	} else if (!c || c->cap - c->used < n) {
+		size_t cap = c ? 2 * (sizeof *c + c->cap) : 65536;
+		if (cap >= SL_HUGE_MIN)
+			cap = SL_HUGE_MIN;
+		cap -= sizeof *c;
+		if (cap < n)
+			cap = n;
+		c = sizeof *c + cap >= SL_HUGE_MIN ? sl_huge_alloc(sizeof *c + cap) : sl_xmalloc(sizeof *c + cap);
+		c->used = 0;
+		c->cap = cap;
+		c->next = *list;
+		*list = c;
+	}
+	void *p = (char *)c->data + c->used;
+	c->used += n;
+	return p;
+}
+
+static void chunks_free(struct sl_arena_chunk **list)
+{
+	while (*list) {
+		struct sl_arena_chunk *c = *list;
+		*list = c->next;
+		if (sizeof *c + c->cap >= SL_HUGE_MIN)
+			sl_huge_free(c, sizeof *c + c->cap);
+		else
+			free(c);
+	}
+}
+
+/* Nodes and arrays of node pointers: pointer alignment is all they need (rounding each node up to
+ * max_align_t would waste an eighth of the arena). */
+#define NODE_ALIGN _Alignof(void *)
+
+void *sl_yarena_node(struct sl_yarena *a, size_t n)
+{
+	return chunk_alloc(&a->list[0], &a->spare[0], (n + NODE_ALIGN - 1) / NODE_ALIGN * NODE_ALIGN);
+}
+
+char *sl_yarena_text(struct sl_yarena *a, size_t n)
+{
+	return chunk_alloc(&a->list[1], &a->spare[1], n);
+}
+
+struct sl_yarena_mark sl_yarena_mark(const struct sl_yarena *a)
+{
+	struct sl_yarena_mark m;
+	for (int k = 0; k < 2; k++) {
+		m.chunk[k] = a->list[k];
+		m.used[k] = a->list[k] ? a->list[k]->used : 0;
+	}
+	return m;
+}
+
+void sl_yarena_rewind(struct sl_yarena *a, const struct sl_yarena_mark *m)
+{
+	for (int k = 0; k < 2; k++) {
+		while (a->list[k] != m->chunk[k]) {
+			struct sl_arena_chunk *c = a->list[k];
+			a->list[k] = c->next;
+			c->next = a->spare[k];
+			a->spare[k] = c;
+		}
+		if (a->list[k])
+			a->list[k]->used = m->used[k];
+	}
+}
+
+void sl_yarena_spares_free(struct sl_yarena *a)
+{
+	chunks_free(&a->spare[0]);
+	chunks_free(&a->spare[1]);
+}
+
+void sl_yarena_free(struct sl_yarena *a)
+{
+	chunks_free(&a->list[0]);
+	chunks_free(&a->list[1]);
+	sl_yarena_spares_free(a);
+}

@@ -1,0 +1,31 @@
+/* k8s.h — the model, all of it, for code that reads the model as a whole (the engine, the rules,
+ * the tests): typed views over the YAML tree, one header per concern. Strings and node pointers
+ * point into the YAML streams, which the model owns; the model owns every array (model.h).
+ *
+ * The model stage (linter/model/): typed objects over the trees, one file per kind or concern,
+ * quantities, labels and selectors, the relations between objects (relate.c) and the Kubernetes
+ * release's view of them (kversion.c). May include: base/, load/ and the findings; never the
+ * engine or anything above it. */
+#ifndef SL_K8S_H
+#define SL_K8S_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../base/buf.h"
+#include "../base/index.h" /* items grouped under string keys */
+#include "../load/yamldoc.h"
+#include "../report/diag.h"
+#include "hpa.h"       /* HorizontalPodAutoscalers */
+#include "labels.h"    /* labels, selectors and their matching */
+#include "model.h"     /* the model: loading, binding, freeing */
+#include "namespace.h" /* Namespaces */
+#include "node.h"      /* Nodes and running Pods */
+#include "object.h"    /* an object's identity, the objects of a document */
+#include "pdb.h"       /* PodDisruptionBudgets */
+#include "podspec.h"   /* the pod spec: requests, node affinity, pod terms, spread, ports, volumes */
+#include "pvc.h"       /* PersistentVolumeClaims */
+#include "relate.h"    /* the relations between objects */
+#include "resources.h" /* resource amounts */
+#include "workload.h"  /* workloads and their rollout parameters */
+
+#endif

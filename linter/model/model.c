@@ -1,0 +1,451 @@
+/* model.c — loading the model (see model.h): sources parsed two at a time, each object read by
+ * its kind's reader into a model of the source's own, merged in source order; what of the trees
+ * is kept; binding and freeing. */
+#include "model.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../load/input.h"
+#include "../load/manifest.h"
+#include "model_read.h"
+#include "relate.h"
+
+/* Append x to the model's array f (growing capf, counting nf). */
+#define PUSH(f, x)                                                                                                     \
+	do {                                                                                                           \
+		sl_grow(&m->f, &m->cap##f, m->n##f + 1, sizeof *m->f);                                                 \
+		m->f[m->n##f++] = (x);                                                                                 \
+	} while (0)
+
+/* The same node named twice (two inventories, or a manifest and an inventory): the later
+ * description replaces the earlier one, as a later `kubectl apply` would. */
+static void add_node(struct sl_model *m, struct sl_node *n)
+{
+	size_t at = sl_strmap_put(&m->node_index, n->name, m->nnodes);
+	if (at != m->nnodes) {
+		sl_node_free(m->nodes[at]);
+		m->nodes[at] = n;
+		return;
+	}
+	sl_grow(&m->nodes, &m->capnodes, m->nnodes + 1, sizeof *m->nodes);
+	m->nodes[m->nnodes++] = n;
+}
+
+/* Read o with its kind's reader (role permitting) and keep what it made, in input order. */
+static int load_kind(struct sl_model *m, struct sl_read *c, const struct sl_object *o, enum sl_input_role role)
+{
+	const char *k = o->kind;
+	int rc = 0;
+	if (!strcmp(k, "Node")) {
+		struct sl_node *n = NULL;
+		if (role != SL_ROLE_PODS && (rc = sl_node_read(c, o, &n)) == 0 && n)
+			add_node(m, n);
+	} else if (!strcmp(k, "Pod") && (role == SL_ROLE_PODS || !sl_ynull(sl_ypath(o->root, "spec.nodeName")))) {
+		/* A Pod bound to a node is running load, not something to schedule. */
+		struct sl_pod *p;
+		if ((rc = sl_pod_read(c, o, &p)) == 0)
+			PUSH(pods, p);
+	} else if (role == SL_ROLE_MANIFESTS && sl_workload_kind(k)) {
+		struct sl_workload *w;
+		if ((rc = sl_workload_read(c, o, &w)) == 0 && w)
+			PUSH(workloads, w);
+	} else if (role != SL_ROLE_NODES && !strcmp(k, "Namespace")) {
+		struct sl_namespace *ns;
+		if ((rc = sl_namespace_read(c, o, &ns)) == 0)
+			PUSH(namespaces, ns);
+	} else if (role == SL_ROLE_MANIFESTS && !strcmp(k, "PersistentVolumeClaim")) {
+		struct sl_pvc *v;
+		if ((rc = sl_pvc_read(c, o, &v)) == 0)
+			PUSH(pvcs, v);
+	} else if (role == SL_ROLE_MANIFESTS && !strcmp(k, "PodDisruptionBudget")) {
+		struct sl_pdb *v;
+		if ((rc = sl_pdb_read(c, o, &v)) == 0)
+			PUSH(pdbs, v);
+	}
+	return rc;
+}
+
+/* An autoscaler is looked for in every document and in every item of a document's `items`,
+ * whatever the document's kind. */
+static void load_hpas(struct sl_model *m, const struct sl_source *src, const struct sl_ynode *root)
+{
+	struct sl_hpa *h = sl_hpa_read(src, root);
+	if (h)
+		PUSH(hpas, h);
+	const struct sl_ynode *items = sl_ymap_get(root, "items");
+	for (size_t i = 0; items && items->kind == SL_YSEQ && i < items->n; i++)
+		if ((h = sl_hpa_read(src, items->v[i])))
+			PUSH(hpas, h);
+}
+
+static int load_object(struct sl_model *m, struct sl_read *c, const struct sl_ynode *root, enum sl_input_role role,
+		       int depth)
+{
+	if (!root || root->kind != SL_YMAP)
+		return 0; /* not an object: values files and fragments are skipped silently */
+	struct sl_object o;
+	sl_object_read(c->src, root, &o);
+	if (!o.kind)
+		return 0;
+	size_t kl = strlen(o.kind);
+	if (kl >= 4 && !strcmp(o.kind + kl - 4, "List") && depth == 0) {
+		const struct sl_ynode *items = sl_ymap_get(root, "items");
+		if (sl_ynull(items))
+			return 0;
+		if (items->kind != SL_YSEQ) {
+			sl_read_error(c, items, "%s.items must be a list, not %s", o.kind, sl_ykind_name(items));
+			return -1;
+		}
+		int rc = 0;
+		for (size_t i = 0; i < items->n; i++) {
+			struct sl_read ic = {c->src, c->errs, 0};
+			if (load_object(m, &ic, items->v[i], role, depth + 1) < 0)
+				rc = -1;
+		}
+		return rc;
+	}
+	struct sl_read oc = {c->src, c->errs, 0};
+	return load_kind(m, &oc, &o, role);
+}
+
+/* Inventories are large (kubectl prints managedFields, status, images…) and little of them is
+ * read: keep only what the model reads. Manifests are kept whole, for positions and fixes. */
+static const char *const *keep_paths(enum sl_input_role role)
+{
+	static const char *const node_paths[] = {"apiVersion",
+						 "kind",
+						 "metadata.name",
+						 "metadata.generateName",
+						 "metadata.labels",
+						 "spec.taints",
+						 "spec.unschedulable",
+						 "status.allocatable",
+						 "status.capacity",
+						 "status.nodeInfo.kubeletVersion",
+						 NULL};
+	static const char *const pod_paths[] = {"apiVersion",
+						"kind",
+						"metadata.name",
+						"metadata.namespace",
+						"metadata.labels",
+						"spec.nodeName",
+						"spec.nodeSelector",
+						"spec.affinity",
+						"spec.tolerations",
+						"spec.topologySpreadConstraints",
+						"spec.hostNetwork",
+						"spec.overhead",
+						"spec.containers[].name",
+						"spec.containers[].resources",
+						"spec.containers[].ports",
+						"spec.initContainers[].name",
+						"spec.initContainers[].resources",
+						"spec.initContainers[].restartPolicy",
+						"status.phase",
+						NULL};
+
+	return role == SL_ROLE_NODES ? node_paths : role == SL_ROLE_PODS ? pod_paths : NULL;
+}
+
+int sl_model_load(struct sl_model *m, struct sl_source *src, enum sl_input_role role, struct sl_findings *errs)
+{
+	struct sl_load one = {src, role};
+	return sl_model_load_many(m, &one, 1, NULL, errs);
+}
+
+/* The kinds load_object reads from manifests, and so points into the trees of. */
+static bool model_kind(const char *k)
+{
+	return sl_workload_kind(k) || !strcmp(k, "Node") || !strcmp(k, "Namespace") ||
+	       !strcmp(k, "PersistentVolumeClaim") || !strcmp(k, "PodDisruptionBudget");
+}
+
+struct tree_need {
+	const struct sl_tree_readers *readers;
+	bool all; /* every document of the source */
+	bool yes;
+	bool object; /* some document, kept or not, has apiVersion and kind: the file is a manifest */
+};
+
+static void need_object(void *arg, const struct sl_object *o)
+{
+	struct tree_need *t = arg;
+	t->yes = t->yes || model_kind(o->kind) || (t->readers->object && t->readers->object(t->readers->ctx, o));
+}
+
+static bool autoscaler(const struct sl_ynode *n)
+{
+	const struct sl_ynode *k = sl_ymap_get(n, "kind");
+	return sl_yis(k, "HorizontalPodAutoscaler") || sl_yis(k, "ScaledObject");
+}
+
+/* Whether a manifest document's tree is kept: it holds an object of the model (load_hpas finds
+ * autoscalers in any document's items), or another reader needs it. */
+static bool tree_needed(void *arg, const struct sl_ydoc *doc)
+{
+	struct tree_need *t = arg;
+	t->yes = t->all;
+	t->object |= sl_manifest_is_object(doc->root);
+	sl_doc_objects(doc, need_object, t);
+	const struct sl_ynode *items = sl_ymap_get(doc->root, "items");
+	for (size_t i = 0; !t->yes && items && items->kind == SL_YSEQ && i < items->n; i++)
+		t->yes = autoscaler(items->v[i]);
+	return t->yes || autoscaler(doc->root);
+}
+
+/* This runs for every key of every manifest: most differ at the first byte. */
+static bool is(const char *s, const char *t)
+{
+	return s && *s == *t && !strcmp(s, t);
+}
+
+/* Entries of a manifest neither the model nor a rule or a fix reads (sl_yfilter.unread): in a
+ * container all but its name, resources, ports, restartPolicy and probes (env, mounts…); in a
+ * volume all but its name and claim; preferred (not required) affinity; an object's managedFields;
+ * in an object's status all but a Pod's phase and a Node's allocatable, capacity and nodeInfo. A fix that
+ * inserts into a mapping reads the indentation of its entries: none of these mappings is one a
+ * fix inserts into. */
+static bool unread_entry(const char *key, const char *in, const char *in_in)
+{
+	bool object = !in_in || is(in_in, "[]"); /* in is a key of a document, or of a List's item */
+	if (is(in, "[]") &&
+	    (is(in_in, "containers") || is(in_in, "initContainers") || is(in_in, "ephemeralContainers")))
+		return !is(key, "name") && !is(key, "resources") && !is(key, "ports") && !is(key, "restartPolicy") &&
+		       !is(key, "readinessProbe") && !is(key, "livenessProbe") && !is(key, "startupProbe");
+	if (is(in, "[]") && is(in_in, "volumes"))
+		return !is(key, "name") && !is(key, "persistentVolumeClaim");
+	if (is(in, "nodeAffinity") || is(in, "podAffinity") || is(in, "podAntiAffinity"))
+		return is(key, "preferredDuringSchedulingIgnoredDuringExecution");
+	if (is(in, "metadata") && object)
+		return is(key, "managedFields");
+	if (is(in, "status") && object)
+		return !is(key, "phase") && !is(key, "allocatable") && !is(key, "capacity") && !is(key, "nodeInfo");
+	return false;
+}
+
+/* The same, unless another reader looks the key up (a policy's field names it). */
+static bool unread_value(void *ctx, const char *key, const char *in, const char *in_in)
+{
+	const struct tree_need *t = ctx;
+	return unread_entry(key, in, in_in) && !(t->readers->key && t->readers->key(t->readers->ctx, key));
+}
+
+struct parse_job {
+	const struct sl_load *in;
+	const struct sl_tree_readers *readers;
+	struct sl_ystream *ys;
+	struct sl_findings errs; /* the source's input errors: parsing's, then loading's */
+	struct sl_model part;    /* what the source holds, merged into the model in source order */
+	int rc;
+};
+
+struct parse_queue {
+	struct parse_job *jobs;
+	size_t n;
+	atomic_size_t next;
+};
+
+/* A parsing thread, with the arena its trees go to. */
+struct parse_thread {
+	struct parse_queue *q;
+	struct sl_yarena *arena;
+};
+
+static void *parse_worker(void *arg)
+{
+	struct parse_thread *t = arg;
+	struct parse_queue *q = t->q;
+	for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;) {
+		struct parse_job *j = &q->jobs[i];
+		j->ys->shared = t->arena;
+		if (sl_source_read(j->in->src, &j->errs) < 0)
+			j->rc = -1;
+		sl_source_index(j->in->src);
+		if (j->in->src->failed || j->in->src->skipped)
+			continue;
+		struct tree_need need = {j->readers, false, false, false};
+		if (j->readers && j->in->role == SL_ROLE_MANIFESTS) {
+			/* Values nothing reads are left out unless a tree is read whole (a policy or a
+			 * suppression may read any of it, and telling a Go template's "{{" from text in
+			 * a string needs every scalar). */
+			need.all = (j->readers->source && j->readers->source(j->readers->ctx, j->in->src)) ||
+				   sl_manifest_has_braces(j->in->src);
+			struct sl_yfilter f = {tree_needed, &need, need.all ? NULL : unread_value,
+					       !need.all && !j->readers->all_bytes && !j->in->src->shared};
+			j->rc = sl_yaml_parse_some(j->in->src, j->ys, &j->errs, &f);
+		} else
+			j->rc = sl_yaml_parse_keep(j->in->src, j->ys, &j->errs, keep_paths(j->in->role));
+		if (j->in->role == SL_ROLE_MANIFESTS &&
+		    sl_manifest_screen(j->in->src, j->ys, need.object, &j->errs, &j->rc))
+			continue;
+		struct sl_read c = {j->in->src, &j->errs, 0};
+		for (size_t d = 0; d < j->ys->n; d++) {
+			if (load_object(&j->part, &c, j->ys->docs[d].root, j->in->role, 0) < 0)
+				j->rc = -1;
+			load_hpas(&j->part, j->in->src, j->ys->docs[d].root);
+		}
+	}
+	return NULL;
+}
+
+/* Append what part holds to m and leave part empty, as if part's objects had been loaded into m
+ * one after another: a node named again replaces the earlier one in its place. */
+static void merge_model(struct sl_model *m, struct sl_model *part)
+{
+/* Append part's array f to m's, and free part's. */
+#define APPEND(f, capf, nf)                                                                                            \
+	do {                                                                                                           \
+		sl_grow(&m->f, &m->capf, m->nf + part->nf, sizeof *m->f);                                              \
+		if (part->nf)                                                                                          \
+			memcpy(m->f + m->nf, part->f, part->nf * sizeof *m->f);                                        \
+		m->nf += part->nf;                                                                                     \
+		free(part->f);                                                                                         \
+	} while (0)
+	APPEND(workloads, capworkloads, nworkloads);
+	for (size_t i = 0; i < part->nnodes; i++)
+		add_node(m, part->nodes[i]);
+	free(part->nodes);
+	APPEND(pods, cappods, npods);
+	APPEND(pvcs, cappvcs, npvcs);
+	APPEND(pdbs, cappdbs, npdbs);
+	APPEND(namespaces, capnamespaces, nnamespaces);
+	APPEND(hpas, caphpas, nhpas);
+#undef APPEND
+	sl_strmap_free(&part->node_index);
+	memset(part, 0, sizeof *part);
+}
+
+int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, const struct sl_tree_readers *readers,
+		       struct sl_findings *errs)
+{
+	if (!n)
+		return 0;
+	m->streams = sl_xrealloc(m->streams, (m->nstreams + n) * sizeof *m->streams);
+	struct parse_job *jobs = sl_xcalloc(n, sizeof *jobs);
+	for (size_t i = 0; i < n; i++) {
+		jobs[i].in = &v[i];
+		jobs[i].readers = readers;
+		jobs[i].ys = &m->streams[m->nstreams + i];
+		memset(jobs[i].ys, 0, sizeof *jobs[i].ys);
+	}
+	m->nstreams += n;
+	/* Parsing and loading are most of the time on large inputs and each source is read alone:
+	 * a second thread takes the next source while the first is busy, each into a model of its
+	 * own, merged here in source order so that the result does not depend on the timing. */
+	struct parse_queue q = {jobs, n, 0};
+	struct parse_thread th[2];
+	sl_grow(&m->arenas, &m->caparenas, m->narenas + 2, sizeof *m->arenas);
+	for (int k = 0; k < 2; k++) {
+		m->arenas[m->narenas] = sl_xcalloc(1, sizeof **m->arenas);
+		th[k] = (struct parse_thread){&q, m->arenas[m->narenas++]};
+	}
+	pthread_t helper;
+	bool threaded = n > 1 && pthread_create(&helper, NULL, parse_worker, &th[1]) == 0;
+	parse_worker(&th[0]);
+	if (threaded)
+		pthread_join(helper, NULL);
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		sl_findings_move(errs, &jobs[i].errs); /* none for a source that failed before */
+		if (jobs[i].rc < 0)
+			rc = -1;
+		merge_model(m, &jobs[i].part);
+	}
+	free(jobs);
+	return rc;
+}
+
+static void bind_terms(const struct sl_model *m, struct sl_podspec *p)
+{
+	for (int k = 0; k < 2; k++) {
+		struct sl_podterm *ts = k ? p->anti : p->affinity;
+		size_t nt = k ? p->nanti : p->naffinity;
+		for (size_t i = 0; i < nt; i++) {
+			if (!ts[i].has_ns_selector)
+				continue;
+			ts[i].ns_known = m->namespaces;
+			ts[i].ns_index = &m->namespace_index;
+		}
+	}
+}
+
+void sl_model_bind_pods(struct sl_model *m)
+{
+	/* A Namespace named twice: the later description wins, in the earlier one's place. */
+	size_t w = 0;
+	for (size_t i = 0; i < m->nnamespaces; i++) {
+		struct sl_namespace *ns = m->namespaces[i];
+		size_t at = sl_strmap_put(&m->namespace_index, ns->obj.name, w);
+		if (at != w) {
+			sl_namespace_free(m->namespaces[at]);
+			m->namespaces[at] = ns;
+		} else
+			m->namespaces[w++] = ns;
+	}
+	m->nnamespaces = w;
+	if (m->nnamespaces) {
+		for (size_t i = 0; i < m->nworkloads; i++)
+			bind_terms(m, &m->workloads[i]->pod);
+		for (size_t i = 0; i < m->npods; i++)
+			bind_terms(m, &m->pods[i]->spec);
+	}
+	struct sl_strmap names = {0};
+	for (size_t j = 0; j < m->nnodes; j++)
+		sl_strmap_put(&names, m->nodes[j]->name, j);
+	for (size_t i = 0; i < m->npods; i++) {
+		const struct sl_pod *p = m->pods[i];
+		/* The scheduler's cache leaves out finished pods: they hold no resources. */
+		if (!strcmp(p->phase, "Succeeded") || !strcmp(p->phase, "Failed") || !p->spec.node_name)
+			continue;
+		size_t j = sl_strmap_get(&names, p->spec.node_name);
+		if (j == (size_t)-1)
+			continue;
+		struct sl_node *n = m->nodes[j];
+		for (size_t r = 0; r < p->spec.request.n; r++)
+			sl_res_add(&n->used, p->spec.request.v[r].name, p->spec.request.v[r].amount, NULL);
+		n->npods++;
+	}
+	sl_strmap_free(&names);
+	sl_model_relate(m);
+}
+
+void sl_model_free(struct sl_model *m)
+{
+	for (size_t i = 0; i < m->nworkloads; i++)
+		sl_workload_free(m->workloads[i]);
+	for (size_t i = 0; i < m->nnodes; i++)
+		sl_node_free(m->nodes[i]);
+	for (size_t i = 0; i < m->npods; i++)
+		sl_pod_free(m->pods[i]);
+	for (size_t i = 0; i < m->npvcs; i++)
+		free(m->pvcs[i]);
+	free(m->pvcs);
+	for (size_t i = 0; i < m->npdbs; i++)
+		sl_pdb_free(m->pdbs[i]);
+	free(m->pdbs);
+	for (size_t i = 0; i < m->nnamespaces; i++)
+		sl_namespace_free(m->namespaces[i]);
+	free(m->namespaces);
+	sl_strmap_free(&m->namespace_index);
+	for (size_t i = 0; i < m->nhpas; i++)
+		free(m->hpas[i]);
+	free(m->hpas);
+	sl_group_free(&m->claims);
+	free(m->workload_pdbs);
+	for (size_t i = 0; i < m->nstreams; i++)
+		sl_ystream_free(&m->streams[i]);
+	free(m->streams);
+	for (size_t i = 0; i < m->narenas; i++) {
+		sl_yarena_free(m->arenas[i]);
+		free(m->arenas[i]);
+	}
+	free(m->arenas);
+	sl_strmap_free(&m->node_index);
+	free(m->workloads);
+	free(m->nodes);
+	free(m->pods);
+	memset(m, 0, sizeof *m);
+}

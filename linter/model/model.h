@@ -1,0 +1,88 @@
+/* model.h — the model: every object the inputs describe, typed (workloads, Nodes, running Pods,
+ * claims, budgets, Namespaces, autoscalers), read from sources parsed in parallel and related to
+ * each other once. Strings and node pointers point into the YAML streams, which the model owns
+ * with their arenas; the model owns every array and object below (sl_model_free). A workload or
+ * node whose shape is wrong gets an input error at the offending YAML node and is left out, so a
+ * rule never sees half-read data. */
+#ifndef SL_MODEL_H
+#define SL_MODEL_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../base/buf.h"
+#include "../base/index.h"
+#include "../load/yamldoc.h"
+#include "../report/diag.h"
+#include "hpa.h"
+#include "kversion.h"
+#include "namespace.h"
+#include "node.h"
+#include "object.h"
+#include "pdb.h"
+#include "pvc.h"
+#include "workload.h"
+
+struct sl_source;
+
+struct sl_model {
+	struct sl_ystream *streams; /* one per parsed source */
+	size_t nstreams;
+	struct sl_yarena **arenas; /* the streams' trees: one arena per parsing thread */
+	size_t narenas, caparenas;
+	struct sl_workload **workloads;
+	size_t nworkloads, capworkloads;
+	struct sl_node **nodes;
+	size_t nnodes, capnodes;
+	struct sl_strmap node_index; /* name → index into nodes */
+	struct sl_pod **pods;
+	size_t npods, cappods;
+	struct sl_pvc **pvcs;
+	size_t npvcs, cappvcs;
+	struct sl_pdb **pdbs;
+	size_t npdbs, cappdbs;
+	struct sl_namespace **namespaces;
+	size_t nnamespaces, capnamespaces;
+	struct sl_strmap namespace_index; /* name → index into namespaces (bound by sl_model_bind_pods) */
+	struct sl_hpa **hpas;
+	size_t nhpas, caphpas;
+	/* Relations, computed once by sl_model_bind_pods (relate.c) */
+	struct sl_group_index claims;        /* "namespace\x1fname" → pvcs */
+	const struct sl_pdb **workload_pdbs; /* every workload's pdbs, one after another */
+	bool pod_namespace_unknown;          /* some pod's namespace has no Namespace object */
+	struct sl_kube_version kube;         /* the release whose semantics apply (sl_model_apply_version) */
+};
+
+enum sl_input_role {
+	SL_ROLE_MANIFESTS, /* workloads to check; Nodes and bound Pods in them count too */
+	SL_ROLE_NODES,     /* --nodes: only Node objects are read */
+	SL_ROLE_PODS,      /* --pods: only Pod objects are read, as running pods */
+};
+
+/* Sources with their roles, parsed in parallel and loaded in order (errors in source order). */
+struct sl_load {
+	struct sl_source *src; /* indexed by the thread that parses it */
+	enum sl_input_role role;
+};
+/* Who reads a manifest's tree besides the model (whose objects point into it): whether a source's
+ * documents must all be kept whole (a suppression comment may be in any of them), whether an
+ * object's must be kept (a policy reads it, or it carries the suppression annotation), and whether
+ * an entry is looked up by its key (a policy's field names it). The tree of any other document
+ * goes, and its bytes too, as soon as it is parsed; entries nothing looks up are left out. */
+struct sl_tree_readers {
+	bool (*source)(void *ctx, const struct sl_source *src);
+	bool (*object)(void *ctx, const struct sl_object *o);
+	bool (*key)(void *ctx, const char *key); /* an object's entry is looked up by key (a policy's field) */
+	bool all_bytes;                          /* every byte of a source is read again (--fix rewrites whole files) */
+	void *ctx;
+};
+/* readers NULL: every tree is kept. */
+int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, const struct sl_tree_readers *readers,
+		       struct sl_findings *errs);
+/* Parse a source and add what it holds. Input errors go to errs; returns -1 if there was any. */
+int sl_model_load(struct sl_model *m, struct sl_source *src, enum sl_input_role role, struct sl_findings *errs);
+/* Charge every running pod to its node, bind pod terms' namespaceSelectors to the known
+ * Namespace objects and relate the objects to each other (call once after loading everything). */
+void sl_model_bind_pods(struct sl_model *m);
+void sl_model_free(struct sl_model *m);
+
+#endif

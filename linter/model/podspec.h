@@ -1,0 +1,123 @@
+/* podspec.h — a pod spec as the scheduler reads it: the effective request, nodeSelector and
+ * required node affinity, tolerations, required pod (anti-)affinity terms, topology spread
+ * constraints, host ports and claimed volumes; and when a pod term selects a pod. Read from a
+ * workload's template or a running Pod; strings and nodes point into the YAML tree, the arrays
+ * are the spec's own (sl_podspec_free). */
+#ifndef SL_PODSPEC_H
+#define SL_PODSPEC_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../base/buf.h"
+#include "labels.h"
+#include "resources.h"
+
+struct sl_findings;
+struct sl_namespace;
+struct sl_source;
+struct sl_ynode;
+
+/* One nodeSelectorTerm: matchExpressions and matchFields, all ANDed. */
+struct sl_term {
+	struct sl_requirement *exprs, *fields;
+	size_t nexprs, nfields;
+	const struct sl_ynode *node;
+};
+
+/* A required PodAffinityTerm. namespaces and namespaceSelector both absent mean the owning pod's
+ * own namespace. matchLabelKeys / mismatchLabelKeys take their values from the owning pod's
+ * labels when the term is matched (the API server merges them into the selector). */
+struct sl_podterm {
+	struct sl_selector sel;
+	const char **namespaces;
+	size_t nnamespaces;
+	bool has_ns_selector;
+	struct sl_selector ns_sel;
+	const char *topology_key;
+	const char **match_keys, **mismatch_keys;
+	size_t nmatch_keys, nmismatch_keys;
+	const struct sl_ynode *node;
+	/* Bound by sl_model_bind_pods when Namespace objects are known: them (sl_model.namespaces)
+	 * and the index to find them by name, so that namespaceSelector is matched on their labels
+	 * when a namespace is asked about (not every namespace for every term up front). */
+	struct sl_namespace *const *ns_known;
+	const struct sl_strmap *ns_index;
+};
+
+/* A topologySpreadConstraint. */
+struct sl_spread {
+	int64_t max_skew, min_domains;
+	const char *topology_key;
+	bool hard;           /* whenUnsatisfiable: DoNotSchedule */
+	bool honor_affinity; /* nodeAffinityPolicy (default Honor) */
+	bool honor_taints;   /* nodeTaintsPolicy (default Ignore) */
+	struct sl_selector sel;
+	const char **match_keys;
+	size_t nmatch_keys;
+	const struct sl_ynode *node;
+};
+
+/* A pod volume backed by a PersistentVolumeClaim. */
+struct sl_volume {
+	const char *name, *claim;
+	bool read_only;
+	const struct sl_ynode *node; /* the persistentVolumeClaim mapping */
+};
+
+/* A container port bound on the node (hostPort, or containerPort under hostNetwork). */
+struct sl_hostport {
+	const char *ip;    /* "0.0.0.0" when unset: every address */
+	const char *proto; /* "TCP" when unset */
+	int64_t port;
+	const struct sl_ynode *node;
+};
+
+struct sl_toleration {
+	const char *key, *op, *value, *effect; /* "" when absent */
+	const struct sl_ynode *node;
+};
+
+struct sl_podspec {
+	const struct sl_ynode *node; /* the pod spec mapping */
+	const char *namespace;
+	struct sl_labels labels;   /* the template's (or the Pod's) labels */
+	struct sl_reslist request; /* effective request: containers, init containers, overhead */
+	/* With a sidecar (an init container with restartPolicy: Always; this is the first one's
+	 * restartPolicy), the request as releases before 1.29 compute it, where that is an init
+	 * container like the others; empty otherwise. */
+	struct sl_reslist request_legacy;
+	const struct sl_ynode *sidecar;
+	struct sl_labels node_selector;
+	const struct sl_ynode *node_selector_node;
+	struct sl_term *terms; /* required node affinity; OR'd */
+	size_t nterms;
+	bool has_required_affinity; /* nodeSelectorTerms present (an empty list matches nothing) */
+	const struct sl_ynode *affinity_node;
+	struct sl_toleration *tols;
+	size_t ntols;
+	const char *node_name;
+	const struct sl_ynode *containers_node;
+	struct sl_podterm *affinity, *anti; /* required pod affinity / anti-affinity terms */
+	size_t naffinity, nanti;
+	const struct sl_ynode *affinity_terms_node, *anti_terms_node;
+	struct sl_spread *spread; /* every constraint, ScheduleAnyway included */
+	size_t nspread;
+	const struct sl_ynode *spread_node;
+	struct sl_hostport *ports;
+	size_t nports;
+	bool host_network;
+	struct sl_volume *volumes; /* volumes that name a PersistentVolumeClaim */
+	size_t nvolumes;
+};
+/* Whether term (of a pod in owner_ns with owner labels) selects a pod in ns with labels. */
+bool sl_podterm_matches(const struct sl_podterm *t, const char *owner_ns, const struct sl_labels *owner, const char *ns,
+			const struct sl_labels *labels);
+
+/* Read a pod spec (requests, nodeSelector, required node affinity, tolerations, nodeName);
+ * input errors go to errs and make it return -1. Free with sl_podspec_free. */
+int sl_parse_podspec(const struct sl_source *src, const struct sl_ynode *spec, const char *ns,
+		     const struct sl_ynode *labels, struct sl_podspec *out, struct sl_findings *errs);
+void sl_podspec_free(struct sl_podspec *p);
+
+#endif

@@ -1,0 +1,192 @@
+#include "diag.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/buf.h"
+#include "../load/source.h"
+
+const char *sl_level_name(enum sl_level l)
+{
+	switch (l) {
+	case SL_ERROR:
+		return "error";
+	case SL_WARNING:
+		return "warning";
+	case SL_NOTE:
+		return "note";
+	default:
+		return "none";
+	}
+}
+
+int sl_level_parse(const char *s, enum sl_level *out)
+{
+	static const struct {
+		const char *name;
+		enum sl_level l;
+	} t[] = {{"error", SL_ERROR},
+		 {"warning", SL_WARNING},
+		 {"note", SL_NOTE},
+		 {"none", SL_LEVEL_NONE},
+		 {"off", SL_LEVEL_NONE}};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		if (!strcmp(s, t[i].name)) {
+			*out = t[i].l;
+			return 0;
+		}
+	return -1;
+}
+
+static struct sl_finding *push(struct sl_findings *fs, const struct sl_rule *rule, enum sl_level lvl,
+			       const struct sl_span *at, const char *fmt, va_list ap)
+{
+	sl_grow(&fs->v, &fs->cap, fs->n + 1, sizeof *fs->v);
+	struct sl_finding *f = &fs->v[fs->n++];
+	memset(f, 0, sizeof *f);
+	f->rule = rule;
+	f->level = lvl;
+	if (at)
+		f->at = *at;
+	struct sl_buf b = SL_BUF_INIT;
+	sl_buf_vprintf(&b, fmt, ap);
+	f->message = sl_buf_detach(&b);
+	return f;
+}
+
+struct sl_finding *sl_report(struct sl_findings *fs, const struct sl_rule *rule, enum sl_level lvl,
+			     const struct sl_span *at, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	struct sl_finding *f = push(fs, rule, lvl, at, fmt, ap);
+	va_end(ap);
+	return f;
+}
+
+/* A diagnostic about the input itself: at 1:1 of its source when no position is known. */
+static void input_notice(struct sl_findings *fs, enum sl_level lvl, const struct sl_span *at, const char *fmt,
+			 va_list ap)
+{
+	struct sl_finding *f = push(fs, NULL, lvl, at, fmt, ap);
+	if (f->at.src && !f->at.line) {
+		f->at.line = 1;
+		f->at.col = 1;
+	}
+}
+
+void sl_input_error(struct sl_findings *fs, const struct sl_span *at, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	input_notice(fs, SL_ERROR, at, fmt, ap);
+	va_end(ap);
+	fs->input_errors++;
+}
+
+void sl_input_note(struct sl_findings *fs, const struct sl_span *at, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	input_notice(fs, SL_NOTE, at, fmt, ap);
+	va_end(ap);
+}
+
+void sl_input_warning(struct sl_findings *fs, const struct sl_span *at, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	input_notice(fs, SL_WARNING, at, fmt, ap);
+	va_end(ap);
+}
+
+void sl_note(struct sl_finding *f, const char *fmt, ...)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	sl_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	sl_grow(&f->notes, &f->capnotes, f->nnotes + 1, sizeof *f->notes);
+	f->notes[f->nnotes++] = sl_buf_detach(&b);
+}
+
+void sl_add_related(struct sl_finding *f, const struct sl_span *at, const char *fmt, ...)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	sl_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	sl_grow(&f->related, &f->caprelated, f->nrelated + 1, sizeof *f->related);
+	f->related[f->nrelated].at = *at;
+	f->related[f->nrelated++].text = sl_buf_detach(&b);
+}
+
+struct sl_fix *sl_fix_new(struct sl_finding *f, const char *desc)
+{
+	sl_grow(&f->fixes, &f->capfixes, f->nfixes + 1, sizeof *f->fixes);
+	struct sl_fix *fx = &f->fixes[f->nfixes++];
+	memset(fx, 0, sizeof *fx);
+	fx->desc = sl_xstrdup(desc);
+	return fx;
+}
+
+void sl_fix_edit(struct sl_fix *fx, const struct sl_source *src, size_t off, size_t end, const char *text)
+{
+	sl_grow(&fx->edits, &fx->cap, fx->nedits + 1, sizeof *fx->edits);
+	struct sl_edit *e = &fx->edits[fx->nedits++];
+	sl_source_span(src, off, end, &e->at);
+	e->text = sl_xstrdup(text);
+}
+
+void sl_suppression_add(struct sl_finding *f, enum sl_suppress_kind kind, const char *justification,
+			const struct sl_span *at)
+{
+	f->supp = sl_xrealloc(f->supp, (f->nsupp + 1) * sizeof *f->supp);
+	struct sl_suppression *s = &f->supp[f->nsupp++];
+	s->kind = kind;
+	s->justification = justification && *justification ? sl_xstrdup(justification) : NULL;
+	s->at = *at;
+}
+
+void sl_finding_free(struct sl_finding *f)
+{
+	free(f->message);
+	free(f->object);
+	for (size_t j = 0; j < f->nnotes; j++)
+		free(f->notes[j]);
+	free(f->notes);
+	for (size_t j = 0; j < f->nrelated; j++)
+		free(f->related[j].text);
+	free(f->related);
+	for (size_t j = 0; j < f->nfixes; j++) {
+		for (size_t k = 0; k < f->fixes[j].nedits; k++)
+			free(f->fixes[j].edits[k].text);
+		free(f->fixes[j].edits);
+		free(f->fixes[j].desc);
+	}
+	free(f->fixes);
+	for (size_t j = 0; j < f->nsupp; j++)
+		free(f->supp[j].justification);
+	free(f->supp);
+}
+
+void sl_findings_free(struct sl_findings *fs)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		sl_finding_free(&fs->v[i]);
+	free(fs->v);
+	memset(fs, 0, sizeof *fs);
+}
+
+void sl_findings_move(struct sl_findings *dst, struct sl_findings *src)
+{
+	for (size_t i = 0; i < src->n; i++) {
+		sl_grow(&dst->v, &dst->cap, dst->n + 1, sizeof *dst->v);
+		dst->v[dst->n++] = src->v[i];
+	}
+	dst->input_errors += src->input_errors;
+	free(src->v);
+	memset(src, 0, sizeof *src);
+}

@@ -1,0 +1,48 @@
+/* emit.h — one emitter per format, all fed the same findings. Text goes the gcc way
+ * (path:line:col: level: message [rule]); SARIF 2.1.0 and JSON carry the same notes, related
+ * locations and fixes; GitHub workflow commands carry the notes and related locations in their
+ * message. Input errors (findings without a rule) are part of every format.
+ *
+ * The report stage (linter/report/): the findings (diag.h: the one header every stage may
+ * include, since every stage reports into them), one emitter per format (emit_*.c, with
+ * emit_common.c for what they share), --explain (explain.c) and the checked writing of the
+ * report (output.c). May include: everything below it (base/ to config/); never the fix stage or
+ * the language server. */
+#ifndef SL_EMIT_H
+#define SL_EMIT_H
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "diag.h"
+
+#define SL_VERSION "0.1.0"
+#define SL_HOME "https://github.com/schedlint/schedlint"
+
+struct sl_rule;
+struct sl_config;
+struct sl_buf;
+struct cJSON;
+
+/* What every format with one message per finding shows (SARIF, the language server): the message
+ * and the proof, "message.\n- note\n- note". */
+void sl_finding_text(struct sl_buf *b, const struct sl_finding *f);
+/* The page of a built-in rule, docs/rules/<id>.md, on the project's site; NULL for a policy of
+ * the config, which has no page. Caller frees. */
+char *sl_rule_help_uri(const struct sl_rule *r);
+/* A JSON document printed to out, then a newline, through sl_esc_json: UTF-8 whatever bytes a file
+ * name held, and safe to show in a terminal or a log, its values unchanged. The JSON and SARIF
+ * reports and --explain's JSON. */
+void sl_emit_cjson(FILE *out, const struct cJSON *root);
+
+/* Text: rule findings (suppressed ones only with show_suppressed, marked) and, with errors_too,
+ * input errors, in order; `color` adds ANSI colour. */
+void sl_emit_text(FILE *out, const struct sl_findings *fs, bool color, bool errors_too, bool show_suppressed);
+/* SARIF: the config's rule set (built-in rules and policies) describes the results. */
+void sl_emit_sarif(FILE *out, const struct sl_findings *fs, const struct sl_config *cfg);
+void sl_emit_json(FILE *out, const struct sl_findings *fs);
+/* GitHub Actions workflow commands (::error/::warning/::notice), one line per finding and per
+ * input error or note, the proof in the message; suppressed findings only with show_suppressed,
+ * as notices. */
+void sl_emit_github(FILE *out, const struct sl_findings *fs, bool show_suppressed);
+
+#endif

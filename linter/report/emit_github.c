@@ -1,0 +1,100 @@
+/* emit_github.c — findings as GitHub Actions workflow commands, one line each:
+ *   ::error file=F,line=L,col=C,endLine=EL,endColumn=EC,title=RULE::MESSAGE
+ * The runner turns them into annotations on the pull request's diff, so a repository without code
+ * scanning (or a fork, whose token cannot upload SARIF) still sees each finding where it is. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../rules/rules.h"
+#include "../base/buf.h"
+#include "../base/escape.h"
+#include "../load/input.h"
+#include "../load/path.h"
+#include "emit.h"
+
+/* Paths as the annotation needs them: relative to the repository root, which is the workspace
+ * the runner resolves them against; a file outside it keeps the path as typed. NULL for
+ * unnamed standard input, which has no file to point at. Caller frees. */
+static char *shown_path(const char *root, const struct sl_source *src)
+{
+	if (!src || (src->from_stdin && !strcmp(src->path, "-")))
+		return NULL;
+	char *rel = sl_path_in_repo(root, src->path);
+	return rel ? rel : sl_path_normalize(src->path);
+}
+
+static const char *command(enum sl_level l)
+{
+	return l == SL_ERROR ? "error" : l == SL_WARNING ? "warning" : "notice";
+}
+
+static void properties(struct sl_buf *out, const char *root, const struct sl_span *at, const char *title)
+{
+	char *path = shown_path(root, at->src);
+	if (path) {
+		sl_buf_puts(out, " file=");
+		sl_esc_github(out, path, true);
+		if (at->line)
+			sl_buf_printf(out, ",line=%u,col=%u", at->line, at->col ? at->col : 1);
+		unsigned eline, ecol;
+		sl_span_end(at, &eline, &ecol);
+		if (at->line && eline >= at->line)
+			sl_buf_printf(out, ",endLine=%u,endColumn=%u", eline, ecol ? ecol : 1);
+		sl_buf_putc(out, ',');
+	} else
+		sl_buf_putc(out, ' ');
+	sl_buf_puts(out, "title=");
+	sl_esc_github(out, title, true);
+	free(path);
+}
+
+/* The message, then the proof (notes) and the related locations on lines of their own: an
+ * annotation shows them under the message. */
+static void message(struct sl_buf *out, const char *root, const struct sl_finding *f)
+{
+	sl_esc_github(out, f->message, false);
+	if (f->nsupp) {
+		sl_buf_puts(out, " (suppressed");
+		if (f->supp[0].justification) {
+			sl_buf_puts(out, ": ");
+			sl_esc_github(out, f->supp[0].justification, false);
+		}
+		sl_buf_putc(out, ')');
+	}
+	for (size_t j = 0; j < f->nnotes; j++) {
+		sl_buf_puts(out, "%0A");
+		sl_esc_github(out, f->notes[j], false);
+	}
+	for (size_t j = 0; j < f->nrelated; j++) {
+		const struct sl_span *at = &f->related[j].at;
+		char *path = shown_path(root, at->src);
+		sl_buf_puts(out, "%0A");
+		if (path) {
+			sl_esc_github(out, path, false);
+			sl_buf_printf(out, ":%u:%u: ", at->line, at->col);
+		}
+		sl_esc_github(out, f->related[j].text, false);
+		free(path);
+	}
+}
+
+/* Every value through sl_esc_github: escaped for the log, then as the runner reads it back. */
+void sl_emit_github(FILE *fp, const struct sl_findings *fs, bool show_suppressed)
+{
+	char *root = sl_path_repo_root();
+	struct sl_buf b = SL_BUF_INIT, *out = &b;
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct sl_finding *f = &fs->v[i];
+		if (f->nsupp && !show_suppressed)
+			continue;
+		/* A suppressed finding is shown, on request, as a notice: it must not read as a failure. */
+		sl_buf_printf(out, "::%s", command(f->nsupp ? SL_NOTE : f->level));
+		properties(out, root, &f->at, f->rule ? f->rule->id : "schedlint");
+		sl_buf_puts(out, "::");
+		message(out, root, f);
+		sl_buf_putc(out, '\n');
+	}
+	fwrite(sl_buf_str(&b), 1, b.len, fp);
+	sl_buf_free(&b);
+	free(root);
+}

@@ -1,0 +1,334 @@
+#include <cjson/cJSON.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../rules/rules.h"
+#include "../base/buf.h"
+#include "../config/config.h"
+#include "../load/input.h"
+#include "../load/path.h"
+#include "emit.h"
+
+static cJSON *region(const struct sl_span *at, bool snippet)
+{
+	cJSON *r = cJSON_CreateObject();
+	cJSON_AddNumberToObject(r, "startLine", at->line ? at->line : 1);
+	cJSON_AddNumberToObject(r, "startColumn", at->col ? at->col : 1);
+	unsigned eline, ecol;
+	sl_span_end(at, &eline, &ecol);
+	cJSON_AddNumberToObject(r, "endLine", eline ? eline : 1);
+	cJSON_AddNumberToObject(r, "endColumn", ecol ? ecol : 1);
+	if (snippet && at->src && at->end > at->off && at->end - at->off <= 512) {
+		struct sl_buf b = SL_BUF_INIT;
+		sl_buf_add(&b, at->src->data + at->off, at->end - at->off);
+		cJSON *s = cJSON_AddObjectToObject(r, "snippet");
+		cJSON_AddStringToObject(s, "text", b.s);
+		sl_buf_free(&b);
+	}
+	return r;
+}
+
+/* What the locations of one log are relative to. */
+struct sarif {
+	char *root; /* the repository root (SRCROOT), absolute */
+};
+
+/* A source's path relative to the repository root, or NULL when it lies outside it or is
+ * standard input without --stdin-filename. Caller frees. */
+static char *repo_relative(const struct sarif *sx, const struct sl_source *src)
+{
+	if (!src || (src->from_stdin && !strcmp(src->path, "-")))
+		return NULL;
+	return sl_path_in_repo(sx->root, src->path);
+}
+
+/* Relative to SRCROOT when the file is in the repository, so that code scanning places it
+ * wherever the tool ran; an absolute file: URI otherwise. NULL for unnamed standard input: there
+ * is no file to point at. */
+static cJSON *artifact(const struct sarif *sx, const struct sl_source *src)
+{
+	if (!src || (src->from_stdin && !strcmp(src->path, "-")))
+		return NULL;
+	cJSON *a = cJSON_CreateObject();
+	char *rel = repo_relative(sx, src);
+	char *abs = rel ? NULL : sl_path_absolute(src->path);
+	char *uri = sl_path_uri(rel ? rel : abs);
+	cJSON_AddStringToObject(a, "uri", uri);
+	if (rel)
+		cJSON_AddStringToObject(a, "uriBaseId", "SRCROOT");
+	free(uri);
+	free(rel);
+	free(abs);
+	return a;
+}
+
+static cJSON *location(const struct sarif *sx, const struct sl_span *at, const char *msg)
+{
+	cJSON *l = cJSON_CreateObject();
+	cJSON *a = artifact(sx, at->src);
+	if (a) {
+		cJSON *pl = cJSON_AddObjectToObject(l, "physicalLocation");
+		cJSON_AddItemToObject(pl, "artifactLocation", a);
+		cJSON_AddItemToObject(pl, "region", region(at, true));
+	}
+	if (msg) {
+		cJSON *m = cJSON_AddObjectToObject(l, "message");
+		cJSON_AddStringToObject(m, "text", msg);
+	}
+	return l;
+}
+
+static cJSON *text_obj(const char *s)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "text", s);
+	return o;
+}
+
+static const char *sarif_level(enum sl_level l)
+{
+	return l == SL_ERROR ? "error" : l == SL_WARNING ? "warning" : l == SL_NOTE ? "note" : "none";
+}
+
+/* FNV-1a: stable across runs and machines, which is all a fingerprint needs. */
+static uint64_t fnv(uint64_t h, const char *s)
+{
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static cJSON *rule_meta(const struct sl_rule *r, enum sl_level level, bool policy)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "id", r->id);
+	cJSON_AddStringToObject(o, "name", r->name);
+	cJSON_AddItemToObject(o, "shortDescription", text_obj(r->summary));
+	cJSON_AddItemToObject(o, "fullDescription", text_obj(r->description));
+	cJSON *help = cJSON_AddObjectToObject(o, "help");
+	cJSON_AddStringToObject(help, "text", r->help);
+	struct sl_buf md = SL_BUF_INIT;
+	char *uri = policy ? NULL : sl_rule_help_uri(r);
+	if (!uri)
+		sl_buf_printf(&md, "**%s**\n\n%s\n\n**Fix.** %s", r->summary, r->description, r->help);
+	else
+		sl_buf_printf(&md, "**%s**\n\n%s\n\n**Fix.** %s\n\nSee [docs/rules/%s.md](%s).", r->summary,
+			      r->description, r->help, r->id, uri);
+	cJSON_AddStringToObject(help, "markdown", md.s);
+	sl_buf_free(&md);
+	if (uri)
+		cJSON_AddStringToObject(o, "helpUri", uri);
+	free(uri);
+	/* What this run reports the rule at: the config's level, or off. */
+	cJSON *dc = cJSON_AddObjectToObject(o, "defaultConfiguration");
+	if (level == SL_LEVEL_NONE)
+		cJSON_AddBoolToObject(dc, "enabled", false);
+	cJSON_AddStringToObject(dc, "level", sarif_level(level == SL_LEVEL_NONE ? r->level : level));
+	cJSON *props = cJSON_AddObjectToObject(o, "properties");
+	cJSON *tags = cJSON_AddArrayToObject(props, "tags");
+	cJSON_AddItemToArray(tags, cJSON_CreateString("kubernetes"));
+	cJSON_AddItemToArray(tags, cJSON_CreateString(policy ? "policy" : "scheduling"));
+	cJSON_AddItemToArray(tags, cJSON_CreateString(r->needs_nodes ? "needs-node-inventory" : "static"));
+	return o;
+}
+
+static cJSON *fix_obj(const struct sarif *sx, const struct sl_fix *fx)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddItemToObject(o, "description", text_obj(fx->desc));
+	cJSON *changes = cJSON_AddArrayToObject(o, "artifactChanges");
+	/* One artifactChange per file, its replacements in order. */
+	for (size_t i = 0; i < fx->nedits; i++) {
+		bool seen = false;
+		for (size_t j = 0; j < i; j++)
+			seen |= fx->edits[j].at.src == fx->edits[i].at.src;
+		if (seen)
+			continue;
+		cJSON *a = artifact(sx, fx->edits[i].at.src);
+		if (!a)
+			continue; /* standard input: no file to change */
+		cJSON *ch = cJSON_CreateObject();
+		cJSON_AddItemToObject(ch, "artifactLocation", a);
+		cJSON *reps = cJSON_AddArrayToObject(ch, "replacements");
+		for (size_t j = i; j < fx->nedits; j++) {
+			if (fx->edits[j].at.src != fx->edits[i].at.src)
+				continue;
+			cJSON *rp = cJSON_CreateObject();
+			cJSON_AddItemToObject(rp, "deletedRegion", region(&fx->edits[j].at, false));
+			cJSON_AddItemToObject(rp, "insertedContent", text_obj(fx->edits[j].text));
+			cJSON_AddItemToArray(reps, rp);
+		}
+		cJSON_AddItemToArray(changes, ch);
+	}
+	return o;
+}
+
+static cJSON *result(const struct sarif *sx, const struct sl_finding *f, int rule_index, unsigned dup)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "ruleId", f->rule->id);
+	cJSON_AddNumberToObject(o, "ruleIndex", rule_index);
+	cJSON_AddStringToObject(o, "level", sarif_level(f->level));
+	/* The message carries the proof too: most SARIF consumers show only the message. */
+	struct sl_buf msg = SL_BUF_INIT;
+	sl_finding_text(&msg, f);
+	cJSON_AddItemToObject(o, "message", text_obj(msg.s));
+	sl_buf_free(&msg);
+	cJSON *locs = cJSON_AddArrayToObject(o, "locations");
+	cJSON *loc = location(sx, &f->at, NULL);
+	if (!cJSON_GetObjectItem(loc, "physicalLocation") && f->object) {
+		/* Unnamed standard input: no file, but the object still says where. */
+		cJSON *ll = cJSON_CreateObject();
+		cJSON_AddStringToObject(ll, "fullyQualifiedName", f->object);
+		cJSON_AddStringToObject(ll, "kind", "resource");
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(loc, "logicalLocations"), ll);
+	}
+	cJSON_AddItemToArray(locs, loc);
+	if (f->nrelated) {
+		cJSON *rel = cJSON_AddArrayToObject(o, "relatedLocations");
+		for (size_t i = 0; i < f->nrelated; i++) {
+			cJSON *l = location(sx, &f->related[i].at, f->related[i].text);
+			cJSON_AddNumberToObject(l, "id", (double)i);
+			cJSON_AddItemToArray(rel, l);
+		}
+	}
+	/* Stable across edits that move lines: rule, object and file identify the problem. */
+	uint64_t h = fnv(1469598103934665603ull, f->rule->id);
+	h = fnv(h, f->object ? f->object : f->message);
+	/* The path as the repository knows it, so that runs from other directories agree. */
+	char *rel = repo_relative(sx, f->at.src);
+	h = fnv(h, rel ? rel : f->at.src ? f->at.src->path : "");
+	free(rel);
+	char fp[40];
+	snprintf(fp, sizeof fp, "%016llx:%u", (unsigned long long)h, dup);
+	cJSON *pf = cJSON_AddObjectToObject(o, "partialFingerprints");
+	cJSON_AddStringToObject(pf, "schedlintFingerprint/v1", fp);
+	if (f->nsupp) {
+		cJSON *sv = cJSON_AddArrayToObject(o, "suppressions");
+		for (size_t i = 0; i < f->nsupp; i++) {
+			cJSON *so = cJSON_CreateObject();
+			cJSON_AddStringToObject(so, "kind",
+						f->supp[i].kind == SL_SUPPRESS_EXTERNAL ? "external" : "inSource");
+			cJSON_AddStringToObject(so, "status", "accepted");
+			if (f->supp[i].justification)
+				cJSON_AddStringToObject(so, "justification", f->supp[i].justification);
+			if (f->supp[i].at.src)
+				cJSON_AddItemToObject(so, "location", location(sx, &f->supp[i].at, NULL));
+			cJSON_AddItemToArray(sv, so);
+		}
+	}
+	if (f->target)
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(o, "properties"), "target", f->target);
+	cJSON *fixes = cJSON_CreateArray();
+	for (size_t i = 0; i < f->nfixes; i++) {
+		cJSON *fx = fix_obj(sx, &f->fixes[i]);
+		if (cJSON_GetArraySize(cJSON_GetObjectItem(fx, "artifactChanges")))
+			cJSON_AddItemToArray(fixes, fx);
+		else
+			cJSON_Delete(fx); /* it changes only standard input: nothing to apply it to */
+	}
+	if (cJSON_GetArraySize(fixes))
+		cJSON_AddItemToObject(o, "fixes", fixes);
+	else
+		cJSON_Delete(fixes);
+	return o;
+}
+
+/* Findings in the order that numbers their duplicates: same rule, file and object together,
+ * in report order within. */
+static int dup_order(const void *a, const void *b)
+{
+	const struct sl_finding *x = *(const struct sl_finding *const *)a, *y = *(const struct sl_finding *const *)b;
+	if (x->rule != y->rule)
+		return (uintptr_t)x->rule < (uintptr_t)y->rule ? -1 : 1;
+	if (x->at.src != y->at.src)
+		return (uintptr_t)x->at.src < (uintptr_t)y->at.src ? -1 : 1;
+	int c = strcmp(x->object ? x->object : "", y->object ? y->object : "");
+	if (c)
+		return c;
+	return x < y ? -1 : x > y;
+}
+
+/* dups[i]: how many findings before fs->v[i] share its rule, file and object (the fingerprint's
+ * counter). Sorted rather than compared pairwise: a run may report thousands. */
+static unsigned *count_dups(const struct sl_findings *fs)
+{
+	unsigned *dups = sl_xcalloc(fs->n + 1, sizeof *dups);
+	const struct sl_finding **v = sl_xcalloc(fs->n + 1, sizeof *v);
+	size_t n = 0;
+	for (size_t i = 0; i < fs->n; i++)
+		if (fs->v[i].rule && fs->v[i].object)
+			v[n++] = &fs->v[i];
+	qsort(v, n, sizeof *v, dup_order);
+	for (size_t i = 1; i < n; i++)
+		if (v[i]->rule == v[i - 1]->rule && v[i]->at.src == v[i - 1]->at.src &&
+		    !strcmp(v[i]->object, v[i - 1]->object))
+			dups[v[i] - fs->v] = dups[v[i - 1] - fs->v] + 1;
+	free(v);
+	return dups;
+}
+
+static void add_notifications(const struct sarif *sx, cJSON *inv, const struct sl_findings *fs)
+{
+	cJSON *notes = cJSON_AddArrayToObject(inv, "toolExecutionNotifications");
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct sl_finding *f = &fs->v[i];
+		if (f->rule)
+			continue;
+		cJSON *n = cJSON_CreateObject();
+		cJSON_AddStringToObject(n, "level", sarif_level(f->level));
+		cJSON_AddItemToObject(n, "message", text_obj(f->message));
+		if (f->at.src && !(f->at.src->from_stdin && !strcmp(f->at.src->path, "-")))
+			cJSON_AddItemToArray(cJSON_AddArrayToObject(n, "locations"), location(sx, &f->at, NULL));
+		cJSON_AddItemToArray(notes, n);
+	}
+}
+
+void sl_emit_sarif(FILE *out, const struct sl_findings *fs, const struct sl_config *cfg)
+{
+	struct sarif sx = {sl_path_repo_root()};
+	cJSON *root = cJSON_CreateObject();
+	cJSON_AddStringToObject(root, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+	cJSON_AddStringToObject(root, "version", "2.1.0");
+	cJSON *runs = cJSON_AddArrayToObject(root, "runs");
+	cJSON *run = cJSON_CreateObject();
+	cJSON_AddItemToArray(runs, run);
+	cJSON *driver = cJSON_AddObjectToObject(cJSON_AddObjectToObject(run, "tool"), "driver");
+	cJSON_AddStringToObject(driver, "name", "schedlint");
+	cJSON_AddStringToObject(driver, "version", SL_VERSION);
+	cJSON_AddStringToObject(driver, "semanticVersion", SL_VERSION);
+	cJSON_AddStringToObject(driver, "informationUri", SL_HOME);
+	cJSON *rules = cJSON_AddArrayToObject(driver, "rules");
+	for (size_t i = 0; i < cfg->nrules; i++)
+		cJSON_AddItemToArray(rules, rule_meta(cfg->rules[i], cfg->levels[i], i >= sl_nrules));
+	cJSON *inv = cJSON_CreateObject();
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(run, "invocations"), inv);
+	cJSON_AddBoolToObject(inv, "executionSuccessful", fs->input_errors == 0);
+	bool notify = false; /* input errors, and notes about the input */
+	for (size_t i = 0; i < fs->n && !notify; i++)
+		notify = !fs->v[i].rule;
+	if (notify)
+		add_notifications(&sx, inv, fs);
+	/* SRCROOT as a directory URI (ending in '/'), as SARIF requires of a base. */
+	char *base = sl_path_uri(sx.root);
+	char *dir = sl_xasprintf("%s%s", base, strcmp(sx.root, "/") ? "/" : "");
+	cJSON *srcroot = cJSON_AddObjectToObject(cJSON_AddObjectToObject(run, "originalUriBaseIds"), "SRCROOT");
+	cJSON_AddStringToObject(srcroot, "uri", dir);
+	free(dir);
+	free(base);
+	cJSON_AddStringToObject(run, "columnKind", "unicodeCodePoints");
+	cJSON *results = cJSON_AddArrayToObject(run, "results");
+	unsigned *dups = count_dups(fs);
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct sl_finding *f = &fs->v[i];
+		if (f->rule)
+			cJSON_AddItemToArray(results, result(&sx, f, sl_config_rule_index(cfg, f->rule), dups[i]));
+	}
+	free(dups);
+	sl_emit_cjson(out, root);
+	cJSON_Delete(root);
+	free(sx.root);
+}

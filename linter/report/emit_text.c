@@ -1,0 +1,102 @@
+/* emit_text.c — the gcc-style text report. Every value in it (paths, messages, notes, reasons
+ * given for a suppression) goes through sl_esc, and every line through sl_esc_lines: the report
+ * is read on terminals and in CI logs, where an input's bytes must not act (escape.h). Colour is
+ * the program's own and is added around the escaped values. */
+#include <string.h>
+
+#include "../../rules/rules.h"
+#include "../base/buf.h"
+#include "../base/escape.h"
+#include "../load/input.h"
+#include "emit.h"
+
+#define BOLD "\033[1m"
+#define RESET "\033[0m"
+
+static const char *level_color(enum sl_level l)
+{
+	switch (l) {
+	case SL_ERROR:
+		return "\033[1;31m";
+	case SL_WARNING:
+		return "\033[1;35m";
+	default:
+		return "\033[1;36m";
+	}
+}
+
+static void where(struct sl_buf *b, const struct sl_span *at, bool color)
+{
+	if (color)
+		sl_buf_puts(b, BOLD);
+	if (at->src) {
+		sl_esc_puts(b, at->src->path);
+		sl_buf_printf(b, ":%u:%u:", at->line, at->col);
+	} else
+		sl_buf_puts(b, "schedlint:");
+	if (color)
+		sl_buf_puts(b, RESET);
+	sl_buf_putc(b, ' ');
+}
+
+static void level(struct sl_buf *b, enum sl_level l, bool color)
+{
+	sl_buf_printf(b, "%s%s:%s ", color ? level_color(l) : "", sl_level_name(l), color ? RESET : "");
+}
+
+/* One line: where, level, the text escaped; then the line guarded into out. */
+static void line(struct sl_buf *out, struct sl_buf *ln, const struct sl_span *at, enum sl_level l, const char *text,
+		 bool color)
+{
+	sl_buf_reset(ln);
+	where(ln, at, color);
+	level(ln, l, color);
+	sl_esc_puts(ln, text);
+	sl_buf_putc(ln, '\n');
+	sl_esc_lines(out, ln->s, ln->len);
+}
+
+static void finding(struct sl_buf *out, struct sl_buf *ln, const struct sl_finding *f, bool color)
+{
+	sl_buf_reset(ln);
+	where(ln, &f->at, color);
+	level(ln, f->level, color);
+	if (color)
+		sl_buf_puts(ln, BOLD);
+	sl_esc_puts(ln, f->message);
+	if (f->rule) {
+		sl_buf_puts(ln, " [");
+		sl_esc_puts(ln, f->rule->id);
+		sl_buf_putc(ln, ']');
+	}
+	if (f->nsupp) {
+		sl_buf_puts(ln, " (suppressed");
+		if (f->supp[0].justification) {
+			sl_buf_puts(ln, ": ");
+			sl_esc_puts(ln, f->supp[0].justification);
+		}
+		sl_buf_putc(ln, ')');
+	}
+	if (color)
+		sl_buf_puts(ln, RESET);
+	sl_buf_putc(ln, '\n');
+	sl_esc_lines(out, ln->s, ln->len);
+	for (size_t j = 0; j < f->nnotes; j++)
+		line(out, ln, &f->at, SL_NOTE, f->notes[j], color);
+	for (size_t j = 0; j < f->nrelated; j++)
+		line(out, ln, &f->related[j].at, SL_NOTE, f->related[j].text, color);
+}
+
+void sl_emit_text(FILE *out, const struct sl_findings *fs, bool color, bool errors_too, bool show_suppressed)
+{
+	struct sl_buf b = SL_BUF_INIT, ln = SL_BUF_INIT;
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct sl_finding *f = &fs->v[i];
+		if ((!f->rule && !errors_too) || (f->nsupp && !show_suppressed))
+			continue;
+		finding(&b, &ln, f, color);
+	}
+	fwrite(sl_buf_str(&b), 1, b.len, out);
+	sl_buf_free(&ln);
+	sl_buf_free(&b);
+}

@@ -1,0 +1,200 @@
+/* explain.c — `--explain`: for each workload, every node's verdict for one pod (pass, or the
+ * failing filter and the scheduler's reason), how many pods each node takes, and the totals with
+ * and without the rollout's surge. Text for people, JSON for tools; both from one analysis. The
+ * text's names and reasons are escaped (escape.h): it is read on terminals and in CI logs. */
+#include "explain.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/buf.h"
+#include "../base/escape.h"
+#include "../load/input.h"
+
+/* Text, then what the scheduler said (names in it escaped: the text is for a terminal), then the
+ * end of the line. */
+static void line_end(struct sl_buf *b, const char *text, const char *said)
+{
+	sl_buf_puts(b, text);
+	sl_esc_puts(b, said);
+	sl_buf_putc(b, '\n');
+}
+
+static void verdict(const struct sl_nodefit *f, struct sl_buf *b)
+{
+	if (f->plugin == SL_FITS) {
+		sl_buf_puts(b, f->excluded ? "left out by PreFilter (fits otherwise)" : "pass");
+		return;
+	}
+	sl_buf_printf(b, "%s%s: ", f->excluded ? "left out by PreFilter; " : "", sl_plugin_name(f->plugin));
+	for (size_t r = 0; r < f->nreasons; r++) {
+		sl_buf_puts(b, r ? ", " : "");
+		sl_esc_puts(b, f->reasons[r]);
+	}
+}
+
+static void header(const struct sl_workload *w, const struct sl_analysis *a, struct sl_buf *b)
+{
+	const struct sl_span *at = &(w->obj.kind_node ? w->obj.kind_node : w->obj.root)->at;
+	sl_esc_puts(b, w->obj.kind);
+	sl_buf_putc(b, ' ');
+	sl_esc_puts(b, w->obj.namespace);
+	sl_buf_putc(b, '/');
+	sl_esc_puts(b, w->obj.name ? w->obj.name : "");
+	sl_buf_puts(b, " (");
+	sl_esc_puts(b, at->src ? at->src->path : "-");
+	sl_buf_printf(b, ":%d): replicas %lld", at->line, (long long)w->replicas);
+	if (!a)
+		return;
+	if (a->strategy == SL_STRATEGY_ROLLING)
+		sl_buf_printf(b, ", RollingUpdate (maxSurge %lld, maxUnavailable %lld)", (long long)a->max_surge,
+			      (long long)a->max_unavailable);
+	else if (a->strategy == SL_STRATEGY_RECREATE)
+		sl_buf_puts(b, ", Recreate");
+}
+
+void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct sl_workload *w,
+		     const struct sl_analysis *a)
+{
+	if (out->len)
+		sl_buf_putc(out, '\n');
+	header(w, a, out);
+	char kv[192];
+	sl_kube_describe(&m->kube, kv, sizeof kv);
+	line_end(out, "\n  Kubernetes ", kv); /* it names a node, and quotes its kubeletVersion */
+	if (!a) {
+		sl_buf_puts(out, "  no nodes known: give an inventory with --nodes (kubectl get nodes -o yaml)\n");
+		return;
+	}
+	/* Names as shown, escaped: the column is as wide as the widest. */
+	char **names = sl_xcalloc(a->nnodes, sizeof *names);
+	size_t width = 4;
+	for (size_t i = 0; i < a->nnodes; i++) {
+		names[i] = sl_esc_dup(m->nodes[i]->name);
+		if (strlen(names[i]) > width)
+			width = strlen(names[i]);
+	}
+	const char *col = a->sequential ? "placed" : "room";
+	sl_buf_printf(out, "  %-*s  %6s  %5s  %s\n", (int)width, "node", col, "surge", "verdict for the first pod");
+	struct sl_buf v = SL_BUF_INIT;
+	for (size_t i = 0; i < a->nnodes; i++) {
+		sl_buf_reset(&v);
+		verdict(&a->fit[i], &v);
+		char surge[24] = "-";
+		if (a->sequential)
+			snprintf(surge, sizeof surge, "%lld", (long long)a->surge_slots[i]);
+		sl_buf_printf(out, "  %-*s  %6lld  %5s  %s\n", (int)width, names[i], (long long)a->slots[i], surge,
+			      sl_buf_str(&v));
+		free(names[i]);
+	}
+	free(names);
+	sl_buf_free(&v);
+	sl_buf_printf(out, "  one pod: %zu of %zu node%s pass every filter", a->nfeasible, a->nnodes,
+		      a->nnodes == 1 ? "" : "s");
+	if (a->nexcluded)
+		sl_buf_printf(out, " (%zu left out by PreFilter)", a->nexcluded);
+	if (a->own_running)
+		sl_buf_printf(out, " beside the %lld of its pods that run", (long long)a->own_running);
+	sl_buf_puts(out, a->fit_error ? ": " : "\n");
+	if (a->fit_error)
+		line_end(out, "", a->fit_error);
+	if (a->own_running)
+		sl_buf_printf(out, "  already running: %lld of its pods\n", (long long)a->own_running);
+	if (a->sequential)
+		sl_buf_printf(out,
+			      "  at once: %lld of %lld replicas, placed one after another as the scheduler would%s\n",
+			      (long long)a->steady_placed, (long long)a->replicas,
+			      a->order_dependent ? " (another order places more)" : "");
+	else
+		sl_buf_printf(out, "  at once: room for %lld pod%s; %lld of %lld replicas placed\n",
+			      (long long)a->total_slots, a->total_slots == 1 ? "" : "s", (long long)a->steady_placed,
+			      (long long)a->replicas);
+	if (a->steady_fit_error)
+		line_end(out, "  the next pod: ", a->steady_fit_error);
+	if (a->strategy == SL_STRATEGY_ROLLING && a->max_surge == 0)
+		sl_buf_printf(out, "  with the surge: none (maxSurge 0)%s\n",
+			      a->rollout_deadlock ? "; the rollout can never finish" : "");
+	else if (a->strategy == SL_STRATEGY_ROLLING) {
+		sl_buf_printf(out, "  with the surge: %lld of %lld new pod%s fit beside them (%lld at once)%s\n",
+			      (long long)a->surge_placed, (long long)a->max_surge, a->max_surge == 1 ? "" : "s",
+			      (long long)(a->steady_placed + a->surge_placed),
+			      a->rollout_deadlock ? "; the rollout can never finish" : "");
+		/* Some surge pods fit but not all: the one that does not is the next one, and the rollout
+		 * goes on with fewer at once (the Deployment controller scales an old pod down as soon as
+		 * a new one is Ready, rolling.go scaleDownOldReplicaSetsForRollingUpdate). */
+		bool some = a->surge_placed > 0 && a->surge_placed < a->max_surge;
+		if (a->rollout_fit_error)
+			line_end(out, some ? "  the next surge pod: " : "  the surge pod: ", a->rollout_fit_error);
+		if (some && !a->rollout_deadlock)
+			sl_buf_puts(out,
+				    "  the rollout goes on: each new pod that is Ready lets an old one go, and its "
+				    "room takes the next\n");
+	}
+}
+
+static cJSON *str_or_null(const char *s)
+{
+	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+cJSON *sl_explain_json(const struct sl_model *m, const struct sl_workload *w, const struct sl_analysis *a)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON *id = cJSON_AddObjectToObject(o, "workload");
+	cJSON_AddStringToObject(id, "kind", w->obj.kind);
+	cJSON_AddStringToObject(id, "namespace", w->obj.namespace);
+	cJSON_AddStringToObject(id, "name", w->obj.name ? w->obj.name : "");
+	cJSON_AddStringToObject(id, "file", w->obj.src ? w->obj.src->path : "-");
+	char kv[192];
+	sl_kube_describe(&m->kube, kv, sizeof kv);
+	cJSON *k = cJSON_AddObjectToObject(o, "kubernetes");
+	char minor[16];
+	snprintf(minor, sizeof minor, "1.%d", m->kube.minor);
+	cJSON_AddStringToObject(k, "version", minor);
+	static const char *const from[] = {"default", "option", "config", "nodes"};
+	cJSON_AddStringToObject(k, "from", from[m->kube.from]);
+	cJSON_AddStringToObject(k, "text", kv);
+	if (!a) {
+		cJSON_AddNullToObject(o, "nodes");
+		return o;
+	}
+	cJSON_AddNumberToObject(o, "replicas", (double)a->replicas);
+	cJSON_AddBoolToObject(o, "sequential", a->sequential);
+	cJSON *nodes = cJSON_AddArrayToObject(o, "nodes");
+	for (size_t i = 0; i < a->nnodes; i++) {
+		const struct sl_nodefit *f = &a->fit[i];
+		cJSON *n = cJSON_CreateObject();
+		cJSON_AddStringToObject(n, "name", m->nodes[i]->name);
+		cJSON_AddBoolToObject(n, "passes", f->plugin == SL_FITS);
+		if (f->plugin != SL_FITS)
+			cJSON_AddStringToObject(n, "plugin", sl_plugin_name(f->plugin));
+		cJSON *rs = cJSON_AddArrayToObject(n, "reasons");
+		for (size_t r = 0; r < f->nreasons; r++)
+			cJSON_AddItemToArray(rs, cJSON_CreateString(f->reasons[r]));
+		cJSON_AddBoolToObject(n, "excluded_by_prefilter", f->excluded);
+		cJSON_AddNumberToObject(n, a->sequential ? "placed" : "room", (double)a->slots[i]);
+		if (a->sequential)
+			cJSON_AddNumberToObject(n, "surge_placed", (double)a->surge_slots[i]);
+		if (a->slot_limit[i])
+			cJSON_AddStringToObject(n, "limited_by", a->slot_limit[i]);
+		cJSON_AddItemToArray(nodes, n);
+	}
+	cJSON_AddNumberToObject(o, "feasible_nodes", (double)a->nfeasible);
+	cJSON_AddItemToObject(o, "fit_error", str_or_null(a->fit_error));
+	cJSON_AddNumberToObject(o, "own_running", (double)a->own_running);
+	if (!a->sequential)
+		cJSON_AddNumberToObject(o, "room", (double)a->total_slots);
+	cJSON_AddNumberToObject(o, "steady_state_placed", (double)a->steady_placed);
+	cJSON_AddItemToObject(o, "steady_state_fit_error", str_or_null(a->steady_fit_error));
+	cJSON_AddBoolToObject(o, "order_dependent", a->order_dependent);
+	if (a->strategy == SL_STRATEGY_ROLLING) {
+		cJSON_AddNumberToObject(o, "max_surge", (double)a->max_surge);
+		cJSON_AddNumberToObject(o, "max_unavailable", (double)a->max_unavailable);
+		cJSON_AddNumberToObject(o, "surge_placed", (double)a->surge_placed);
+		cJSON_AddNumberToObject(o, "with_surge", (double)(a->steady_placed + a->surge_placed));
+		cJSON_AddItemToObject(o, "rollout_fit_error", str_or_null(a->rollout_fit_error));
+		cJSON_AddBoolToObject(o, "rollout_deadlock", a->rollout_deadlock);
+	}
+	return o;
+}

@@ -1,0 +1,238 @@
+/* sched.h — the engine's interface: the scheduler's semantics as kube-scheduler's default profile
+ * (v1.26) applies them, for the rules. Behind it, in linter/sched/: one file per filter plugin,
+ * listed in profile order in plugins.c (the interface in plugin.h), the cluster index and node
+ * classes (cluster.c), the per-pod cycle state and sequential placement with scoring
+ * (cycle.h, placement.c), verdicts and the FailedScheduling text (status.c), and the analysis of
+ * one workload (analyze.c). An analysis owns its arrays and strings; the cluster index owns its
+ * own and the reason texts every analysis points at.
+ *
+ * The engine (linter/sched/): the scheduler's and the controllers' semantics over the model.
+ * May include: base/, load/, model/ and the findings; the rules above read it through this
+ * header alone. */
+#ifndef SL_SCHED_H
+#define SL_SCHED_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../model/k8s.h"
+
+enum sl_plugin {
+	SL_FITS = 0,
+	SL_PL_NODE_UNSCHEDULABLE,
+	SL_PL_NODE_NAME,
+	SL_PL_TAINT_TOLERATION,
+	SL_PL_NODE_AFFINITY,
+	SL_PL_NODE_PORTS,
+	SL_PL_NODE_RESOURCES_FIT,
+	SL_PL_POD_TOPOLOGY_SPREAD,
+	SL_PL_INTER_POD_AFFINITY,
+};
+const char *sl_plugin_name(enum sl_plugin p);
+/* Whether evicting pods could ever make a node pass this filter (it cannot change labels,
+ * taints or cordons). */
+bool sl_plugin_preemptible(enum sl_plugin p);
+
+#define SL_MAX_REASONS 8
+struct sl_nodefit {
+	enum sl_plugin plugin; /* SL_FITS when every filter passes */
+	bool excluded;         /* left out by PreFilter: not run, not counted in the reasons */
+	size_t nreasons;
+	const char *reasons[SL_MAX_REASONS]; /* static or interned by the cluster: never freed here */
+};
+void sl_nodefit_clear(struct sl_nodefit *f);
+
+bool sl_field_matches(const struct sl_requirement *r, const char *node_name);
+bool sl_term_matches(const struct sl_term *t, const struct sl_node *n);
+/* nodeSelector AND (any required node affinity term). */
+bool sl_node_affinity_matches(const struct sl_podspec *p, const struct sl_node *n);
+bool sl_tolerates(const struct sl_toleration *t, const struct sl_taint *taint);
+/* The first NoSchedule/NoExecute taint of n that p does not tolerate, or NULL. The default
+ * not-ready/unreachable NoExecute tolerations every pod receives are included. */
+const struct sl_taint *sl_untolerated_taint(const struct sl_podspec *p, const struct sl_node *n);
+
+/* What the engine knows of the cluster beyond the model: running pods grouped by node, the pods
+ * with required anti-affinity, node groups with identical labels, taints and cordon, and
+ * topology domains per label key (built on first use). Built once per run; analyses share it. */
+struct sl_cluster;
+struct sl_cluster *sl_cluster_new(const struct sl_model *m);
+void sl_cluster_free(struct sl_cluster *c);
+
+/* How many pods of p node n holds at once by resources and the pod count alone, given
+ * fit = the filters for one pod: 0 when a filter other than resources fails. *limit names what
+ * bounds the count ("pods" for the pod count). */
+int64_t sl_node_slots(const struct sl_podspec *p, const struct sl_node *n, const struct sl_nodefit *fit,
+		      const char **limit);
+
+/* The work one workload's sequential placement may take: nodes filtered plus pods placed. Real
+ * workloads take far less (10,000 replicas one per node on 5,000 nodes a few million); an absurd one
+ * (2^31 replicas that all fit) would run for hours. */
+#define SL_PLACEMENT_BUDGET 10000000u
+
+/* A node where a DaemonSet's pod runs (or is assumed to) and no second pod of its template fits
+ * beside it, by resources and the pod count. */
+struct sl_daemon_room {
+	size_t node;       /* in the model's nodes */
+	int64_t old;       /* its pods counted on the node: running ones, or 1 assumed */
+	const char *limit; /* what bounds the node ("pods" for the pod count) */
+	bool running;      /* the old pod is among the running pods */
+};
+struct sl_daemon_view {
+	size_t nruns;                   /* nodes where a pod of it runs, or would */
+	int64_t own_running;            /* its pods among the running pods (controller-revision-hash) */
+	struct sl_daemon_room *blocked; /* the nodes where a surge's new pod never fits */
+	size_t nblocked;
+};
+struct sl_analysis {
+	const struct sl_podspec *pod;
+	size_t nnodes;
+	struct sl_nodefit *fit; /* one pod of the template on the inventory as it is */
+	size_t nfeasible, nexcluded;
+	char *fit_error; /* the FailedScheduling text when nfeasible == 0 */
+	/* Placement. When only resources limit the pods (no inter-pod terms, spread or host ports),
+	 * slots are per-node capacities and the count is exact whatever order the scheduler picks;
+	 * otherwise pods are placed one after another, as the scheduler would (`sequential`), and
+	 * slots[i] is what landed on node i. */
+	bool detailed; /* the per-node arrays below are filled */
+	bool sequential;
+	/* Sequential placement stopped short in the scheduler's order of preference, but not in the
+	 * opposite order: the verdict depends on placement, not only on the nodes. */
+	bool order_dependent;
+	int64_t *slots;
+	const char **slot_limit; /* per node: the resource that bounds the slots ("pods" for the count) */
+	int64_t total_slots;     /* pods that fit at once (sequential: placed, replicas and surge) */
+	int64_t *surge_slots;    /* sequential only: new pods placed per node */
+	int64_t own_running;     /* the workload's own running pods found among the running pods */
+	int64_t *own_on;         /* detailed: how many of them run on each node */
+	int64_t replicas;
+	int64_t steady_placed;
+	char *steady_fit_error;
+	struct sl_nodefit *steady_fit; /* per node, when steady_placed < replicas: why the next pod fails */
+	bool is_rollout;               /* a Deployment */
+	enum sl_strategy strategy;
+	int64_t max_surge, max_unavailable; /* resolved; 0/0 for Recreate */
+	int64_t surge_placed;
+	char *rollout_fit_error;
+	struct sl_nodefit *rollout_fit; /* per node, when surge_placed < max_surge */
+	bool rollout_deadlock;
+	/* Sequential placement spent its budget (SL_PLACEMENT_BUDGET, an absurd number of replicas
+	 * that fit) before it ended: the workload counts as fitting, and is reported as not checked. */
+	bool not_placed;
+	/* A DaemonSet: its nodes, and where a surging update's new pod never fits. */
+	struct sl_daemon_view daemon;
+};
+
+/* The rollout arithmetic (sched/rollout.c). Fence-posts as the Deployment controller resolves
+ * them (ResolveFenceposts in pkg/controller/deployment/util): maxSurge rounded up and
+ * maxUnavailable rounded down against the replicas, and 1 unavailable when both come to 0. */
+void sl_fenceposts(const struct sl_workload *w, int64_t *surge, int64_t *unavailable);
+/* Whether a RollingUpdate can never start: no old pod may go first (maxUnavailable resolves to
+ * 0) and not one surge pod fits (surge_placed 0), with replicas to replace. */
+bool sl_rollout_never_starts(const struct sl_workload *w, int64_t max_unavailable, int64_t surge_placed);
+
+/* Whether the DaemonSet controller runs a pod of p on n (NodeShouldRunDaemonPod): nodeName,
+ * nodeSelector and required node affinity, and the NoSchedule / NoExecute taints p tolerates with
+ * the tolerations the controller adds (sched/daemonset.c). */
+bool sl_daemon_runs_on(const struct sl_podspec *p, const struct sl_node *n);
+
+struct sl_cluster;
+void sl_daemon_view(const struct sl_cluster *cl, const struct sl_workload *w, struct sl_daemon_view *v);
+void sl_daemon_view_free(struct sl_daemon_view *v);
+
+/* Analyse one workload. Without detail, a workload whose replicas and surge all fit is settled
+ * without per-node arrays (fit, slots… stay NULL, nfeasible is 1 for "at least one"); anything
+ * that does not fit, or detail (--explain, the conformance suite), gets every node's verdict
+ * (detailed). */
+void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, bool detail, struct sl_analysis *a);
+void sl_analysis_free(struct sl_analysis *a);
+
+/* What-if (sched/whatif.c): the workload analysed again with one change, so that a change offered
+ * to the user is one the engine has seen resolve the finding. */
+struct sl_whatif_result {
+	int64_t replicas, steady_placed, surge_placed, max_surge;
+	size_t nfeasible;
+	bool rollout_deadlock, not_placed;
+	size_t daemon_blocked; /* a DaemonSet: nodes with no room for a surge pod */
+};
+/* A change to the nodes: extra allocatable on node `node` (extra non-NULL), and/or `copies` empty
+ * copies of it (its labels but a hostname of their own, its taints, cordon and allocatable). */
+struct sl_whatif {
+	size_t node;
+	const struct sl_reslist *extra;
+	int64_t copies;
+};
+/* The work a run may spend on analyses on changed clusters, in sl_whatif_cost units (nodes and
+ * running pods of each cluster built): 200 checks on a 25,000-object cluster (about 2 s), every
+ * finding's on a small one. */
+#define SL_WHATIF_BUDGET 5000000u
+/* w on the cluster of m changed by c (a cluster built for it: about sl_whatif_cost units of work). */
+void sl_whatif_analyze(const struct sl_model *m, const struct sl_workload *w, const struct sl_whatif *c,
+		       struct sl_whatif_result *r);
+size_t sl_whatif_cost(const struct sl_model *m, const struct sl_whatif *c);
+/* Whether an empty copy of base (a hostname and a name of its own) passes p's node-only filters:
+ * a template pinned to named nodes gains nothing from more nodes. */
+bool sl_whatif_copy_admits(const struct sl_podspec *p, const struct sl_node *base);
+/* w (a changed copy of a workload: replicas, strategy) on the cluster as it is. */
+void sl_whatif_workload(struct sl_cluster *cl, const struct sl_workload *w, struct sl_whatif_result *r);
+
+/* The release view (sched/release.c): node classes (nodes with the same labels but the hostname,
+ * taints and cordon, which the node-only filters judge alike unless a pod names its nodes). */
+size_t sl_cluster_nclasses(const struct sl_cluster *cl);
+size_t sl_cluster_class(const struct sl_cluster *cl, size_t node);
+/* Whether the filters that look only at the node give every node of a class the same verdict
+ * for p: not when the pod names nodes (nodeName, metadata.name fields, the hostname label). */
+bool sl_judged_by_class(const struct sl_podspec *p);
+/* The node-only filters (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity) for p on
+ * every node, into ok (one per node), through the per-class cache the analyses share. */
+void sl_node_only_verdicts(struct sl_cluster *cl, const struct sl_podspec *p, bool *ok);
+/* Everything the node-only filters read of a pod spec that names no node (tolerations,
+ * nodeSelector, required node affinity), appended to b: equal keys, equal verdicts. */
+struct sl_buf;
+void sl_static_key(const struct sl_podspec *p, struct sl_buf *b);
+/* Each running pod of namespace ns that sel selects, with the index of its node. */
+struct sl_pod;
+void sl_each_running(const struct sl_cluster *cl, const char *ns, const struct sl_selector *sel,
+		     void (*fn)(void *ctx, const struct sl_pod *p, size_t node), void *ctx);
+/* Each running pod (bound to a known node, not finished), with the index of its node. */
+void sl_each_running_pod(const struct sl_cluster *cl, void (*fn)(void *ctx, const struct sl_pod *p, size_t node),
+			 void *ctx);
+/* The workload's own pods among the running pods (analyze.c). */
+int64_t sl_own_running(const struct sl_cluster *cl, const struct sl_workload *w);
+
+/* The release placed as the scheduler would (sched/release_place.c): workloads ws[0 .. nw), in
+ * that order or reversed, each placing todo[i] pods (its replicas not yet running: the rollout's
+ * surge is not placed) on the cluster as the workloads before it left it, their placed pods
+ * counting as running where they went. The work is bounded: nodes and pods of each index built,
+ * nodes filtered and pods placed, SL_RELEASE_PLACE_BUDGET in all (a 100-workload release on
+ * 1,000 nodes and 10,000 pods, both orders, in about a second). */
+#define SL_RELEASE_PLACE_BUDGET 1000000u
+struct sl_release_binding {
+	size_t workload, node; /* indexes into ws and the model's nodes */
+	int64_t pods;
+};
+struct sl_release_placement {
+	int64_t *placed;                /* per workload: how many of its todo pods the scheduler placed */
+	struct sl_release_binding *log; /* where they went, in the order placed */
+	size_t nlog, caplog;
+	/* per workload left short: per node that passes its node-only filters, why its next pod does
+	 * not fit there (the filters' reasons; NULL for the other nodes) */
+	char ***why;
+	size_t nw, nnodes;
+	bool complete; /* false: the budget ran out first, and placed says nothing */
+};
+/* An upper bound on that work, known before placing. */
+uint64_t sl_release_place_cost(const struct sl_model *m, const struct sl_workload *const *ws, size_t nw, int64_t total);
+/* Returns out->complete. out is the caller's to free (sl_release_placement_free) either way. */
+bool sl_release_place(const struct sl_model *m, const struct sl_workload *const *ws, const int64_t *todo, size_t nw,
+		      bool reverse, struct sl_release_placement *out);
+void sl_release_placement_free(struct sl_release_placement *p);
+/* Whether, on the cluster of m changed by c, the release places every pod (sl_release_place) in
+ * input order and in reverse. */
+bool sl_whatif_release(const struct sl_model *m, const struct sl_whatif *c, const struct sl_workload *const *ws,
+		       const int64_t *todo, size_t nw);
+
+/* LeastAllocated's 0..100 share of a resource left free: (alloc - req) * 100 / alloc, exact for
+ * any alloc up to INT64_MAX. */
+int64_t sl_free_share(int64_t alloc, int64_t req);
+
+#endif
