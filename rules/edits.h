@@ -9,7 +9,7 @@
 
 #include "../linter/load/yamldoc.h"
 #include "../linter/model/k8s.h"
-#include "../linter/report/diag.h"
+#include "../linter/base/diag.h"
 
 /* A mapping entry to insert: a scalar value, or nested entries. */
 struct sl_yentry {

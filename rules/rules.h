@@ -6,13 +6,13 @@
  * The check stage (rules/): one file per rule, the notes and smallest changes several rules
  * share (common.c, smallest_change.c), the edits their fixes are made of (edits.c), one
  * registration table (registry.c). May include: linter/base, load, model, sched (through
- * sched.h) and the findings; never the configuration, the report's emitters or the fix stage. */
+ * sched.h); never the configuration, the report's emitters or the fix stage. */
 #ifndef SL_RULES_H
 #define SL_RULES_H
 #include <stdbool.h>
 
 #include "../linter/model/k8s.h"
-#include "../linter/report/diag.h"
+#include "../linter/base/diag.h"
 #include <stdatomic.h>
 
 #include "../linter/sched/sched.h"

@@ -2,10 +2,10 @@
  * A buffer owns its bytes; sl_buf_detach hands them to the caller. Allocation failure aborts:
  * a lint run cannot do anything useful without memory.
  *
- * The base (linter/base/): what every stage uses and nothing of the pipeline — byte buffers,
- * string pools and maps (buf.h), items grouped under string keys (index.h), the maximum-flow
- * solver (flow.h), and how a value from the input is shown safely (escape.h). May include: the C
- * library alone. */
+ * The base (linter/base/): what every stage uses — byte buffers, string pools and maps (buf.h),
+ * items grouped under string keys (index.h), the maximum-flow solver (flow.h), how a value from
+ * the input is shown safely (escape.h), and the findings every stage reports into (diag.h).
+ * May include: the C library alone. */
 #ifndef SL_BUF_H
 #define SL_BUF_H
 #include <stdarg.h>

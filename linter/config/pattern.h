@@ -13,7 +13,7 @@
 #endif
 #include <pcre2.h>
 
-#include "../report/diag.h"
+#include "../base/diag.h"
 
 /* Limits of one match: backtracking steps, nesting (interpreter) and heap (KiB). A value of the
  * config is rarely longer than an image reference; these leave room for megabyte scalars with

@@ -1,3 +1,5 @@
+/* fix.c — the edits of a fix applied to the text they were made on (see fix.h): in order, none
+ * overlapping, with where each landed for --diff. Writing files is fixwrite.c's. */
 #include "fix.h"
 
 #include <stdlib.h>

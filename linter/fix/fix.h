@@ -1,7 +1,7 @@
 /* fix.h — the fix stage: the first fix of every finding applied, as byte edits on the original
  * text (fix.c), and the fixed files written back atomically or their diff printed (fixwrite.c,
  * fixtemp.c, udiff.c). The edits themselves are made by the rules (rules/edits.h).
- * May include: base/, load/, model/ and the findings (report/diag.h); never the rules, the
+ * May include: base/, load/ and model/; never the rules, the
  * configuration, the report's emitters or the language server. */
 #ifndef SL_FIX_H
 #define SL_FIX_H
@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "../load/yamldoc.h"
-#include "../report/diag.h"
+#include "../base/diag.h"
 
 struct sl_udiff_span;
 

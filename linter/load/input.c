@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "../base/buf.h"
-#include "../report/diag.h"
+#include "../base/diag.h"
 #include "limits.h"
 #include "origin.h"
 #include "overlay.h"

@@ -7,7 +7,7 @@
 #define SL_MANIFEST_H
 #include <stdbool.h>
 
-#include "../report/diag.h"
+#include "../base/diag.h"
 #include "input.h"
 #include "yamldoc.h"
 

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "../base/buf.h"
-#include "../report/diag.h"
+#include "../base/diag.h"
 #include "origin.h"
 
 #define CP_STEP 64
@@ -181,4 +181,12 @@ void sl_span_end(const struct sl_span *at, unsigned *line, unsigned *col)
 	*line = *col = 0;
 	if (at->src)
 		sl_source_linecol(at->src, at->end, line, col);
+}
+
+void sl_fix_edit(struct sl_fix *fx, const struct sl_source *src, size_t off, size_t end, const char *text)
+{
+	sl_grow(&fx->edits, &fx->cap, fx->nedits + 1, sizeof *fx->edits);
+	struct sl_edit *e = &fx->edits[fx->nedits++];
+	sl_source_span(src, off, end, &e->at);
+	e->text = sl_xstrdup(text);
 }

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../report/diag.h"
+#include "../base/diag.h"
 #include "limits.h"
 #include "yarena.h"
 

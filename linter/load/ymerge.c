@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../base/buf.h"
-#include "../report/diag.h"
+#include "../base/diag.h"
 
 static int key_eq(const struct sl_ynode *a, const struct sl_ynode *b)
 {

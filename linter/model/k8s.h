@@ -4,8 +4,8 @@
  *
  * The model stage (linter/model/): typed objects over the trees, one file per kind or concern,
  * quantities, labels and selectors, the relations between objects (relate.c) and the Kubernetes
- * release's view of them (kversion.c). May include: base/, load/ and the findings; never the
- * engine or anything above it. */
+ * release's view of them (kversion.c). May include: base/ and load/; never the engine or anything
+ * above it. */
 #ifndef SL_K8S_H
 #define SL_K8S_H
 #include <stdbool.h>
@@ -14,7 +14,7 @@
 #include "../base/buf.h"
 #include "../base/index.h" /* items grouped under string keys */
 #include "../load/yamldoc.h"
-#include "../report/diag.h"
+#include "../base/diag.h"
 #include "hpa.h"       /* HorizontalPodAutoscalers */
 #include "labels.h"    /* labels, selectors and their matching */
 #include "model.h"     /* the model: loading, binding, freeing */

@@ -12,7 +12,7 @@
 #include "../base/buf.h"
 #include "../base/index.h"
 #include "../load/yamldoc.h"
-#include "../report/diag.h"
+#include "../base/diag.h"
 #include "hpa.h"
 #include "kversion.h"
 #include "namespace.h"

@@ -8,7 +8,7 @@
 
 #include "../base/buf.h"
 #include "../load/source.h"
-#include "../report/diag.h"
+#include "../base/diag.h"
 
 void sl_read_error(struct sl_read *c, const struct sl_ynode *n, const char *fmt, ...)
 {

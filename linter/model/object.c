@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "../report/diag.h"
+#include "../base/diag.h"
 
 void sl_object_read(const struct sl_source *src, const struct sl_ynode *root, struct sl_object *o)
 {

@@ -3,17 +3,16 @@
  * locations and fixes; GitHub workflow commands carry the notes and related locations in their
  * message. Input errors (findings without a rule) are part of every format.
  *
- * The report stage (linter/report/): the findings (diag.h: the one header every stage may
- * include, since every stage reports into them), one emitter per format (emit_*.c, with
- * emit_common.c for what they share), --explain (explain.c) and the checked writing of the
- * report (output.c). May include: everything below it (base/ to config/); never the fix stage or
- * the language server. */
+ * The report stage (linter/report/): the findings (base/diag.h) in every format, one emitter per
+ * format (emit_*.c, with emit_common.c for what they share), --explain (explain.c) and the
+ * checked writing of the report (output.c). May include: everything below it (base/ to config/);
+ * never the fix stage or the language server. */
 #ifndef SL_EMIT_H
 #define SL_EMIT_H
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "diag.h"
+#include "../base/diag.h"
 
 #define SL_VERSION "0.1.0"
 #define SL_HOME "https://github.com/schedlint/schedlint"

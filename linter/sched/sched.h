@@ -7,7 +7,7 @@
  * own and the reason texts every analysis points at.
  *
  * The engine (linter/sched/): the scheduler's and the controllers' semantics over the model.
- * May include: base/, load/, model/ and the findings; the rules above read it through this
+ * May include: base/, load/ and model/; the rules above read it through this
  * header alone. */
 #ifndef SL_SCHED_H
 #define SL_SCHED_H

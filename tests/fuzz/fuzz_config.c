@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "../../linter/config/config.h"
-#include "../../linter/report/diag.h"
+#include "../../linter/base/diag.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

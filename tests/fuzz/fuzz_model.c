@@ -5,7 +5,7 @@
 
 #include "../../linter/load/input.h"
 #include "../../linter/model/k8s.h"
-#include "../../linter/report/diag.h"
+#include "../../linter/base/diag.h"
 
 #ifndef FUZZ_ROLE
 #define FUZZ_ROLE SL_ROLE_MANIFESTS

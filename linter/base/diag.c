@@ -3,8 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/buf.h"
-#include "../load/source.h"
+#include "buf.h"
 
 const char *sl_level_name(enum sl_level l)
 {
@@ -130,14 +129,6 @@ struct sl_fix *sl_fix_new(struct sl_finding *f, const char *desc)
 	memset(fx, 0, sizeof *fx);
 	fx->desc = sl_xstrdup(desc);
 	return fx;
-}
-
-void sl_fix_edit(struct sl_fix *fx, const struct sl_source *src, size_t off, size_t end, const char *text)
-{
-	sl_grow(&fx->edits, &fx->cap, fx->nedits + 1, sizeof *fx->edits);
-	struct sl_edit *e = &fx->edits[fx->nedits++];
-	sl_source_span(src, off, end, &e->at);
-	e->text = sl_xstrdup(text);
 }
 
 void sl_suppression_add(struct sl_finding *f, enum sl_suppress_kind kind, const char *justification,

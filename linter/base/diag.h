@@ -24,8 +24,6 @@ struct sl_span {
 	unsigned line, col; /* of off; the end's are computed when asked (sl_span_end): every YAML
 			     * node carries a span, and few ends are ever printed */
 };
-/* The 1-based line and column of the span's end (0, 0 for a span of no source). */
-void sl_span_end(const struct sl_span *at, unsigned *line, unsigned *col);
 
 struct sl_related {
 	struct sl_span at;
@@ -97,7 +95,8 @@ void sl_note(struct sl_finding *f, const char *fmt, ...) __attribute__((format(p
 void sl_add_related(struct sl_finding *f, const struct sl_span *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 struct sl_fix *sl_fix_new(struct sl_finding *f, const char *desc);
-void sl_fix_edit(struct sl_fix *fx, const struct sl_source *src, size_t off, size_t end, const char *text);
+/* Edits are added to a fix with sl_fix_edit (load/source.h), which computes their spans from the
+ * source's lines. */
 void sl_suppression_add(struct sl_finding *f, enum sl_suppress_kind kind, const char *justification,
 			const struct sl_span *at);
 void sl_finding_free(struct sl_finding *f); /* what it owns, not f itself */
