@@ -106,6 +106,50 @@ static bool ns_contained(const struct sl_podterm *a, const struct sl_podterm *b,
 	return true;
 }
 
+/* Of the values a's In list `in` allows, those that pass every other In and NotIn of a on the same
+ * key: how many there are, whether all of them are among rb's values, and whether one is. */
+static size_t narrow_in(const struct sl_selector *a, const struct sl_requirement *in, const struct sl_requirement *rb,
+			bool *all_in_b, bool *one_in_b)
+{
+	size_t nallowed = 0;
+	*all_in_b = true;
+	*one_in_b = false;
+	for (size_t v = 0; v < in->nvals; v++) {
+		bool ok = true;
+		for (size_t i = 0; i < a->nreqs && ok; i++) {
+			const struct sl_requirement *r = &a->reqs[i];
+			if (r == in || strcmp(r->key, rb->key))
+				continue;
+			if (r->op == SL_OP_IN)
+				ok = in_vals(r, in->vals[v]);
+			else if (r->op == SL_OP_NOTIN)
+				ok = !in_vals(r, in->vals[v]);
+		}
+		if (!ok)
+			continue;
+		nallowed++;
+		if (in_vals(rb, in->vals[v]))
+			*one_in_b = true;
+		else
+			*all_in_b = false;
+	}
+	return nallowed;
+}
+
+/* Whether a's NotIn lists on rb's key exclude every value that NotIn requirement rb excludes. */
+static bool excludes_all(const struct sl_selector *a, const struct sl_requirement *rb)
+{
+	for (size_t v = 0; v < rb->nvals; v++) {
+		bool excluded = false;
+		for (size_t i = 0; i < a->nreqs && !excluded; i++)
+			excluded = a->reqs[i].op == SL_OP_NOTIN && !strcmp(a->reqs[i].key, rb->key) &&
+				   in_vals(&a->reqs[i], rb->vals[v]);
+		if (!excluded)
+			return false;
+	}
+	return true;
+}
+
 /* Whether every label set selector a matches also matches requirement rb. a's requirements on
  * rb's key are combined: an In list narrowed by the other In and NotIn lists, NotIn values,
  * presence and absence. A selector that matches nothing proves nothing here. */
@@ -122,33 +166,9 @@ static bool implies(const struct sl_selector *a, const struct sl_requirement *rb
 		exists |= r->op == SL_OP_IN || r->op == SL_OP_EXISTS;
 		absent |= r->op == SL_OP_DOESNOTEXIST;
 	}
-	if (exists && absent) {
-		*empty = true;
-		return false;
-	}
 	/* the values a allows: in's values that pass every other requirement on the key */
-	size_t nallowed = 0;
 	bool allowed_in_b = true, allowed_meets_b = false;
-	for (size_t v = 0; in && v < in->nvals; v++) {
-		bool ok = true;
-		for (size_t i = 0; i < a->nreqs && ok; i++) {
-			const struct sl_requirement *r = &a->reqs[i];
-			if (r == in || strcmp(r->key, rb->key))
-				continue;
-			if (r->op == SL_OP_IN)
-				ok = in_vals(r, in->vals[v]);
-			else if (r->op == SL_OP_NOTIN)
-				ok = !in_vals(r, in->vals[v]);
-		}
-		if (!ok)
-			continue;
-		nallowed++;
-		if (in_vals(rb, in->vals[v]))
-			allowed_meets_b = true;
-		else
-			allowed_in_b = false;
-	}
-	if (in && nallowed == 0) {
+	if ((exists && absent) || (in && !narrow_in(a, in, rb, &allowed_in_b, &allowed_meets_b))) {
 		*empty = true;
 		return false;
 	}
@@ -156,17 +176,7 @@ static bool implies(const struct sl_selector *a, const struct sl_requirement *rb
 	case SL_OP_IN:
 		return in && allowed_in_b;
 	case SL_OP_NOTIN:
-		if (absent || (in && !allowed_meets_b))
-			return true;
-		for (size_t v = 0; v < rb->nvals; v++) {
-			bool excluded = false;
-			for (size_t i = 0; i < a->nreqs && !excluded; i++)
-				excluded = a->reqs[i].op == SL_OP_NOTIN && !strcmp(a->reqs[i].key, rb->key) &&
-					   in_vals(&a->reqs[i], rb->vals[v]);
-			if (!excluded)
-				return false;
-		}
-		return true;
+		return absent || (in && !allowed_meets_b) || excludes_all(a, rb);
 	case SL_OP_EXISTS:
 		return exists;
 	case SL_OP_DOESNOTEXIST:
@@ -233,6 +243,7 @@ static enum self self_match(const struct sl_workload *w)
 	return out;
 }
 
+/* A selector in the messages' words: "app=cache, tier In [a, b]", or "every pod". */
 static void describe_sel(struct sl_buf *b, const struct sl_selector *s)
 {
 	if (s->nreqs == 0)
@@ -255,6 +266,7 @@ static void describe_sel(struct sl_buf *b, const struct sl_selector *s)
 	}
 }
 
+/* The namespaces a term covers, in the messages' words. */
 static void describe_ns(struct sl_buf *b, const struct sl_podterm *t, const char *owner_ns)
 {
 	if (all_namespaces(t)) {
@@ -274,6 +286,164 @@ static void describe_ns(struct sl_buf *b, const struct sl_podterm *t, const char
 	}
 }
 
+/* An affinity term and an anti-affinity term of the same pod that contradict each other. */
+struct contradiction {
+	const struct sl_podterm *a, *b; /* the affinity term, the anti-affinity term that covers it */
+	size_t ai, bi;                  /* their indexes, for the messages */
+};
+
+/* The first pair (in the order the terms are written) where the anti term covers the affinity
+ * term: same topology key, every pod and namespace of the one selected by the other. */
+static bool find_contradiction(const struct sl_podspec *p, struct contradiction *c)
+{
+	for (size_t i = 0; i < p->naffinity; i++)
+		for (size_t j = 0; j < p->nanti; j++)
+			if (covers(&p->affinity[i], &p->anti[j], p->namespace)) {
+				*c = (struct contradiction){&p->affinity[i], &p->anti[j], i, j};
+				return true;
+			}
+	return false;
+}
+
+/* The workload as the verdict needs it: its kind, whether its pods pass the first-pod exception,
+ * and a Deployment's rollout resolved (surge 0, unavailable 1 for anything else). */
+struct shape {
+	bool pod, ds, job;
+	enum self sm;
+	int64_t surge, unavail;
+};
+
+/* The shape of w, as struct shape says. */
+static void shape_of(const struct sl_workload *w, struct shape *s)
+{
+	const char *kind = w->obj.kind;
+	s->pod = !strcmp(kind, "Pod");
+	s->ds = !strcmp(kind, "DaemonSet");
+	s->job = !strcmp(kind, "Job") || !strcmp(kind, "CronJob");
+	s->sm = self_match(w);
+	s->surge = 0;
+	s->unavail = 1;
+	if (!strcmp(kind, "Deployment") && w->strategy == SL_STRATEGY_ROLLING)
+		sl_fenceposts(w, &s->surge, &s->unavail);
+}
+
+/* The finding, at the anti term, worded by what the contradiction does to this workload (docs:
+ * "What it proves"): no pod ever, one node of a DaemonSet, one pod of a Job or of the replicas at a
+ * time, or a one-replica rollout that keeps the old pod. NULL when one pod at a time is all the
+ * workload asks for. A verdict that rests on the first-pod exception and on the cluster or the
+ * pods' lifetimes is a warning. */
+static struct sl_finding *report_wall(const struct sl_rule *self, struct sl_check *cx, const struct contradiction *c,
+				      const struct shape *s)
+{
+	const struct sl_workload *w = cx->w;
+	const char *key = c->a->topology_key;
+	size_t ai = c->ai + 1, bi = c->bi + 1;
+	char ref[512];
+	sl_object_ref(&w->obj, ref, sizeof ref);
+	struct sl_finding *f = NULL;
+	if (s->sm == SELF_NO)
+		f = sl_rule_report(self, cx, c->b->node,
+				   "%s%s can %s be scheduled: its required pod anti-affinity term %zu forbids every "
+				   "%s domain that its pod affinity term %zu requires",
+				   s->pod ? "" : "no pod of ", ref, s->pod ? "never" : "ever", bi, key, ai);
+	else if (s->pod || w->replicas == 0)
+		; /* one pod: the first-pod exception lets it through */
+	else if (s->ds)
+		f = sl_rule_report(
+		    self, cx, c->b->node,
+		    "at most one node can ever run a pod of %s: its required pod anti-affinity term %zu "
+		    "forbids every %s domain that its pod affinity term %zu requires, once its first pod "
+		    "runs",
+		    ref, bi, key, ai);
+	else if (s->job && w->replicas > 1)
+		f = sl_rule_report(
+		    self, cx, c->b->node,
+		    "at most one pod of %s can run at a time, not parallelism %lld: its required pod "
+		    "anti-affinity term %zu forbids every %s domain that its pod affinity term %zu requires",
+		    ref, (long long)w->replicas, bi, key, ai);
+	else if (!s->job && w->replicas > 1)
+		f = sl_rule_report(
+		    self, cx, c->b->node,
+		    "at most one of the %lld replicas of %s can ever run: its required pod anti-affinity "
+		    "term %zu forbids every %s domain that its pod affinity term %zu requires",
+		    (long long)w->replicas, ref, bi, key, ai);
+	else if (s->surge > 0 && s->unavail == 0)
+		f = sl_rule_report(
+		    self, cx, c->b->node,
+		    "the rollout of %s can never finish while its old pod runs: the new pod's required pod "
+		    "anti-affinity term %zu forbids the %s domain that its pod affinity term %zu requires",
+		    ref, bi, key, ai);
+	if (f && s->sm != SELF_NO && (s->ds || s->job || w->replicas <= 1) && f->level > SL_WARNING)
+		f->level = SL_WARNING;
+	return f;
+}
+
+/* The proof in two notes: what each term asks for, and why no node passes both. */
+static void note_wall(struct sl_finding *f, const struct contradiction *c, const char *sa, const char *sb,
+		      const char *ns)
+{
+	const char *key = c->a->topology_key;
+	sl_note(f,
+		"pod affinity term %zu needs a %s domain holding a pod with %s in %s; anti-affinity term %zu "
+		"rejects every %s domain holding a pod with %s, and every pod the first selects (in every namespace "
+		"it covers) the second selects too",
+		c->ai + 1, key, sa, ns, c->bi + 1, key, sb);
+	sl_note(f,
+		"InterPodAffinity admits a node only if both hold (a node without the %s label fails the "
+		"affinity term), so no node passes while such a pod runs anywhere",
+		key);
+}
+
+/* The first-pod exception: why it does not apply (the pods stay Pending everywhere), or why it lets
+ * one pod through and what else the verdict then depends on. */
+static void note_first_pod(struct sl_finding *f, const struct sl_workload *w, const struct shape *s)
+{
+	if (s->sm == SELF_NO) {
+		sl_note(f, "the first-pod exception (no pod matches the affinity terms yet, and the pod matches them "
+			   "itself) does not apply: its own labels do not match its affinity terms, so it waits for a "
+			   "pod it can never stand next to; it stays Pending on every cluster");
+		return;
+	}
+	sl_note(f,
+		"its first pod can schedule through the first-pod exception, if no other pod matches the "
+		"affinity terms%s; it then matches both terms itself, so every later pod needs the domain it "
+		"runs in and is kept out of it",
+		s->sm == SELF_UNKNOWN ? " and its labels match them (they may: the term uses labels the "
+					"controller sets)"
+				      : " (its own labels do match them)");
+	if (s->ds)
+		sl_note(f, "this depends on the cluster: with more than one node that admits the DaemonSet, "
+			   "the daemon pods of the other nodes stay Pending");
+	else if (s->job)
+		sl_note(f, "this depends on the pods' lifetimes: pods run one after another at best, each "
+			   "waiting for the one before to finish");
+	else if (w->replicas <= 1)
+		sl_note(f,
+			"this depends on the old pod matching the affinity term, which it does unless the "
+			"rollout changes the labels the term selects; maxSurge resolves to %lld and "
+			"maxUnavailable to 0, so the old pod stays until a new one is Ready",
+			(long long)s->surge);
+}
+
+/* Both terms as related locations, and the fix: no mechanical one (which term is wrong is the
+ * author's call), so a note on dropping one, making one preferred, or narrowing the anti term. */
+static void suggest_fix(struct sl_finding *f, const struct contradiction *c, const char *sa, const char *sb)
+{
+	const struct sl_podterm *a = c->a, *b = c->b;
+	sl_add_related(f, &a->node->at, "pod affinity term %zu: %s per %s", c->ai + 1, sa, a->topology_key);
+	sl_add_related(f, &b->node->at, "pod anti-affinity term %zu: %s per %s", c->bi + 1, sb, b->topology_key);
+	sl_note(f,
+		"fix: the terms ask for opposite things; drop one, or make one preferred "
+		"(preferredDuringSchedulingIgnoredDuringExecution); to keep the pods near %s but apart from each "
+		"other, let the anti-affinity term select only this workload's pods%s",
+		sa,
+		strcmp(b->topology_key, "kubernetes.io/hostname") ? ", or give it a finer topology key "
+								    "(kubernetes.io/hostname)"
+								  : "");
+}
+
+/* A required anti-affinity term that covers a required affinity term of the same pod, and what
+ * that does to the workload; the terms are described once for the notes. */
 static void check(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_workload *w = cx->w;
@@ -281,118 +451,21 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	/* nodeName bypasses the scheduler, and the kubelet does not check inter-pod terms */
 	if (!p->naffinity || !p->nanti || p->node_name)
 		return;
-	const struct sl_podterm *a = NULL, *b = NULL;
-	size_t ai = 0, bi = 0;
-	for (size_t i = 0; i < p->naffinity && !a; i++)
-		for (size_t j = 0; j < p->nanti && !a; j++)
-			if (covers(&p->affinity[i], &p->anti[j], p->namespace)) {
-				a = &p->affinity[i];
-				b = &p->anti[j];
-				ai = i;
-				bi = j;
-			}
-	if (!a)
+	struct contradiction c;
+	if (!find_contradiction(p, &c))
 		return;
-	const char *kind = w->obj.kind;
-	bool pod = !strcmp(kind, "Pod"), ds = !strcmp(kind, "DaemonSet");
-	bool job = !strcmp(kind, "Job") || !strcmp(kind, "CronJob");
-	enum self sm = self_match(w);
-	char ref[512];
-	sl_object_ref(&w->obj, ref, sizeof ref);
+	struct shape s;
+	shape_of(w, &s);
+	struct sl_finding *f = report_wall(self, cx, &c, &s);
+	if (!f)
+		return;
 	struct sl_buf sa = SL_BUF_INIT, sb = SL_BUF_INIT, ns = SL_BUF_INIT;
-	describe_sel(&sa, &a->sel);
-	describe_sel(&sb, &b->sel);
-	describe_ns(&ns, a, p->namespace);
-	int64_t surge = 0, unavail = 1;
-	if (!strcmp(kind, "Deployment") && w->strategy == SL_STRATEGY_ROLLING)
-		sl_fenceposts(w, &surge, &unavail);
-
-	struct sl_finding *f = NULL;
-	if (sm == SELF_NO)
-		f = sl_rule_report(self, cx, b->node,
-				   "%s%s can %s be scheduled: its required pod anti-affinity term %zu forbids every "
-				   "%s domain that its pod affinity term %zu requires",
-				   pod ? "" : "no pod of ", ref, pod ? "never" : "ever", bi + 1, a->topology_key,
-				   ai + 1);
-	else if (pod || w->replicas == 0)
-		; /* one pod: the first-pod exception lets it through */
-	else if (ds)
-		f = sl_rule_report(
-		    self, cx, b->node,
-		    "at most one node can ever run a pod of %s: its required pod anti-affinity term %zu "
-		    "forbids every %s domain that its pod affinity term %zu requires, once its first pod "
-		    "runs",
-		    ref, bi + 1, a->topology_key, ai + 1);
-	else if (job && w->replicas > 1)
-		f = sl_rule_report(
-		    self, cx, b->node,
-		    "at most one pod of %s can run at a time, not parallelism %lld: its required pod "
-		    "anti-affinity term %zu forbids every %s domain that its pod affinity term %zu requires",
-		    ref, (long long)w->replicas, bi + 1, a->topology_key, ai + 1);
-	else if (!job && w->replicas > 1)
-		f = sl_rule_report(
-		    self, cx, b->node,
-		    "at most one of the %lld replicas of %s can ever run: its required pod anti-affinity "
-		    "term %zu forbids every %s domain that its pod affinity term %zu requires",
-		    (long long)w->replicas, ref, bi + 1, a->topology_key, ai + 1);
-	else if (surge > 0 && unavail == 0)
-		f = sl_rule_report(
-		    self, cx, b->node,
-		    "the rollout of %s can never finish while its old pod runs: the new pod's required pod "
-		    "anti-affinity term %zu forbids the %s domain that its pod affinity term %zu requires",
-		    ref, bi + 1, a->topology_key, ai + 1);
-	if (!f) {
-		sl_buf_free(&sa);
-		sl_buf_free(&sb);
-		sl_buf_free(&ns);
-		return;
-	}
-	if (sm != SELF_NO && (ds || job || w->replicas <= 1) && f->level > SL_WARNING)
-		f->level = SL_WARNING;
-	sl_note(f,
-		"pod affinity term %zu needs a %s domain holding a pod with %s in %s; anti-affinity term %zu "
-		"rejects every %s domain holding a pod with %s, and every pod the first selects (in every namespace "
-		"it covers) the second selects too",
-		ai + 1, a->topology_key, sa.s, ns.s, bi + 1, a->topology_key, sb.s);
-	sl_note(f,
-		"InterPodAffinity admits a node only if both hold (a node without the %s label fails the "
-		"affinity term), so no node passes while such a pod runs anywhere",
-		a->topology_key);
-	if (sm == SELF_NO)
-		sl_note(f, "the first-pod exception (no pod matches the affinity terms yet, and the pod matches them "
-			   "itself) does not apply: its own labels do not match its affinity terms, so it waits for a "
-			   "pod it can never stand next to; it stays Pending on every cluster");
-	else {
-		sl_note(f,
-			"its first pod can schedule through the first-pod exception, if no other pod matches the "
-			"affinity terms%s; it then matches both terms itself, so every later pod needs the domain it "
-			"runs in and is kept out of it",
-			sm == SELF_UNKNOWN ? " and its labels match them (they may: the term uses labels the "
-					     "controller sets)"
-					   : " (its own labels do match them)");
-		if (ds)
-			sl_note(f, "this depends on the cluster: with more than one node that admits the DaemonSet, "
-				   "the daemon pods of the other nodes stay Pending");
-		else if (job)
-			sl_note(f, "this depends on the pods' lifetimes: pods run one after another at best, each "
-				   "waiting for the one before to finish");
-		else if (w->replicas <= 1)
-			sl_note(f,
-				"this depends on the old pod matching the affinity term, which it does unless the "
-				"rollout changes the labels the term selects; maxSurge resolves to %lld and "
-				"maxUnavailable to 0, so the old pod stays until a new one is Ready",
-				(long long)surge);
-	}
-	sl_add_related(f, &a->node->at, "pod affinity term %zu: %s per %s", ai + 1, sa.s, a->topology_key);
-	sl_add_related(f, &b->node->at, "pod anti-affinity term %zu: %s per %s", bi + 1, sb.s, b->topology_key);
-	sl_note(f,
-		"fix: the terms ask for opposite things; drop one, or make one preferred "
-		"(preferredDuringSchedulingIgnoredDuringExecution); to keep the pods near %s but apart from each "
-		"other, let the anti-affinity term select only this workload's pods%s",
-		sa.s,
-		strcmp(b->topology_key, "kubernetes.io/hostname") ? ", or give it a finer topology key "
-								    "(kubernetes.io/hostname)"
-								  : "");
+	describe_sel(&sa, &c.a->sel);
+	describe_sel(&sb, &c.b->sel);
+	describe_ns(&ns, c.a, p->namespace);
+	note_wall(f, &c, sa.s, sb.s, ns.s);
+	note_first_pod(f, w, &s);
+	suggest_fix(f, &c, sa.s, sb.s);
 	sl_buf_free(&sa);
 	sl_buf_free(&sb);
 	sl_buf_free(&ns);

@@ -28,6 +28,7 @@ static bool is_extended(const char *name)
 	return strchr(name, '/') && !strstr(name, "kubernetes.io/") && strncmp(name, "requests.", 9);
 }
 
+/* The resources that cannot be overcommitted (helper.IsOvercommitAllowed is false): those judged here. */
 static bool overcommit_forbidden(const char *name)
 {
 	return is_extended(name) || is_hugepages(name);
@@ -43,6 +44,7 @@ static void node_text(const struct sl_source *src, const struct sl_ynode *n, cha
 	out[len] = 0;
 }
 
+/* A value this rule can judge: a scalar that parses as a non-negative quantity. */
 static bool parse(const struct sl_ynode *n, struct sl_qty *q)
 {
 	const char *why;
@@ -61,11 +63,13 @@ static int qty_cmp(const struct sl_qty *a, const struct sl_qty *b)
 	return (x > y) - (x < y);
 }
 
+/* What ValidateResourceQuantityValue calls an integer: the milli-value (rounded up) a multiple of 1000. */
 static bool whole(const struct sl_qty *q)
 {
 	return sl_qty_milli(q) % 1000 == 0;
 }
 
+/* One container as the fixes need it: its YAML nodes and its words in the messages. */
 struct ctr {
 	const struct sl_ynode *node, *resources, *requests, *limits;
 	const char *name, *where; /* "container" / "init container" */
@@ -83,105 +87,102 @@ static void target_text(const struct sl_source *src, const struct sl_ynode *n, c
 		node_text(src, n, out, sz);
 }
 
+/* A `limits` mapping a fix can add an entry to. */
 static bool lim_map(const struct ctr *c)
 {
 	return c->limits && c->limits->kind == SL_YMAP;
 }
 
-static void check_resource(const struct sl_rule *self, struct sl_check *cx, struct ctr *c, const char *name,
-			   const struct sl_ynode *req, const struct sl_ynode *lim, const char *ref)
-{
-	const struct sl_source *src = cx->w->obj.src;
-	struct sl_qty rq = {0}, lq = {0};
-	bool have_r = parse(req, &rq), have_l = parse(lim, &lq);
-	if ((req && !have_r) || (lim && !have_l))
-		return; /* the model reported it (resources.c) */
-	bool ext = is_extended(name);
-	bool frac_r = ext && have_r && !whole(&rq), frac_l = ext && have_l && !whole(&lq);
-	bool mismatch = have_r && have_l && qty_cmp(&rq, &lq) != 0;
-	bool nolimit = have_r && !have_l;
-	if (!frac_r && !frac_l && !mismatch && !nolimit)
-		return;
+/* One resource of one container, judged as ValidateContainerResourceRequirements judges it: its
+ * request and limit as written and parsed, and which of the rejections applies. */
+struct judged {
+	const char *name;
+	const struct sl_ynode *req, *lim; /* the values as written, NULL when absent */
+	struct sl_qty rq, lq;
+	bool have_r, have_l;
+	bool ext;            /* an extended resource (else hugepages) */
+	bool frac_r, frac_l; /* an extended resource's value that is not a whole number */
+	bool mismatch;       /* request and limit differ (Quantity.Cmp) */
+	bool nolimit;        /* a request without a limit */
+};
 
+/* Whether the API server rejects the resource. A value the model cannot parse is not judged: the
+ * model reported it (resources.c). */
+static bool judge(const char *name, const struct sl_ynode *req, const struct sl_ynode *lim, struct judged *j)
+{
+	*j = (struct judged){.name = name, .req = req, .lim = lim};
+	j->have_r = parse(req, &j->rq);
+	j->have_l = parse(lim, &j->lq);
+	if ((req && !j->have_r) || (lim && !j->have_l))
+		return false;
+	j->ext = is_extended(name);
+	j->frac_r = j->ext && j->have_r && !whole(&j->rq);
+	j->frac_l = j->ext && j->have_l && !whole(&j->lq);
+	j->mismatch = j->have_r && j->have_l && qty_cmp(&j->rq, &j->lq) != 0;
+	j->nolimit = j->have_r && !j->have_l;
+	return j->frac_r || j->frac_l || j->mismatch || j->nolimit;
+}
+
+/* The finding, in the API server's own words for the first rejection that applies (a fraction,
+ * then a mismatch, then a missing limit), at the value it is about. */
+static struct sl_finding *report_rejection(const struct sl_rule *self, struct sl_check *cx, const struct ctr *c,
+					   const struct judged *j, const char *ref)
+{
 	const struct sl_ynode *at;
 	struct sl_buf msg = SL_BUF_INIT;
-	if (frac_l || frac_r) {
-		at = frac_l ? lim : req;
-		sl_buf_printf(&msg, "%s %s of %s \"%s\" must be an integer", name, frac_l ? "limit" : "request",
+	if (j->frac_l || j->frac_r) {
+		at = j->frac_l ? j->lim : j->req;
+		sl_buf_printf(&msg, "%s %s of %s \"%s\" must be an integer", j->name, j->frac_l ? "limit" : "request",
 			      c->where, c->name);
-	} else if (mismatch) {
-		at = req;
-		sl_buf_printf(&msg, "%s request %s of %s \"%s\" must be equal to its limit %s", name, req->str,
-			      c->where, c->name, lim->str);
+	} else if (j->mismatch) {
+		at = j->req;
+		sl_buf_printf(&msg, "%s request %s of %s \"%s\" must be equal to its limit %s", j->name, j->req->str,
+			      c->where, c->name, j->lim->str);
 	} else {
-		at = req;
+		at = j->req;
 		sl_buf_printf(&msg,
 			      "%s of %s \"%s\" is requested (%s) with no limit: Limit must be set for non "
 			      "overcommitable resources",
-			      name, c->where, c->name, req->str);
+			      j->name, c->where, c->name, j->req->str);
 	}
 	struct sl_finding *f = sl_rule_report(self, cx, at, "the API server rejects %s: %s", ref, msg.s);
 	sl_buf_free(&msg);
-	if (ext)
+	return f;
+}
+
+/* Why the rule exists for this resource (whole devices, or pages that cannot be overcommitted),
+ * and what the rejected value would have meant. */
+static void note_why(struct sl_finding *f, const struct judged *j)
+{
+	if (j->ext)
 		sl_note(f,
 			"%s is an extended resource: the node advertises whole devices, which cannot be shared "
 			"or overcommitted, so requests must equal limits and both must be whole numbers",
-			name);
+			j->name);
 	else
 		sl_note(f,
 			"%s is a hugepages resource: it cannot be overcommitted, so the request must equal the limit",
-			name);
-	if (frac_l || frac_r)
+			j->name);
+	if (j->frac_l || j->frac_r)
 		sl_note(f,
 			"%s is %s units (ValidateResourceQuantityValue takes the milli-value modulo 1000); "
 			"sharing a device takes the device plugin's own mechanism (time-slicing, MIG, MPS), "
 			"which advertises whole units of its own resource",
-			(frac_l ? lim : req)->str, "a fractional number of");
-	else if (mismatch)
+			(j->frac_l ? j->lim : j->req)->str, "a fractional number of");
+	else if (j->mismatch)
 		sl_note(f,
 			"requests %s, limits %s: the scheduler would reserve one amount and the kubelet "
 			"assign another",
-			req->str, lim->str);
+			j->req->str, j->lim->str);
 	else
 		sl_note(f, "where only a limit is written the API server copies it into requests; the reverse is "
 			   "not done");
+}
 
-	/* The target: the limit (or, without one, the request), raised to whole units. */
-	char target[64];
-	const struct sl_ynode *base = have_l ? lim : req;
-	target_text(src, base, have_l ? &lq : &rq, ext, target, sizeof target);
-	const char *tdisp = target[0] == '"' || target[0] == '\'' ? base->str : target;
-	if (frac_l || frac_r)
-		sl_note(f, "fix: request %s whole unit%s (rounded up), as both request and limit", tdisp,
-			strcmp(tdisp, "1") ? "s" : "");
-	else if (mismatch)
-		sl_note(f, "fix: set the request to the limit, %s", tdisp);
-	else
-		sl_note(f, "fix: add limits: {%s: %s}", name, tdisp);
-	if (c->node)
-		sl_add_related(f, &c->node->at, "%s \"%s\"", c->where, c->name);
-
-	char desc[256];
-	snprintf(desc, sizeof desc, "Set %s to %s in requests and limits", name, tdisp);
-	bool need_req = have_r && (frac_r || frac_l || mismatch), need_lim = have_l && frac_l;
-	/* `limits:` written empty (null) gets no insertion: a second `limits` key would be a duplicate. */
-	bool need_insert = !have_l && (lim_map(c) || (!c->limits && !c->limits_inserted));
-	if (!need_req && !need_lim && !need_insert)
-		return;
-	struct sl_fix *fx = sl_fix_new(f, desc);
-	if (need_req)
-		sl_fix_replace(fx, src, req, target);
-	if (need_lim)
-		sl_fix_replace(fx, src, lim, target);
-	if (!need_insert)
-		return;
-	const struct sl_yentry e = {name, target, NULL, 0};
-	if (lim_map(c)) {
-		sl_fix_insert(fx, src, c->limits, NULL, &e, 1);
-		return;
-	}
-	/* Every overcommit-free request without a limit goes into the one new mapping, so the fixes
-	 * of this container's findings never add two `limits` keys. */
+/* A new `limits` mapping for the container. Every overcommit-free request without a limit goes
+ * into it, so the fixes of this container's findings never add two `limits` keys. */
+static void insert_limits(struct sl_fix *fx, const struct sl_source *src, struct ctr *c)
+{
 	enum { MAXK = 16 };
 	struct sl_yentry kids[MAXK];
 	char vals[MAXK][64];
@@ -201,6 +202,61 @@ static void check_resource(const struct sl_rule *self, struct sl_check *cx, stru
 	c->limits_inserted = true;
 }
 
+/* The fix: the limit (or, without one, the request), raised to whole units, as both request and
+ * limit. The note says it; the edit rewrites the values that are wrong and adds the limit where
+ * none is written. */
+static void suggest_fix(struct sl_finding *f, const struct sl_source *src, struct ctr *c, const struct judged *j)
+{
+	char target[64];
+	const struct sl_ynode *base = j->have_l ? j->lim : j->req;
+	target_text(src, base, j->have_l ? &j->lq : &j->rq, j->ext, target, sizeof target);
+	const char *tdisp = target[0] == '"' || target[0] == '\'' ? base->str : target;
+	if (j->frac_l || j->frac_r)
+		sl_note(f, "fix: request %s whole unit%s (rounded up), as both request and limit", tdisp,
+			strcmp(tdisp, "1") ? "s" : "");
+	else if (j->mismatch)
+		sl_note(f, "fix: set the request to the limit, %s", tdisp);
+	else
+		sl_note(f, "fix: add limits: {%s: %s}", j->name, tdisp);
+	if (c->node)
+		sl_add_related(f, &c->node->at, "%s \"%s\"", c->where, c->name);
+
+	char desc[256];
+	snprintf(desc, sizeof desc, "Set %s to %s in requests and limits", j->name, tdisp);
+	bool need_req = j->have_r && (j->frac_r || j->frac_l || j->mismatch), need_lim = j->have_l && j->frac_l;
+	/* `limits:` written empty (null) gets no insertion: a second `limits` key would be a duplicate. */
+	bool need_insert = !j->have_l && (lim_map(c) || (!c->limits && !c->limits_inserted));
+	if (!need_req && !need_lim && !need_insert)
+		return;
+	struct sl_fix *fx = sl_fix_new(f, desc);
+	if (need_req)
+		sl_fix_replace(fx, src, j->req, target);
+	if (need_lim)
+		sl_fix_replace(fx, src, j->lim, target);
+	if (!need_insert)
+		return;
+	if (lim_map(c)) {
+		const struct sl_yentry e = {j->name, target, NULL, 0};
+		sl_fix_insert(fx, src, c->limits, NULL, &e, 1);
+	} else
+		insert_limits(fx, src, c);
+}
+
+/* One resource that cannot be overcommitted, of one container: judged, reported with why, and
+ * fixed. */
+static void check_resource(const struct sl_rule *self, struct sl_check *cx, struct ctr *c, const char *name,
+			   const struct sl_ynode *req, const struct sl_ynode *lim, const char *ref)
+{
+	struct judged j;
+	if (!judge(name, req, lim, &j))
+		return;
+	struct sl_finding *f = report_rejection(self, cx, c, &j, ref);
+	note_why(f, &j);
+	suggest_fix(f, cx->w->obj.src, c, &j);
+}
+
+/* Each container of a list (containers or initContainers), each of its resources that cannot be
+ * overcommitted once. */
 static void check_list(const struct sl_rule *self, struct sl_check *cx, const struct sl_ynode *list, const char *where,
 		       const char *ref)
 {
@@ -235,6 +291,7 @@ static void check_list(const struct sl_rule *self, struct sl_check *cx, const st
 	}
 }
 
+/* The containers, then the init containers, of the workload's pod template. */
 static void check(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_workload *w = cx->w;

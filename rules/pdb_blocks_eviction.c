@@ -101,55 +101,93 @@ static void note_unhealthy_policy(struct sl_finding *f, const struct sl_pdb *p, 
 		p->unhealthy_policy ? "IfHealthyBudget" : "unset (IfHealthyBudget)");
 }
 
-static void report_blocking(const struct sl_rule *self, struct sl_check *cx, const struct sl_pdb *p, const char *ref)
+/* Every blocking finding says so: the budget bites on drains, not on rollouts, which is why it goes
+ * unnoticed until the first drain. */
+static void note_rollout(struct sl_finding *f)
 {
-	const struct sl_workload *w = cx->w;
-	const struct sl_intpct *v = p->max_unavailable.set ? &p->max_unavailable : &p->min_available;
-	const char *field = p->max_unavailable.set ? "maxUnavailable" : "minAvailable";
-	int64_t total = p->total;
-	size_t nw = p->nselected;
-	bool bare = p->bare;
-	/* A budget that blocks at every scale is reported once, on itself (check_budgets). */
-	if (!p->countable || total <= 0 || any_scale(p))
-		return;
-	const struct sl_hpa *h = nw == 1 ? w->hpa : NULL;
-	bool has_hpa = h != NULL;
-	const char *depends = NULL;
-	char dep[256], sizes[160] = "";
-	if (has_hpa) {
-		/* spec.replicas is the autoscaler's to set: judge every size it may choose. */
-		int64_t lo = h->min < 1 ? 1 : h->min, hi = h->max < lo + 100000 ? h->max : lo + 100000;
-		int64_t blocked = 0, first_free = -1;
-		for (int64_t r = lo; r <= hi; r++) {
-			if (allowed(p, r) == 0)
-				blocked++;
-			else if (first_free < 0)
-				first_free = r;
-		}
-		if (!blocked)
-			return;
-		total = lo;
-		if (first_free >= 0) {
-			snprintf(dep, sizeof dep,
-				 "its %s scales it between %lld and %lld replicas: evictions are blocked while it runs "
-				 "fewer than %lld",
-				 h->what, (long long)h->min, (long long)h->max, (long long)first_free);
-			depends = dep;
-			snprintf(sizes, sizeof sizes, "at %lld replica%s (its %s's minimum%s)", (long long)lo,
-				 lo == 1 ? "" : "s", h->what, h->min < lo ? " above 0" : "");
-		} else
-			snprintf(sizes, sizeof sizes, "at every size its %s allows (%lld to %lld)", h->what,
-				 (long long)h->min, (long long)h->max);
+	sl_note(f, "a rollout is not slowed by the budget (controllers delete pods directly, not through the eviction "
+		   "API); node drains, descheduling and scale-down are");
+}
+
+/* The workload a budget's finding is about, as a related location. */
+static void relate_selected(struct sl_finding *f, const struct sl_workload *w, const char *ref)
+{
+	sl_add_related(f, &(w->obj.kind_node ? w->obj.kind_node : w->obj.root)->at, "%s, selected by the budget", ref);
+}
+
+/* A budget judged against the workloads it selects: at which pod count, and — when the manifest
+ * does not fix that count — why the verdict depends on it (the finding is then a warning). */
+struct blocking {
+	const struct sl_hpa *h; /* the autoscaler that sets replicas, or NULL */
+	int64_t total;          /* the pods judged: the input's, or the autoscaler's smallest size */
+	const char *depends;    /* why the verdict depends on the count, or NULL */
+	char dep[256];          /* depends, when written here */
+	char sizes[160];        /* "with all 2 pods healthy", "at 2 replicas (…)" */
+};
+
+/* spec.replicas is the autoscaler's to set: judge every size it may choose. Blocked at none: no
+ * finding. Blocked at every size: judged at its minimum. Blocked at the smaller sizes only: the
+ * verdict depends on the size, and the first one that allows an eviction is named. */
+static bool judge_autoscaled(const struct sl_pdb *p, struct blocking *b)
+{
+	const struct sl_hpa *h = b->h;
+	int64_t lo = h->min < 1 ? 1 : h->min, hi = h->max < lo + 100000 ? h->max : lo + 100000;
+	int64_t blocked = 0, first_free = -1;
+	for (int64_t r = lo; r <= hi; r++) {
+		if (allowed(p, r) == 0)
+			blocked++;
+		else if (first_free < 0)
+			first_free = r;
+	}
+	if (!blocked)
+		return false;
+	b->total = lo;
+	if (first_free >= 0) {
+		snprintf(b->dep, sizeof b->dep,
+			 "its %s scales it between %lld and %lld replicas: evictions are blocked while it runs "
+			 "fewer than %lld",
+			 h->what, (long long)h->min, (long long)h->max, (long long)first_free);
+		b->depends = b->dep;
+		snprintf(b->sizes, sizeof b->sizes, "at %lld replica%s (its %s's minimum%s)", (long long)lo,
+			 lo == 1 ? "" : "s", h->what, h->min < lo ? " above 0" : "");
+	} else
+		snprintf(b->sizes, sizeof b->sizes, "at every size its %s allows (%lld to %lld)", h->what,
+			 (long long)h->min, (long long)h->max);
+	return true;
+}
+
+/* Whether the budget leaves disruptionsAllowed at 0 for the workload's pods, all healthy: at the
+ * input's count, or at the sizes its autoscaler may choose (docs: "Error or warning"). */
+static bool judge_blocking(const struct sl_workload *w, const struct sl_pdb *p, struct blocking *b)
+{
+	b->h = p->nselected == 1 ? w->hpa : NULL;
+	b->total = p->total;
+	b->depends = NULL;
+	b->sizes[0] = '\0';
+	if (b->h) {
+		if (!judge_autoscaled(p, b))
+			return false;
 	} else {
-		if (allowed(p, total) > 0)
-			return;
-		if (!w->replicas_node && nw == 1 && !bare)
-			depends =
+		if (allowed(p, b->total) > 0)
+			return false;
+		if (!w->replicas_node && p->nselected == 1 && !p->bare)
+			b->depends =
 			    "replicas is not written: the API server defaults it to 1, unless an autoscaler sets it";
 	}
-	if (!*sizes)
-		snprintf(sizes, sizeof sizes, total == 1 ? "with its one pod healthy" : "with all %lld pods healthy",
-			 (long long)total);
+	if (!*b->sizes)
+		snprintf(b->sizes, sizeof b->sizes,
+			 b->total == 1 ? "with its one pod healthy" : "with all %lld pods healthy",
+			 (long long)b->total);
+	return true;
+}
+
+/* The finding, at the budget's value: what blocks, for which workload, at which count. A verdict
+ * that depends on the replica count is a warning, and its first note says on what. */
+static struct sl_finding *report_verdict(const struct sl_rule *self, struct sl_check *cx, const struct sl_pdb *p,
+					 const char *ref, const struct blocking *b)
+{
+	const struct sl_intpct *v = p->max_unavailable.set ? &p->max_unavailable : &p->min_available;
+	const char *field = p->max_unavailable.set ? "maxUnavailable" : "minAvailable";
 	char vs[32], pref[512];
 	sl_intpct_format(v, vs, sizeof vs);
 	sl_object_ref(&p->obj, pref, sizeof pref);
@@ -157,25 +195,43 @@ static void report_blocking(const struct sl_rule *self, struct sl_check *cx, con
 	    sl_rule_report(self, cx, v->node,
 			   "%s %s %s allows no disruption of %s: disruptionsAllowed is 0 %s, so `kubectl drain`, the "
 			   "descheduler and the cluster-autoscaler can never evict its pods",
-			   pref, field, vs, ref, sizes);
-	if (depends && f->level == SL_ERROR)
+			   pref, field, vs, ref, b->sizes);
+	if (b->depends && f->level == SL_ERROR)
 		f->level = SL_WARNING;
-	if (depends)
-		sl_note(f, "this depends on the replica count: %s", depends);
-	if (nw > 1)
+	if (b->depends)
+		sl_note(f, "this depends on the replica count: %s", b->depends);
+	return f;
+}
+
+/* Where the pod count comes from: every workload the budget selects, the autoscaler, the bare
+ * Pod, or replicas (written or defaulted). */
+static void note_count(struct sl_finding *f, const struct sl_workload *w, const struct sl_pdb *p,
+		       const struct blocking *b, const char *ref)
+{
+	const struct sl_hpa *h = b->h;
+	if (p->nselected > 1)
 		sl_note(f,
 			"the budget selects %zu workloads of the input, %lld pods in all (pods outside the input "
 			"would count too)",
-			nw, (long long)total);
-	else if (has_hpa && w->replicas_node)
+			p->nselected, (long long)b->total);
+	else if (h && w->replicas_node)
 		sl_note(f, "its %s sets replicas between %lld and %lld (spec.replicas %lld is overridden)", h->what,
 			(long long)h->min, (long long)h->max, (long long)w->replicas);
-	else if (has_hpa)
+	else if (h)
 		sl_note(f, "its %s sets replicas between %lld and %lld", h->what, (long long)h->min, (long long)h->max);
-	else if (bare)
+	else if (p->bare)
 		sl_note(f, "%s is a bare Pod: one pod", ref);
 	else
 		sl_note(f, "replicas %lld%s", (long long)w->replicas, w->replicas_node ? "" : " (defaulted)");
+}
+
+/* desiredHealthy worked out at the judged count, one row of the docs' table: the reader checks
+ * the rounding of a percentage here. */
+static void note_arithmetic(struct sl_finding *f, const struct sl_pdb *p, int64_t total)
+{
+	const struct sl_intpct *v = p->max_unavailable.set ? &p->max_unavailable : &p->min_available;
+	char vs[32];
+	sl_intpct_format(v, vs, sizeof vs);
 	if (p->max_unavailable.set)
 		sl_note(f, "maxUnavailable %s: desiredHealthy = %lld - %s = %lld, so no pod may be down", vs,
 			(long long)total, vs, (long long)total);
@@ -188,47 +244,100 @@ static void report_blocking(const struct sl_rule *self, struct sl_check *cx, con
 	else
 		sl_note(f, "minAvailable %s >= %lld pod%s: disruptionsAllowed = max(0, %lld - %s) = 0", vs,
 			(long long)total, total == 1 ? "" : "s", (long long)total, vs);
-	sl_note(f, "a rollout is not slowed by the budget (controllers delete pods directly, not through the eviction "
-		   "API); node "
-		   "drains, descheduling and scale-down are");
-	if (!bare)
-		note_unhealthy_policy(f, p, cx->model->kube.minor);
-	if (bare) {
-		/* maxUnavailable and percentages take the controllers' scale, and a bare Pod has none:
-		 * the controller expects 0 pods and allows 0 disruptions, so neither is a fix. */
-		sl_note(f,
-			"fix: run the pod under a controller (a Deployment, with replicas >= 2 to stay up during a "
-			"drain) and budget that, or delete the budget; for a bare Pod maxUnavailable and percentages "
-			"block too (the disruption controller expects 0 pods without a controller's scale)");
-		sl_add_related(f, &(w->obj.kind_node ? w->obj.kind_node : w->obj.root)->at,
-			       "%s, selected by the budget", ref);
-		return;
-	}
+}
+
+/* maxUnavailable and percentages take the controllers' scale, and a bare Pod has none: the
+ * controller expects 0 pods and allows 0 disruptions, so neither is a fix, and none is offered. */
+static void note_bare_pod_fix(struct sl_finding *f, const struct sl_workload *w, const char *ref)
+{
+	sl_note(f, "fix: run the pod under a controller (a Deployment, with replicas >= 2 to stay up during a "
+		   "drain) and budget that, or delete the budget; for a bare Pod maxUnavailable and percentages "
+		   "block too (the disruption controller expects 0 pods without a controller's scale)");
+	relate_selected(f, w, ref);
+}
+
+/* The fix note, the places a reader follows (workload, replicas, selector, autoscaler), and the
+ * fixes: maxUnavailable: 1 always; an integer minAvailable lowered to r - 1 from two pods up. With
+ * one replica a drain means downtime, and the note says what to raise to keep the pod up. */
+static void suggest_fixes(struct sl_finding *f, const struct sl_workload *w, const struct sl_pdb *p,
+			  const struct blocking *b, const char *ref)
+{
+	const struct sl_hpa *h = b->h;
+	int64_t total = b->total;
 	const char *keep_up =
 	    total != 1 ? ""
-	    : has_hpa  ? "; with one replica that means downtime during a drain, so raise the autoscaler's "
+	    : h        ? "; with one replica that means downtime during a drain, so raise the autoscaler's "
 			 "minimum to keep it up"
 		       : "; with one replica that means downtime during a drain, so raise replicas to keep it up";
 	sl_note(f, "fix: maxUnavailable: 1 (one pod may be evicted at a time)%s", keep_up);
-	sl_add_related(f, &(w->obj.kind_node ? w->obj.kind_node : w->obj.root)->at, "%s, selected by the budget", ref);
+	relate_selected(f, w, ref);
 	if (w->replicas_node)
 		sl_add_related(f, &w->replicas_node->at, "replicas %lld", (long long)w->replicas);
 	if (p->sel.node)
 		sl_add_related(f, &p->sel.node->at, "the budget's selector");
-	if (has_hpa)
+	if (h)
 		sl_add_related(f, &h->ref->at, "the %s that scales it", h->what);
 
-	const struct sl_source *src = p->obj.src;
 	offer_max_unavailable_1(f, p);
-	if (!p->max_unavailable.set && !v->percent && total >= 2) {
+	if (!p->max_unavailable.set && !p->min_available.percent && total >= 2) {
 		char n[32], d[96];
 		snprintf(n, sizeof n, "%lld", (long long)(total - 1));
 		snprintf(d, sizeof d, "Lower minAvailable to %lld (one pod may be evicted at a time)",
 			 (long long)(total - 1));
-		sl_fix_replace(sl_fix_new(f, d), src, v->node, n);
+		sl_fix_replace(sl_fix_new(f, d), p->obj.src, p->min_available.node, n);
 	}
 }
 
+/* A budget that leaves disruptionsAllowed at 0 for this workload's pods at the count they run at.
+ * A budget that blocks at every scale is reported once, on itself (check_budgets). */
+static void report_blocking(const struct sl_rule *self, struct sl_check *cx, const struct sl_pdb *p, const char *ref)
+{
+	if (!p->countable || p->total <= 0 || any_scale(p))
+		return;
+	struct blocking b;
+	if (!judge_blocking(cx->w, p, &b))
+		return;
+	struct sl_finding *f = report_verdict(self, cx, p, ref, &b);
+	note_count(f, cx->w, p, &b, ref);
+	note_arithmetic(f, p, b.total);
+	note_rollout(f);
+	if (p->bare) {
+		note_bare_pod_fix(f, cx->w, ref);
+		return;
+	}
+	note_unhealthy_policy(f, p, cx->model->kube.minor);
+	suggest_fixes(f, cx->w, p, &b, ref);
+}
+
+/* Two or more budgets select the same pods: the eviction subresource refuses every eviction,
+ * whatever their values. Reported at the first budget, with every one of them related. */
+static void report_shared_pods(const struct sl_rule *self, struct sl_check *cx, const struct sl_pdb *first, size_t n,
+			       const char *ref)
+{
+	const struct sl_workload *w = cx->w;
+	char fref[512];
+	sl_object_ref(&first->obj, fref, sizeof fref);
+	struct sl_finding *f = sl_rule_report(
+	    self, cx, first->sel.node ? first->sel.node : first->obj.kind_node,
+	    "%zu PodDisruptionBudgets select the pods of %s: the eviction API refuses every eviction of them "
+	    "(\"This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.\")",
+	    n, ref);
+	sl_note(f, "the refusal does not depend on the budgets' values: `kubectl drain`, the descheduler and the "
+		   "cluster-autoscaler can never evict these pods");
+	sl_note(f, "fix: keep one budget for these pods; narrow or delete the others");
+	for (size_t i = 0; i < w->npdbs; i++) {
+		const struct sl_pdb *p = w->pdbs[i];
+		if (!consulted(p))
+			continue;
+		char pr[512];
+		sl_object_ref(&p->obj, pr, sizeof pr);
+		sl_add_related(f, &(p->sel.node ? p->sel.node : p->obj.kind_node)->at, "%s selects them", pr);
+	}
+	sl_add_related(f, &(w->obj.kind_node ? w->obj.kind_node : w->obj.root)->at, "%s", ref);
+}
+
+/* Per workload: each budget the eviction API consults that blocks it, then whether more than one
+ * budget selects its pods. */
 static void check(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_workload *w = cx->w;
@@ -251,27 +360,8 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		if (valid_budget(p))
 			report_blocking(self, cx, p, ref);
 	}
-	if (n < 2)
-		return;
-	char fref[512];
-	sl_object_ref(&first->obj, fref, sizeof fref);
-	struct sl_finding *f = sl_rule_report(
-	    self, cx, first->sel.node ? first->sel.node : first->obj.kind_node,
-	    "%zu PodDisruptionBudgets select the pods of %s: the eviction API refuses every eviction of them "
-	    "(\"This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.\")",
-	    n, ref);
-	sl_note(f, "the refusal does not depend on the budgets' values: `kubectl drain`, the descheduler and the "
-		   "cluster-autoscaler can never evict these pods");
-	sl_note(f, "fix: keep one budget for these pods; narrow or delete the others");
-	for (size_t i = 0; i < w->npdbs; i++) {
-		const struct sl_pdb *p = w->pdbs[i];
-		if (!consulted(p))
-			continue;
-		char pr[512];
-		sl_object_ref(&p->obj, pr, sizeof pr);
-		sl_add_related(f, &(p->sel.node ? p->sel.node : p->obj.kind_node)->at, "%s selects them", pr);
-	}
-	sl_add_related(f, &(w->obj.kind_node ? w->obj.kind_node : w->obj.root)->at, "%s", ref);
+	if (n >= 2)
+		report_shared_pods(self, cx, first, n, ref);
 }
 
 /* A budget's place in the model's list, found by its address. */
@@ -311,8 +401,7 @@ static size_t report_any_scale(const struct sl_rule *self, struct sl_model_check
 			p->nselected == 1 ? "" : "s", (long long)p->total, p->total == 1 ? "" : "s");
 	else
 		sl_note(f, "it selects no workload of the input: it blocks whatever pods it selects in the cluster");
-	sl_note(f, "a rollout is not slowed by the budget (controllers delete pods directly, not through the eviction "
-		   "API); node drains, descheduling and scale-down are");
+	note_rollout(f);
 	note_unhealthy_policy(f, p, cx->model->kube.minor);
 	sl_note(f, "fix: maxUnavailable: 1 (one pod may be evicted at a time)");
 	if (p->sel.node)
@@ -363,8 +452,7 @@ static void check_budgets(const struct sl_rule *self, struct sl_model_check *cx)
 				continue;
 			char ref[512];
 			sl_object_ref(&w->obj, ref, sizeof ref);
-			sl_add_related(&cx->out->v[at[s->i]], &(w->obj.kind_node ? w->obj.kind_node : w->obj.root)->at,
-				       "%s, selected by the budget", ref);
+			relate_selected(&cx->out->v[at[s->i]], w, ref);
 		}
 	}
 	free(slots);

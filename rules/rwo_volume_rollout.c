@@ -65,6 +65,7 @@ static void placement_of(const struct sl_podspec *p, struct placement *pl)
 	}
 }
 
+/* The claim's accessModes, as a related location: where the one-pod or one-node limit is written. */
 static void note_modes(struct sl_finding *f, const struct sl_pvc *c)
 {
 	if (c->modes_node)
@@ -72,6 +73,8 @@ static void note_modes(struct sl_finding *f, const struct sl_pvc *c)
 			       c->obj.namespace, c->obj.name);
 }
 
+/* The two fixes for a one-replica rollout: either way the old pod releases the claim before the new
+ * one needs it. */
 static void fix_rollout(struct sl_finding *f, const struct sl_workload *w)
 {
 	sl_fix_recreate(sl_fix_new(f, "Use the Recreate strategy (the old pod stops and releases the claim before the "
@@ -81,6 +84,7 @@ static void fix_rollout(struct sl_finding *f, const struct sl_workload *w)
 			      "0", "1");
 }
 
+/* "maxUnavailable 0", or "maxUnavailable 25% resolves to 0": why the old pod waits for the new. */
 static const char *unavail_text(const struct sl_workload *w, char *buf, size_t n)
 {
 	char u[32];
@@ -89,131 +93,184 @@ static const char *unavail_text(const struct sl_workload *w, char *buf, size_t n
 	return buf;
 }
 
-static void check_claim(const struct sl_rule *self, struct sl_check *cx, const struct sl_volume *v,
-			const struct sl_pvc *c)
+/* What every finding on one claim names: where it points (the volume's claimName), the workload,
+ * the claim, and the rollout's resolved surge and unavailability. */
+struct claim_use {
+	const struct sl_ynode *at;
+	char ref[512], cref[512];
+	int64_t surge, unavail;
+};
+
+/* With several replicas a rollout strategy fixes nothing: only separate claims, a claim that many
+ * may write, or one replica do. */
+static void fix_replicas(struct sl_finding *f, const struct sl_pvc *c)
+{
+	sl_note(f, "fix: give each pod its own claim (a StatefulSet with volumeClaimTemplates), use a "
+		   "ReadWriteMany claim, or run 1 replica");
+	note_modes(f, c);
+}
+
+/* ReadWriteOncePod, replicas > 1: the scheduler admits one pod; the others stay Pending on every
+ * cluster, an error. */
+static void report_rwop_replicas(const struct sl_rule *self, struct sl_check *cx, const struct sl_pvc *c,
+				 const struct claim_use *u)
 {
 	const struct sl_workload *w = cx->w;
-	const struct sl_podspec *p = &w->pod;
-	int64_t surge = 0, unavail = 1;
-	bool deploy = !strcmp(w->obj.kind, "Deployment");
-	if (deploy && w->strategy == SL_STRATEGY_ROLLING)
-		sl_fenceposts(w, &surge, &unavail);
-	bool rollout = surge > 0 && unavail == 0;
-	bool several = w->replicas > 1;
-	if (!rollout && !several)
-		return;
-	const struct sl_ynode *at = sl_ymap_get(v->node, "claimName");
-	char ref[512], cref[512], ubuf[64];
-	sl_object_ref(&w->obj, ref, sizeof ref);
-	snprintf(cref, sizeof cref, "PersistentVolumeClaim %s/%s", c->obj.namespace, c->obj.name);
+	struct sl_finding *f =
+	    sl_rule_report(self, cx, u->at,
+			   "only 1 of the %lld replicas of %s can run at once: they share %s, which is "
+			   "ReadWriteOncePod, and the scheduler admits no second pod while one uses it",
+			   (long long)w->replicas, u->ref, u->cref);
+	sl_note(f, "replicas %lld", (long long)w->replicas);
+	char rest[48];
+	if (w->replicas == 2)
+		snprintf(rest, sizeof rest, "the other pod");
+	else
+		snprintf(rest, sizeof rest, "the other %lld pods", (long long)(w->replicas - 1));
+	sl_note(f,
+		"VolumeRestrictions rejects every node for %s (node has pod using PersistentVolumeClaim with "
+		"the same name and ReadWriteOncePod access mode); preemption cannot help, the pod holding the "
+		"claim is one of its own, with the same priority",
+		rest);
+	fix_replicas(f, c);
+}
+
+/* ReadWriteOncePod, a surge with maxUnavailable 0: the new pod never schedules while the old one
+ * holds the claim, and the old one stays until a new one is Ready — an error. */
+static void report_rwop_rollout(const struct sl_rule *self, struct sl_check *cx, const struct sl_pvc *c,
+				const struct claim_use *u)
+{
+	const struct sl_workload *w = cx->w;
+	char ubuf[64];
+	struct sl_finding *f =
+	    sl_rule_report(self, cx, u->at,
+			   "rollout of %s can never finish: the new pod needs %s, which is ReadWriteOncePod and "
+			   "held by the old pod, and %s, so the old pod stays until a new one is Ready",
+			   u->ref, u->cref, unavail_text(w, ubuf, sizeof ubuf));
+	sl_note_rollout(f, w, w->replicas, u->surge, u->unavail);
+	sl_note(f, "VolumeRestrictions rejects the new pod on every node while the old pod uses the claim (node "
+		   "has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode)");
+	sl_note(f, "fix: use strategy type Recreate, or roll with maxSurge: 0, maxUnavailable: 1; either way the "
+		   "old pod goes first and the new one takes the claim after it");
+	note_modes(f, c);
+	fix_rollout(f, w);
+}
+
+/* What every ReadWriteOnce finding rests on besides placement: whether the storage enforces the
+ * mode at all. */
+#define STORAGE_DEPENDS                                                                                                \
+	"the storage enforcing ReadWriteOnce (volumes that need no attach, such as NFS, and PersistentVolumes that "   \
+	"also allow ReadWriteMany mount on several nodes)"
+
+/* ReadWriteOnce, replicas > 1 not kept on one node: the pods off the attached node wait in
+ * ContainerCreating. A warning: it depends on the storage, and — unless the template keeps the
+ * pods apart — on placement. */
+static void report_rwo_replicas(const struct sl_rule *self, struct sl_check *cx, const struct sl_pvc *c,
+				const struct claim_use *u, const struct placement *pl)
+{
+	const struct sl_workload *w = cx->w;
 	struct sl_finding *f;
+	if (pl->apart)
+		f = sl_rule_report(self, cx, u->at,
+				   "%lld replicas of %s share %s, which is ReadWriteOnce, and cannot share a node "
+				   "(%s): the pods off the node that has it attached cannot start, unless the "
+				   "storage mounts it on several nodes",
+				   (long long)w->replicas, u->ref, u->cref, pl->apart_why);
+	else
+		f = sl_rule_report(self, cx, u->at,
+				   "%lld replicas of %s share %s, which is ReadWriteOnce: they all start only if they "
+				   "land on the node that has it attached, and nothing pins them there",
+				   (long long)w->replicas, u->ref, u->cref);
+	if (f->level == SL_ERROR)
+		f->level = SL_WARNING;
+	sl_note(f, "replicas %lld", (long long)w->replicas);
+	sl_note(f, "ReadWriteOnce attaches the volume read-write to one node; a pod placed on another node "
+		   "waits in ContainerCreating (Multi-Attach error) until every pod using it elsewhere is gone");
+	sl_note(f, "this depends on %s", STORAGE_DEPENDS);
+	if (pl->apart && pl->apart_node)
+		sl_add_related(f, &pl->apart_node->at, "what keeps the pods on distinct nodes");
+	fix_replicas(f, c);
+}
 
-	if (c->rwop && several) {
-		f = sl_rule_report(self, cx, at,
-				   "only 1 of the %lld replicas of %s can run at once: they share %s, which is "
-				   "ReadWriteOncePod, and the scheduler admits no second pod while one uses it",
-				   (long long)w->replicas, ref, cref);
-		sl_note(f, "replicas %lld", (long long)w->replicas);
-		char rest[48];
-		if (w->replicas == 2)
-			snprintf(rest, sizeof rest, "the other pod");
-		else
-			snprintf(rest, sizeof rest, "the other %lld pods", (long long)(w->replicas - 1));
-		sl_note(f,
-			"VolumeRestrictions rejects every node for %s (node has pod using PersistentVolumeClaim with "
-			"the same name and ReadWriteOncePod access mode); preemption cannot help, the pod holding the "
-			"claim is one of its own, with the same priority",
-			rest);
-		sl_note(f, "fix: give each pod its own claim (a StatefulSet with volumeClaimTemplates), use a "
-			   "ReadWriteMany claim, or run 1 replica");
-		note_modes(f, c);
-		return;
-	}
-	if (c->rwop) {
+/* ReadWriteOnce, a surge with maxUnavailable 0 and nothing drawing the new pod to the old pod's
+ * node: the rollout stalls if the new pod lands elsewhere. A warning: it depends on the storage,
+ * and — unless the template keeps the new pod off that node — on placement. */
+static void report_rwo_rollout(const struct sl_rule *self, struct sl_check *cx, const struct sl_pvc *c,
+			       const struct claim_use *u, const struct placement *pl)
+{
+	const struct sl_workload *w = cx->w;
+	char ubuf[64];
+	struct sl_finding *f;
+	if (pl->surge_apart)
 		f = sl_rule_report(
-		    self, cx, at,
-		    "rollout of %s can never finish: the new pod needs %s, which is ReadWriteOncePod and "
-		    "held by the old pod, and %s, so the old pod stays until a new one is Ready",
-		    ref, cref, unavail_text(w, ubuf, sizeof ubuf));
-		sl_note_rollout(f, w, w->replicas, surge, unavail);
-		sl_note(f,
-			"VolumeRestrictions rejects the new pod on every node while the old pod uses the claim (node "
-			"has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode)");
-		sl_note(f,
-			"fix: use strategy type Recreate, or roll with maxSurge: 0, maxUnavailable: 1; either way the "
-			"old pod goes first and the new one takes the claim after it");
-		note_modes(f, c);
-		fix_rollout(f, w);
-		return;
-	}
-
-	/* ReadWriteOnce: one node at a time. */
-	struct placement pl;
-	placement_of(p, &pl);
-	if (pl.one_node)
-		return;
-	const char *depends = "the storage enforcing ReadWriteOnce (volumes that need no attach, such as NFS, and "
-			      "PersistentVolumes that also allow ReadWriteMany mount on several nodes)";
-	if (several && !pl.together) {
-		if (pl.apart)
-			f = sl_rule_report(
-			    self, cx, at,
-			    "%lld replicas of %s share %s, which is ReadWriteOnce, and cannot share a node "
-			    "(%s): the pods off the node that has it attached cannot start, unless the "
-			    "storage mounts it on several nodes",
-			    (long long)w->replicas, ref, cref, pl.apart_why);
-		else
-			f = sl_rule_report(
-			    self, cx, at,
-			    "%lld replicas of %s share %s, which is ReadWriteOnce: they all start only if they "
-			    "land on the node that has it attached, and nothing pins them there",
-			    (long long)w->replicas, ref, cref);
-		if (f->level == SL_ERROR)
-			f->level = SL_WARNING;
-		sl_note(f, "replicas %lld", (long long)w->replicas);
-		sl_note(f,
-			"ReadWriteOnce attaches the volume read-write to one node; a pod placed on another node "
-			"waits in ContainerCreating (Multi-Attach error) until every pod using it elsewhere is gone");
-		sl_note(f, "this depends on %s", depends);
-		if (pl.apart && pl.apart_node)
-			sl_add_related(f, &pl.apart_node->at, "what keeps the pods on distinct nodes");
-		sl_note(f, "fix: give each pod its own claim (a StatefulSet with volumeClaimTemplates), use a "
-			   "ReadWriteMany claim, or run 1 replica");
-		note_modes(f, c);
-		return;
-	}
-	if (!rollout || pl.surge_together)
-		return;
-	if (pl.surge_apart)
-		f = sl_rule_report(
-		    self, cx, at,
+		    self, cx, u->at,
 		    "rollout of %s stalls unless the storage mounts %s on several nodes: it is "
 		    "ReadWriteOnce, attached to the old pod's node, where the new pod cannot go (%s), and "
 		    "%s, so the old pod stays until a new one is Ready",
-		    ref, cref, pl.apart_why, unavail_text(w, ubuf, sizeof ubuf));
+		    u->ref, u->cref, pl->apart_why, unavail_text(w, ubuf, sizeof ubuf));
 	else
 		f = sl_rule_report(
-		    self, cx, at,
+		    self, cx, u->at,
 		    "rollout of %s depends on placement: the new pod needs %s, which is ReadWriteOnce and "
 		    "attached to the old pod's node; nothing pins the new pod there, and %s, so the old "
 		    "pod stays until a new one is Ready",
-		    ref, cref, unavail_text(w, ubuf, sizeof ubuf));
+		    u->ref, u->cref, unavail_text(w, ubuf, sizeof ubuf));
 	if (f->level == SL_ERROR)
 		f->level = SL_WARNING;
-	sl_note_rollout(f, w, w->replicas, surge, unavail);
+	sl_note_rollout(f, w, w->replicas, u->surge, u->unavail);
 	sl_note(f, "ReadWriteOnce attaches the volume read-write to one node; placed on another node the new pod "
 		   "waits in ContainerCreating (Multi-Attach error), and the old pod is not removed before it is "
 		   "Ready: the rollout stops until progressDeadlineSeconds marks it failed");
-	sl_note(f, "this depends on %s%s", pl.surge_apart ? "" : "where the scheduler puts the new pod, and on ",
-		depends);
-	if (pl.surge_apart && pl.apart_node)
-		sl_add_related(f, &pl.apart_node->at, "what keeps the new pod off the old pod's node");
+	sl_note(f, "this depends on %s%s", pl->surge_apart ? "" : "where the scheduler puts the new pod, and on ",
+		STORAGE_DEPENDS);
+	if (pl->surge_apart && pl->apart_node)
+		sl_add_related(f, &pl->apart_node->at, "what keeps the new pod off the old pod's node");
 	sl_note(f, "fix: use strategy type Recreate (the old pod stops and the volume detaches before the new pod "
 		   "starts), or roll with maxSurge: 0, maxUnavailable: 1");
 	note_modes(f, c);
 	fix_rollout(f, w);
 }
 
+/* One finding per workload and claim: several replicas are the finding when there are several (a
+ * Recreate strategy would not fix them), otherwise a Deployment's surge rollout. ReadWriteOnce
+ * is judged only when the template does not already keep the pods (or the surge pod) on one
+ * node. */
+static void check_claim(const struct sl_rule *self, struct sl_check *cx, const struct sl_volume *v,
+			const struct sl_pvc *c)
+{
+	const struct sl_workload *w = cx->w;
+	struct claim_use u = {.surge = 0, .unavail = 1};
+	if (!strcmp(w->obj.kind, "Deployment") && w->strategy == SL_STRATEGY_ROLLING)
+		sl_fenceposts(w, &u.surge, &u.unavail);
+	bool rollout = u.surge > 0 && u.unavail == 0;
+	bool several = w->replicas > 1;
+	if (!rollout && !several)
+		return;
+	u.at = sl_ymap_get(v->node, "claimName");
+	sl_object_ref(&w->obj, u.ref, sizeof u.ref);
+	snprintf(u.cref, sizeof u.cref, "PersistentVolumeClaim %s/%s", c->obj.namespace, c->obj.name);
+
+	if (c->rwop) {
+		if (several)
+			report_rwop_replicas(self, cx, c, &u);
+		else
+			report_rwop_rollout(self, cx, c, &u);
+		return;
+	}
+
+	/* ReadWriteOnce: one node at a time. */
+	struct placement pl;
+	placement_of(&w->pod, &pl);
+	if (pl.one_node)
+		return;
+	if (several && !pl.together)
+		report_rwo_replicas(self, cx, c, &u, &pl);
+	else if (rollout && !pl.surge_together)
+		report_rwo_rollout(self, cx, c, &u, &pl);
+}
+
+/* Each claim the template mounts once, that another pod of the workload shares (not a
+ * StatefulSet's per-pod claim), and that one pod or one node may use. */
 static void check(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_workload *w = cx->w;
