@@ -140,36 +140,58 @@ bool sl_note_order(struct sl_finding *f, const struct sl_analysis *a)
 	return a->order_dependent;
 }
 
-void sl_note_slots(struct sl_finding *f, const struct sl_model *m, const struct sl_analysis *a)
+/* The sequential picture: the pods placed one after another as the scheduler would, and per node
+ * how many of them (old, and new ones of a surge) it took. Nodes that took none are left out. */
+static void note_slots_placed(struct sl_finding *f, const struct sl_model *m, const struct sl_analysis *a)
 {
-	if (a->sequential) {
-		struct sl_buf b = SL_BUF_INIT;
-		size_t listed = 0, used = 0;
-		for (size_t i = 0; i < a->nnodes; i++) {
-			if (!a->slots[i] && !a->surge_slots[i])
-				continue;
-			used++;
-			if (listed++ >= MAX_LISTED)
-				continue;
-			sl_buf_printf(&b, "%s%s: %lld", listed > 1 ? "; " : "", m->nodes[i]->name,
-				      (long long)a->slots[i]);
-			if (a->surge_slots[i])
-				sl_buf_printf(&b, " + %lld new", (long long)a->surge_slots[i]);
-		}
-		if (listed > MAX_LISTED)
-			sl_buf_printf(&b, "; and %zu more", listed - MAX_LISTED);
-		int64_t placed = a->steady_placed - (a->own_running < a->replicas ? a->own_running : a->replicas);
-		if (a->own_running)
-			sl_note(f, "%lld of its pods already run (found among the running pods)",
-				(long long)a->own_running);
-		if (used)
-			sl_note(f, "placed one after another, as the scheduler would: %s", b.s);
-		else if (placed == 0)
-			sl_note(f, "not one pod of it can be placed");
-		sl_buf_free(&b);
-		return;
+	struct sl_buf b = SL_BUF_INIT;
+	size_t listed = 0, used = 0;
+	for (size_t i = 0; i < a->nnodes; i++) {
+		if (!a->slots[i] && !a->surge_slots[i])
+			continue;
+		used++;
+		if (listed++ >= MAX_LISTED)
+			continue;
+		sl_buf_printf(&b, "%s%s: %lld", listed > 1 ? "; " : "", m->nodes[i]->name, (long long)a->slots[i]);
+		if (a->surge_slots[i])
+			sl_buf_printf(&b, " + %lld new", (long long)a->surge_slots[i]);
 	}
+	if (listed > MAX_LISTED)
+		sl_buf_printf(&b, "; and %zu more", listed - MAX_LISTED);
+	int64_t placed = a->steady_placed - (a->own_running < a->replicas ? a->own_running : a->replicas);
+	if (a->own_running)
+		sl_note(f, "%lld of its pods already run (found among the running pods)", (long long)a->own_running);
+	if (used)
+		sl_note(f, "placed one after another, as the scheduler would: %s", b.s);
+	else if (placed == 0)
+		sl_note(f, "not one pod of it can be placed");
+	sl_buf_free(&b);
+}
 
+/* What bounds node i's slots, in parentheses after its count: the pod count, or the scarce
+ * resource with what is allocatable and what running pods (its own among them) use. */
+static void describe_slot_limit(struct sl_buf *b, const struct sl_node *n, const struct sl_analysis *a, size_t i)
+{
+	const char *lim = a->slot_limit[i];
+	if (lim && !strcmp(lim, "pods"))
+		sl_buf_printf(b, " (pod count %lld of %lld used)", (long long)n->npods, (long long)n->max_pods);
+	else if (lim) {
+		char al[48], us[48];
+		sl_format_amount(lim, sl_res_get(&n->alloc, lim), al, sizeof al);
+		sl_format_amount(lim, sl_res_get(&n->used, lim), us, sizeof us);
+		int64_t own = a->own_on ? a->own_on[i] : 0;
+		if (own)
+			sl_buf_printf(b, " (%s: %s allocatable, %s used by running pods, %lld of its own among them)",
+				      lim, al, us, (long long)own);
+		else
+			sl_buf_printf(b, " (%s: %s allocatable, %s used by other pods)", lim, al, us);
+	}
+}
+
+/* The all-at-once picture: how many pods fit on each node that passes every filter but the
+ * resource fit, and what bounds it. */
+static void note_slots_at_once(struct sl_finding *f, const struct sl_model *m, const struct sl_analysis *a)
+{
 	struct sl_buf b = SL_BUF_INIT;
 	size_t listed = 0, candidates = 0;
 	for (size_t i = 0; i < a->nnodes; i++) {
@@ -178,24 +200,8 @@ void sl_note_slots(struct sl_finding *f, const struct sl_model *m, const struct 
 		candidates++;
 		if (listed++ >= MAX_LISTED)
 			continue;
-		const struct sl_node *n = m->nodes[i];
-		const char *lim = a->slot_limit[i];
-		sl_buf_printf(&b, "%s%s: %lld", listed > 1 ? "; " : "", n->name, (long long)a->slots[i]);
-		if (lim && !strcmp(lim, "pods"))
-			sl_buf_printf(&b, " (pod count %lld of %lld used)", (long long)n->npods,
-				      (long long)n->max_pods);
-		else if (lim) {
-			char al[48], us[48];
-			sl_format_amount(lim, sl_res_get(&n->alloc, lim), al, sizeof al);
-			sl_format_amount(lim, sl_res_get(&n->used, lim), us, sizeof us);
-			int64_t own = a->own_on ? a->own_on[i] : 0;
-			if (own)
-				sl_buf_printf(
-				    &b, " (%s: %s allocatable, %s used by running pods, %lld of its own among them)",
-				    lim, al, us, (long long)own);
-			else
-				sl_buf_printf(&b, " (%s: %s allocatable, %s used by other pods)", lim, al, us);
-		}
+		sl_buf_printf(&b, "%s%s: %lld", listed > 1 ? "; " : "", m->nodes[i]->name, (long long)a->slots[i]);
+		describe_slot_limit(&b, m->nodes[i], a, i);
 	}
 	if (listed > MAX_LISTED)
 		sl_buf_printf(&b, "; and %zu more", listed - MAX_LISTED);
@@ -211,6 +217,16 @@ void sl_note_slots(struct sl_finding *f, const struct sl_model *m, const struct 
 			(long long)a->total_slots, a->total_slots == 1 ? "" : "s", a->total_slots == 1 ? "s" : "",
 			candidates, candidates == 1 ? "" : "s", candidates == 1 ? "es" : "", b.s);
 	sl_buf_free(&b);
+}
+
+/* A sequential analysis (pods placed one by one) is described by where they went; otherwise by
+ * how many fit at once where. */
+void sl_note_slots(struct sl_finding *f, const struct sl_model *m, const struct sl_analysis *a)
+{
+	if (a->sequential)
+		note_slots_placed(f, m, a);
+	else
+		note_slots_at_once(f, m, a);
 }
 
 void sl_relate_nodes(struct sl_finding *f, const struct sl_model *m, const struct sl_analysis *a, bool feasible_only)

@@ -96,21 +96,26 @@ static const char *cmp_words(enum sl_op op)
 	return op == SL_OP_GT ? "greater than" : "less than";
 }
 
-/* Whether the constraints (all on one key) can never hold together; when so, why. Label values
- * are free strings, so NotIn alone, Exists, or a non-empty integer range always leave a value
- * (and an integer has endless spellings: 7, 07, +7, which NotIn cannot all list). */
-static bool unsat(const struct con *const *cs, size_t n, char *why, size_t whylen)
+/* What the constraints on one key ask, gathered in one pass: the first that requires the label,
+ * the first that forbids it, the first In list, and the tightest Gt and Lt bounds. */
+struct keyscan {
+	const struct con *need, *absent, *in, *gt, *lt;
+	long long lo, hi; /* the Gt and Lt bounds, when gt / lt */
+};
+
+/* Gathers the keyscan. A single constraint that can never hold on its own (In with no values,
+ * Gt/Lt without exactly one integer) ends the scan: true, with why. */
+static bool scan_key(const struct con *const *cs, size_t n, struct keyscan *k, char *why, size_t whylen)
 {
-	const struct con *need = NULL, *absent = NULL, *in = NULL, *gt = NULL, *lt = NULL;
-	long long lo = 0, hi = 0;
+	memset(k, 0, sizeof *k);
 	for (size_t i = 0; i < n; i++) {
 		const struct con *c = cs[i];
-		if (requires_label(c) && !need)
-			need = c;
-		if (c->op == SL_OP_DOESNOTEXIST && !absent)
-			absent = c;
-		if (c->op == SL_OP_IN && !in)
-			in = c;
+		if (requires_label(c) && !k->need)
+			k->need = c;
+		if (c->op == SL_OP_DOESNOTEXIST && !k->absent)
+			k->absent = c;
+		if (c->op == SL_OP_IN && !k->in)
+			k->in = c;
 		if (c->op == SL_OP_IN && c->nvals == 0) {
 			snprintf(why, whylen, "In with no values matches nothing (the API server rejects it)");
 			return true;
@@ -128,50 +133,47 @@ static bool unsat(const struct con *const *cs, size_t n, char *why, size_t whyle
 				 c->vals[0]);
 			return true;
 		}
-		if (c->op == SL_OP_GT && (!gt || v > lo)) {
-			gt = c;
-			lo = v;
+		if (c->op == SL_OP_GT && (!k->gt || v > k->lo)) {
+			k->gt = c;
+			k->lo = v;
 		}
-		if (c->op == SL_OP_LT && (!lt || v < hi)) {
-			lt = c;
-			hi = v;
+		if (c->op == SL_OP_LT && (!k->lt || v < k->hi)) {
+			k->lt = c;
+			k->hi = v;
 		}
 	}
-	if (need && absent) {
-		snprintf(why, whylen, "DoesNotExist forbids the label that %s requires",
-			 need->ns >= 0 ? "the nodeSelector" : sl_op_name(need->op));
-		return true;
-	}
-	if (gt && lt && (hi <= lo || hi - lo < 2)) {
-		snprintf(why, whylen, "no integer is greater than %lld and less than %lld", lo, hi);
-		return true;
-	}
-	if (!in)
-		return false;
-	/* Every value the first In list (or the nodeSelector) allows must fail another constraint. */
-	for (size_t v = 0; v < in->nvals; v++) {
-		const char *val = in->vals[v];
+	return false;
+}
+
+/* Whether some value the first In list (or the nodeSelector) allows passes every other
+ * constraint on the key. */
+static bool value_left(const struct con *const *cs, size_t n, const struct keyscan *k)
+{
+	for (size_t v = 0; v < k->in->nvals; v++) {
+		const char *val = k->in->vals[v];
 		bool ok = true;
 		long long iv;
 		for (size_t i = 0; i < n && ok; i++) {
 			const struct con *c = cs[i];
-			if (c == in)
+			if (c == k->in)
 				continue;
 			if (c->op == SL_OP_IN)
 				ok = in_list(c, val);
 			else if (c->op == SL_OP_NOTIN)
 				ok = !in_list(c, val);
 			else if (c->op == SL_OP_GT || c->op == SL_OP_LT)
-				ok = parse_int(val, &iv) && (c->op == SL_OP_GT ? iv > lo : iv < hi);
+				ok = parse_int(val, &iv) && (c->op == SL_OP_GT ? iv > k->lo : iv < k->hi);
 		}
 		if (ok)
-			return false;
+			return true;
 	}
-	if (n != 2) {
-		snprintf(why, whylen, "together they leave no value");
-		return true;
-	}
-	const struct con *o = cs[0] == in ? cs[1] : cs[0];
+	return false;
+}
+
+/* Why an In list and one other constraint leave no value, in the words of the pair. */
+static void explain_in_pair(const struct con *const *cs, const struct keyscan *k, char *why, size_t whylen)
+{
+	const struct con *in = k->in, *o = cs[0] == in ? cs[1] : cs[0];
 	if (o->op == SL_OP_IN && (in->nvals == 1 || o->nvals == 1)) {
 		const struct con *one = in->nvals == 1 ? in : o, *list = one == in ? o : in;
 		snprintf(why, whylen, "%s is not %s", one->vals[0],
@@ -187,10 +189,36 @@ static bool unsat(const struct con *const *cs, size_t n, char *why, size_t whyle
 		snprintf(why, whylen, "NotIn excludes every value In allows");
 	else if (in->nvals == 1)
 		snprintf(why, whylen, "\"%s\" is not an integer %s %lld", in->vals[0], cmp_words(o->op),
-			 o->op == SL_OP_GT ? lo : hi);
+			 o->op == SL_OP_GT ? k->lo : k->hi);
 	else
 		snprintf(why, whylen, "no value listed is an integer %s %lld", cmp_words(o->op),
-			 o->op == SL_OP_GT ? lo : hi);
+			 o->op == SL_OP_GT ? k->lo : k->hi);
+}
+
+/* Whether the constraints (all on one key) can never hold together; when so, why. Label values
+ * are free strings, so NotIn alone, Exists, or a non-empty integer range always leave a value
+ * (and an integer has endless spellings: 7, 07, +7, which NotIn cannot all list). */
+static bool unsat(const struct con *const *cs, size_t n, char *why, size_t whylen)
+{
+	struct keyscan k;
+	if (scan_key(cs, n, &k, why, whylen))
+		return true;
+	if (k.need && k.absent) {
+		snprintf(why, whylen, "DoesNotExist forbids the label that %s requires",
+			 k.need->ns >= 0 ? "the nodeSelector" : sl_op_name(k.need->op));
+		return true;
+	}
+	if (k.gt && k.lt && (k.hi <= k.lo || k.hi - k.lo < 2)) {
+		snprintf(why, whylen, "no integer is greater than %lld and less than %lld", k.lo, k.hi);
+		return true;
+	}
+	/* Every value the first In list (or the nodeSelector) allows must fail another constraint. */
+	if (!k.in || value_left(cs, n, &k))
+		return false;
+	if (n != 2)
+		snprintf(why, whylen, "together they leave no value");
+	else
+		explain_in_pair(cs, &k, why, whylen);
 	return true;
 }
 
@@ -356,6 +384,32 @@ static bool entry_lines(const struct sl_source *src, const struct sl_kv *kv, siz
 	return true;
 }
 
+/* Marks the nodeSelector entries that take part in some term's contradiction; how many. */
+static size_t contradicting_entries(const struct verdict *vs, size_t nt, bool *mask)
+{
+	size_t nmask = 0;
+	for (size_t t = 0; t < nt; t++)
+		for (size_t i = 0; i < vs[t].ncs; i++)
+			if (vs[t].cs[i]->ns >= 0 && !mask[vs[t].cs[i]->ns]) {
+				mask[vs[t].cs[i]->ns] = true;
+				nmask++;
+			}
+	return nmask;
+}
+
+/* Whether every term can match once the masked nodeSelector entries are gone. */
+static bool live_without(const struct sl_podspec *p, const bool *mask)
+{
+	bool all_live = true;
+	for (size_t t = 0; t < p->nterms && all_live; t++) {
+		struct verdict v;
+		judge_term(p, &p->terms[t], mask, &v);
+		all_live = !v.dead;
+		free(v.owned);
+	}
+	return all_live;
+}
+
 /* Remove the nodeSelector entries that take part in the contradictions when every term can
  * match without them: the node affinity is the more precise statement of where the pod goes, so
  * the entry that fights it is the one to drop. */
@@ -365,20 +419,8 @@ static void offer_fix(struct sl_finding *f, const struct sl_workload *w, const s
 	if (!p->node_selector.n || !p->node_selector_node || p->node_selector_node->flow)
 		return;
 	bool *mask = sl_xcalloc(p->node_selector.n, sizeof *mask);
-	size_t nmask = 0;
-	for (size_t t = 0; t < nt; t++)
-		for (size_t i = 0; i < vs[t].ncs; i++)
-			if (vs[t].cs[i]->ns >= 0 && !mask[vs[t].cs[i]->ns]) {
-				mask[vs[t].cs[i]->ns] = true;
-				nmask++;
-			}
-	bool all_live = nmask > 0;
-	for (size_t t = 0; t < nt && all_live; t++) {
-		struct verdict v;
-		judge_term(p, &p->terms[t], mask, &v);
-		all_live = !v.dead;
-		free(v.owned);
-	}
+	size_t nmask = contradicting_entries(vs, nt, mask);
+	bool all_live = nmask > 0 && live_without(p, mask);
 	size_t *offs = sl_xcalloc(2 * p->node_selector.n, sizeof *offs);
 	/* every entry goes: the nodeSelector key goes with them */
 	const struct sl_kv whole = {"nodeSelector", NULL, sl_ymap_key(p->node, "nodeSelector"), p->node_selector_node};
@@ -406,22 +448,97 @@ static void offer_fix(struct sl_finding *f, const struct sl_workload *w, const s
 	free(mask);
 }
 
-static void check(const struct sl_rule *self, struct sl_check *cx)
+/* Required node affinity with an empty nodeSelectorTerms list: the API server rejects it. */
+static void report_no_terms(const struct sl_rule *self, struct sl_check *cx, const char *ref,
+			    const struct sl_ynode *terms_key)
+{
+	struct sl_finding *f = sl_rule_report(
+	    self, cx, terms_key, "no node can ever match %s: its required node affinity has no nodeSelectorTerms", ref);
+	sl_note(f, "the API server rejects it: nodeSelectorTerms must have at least one node selector term; an "
+		   "empty list would match no node");
+	sl_note(f, "fix: add a term, or remove requiredDuringSchedulingIgnoredDuringExecution");
+}
+
+/* What no node matching means for the workload: a DaemonSet runs no pod, others stay Pending. */
+static void note_consequence(struct sl_finding *f, const struct sl_workload *w)
+{
+	if (!strcmp(w->obj.kind, "DaemonSet"))
+		sl_note(f, "a node runs a daemon pod only when it matches every nodeSelector entry and at least "
+			   "one nodeSelectorTerm (the DaemonSet controller checks the template's node affinity "
+			   "before it creates a pod there); no set of node labels does, so it runs no pod on any "
+			   "cluster");
+	else
+		sl_note(f, "NodeAffinity admits a node only when it matches every nodeSelector entry and at least "
+			   "one nodeSelectorTerm (the expressions of a term all hold); no set of node labels does, "
+			   "so every pod of it stays Pending on any cluster (\"node(s) didn't match Pod's node "
+			   "affinity/selector\")");
+}
+
+/* Every term dead: no node can ever match. One term is explained in the message, several one
+ * note each. */
+static void report_never(const struct sl_rule *self, struct sl_check *cx, const char *ref, const struct verdict *vs,
+			 const struct sl_ynode *terms_key)
 {
 	const struct sl_workload *w = cx->w;
 	const struct sl_podspec *p = &w->pod;
+	size_t nt = p->nterms;
+	struct sl_buf b = SL_BUF_INIT;
+	struct sl_finding *f;
+	if (nt == 1) {
+		say(&b, &vs[0], 0);
+		f = sl_rule_report(self, cx, where(p, 0, &vs[0]), "no node can ever match %s: %s", ref, b.s);
+	} else
+		f = sl_rule_report(self, cx, terms_key,
+				   "no node can ever match %s: each of its %zu nodeSelectorTerms contradicts "
+				   "itself or the nodeSelector",
+				   ref, nt);
+	for (size_t t = 0; nt > 1 && t < nt; t++) {
+		sl_buf_reset(&b);
+		say(&b, &vs[t], t);
+		sl_note(f, "term %zu: %s", t + 1, b.s);
+	}
+	note_consequence(f, w);
+	for (size_t t = 0; t < nt; t++)
+		relate(f, &vs[t], t, &p->terms[t]);
+	offer_fix(f, w, vs, nt);
+	sl_buf_free(&b);
+}
+
+/* Some terms dead beside live ones: the pod schedules, so one warning per dead term. */
+static void report_dead_terms(const struct sl_rule *self, struct sl_check *cx, const char *ref,
+			      const struct verdict *vs)
+{
+	const struct sl_podspec *p = &cx->w->pod;
+	size_t nt = p->nterms;
+	for (size_t t = 0; t < nt; t++) {
+		if (!vs[t].dead)
+			continue;
+		struct sl_buf b = SL_BUF_INIT;
+		say(&b, &vs[t], t);
+		struct sl_finding *f = sl_rule_report(
+		    self, cx, where(p, t, &vs[t]), "node affinity term %zu of %s can never match: %s", t + 1, ref, b.s);
+		if (f->level > SL_WARNING)
+			f->level = SL_WARNING;
+		sl_note(f,
+			"the pod still schedules where another of its %zu terms matches (terms are ORed); "
+			"this one is dead and likely not what was meant",
+			nt);
+		relate(f, &vs[t], t, &p->terms[t]);
+		sl_note(f, "fix: correct the term, or remove it");
+		sl_buf_free(&b);
+	}
+}
+
+static void check(const struct sl_rule *self, struct sl_check *cx)
+{
+	const struct sl_podspec *p = &cx->w->pod;
 	if (!p->has_required_affinity)
 		return;
 	char ref[512];
-	sl_object_ref(&w->obj, ref, sizeof ref);
+	sl_object_ref(&cx->w->obj, ref, sizeof ref);
 	const struct sl_ynode *terms_key = sl_ymap_key(p->affinity_node, "nodeSelectorTerms");
 	if (p->nterms == 0) {
-		struct sl_finding *f = sl_rule_report(
-		    self, cx, terms_key,
-		    "no node can ever match %s: its required node affinity has no nodeSelectorTerms", ref);
-		sl_note(f, "the API server rejects it: nodeSelectorTerms must have at least one node selector term; an "
-			   "empty list would match no node");
-		sl_note(f, "fix: add a term, or remove requiredDuringSchedulingIgnoredDuringExecution");
+		report_no_terms(self, cx, ref, terms_key);
 		return;
 	}
 	size_t nt = p->nterms, ndead = 0;
@@ -430,58 +547,10 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		judge_term(p, &p->terms[t], NULL, &vs[t]);
 		ndead += vs[t].dead;
 	}
-	if (ndead == nt) {
-		struct sl_buf b = SL_BUF_INIT;
-		struct sl_finding *f;
-		if (nt == 1) {
-			say(&b, &vs[0], 0);
-			f = sl_rule_report(self, cx, where(p, 0, &vs[0]), "no node can ever match %s: %s", ref, b.s);
-		} else
-			f = sl_rule_report(self, cx, terms_key,
-					   "no node can ever match %s: each of its %zu nodeSelectorTerms contradicts "
-					   "itself or the nodeSelector",
-					   ref, nt);
-		for (size_t t = 0; nt > 1 && t < nt; t++) {
-			sl_buf_reset(&b);
-			say(&b, &vs[t], t);
-			sl_note(f, "term %zu: %s", t + 1, b.s);
-		}
-		if (!strcmp(w->obj.kind, "DaemonSet"))
-			sl_note(f,
-				"a node runs a daemon pod only when it matches every nodeSelector entry and at least "
-				"one nodeSelectorTerm (the DaemonSet controller checks the template's node affinity "
-				"before it creates a pod there); no set of node labels does, so it runs no pod on any "
-				"cluster");
-		else
-			sl_note(
-			    f, "NodeAffinity admits a node only when it matches every nodeSelector entry and at least "
-			       "one nodeSelectorTerm (the expressions of a term all hold); no set of node labels does, "
-			       "so every pod of it stays Pending on any cluster (\"node(s) didn't match Pod's node "
-			       "affinity/selector\")");
-		for (size_t t = 0; t < nt; t++)
-			relate(f, &vs[t], t, &p->terms[t]);
-		offer_fix(f, w, vs, nt);
-		sl_buf_free(&b);
-	} else {
-		for (size_t t = 0; t < nt; t++) {
-			if (!vs[t].dead)
-				continue;
-			struct sl_buf b = SL_BUF_INIT;
-			say(&b, &vs[t], t);
-			struct sl_finding *f =
-			    sl_rule_report(self, cx, where(p, t, &vs[t]),
-					   "node affinity term %zu of %s can never match: %s", t + 1, ref, b.s);
-			if (f->level > SL_WARNING)
-				f->level = SL_WARNING;
-			sl_note(f,
-				"the pod still schedules where another of its %zu terms matches (terms are ORed); "
-				"this one is dead and likely not what was meant",
-				nt);
-			relate(f, &vs[t], t, &p->terms[t]);
-			sl_note(f, "fix: correct the term, or remove it");
-			sl_buf_free(&b);
-		}
-	}
+	if (ndead == nt)
+		report_never(self, cx, ref, vs, terms_key);
+	else
+		report_dead_terms(self, cx, ref, vs);
 	for (size_t t = 0; t < nt; t++)
 		free(vs[t].owned);
 	free(vs);

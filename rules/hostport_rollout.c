@@ -48,6 +48,71 @@ static void note_nodes(struct sl_finding *f, const struct sl_podspec *p, const s
 		sl_add_related(f, &p->affinity_node->at, "the required node affinity that pins the nodes");
 }
 
+/* More replicas than the n nodes the template admits: n run, the rest stay Pending. */
+static void report_more_than_nodes(const struct sl_rule *self, struct sl_check *cx, const struct sl_domains *d,
+				   int64_t n)
+{
+	const struct sl_workload *w = cx->w;
+	const struct sl_podspec *p = &w->pod;
+	char ref[512], rest[48];
+	sl_object_ref(&w->obj, ref, sizeof ref);
+	if (w->replicas - n == 1)
+		snprintf(rest, sizeof rest, "pod stays");
+	else
+		snprintf(rest, sizeof rest, "%lld pods stay", (long long)(w->replicas - n));
+	struct sl_finding *f = sl_rule_report(self, cx, p->ports[0].node,
+					      "only %lld of the %lld replicas of %s can run at once: each node binds "
+					      "host port %lld/%s for one pod only, and %s admits only %lld node%s",
+					      (long long)n, (long long)w->replicas, ref, (long long)p->ports[0].port,
+					      p->ports[0].proto, pinned_by(p), (long long)n, n == 1 ? "" : "s");
+	sl_note(f, "replicas %lld%s", (long long)w->replicas, w->replicas_node ? "" : " (defaulted)");
+	note_nodes(f, p, d);
+	sl_note(f,
+		"the other %s Pending: every admitted node fails NodePorts (node(s) didn't have "
+		"free ports for the requested pod ports)",
+		rest);
+	bool deadlocks = sl_surge_only_at(w, n);
+	sl_note(f,
+		"fix: drop hostPort (use a Service, or hostNetwork only where it is needed), run it as a "
+		"DaemonSet, admit more nodes, or lower replicas to %lld%s",
+		(long long)n,
+		deadlocks ? " (and roll with maxSurge: 0, maxUnavailable: 1: at that count no surge pod fits)" : "");
+	sl_fix_lower_replicas(f, w, n, "the nodes the template admits", deadlocks, "no node for a surge pod");
+}
+
+/* Exactly as many replicas as admitted nodes, rolling with maxUnavailable 0: the old pods hold
+ * the port on every node, so the surge pod has nowhere to go and no old pod leaves first. */
+static void report_rollout_stuck(const struct sl_rule *self, struct sl_check *cx, const struct sl_domains *d,
+				 int64_t surge, int64_t unavail)
+{
+	const struct sl_workload *w = cx->w;
+	const struct sl_podspec *p = &w->pod;
+	char ref[512], olds[48], u[32];
+	sl_object_ref(&w->obj, ref, sizeof ref);
+	if (w->replicas == 1)
+		snprintf(olds, sizeof olds, "its old pod");
+	else
+		snprintf(olds, sizeof olds, "its %lld old pods", (long long)w->replicas);
+	sl_intpct_format(&w->max_unavailable, u, sizeof u);
+	struct sl_finding *f =
+	    sl_rule_report(self, cx, p->ports[0].node,
+			   "rollout of %s can never finish: %s hold%s host port %lld/%s on every node the "
+			   "template admits, and maxUnavailable %s%s, so no old pod goes before a new one is Ready",
+			   ref, olds, w->replicas == 1 ? "s" : "", (long long)p->ports[0].port, p->ports[0].proto, u,
+			   w->max_unavailable.percent ? " resolves to 0" : "");
+	sl_note_rollout(f, w, w->replicas, surge, unavail);
+	note_nodes(f, p, d);
+	sl_note(f, "fix: set strategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1 (an old pod goes first, then its "
+		   "replacement takes its node), or use strategy type Recreate");
+	sl_relate_strategy(f, w);
+	sl_fix_rolling_params(sl_fix_new(f, "Roll with maxSurge: 0, maxUnavailable: 1 (replace one pod at a time)"), w,
+			      "0", "1");
+	sl_fix_recreate(sl_fix_new(f, "Use the Recreate strategy (all old pods stop before new ones start)"), w);
+}
+
+/* Without nodes: a template pinned by hostname admits at most the n nodes it names, one pod of
+ * it each (the docs page's "Without a node inventory"): more replicas, or exactly n rolling with
+ * maxUnavailable 0, is proved on every cluster. */
 static void check_static(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_workload *w = cx->w;
@@ -59,62 +124,14 @@ static void check_static(const struct sl_rule *self, struct sl_check *cx)
 	int64_t n = (int64_t)(d.nvals + d.nnames), surge, unavail;
 	sl_fenceposts(w, &surge, &unavail);
 	bool rolling = w->strategy == SL_STRATEGY_ROLLING && surge > 0 && unavail == 0;
-	char ref[512];
-	sl_object_ref(&w->obj, ref, sizeof ref);
-	/* No node at all is contradictory-node-constraints'. */
-	if (!d.bounded || n == 0 || w->replicas < n || (w->replicas == n && !rolling) ||
-	    sl_self_hostname_term(p, p->anti, p->nanti, w->replicas == n)) {
-		sl_domains_free(&d);
-		return;
-	}
-	struct sl_finding *f;
-	char rest[48], olds[48];
-	if (w->replicas - n == 1)
-		snprintf(rest, sizeof rest, "pod stays");
-	else
-		snprintf(rest, sizeof rest, "%lld pods stay", (long long)(w->replicas - n));
-	if (w->replicas == 1)
-		snprintf(olds, sizeof olds, "its old pod");
-	else
-		snprintf(olds, sizeof olds, "its %lld old pods", (long long)w->replicas);
-	if (w->replicas > n) {
-		f = sl_rule_report(self, cx, p->ports[0].node,
-				   "only %lld of the %lld replicas of %s can run at once: each node binds host port "
-				   "%lld/%s for one pod only, and %s admits only %lld node%s",
-				   (long long)n, (long long)w->replicas, ref, (long long)p->ports[0].port,
-				   p->ports[0].proto, pinned_by(p), (long long)n, n == 1 ? "" : "s");
-		sl_note(f, "replicas %lld%s", (long long)w->replicas, w->replicas_node ? "" : " (defaulted)");
-		note_nodes(f, p, &d);
-		sl_note(f,
-			"the other %s Pending: every admitted node fails NodePorts (node(s) didn't have "
-			"free ports for the requested pod ports)",
-			rest);
-		bool deadlocks = sl_surge_only_at(w, n);
-		sl_note(f,
-			"fix: drop hostPort (use a Service, or hostNetwork only where it is needed), run it as a "
-			"DaemonSet, admit more nodes, or lower replicas to %lld%s",
-			(long long)n,
-			deadlocks ? " (and roll with maxSurge: 0, maxUnavailable: 1: at that count no surge pod fits)"
-				  : "");
-		sl_fix_lower_replicas(f, w, n, "the nodes the template admits", deadlocks, "no node for a surge pod");
-		sl_domains_free(&d);
-		return;
-	}
-	char u[32];
-	sl_intpct_format(&w->max_unavailable, u, sizeof u);
-	f = sl_rule_report(self, cx, p->ports[0].node,
-			   "rollout of %s can never finish: %s hold%s host port %lld/%s on every node the "
-			   "template admits, and maxUnavailable %s%s, so no old pod goes before a new one is Ready",
-			   ref, olds, w->replicas == 1 ? "s" : "", (long long)p->ports[0].port, p->ports[0].proto, u,
-			   w->max_unavailable.percent ? " resolves to 0" : "");
-	sl_note_rollout(f, w, w->replicas, surge, unavail);
-	note_nodes(f, p, &d);
-	sl_note(f, "fix: set strategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1 (an old pod goes first, then its "
-		   "replacement takes its node), or use strategy type Recreate");
-	sl_relate_strategy(f, w);
-	sl_fix_rolling_params(sl_fix_new(f, "Roll with maxSurge: 0, maxUnavailable: 1 (replace one pod at a time)"), w,
-			      "0", "1");
-	sl_fix_recreate(sl_fix_new(f, "Use the Recreate strategy (all old pods stop before new ones start)"), w);
+	/* No node at all is contradictory-node-constraints'; the same count under a self-selecting
+	 * hostname anti-affinity term is anti-affinity-vs-node-affinity's. */
+	bool proved = d.bounded && n > 0 && (w->replicas > n || (w->replicas == n && rolling)) &&
+		      !sl_self_hostname_term(p, p->anti, p->nanti, w->replicas == n);
+	if (proved && w->replicas > n)
+		report_more_than_nodes(self, cx, &d, n);
+	else if (proved)
+		report_rollout_stuck(self, cx, &d, surge, unavail);
 	sl_domains_free(&d);
 }
 

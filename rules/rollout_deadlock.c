@@ -48,20 +48,13 @@ static void note_daemon_node(struct sl_buf *b, const struct sl_model *m, const s
 	sl_buf_printf(b, "%s: %s %s allocatable, %s requested (%s), a pod asks %s", n->name, al, r->limit, us, own, rq);
 }
 
-/* A DaemonSet that surges: the new pod of each node must go beside the old one on that node
- * (the controller pins it there), and the old pod goes only once the new one is available. */
-static void check_daemonset(const struct sl_rule *self, struct sl_check *cx)
+/* The finding, at maxSurge: the nodes (six named) with no room for a second pod of it. */
+static struct sl_finding *report_daemon_stuck(const struct sl_rule *self, struct sl_check *cx,
+					      const struct sl_ynode *su, const struct sl_ynode *un)
 {
-	const struct sl_workload *w = cx->w;
-	const struct sl_analysis *a = cx->a;
-	const struct sl_ynode *su, *un, *type;
-	/* Host ports: hostport-rollout proves it on every cluster. */
-	if (!a || !a->daemon.nblocked || w->pod.nports ||
-	    !sl_daemonset_surges(w, cx->model->kube.minor, &su, &un, &type))
-		return;
-	const struct sl_daemon_view *d = &a->daemon;
+	const struct sl_daemon_view *d = &cx->a->daemon;
 	char ref[512];
-	sl_object_ref(&w->obj, ref, sizeof ref);
+	sl_object_ref(&cx->w->obj, ref, sizeof ref);
 	struct sl_buf names = SL_BUF_INIT;
 	for (size_t i = 0; i < d->nblocked && i < 6; i++)
 		sl_buf_printf(&names, "%s%s", i ? ", " : "", cx->model->nodes[d->blocked[i].node]->name);
@@ -77,8 +70,14 @@ static void check_daemonset(const struct sl_rule *self, struct sl_check *cx)
 	    d->nblocked == 1 ? "has" : "have", limit, d->nblocked == 1 ? "" : "s", d->nblocked == 1 ? "s" : "",
 	    un->str);
 	sl_buf_free(&names);
-	sl_note(f, "updateStrategy RollingUpdate%s, maxSurge %s, maxUnavailable %s",
-		sl_ynull(type) ? " (defaulted)" : "", su->str, un->str);
+	return f;
+}
+
+/* Where its pods run (found running, or assumed where they fit) and, per blocked node, what
+ * leaves no room for the surge pod. */
+static void note_daemon_runs(struct sl_finding *f, struct sl_check *cx)
+{
+	const struct sl_daemon_view *d = &cx->a->daemon;
 	if (d->own_running)
 		sl_note(
 		    f,
@@ -92,13 +91,31 @@ static void check_daemonset(const struct sl_rule *self, struct sl_check *cx)
 			d->nruns, d->nruns == 1 ? "" : "s", d->nblocked);
 	for (size_t i = 0; i < d->nblocked && i < 6; i++) {
 		struct sl_buf b = SL_BUF_INIT;
-		note_daemon_node(&b, cx->model, w, &d->blocked[i]);
+		note_daemon_node(&b, cx->model, cx->w, &d->blocked[i]);
 		sl_note(f, "%s", b.s);
 		sl_buf_free(&b);
 	}
 	if (!d->own_running)
 		sl_note(f, "none of its pods is among the running pods: its old pod is assumed on every node where one "
 			   "fits, as after any earlier rollout");
+}
+
+/* A DaemonSet that surges: the new pod of each node must go beside the old one on that node
+ * (the controller pins it there), and the old pod goes only once the new one is available. */
+static void check_daemonset(const struct sl_rule *self, struct sl_check *cx)
+{
+	const struct sl_workload *w = cx->w;
+	const struct sl_analysis *a = cx->a;
+	const struct sl_ynode *su, *un, *type;
+	/* Host ports: hostport-rollout proves it on every cluster. */
+	if (!a || !a->daemon.nblocked || w->pod.nports ||
+	    !sl_daemonset_surges(w, cx->model->kube.minor, &su, &un, &type))
+		return;
+	const struct sl_daemon_view *d = &a->daemon;
+	struct sl_finding *f = report_daemon_stuck(self, cx, su, un);
+	sl_note(f, "updateStrategy RollingUpdate%s, maxSurge %s, maxUnavailable %s",
+		sl_ynull(type) ? " (defaulted)" : "", su->str, un->str);
+	note_daemon_runs(f, cx);
 	sl_note(f, "the DaemonSet controller pins the surge pod to the old pod's node (node affinity on "
 		   "metadata.name); preemption cannot help, the old pod has the same priority");
 	sl_note(f, "fix: set updateStrategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1 (the old pod stops first, "
@@ -111,6 +128,90 @@ static void check_daemonset(const struct sl_rule *self, struct sl_check *cx)
 	struct sl_fix *fx = sl_fix_new(f, "Roll with maxSurge: 0, maxUnavailable: 1 (replace the pod in place)");
 	sl_fix_replace(fx, w->obj.src, su, "0");
 	sl_fix_replace(fx, w->obj.src, un, "1");
+}
+
+/* Why the surge pod finds no node, in the words of the filter that stops it on most nodes. */
+static void surge_blocked_why(const struct sl_analysis *a, enum sl_cause cause, char *why, size_t n)
+{
+	switch (cause) {
+	case SL_CAUSE_ANTI:
+		snprintf(why, n,
+			 "required anti-affinity keeps the surge pod out of every domain that holds one of its %lld "
+			 "old pods",
+			 (long long)a->replicas);
+		break;
+	case SL_CAUSE_PORTS:
+		snprintf(why, n, "its %lld old pod%s hold the host port on every node that admits the surge pod",
+			 (long long)a->replicas, a->replicas == 1 ? "" : "s");
+		break;
+	case SL_CAUSE_SPREAD:
+		snprintf(why, n, "beside its %lld old pods the surge pod would exceed maxSkew on every node with room",
+			 (long long)a->replicas);
+		break;
+	default:
+		snprintf(why, n, "the nodes hold its %lld pod%s but not one more", (long long)a->replicas,
+			 a->replicas == 1 ? "" : "s");
+	}
+}
+
+/* The finding, at maxUnavailable (what makes the surge pod necessary), else at the strategy,
+ * else at spec. */
+static struct sl_finding *report_deadlock(const struct sl_rule *self, struct sl_check *cx, enum sl_cause cause)
+{
+	const struct sl_workload *w = cx->w;
+	char ref[512], unavail[32], why[256];
+	sl_object_ref(&w->obj, ref, sizeof ref);
+	sl_intpct_format(&w->max_unavailable, unavail, sizeof unavail);
+	const struct sl_ynode *at = w->max_unavailable.node;
+	if (!at)
+		at = sl_ymap_key(w->spec, "strategy");
+	if (!at)
+		at = sl_ymap_key(w->obj.root, "spec");
+	surge_blocked_why(cx->a, cause, why, sizeof why);
+	return sl_rule_report(self, cx, at,
+			      "rollout of %s can never finish: %s, and maxUnavailable %s%s, so no old pod "
+			      "goes before a new one is Ready",
+			      ref, why, unavail, w->max_unavailable.percent ? " resolves to 0" : "");
+}
+
+/* The proof's numbers: the rollout parameters, where the old pods sit, why the surge pod does
+ * not fit, whether the placement order matters (then only a warning), and preemption. */
+static void note_placement(struct sl_finding *f, struct sl_check *cx)
+{
+	const struct sl_analysis *a = cx->a;
+	sl_note_rollout(f, cx->w, a->replicas, a->max_surge, a->max_unavailable);
+	sl_note_slots(f, cx->model, a);
+	sl_note(f, "the surge pod: %s", a->rollout_fit_error ? a->rollout_fit_error : "no node has room");
+	if (sl_note_order(f, a) && f->level == SL_ERROR)
+		f->level = SL_WARNING;
+	sl_note_preemption(f, cx->model, a, a->rollout_fit ? a->rollout_fit : a->fit);
+}
+
+/* The nodes, and the template's node constraints that narrow them to these. */
+static void relate_candidates(struct sl_finding *f, struct sl_check *cx)
+{
+	const struct sl_workload *w = cx->w;
+	sl_relate_nodes(f, cx->model, cx->a, true);
+	if (w->pod.node_selector_node)
+		sl_add_related(f, &w->pod.node_selector_node->at, "the nodeSelector that narrows the candidate nodes");
+	if (w->pod.affinity_node)
+		sl_add_related(f, &w->pod.affinity_node->at,
+			       "the required node affinity that narrows the candidate nodes");
+}
+
+/* Replace in place (no surge pod needed); scope the anti-affinity term that repels the old pods
+ * to one ReplicaSet, when that is what blocks and the release has matchLabelKeys; or Recreate. */
+static void offer_fixes(struct sl_finding *f, const struct sl_workload *w, const struct sl_podterm *label_keys_term)
+{
+	sl_fix_rolling_params(sl_fix_new(f, "Roll with maxSurge: 0, maxUnavailable: 1 (replace one pod at a time)"), w,
+			      "0", "1");
+	if (label_keys_term) {
+		const struct sl_yentry e = {"matchLabelKeys", "[pod-template-hash]", NULL, 0};
+		sl_fix_insert(sl_fix_new(f, "Add matchLabelKeys: [pod-template-hash] to the anti-affinity term, so it "
+					    "only repels pods of the same ReplicaSet"),
+			      w->obj.src, label_keys_term->node, NULL, &e, 1);
+	}
+	sl_fix_recreate(sl_fix_new(f, "Use the Recreate strategy (all old pods stop before new ones start)"), w);
 }
 
 static void check(const struct sl_rule *self, struct sl_check *cx)
@@ -127,69 +228,16 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	 * `unschedulable`); this rule is about the step from replicas to replicas + 1. */
 	if (a->steady_placed < a->replicas || a->replicas == 0)
 		return;
-	char ref[512], unavail[32];
-	sl_object_ref(&w->obj, ref, sizeof ref);
-	sl_intpct_format(&w->max_unavailable, unavail, sizeof unavail);
-
-	const struct sl_ynode *at = w->max_unavailable.node;
-	if (!at)
-		at = sl_ymap_key(w->spec, "strategy");
-	if (!at)
-		at = sl_ymap_key(w->obj.root, "spec");
 	enum sl_cause cause = sl_blocking_cause(a, a->rollout_fit);
-	char why[256];
-	switch (cause) {
-	case SL_CAUSE_ANTI:
-		snprintf(why, sizeof why,
-			 "required anti-affinity keeps the surge pod out of every domain that holds one of its %lld "
-			 "old pods",
-			 (long long)a->replicas);
-		break;
-	case SL_CAUSE_PORTS:
-		snprintf(why, sizeof why,
-			 "its %lld old pod%s hold the host port on every node that admits the surge pod",
-			 (long long)a->replicas, a->replicas == 1 ? "" : "s");
-		break;
-	case SL_CAUSE_SPREAD:
-		snprintf(why, sizeof why,
-			 "beside its %lld old pods the surge pod would exceed maxSkew on every node with room",
-			 (long long)a->replicas);
-		break;
-	default:
-		snprintf(why, sizeof why, "the nodes hold its %lld pod%s but not one more", (long long)a->replicas,
-			 a->replicas == 1 ? "" : "s");
-	}
-	struct sl_finding *f =
-	    sl_rule_report(self, cx, at,
-			   "rollout of %s can never finish: %s, and maxUnavailable %s%s, so no old pod "
-			   "goes before a new one is Ready",
-			   ref, why, unavail, w->max_unavailable.percent ? " resolves to 0" : "");
-	sl_note_rollout(f, w, a->replicas, a->max_surge, a->max_unavailable);
-	sl_note_slots(f, cx->model, a);
-	sl_note(f, "the surge pod: %s", a->rollout_fit_error ? a->rollout_fit_error : "no node has room");
-	if (sl_note_order(f, a) && f->level == SL_ERROR)
-		f->level = SL_WARNING;
-	sl_note_preemption(f, cx->model, a, a->rollout_fit ? a->rollout_fit : a->fit);
+	struct sl_finding *f = report_deadlock(self, cx, cause);
+	note_placement(f, cx);
 	const struct sl_podterm *self_term = cause == SL_CAUSE_ANTI ? own_anti_term(w) : NULL;
 	bool label_keys_fix = self_term && sl_note_match_label_keys(f, self_term, cx->model->kube.minor);
 	sl_note(f, "fix: set strategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1 (an old pod goes first, "
 		   "then its replacement takes its place), or use strategy type Recreate, or add capacity");
 	sl_offer_smallest_changes(f, cx, SL_GOAL_ROLLOUT);
-	sl_relate_nodes(f, cx->model, a, true);
-	if (w->pod.node_selector_node)
-		sl_add_related(f, &w->pod.node_selector_node->at, "the nodeSelector that narrows the candidate nodes");
-	if (w->pod.affinity_node)
-		sl_add_related(f, &w->pod.affinity_node->at,
-			       "the required node affinity that narrows the candidate nodes");
-	sl_fix_rolling_params(sl_fix_new(f, "Roll with maxSurge: 0, maxUnavailable: 1 (replace one pod at a time)"), w,
-			      "0", "1");
-	if (label_keys_fix) {
-		const struct sl_yentry e = {"matchLabelKeys", "[pod-template-hash]", NULL, 0};
-		sl_fix_insert(sl_fix_new(f, "Add matchLabelKeys: [pod-template-hash] to the anti-affinity term, so it "
-					    "only repels pods of the same ReplicaSet"),
-			      w->obj.src, self_term->node, NULL, &e, 1);
-	}
-	sl_fix_recreate(sl_fix_new(f, "Use the Recreate strategy (all old pods stop before new ones start)"), w);
+	relate_candidates(f, cx);
+	offer_fixes(f, w, label_keys_fix ? self_term : NULL);
 }
 
 const struct sl_rule sl_rule_rollout_deadlock = {
