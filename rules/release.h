@@ -1,5 +1,8 @@
-/* release.h — the release view's shared state (rules/release_capacity.c, release_domains.c):
- * the workloads of one target that take part, the node groups, and each workload's signature. */
+/* release.h — the release view's shared state: the workloads of one target that take part, the
+ * node groups, and each workload's signature. release_common.c builds it and owns the pieces several
+ * release files use. release_capacity.c's check runs the others (release_domains.c,
+ * release_order.c, release_change.c's smallest changes); they use release_common.c and never call
+ * back into release_capacity.c, so no two release files call each other. */
 #ifndef SL_RULES_RELEASE_H
 #define SL_RULES_RELEASE_H
 #include <stdbool.h>
@@ -42,6 +45,8 @@ struct release_flow {
 	int64_t total, flow;
 };
 
+/* release_common.c: the release, its flows, and the words shared by the messages. */
+
 /* The workloads of cx's target that take part (long-running kinds and bare Pods that fit alone),
  * their node groups and signatures; false when fewer than two take part (free it either way). */
 bool sl_release_build(struct release *r, const struct sl_rule *self, struct sl_model_check *cx);
@@ -65,6 +70,9 @@ size_t sl_release_key_index(struct sl_strpool *pool, const char *key);
 void sl_release_kinds(const struct release *r, const bool *in, char *out, size_t n);
 /* "ns/a, ns/b and ns/c", or the first SL_RELEASE_NAMED and how many more. */
 void sl_release_names(const struct release *r, const bool *in, size_t nin, struct sl_buf *b);
+
+/* What release_capacity.c runs beside its check of the totals, and rollout-deadlock's check. */
+
 /* Pods that must each have a topology domain of their own, across workloads (release_domains.c). */
 void sl_release_domains(struct release *r);
 /* Workloads that bind the same host port on every address: a node each (release_domains.c). */

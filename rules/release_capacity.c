@@ -12,7 +12,12 @@
  * demand is the proof, and the workloads the source still reaches in the residual graph, with the
  * nodes they may use, are the violating set. The bound treats a resource as divisible, so it holds
  * for every placement; packing pods of different sizes may fail earlier, which this does not
- * claim. A workload that does not fit alone keeps its own finding and takes no part here. */
+ * claim. A workload that does not fit alone keeps its own finding and takes no part here.
+ *
+ * The release itself (who takes part, the groups, the signatures, one resource's flow) is built
+ * in release_common.c, which the other release files share; this file holds the check of the
+ * totals, its report and --explain's picture, and runs the other bounds (release_domains.c) and
+ * the order-dependent warning (release_order.c) after it. */
 #include <cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,121 +30,6 @@
 #include "release.h"
 #include "rules.h"
 
-/* The index of key in pool, interning a copy when it is new (a map borrows its keys, and these
- * are built in a buffer that is reused). */
-size_t sl_release_key_index(struct sl_strpool *pool, const char *key)
-{
-	sl_intern(pool, key);
-	return sl_strmap_get(&pool->map, key);
-}
-
-/* Long-running workloads and bare Pods; a DaemonSet runs one pod per node, and Jobs finish. */
-static bool takes_part(const struct sl_workload *w)
-{
-	return sl_long_running(w->obj.kind) || !strcmp(w->obj.kind, "Pod");
-}
-
-/* Node groups: the cluster's classes, and a group of its own for every node a taking-part
- * template names (its verdicts are per node). */
-static void group_nodes(struct release *r)
-{
-	const struct sl_model *m = r->m;
-	struct sl_cluster *cl = r->cx->cluster;
-	size_t n = m->nnodes;
-	bool *ok = sl_xcalloc(n + 1, sizeof *ok), *own = sl_xcalloc(n + 1, sizeof *own);
-	for (size_t i = 0; i < r->nw; i++) {
-		if (sl_judged_by_class(&r->w[i]->pod))
-			continue;
-		sl_node_only_verdicts(cl, &r->w[i]->pod, ok);
-		for (size_t k = 0; k < n; k++)
-			own[k] |= ok[k];
-	}
-	r->group = sl_xcalloc(n + 1, sizeof *r->group);
-	r->ngroups = sl_cluster_nclasses(cl);
-	for (size_t k = 0; k < n; k++)
-		r->group[k] = own[k] ? r->ngroups++ : sl_cluster_class(cl, k);
-	r->nodes_in = sl_xcalloc(r->ngroups + 1, sizeof *r->nodes_in);
-	for (size_t k = 0; k < n; k++)
-		r->nodes_in[r->group[k]]++;
-	free(ok);
-	free(own);
-}
-
-/* The signature of verdicts ok (one per node): its index, a new one added. A signature is the
- * bitset of groups, as a string of hex digits for the map. */
-static size_t signature_of(struct release *r, const bool *ok, struct sl_strpool *sigs, unsigned char *bits, char *hex,
-			   size_t *cap)
-{
-	size_t n = r->m->nnodes, len = (r->ngroups + 3) / 4;
-	memset(bits, 0, len);
-	for (size_t k = 0; k < n; k++)
-		if (ok[k])
-			bits[r->group[k] / 4] |= (unsigned char)(1u << (r->group[k] % 4));
-	for (size_t j = 0; j < len; j++)
-		hex[j] = "0123456789abcdef"[bits[j]];
-	size_t id = sl_release_key_index(sigs, hex);
-	if (id == r->nsigs) {
-		sl_grow(&r->adm, cap, (r->nsigs + 1) * r->ngroups, sizeof *r->adm);
-		for (size_t g = 0; g < r->ngroups; g++)
-			r->adm[r->nsigs * r->ngroups + g] = bits[g / 4] >> (g % 4) & 1;
-		r->nsigs++;
-	}
-	return id;
-}
-
-/* Each workload's signature, the set of groups it may use, shared by workloads written alike: the
- * flow has one vertex per signature, so its size is signatures × groups, not workloads × nodes.
- * A template judged by class is looked up by its static key (equal keys, equal verdicts), so
- * only one of each is judged node by node. */
-static void sign(struct release *r)
-{
-	size_t n = r->m->nnodes, len = (r->ngroups + 3) / 4, cap = 0;
-	struct sl_strpool sigs = {0}, keys = {0};
-	size_t *by_key = sl_xcalloc(r->nw + 1, sizeof *by_key);
-	bool *ok = sl_xcalloc(n + 1, sizeof *ok);
-	char *hex = sl_xcalloc(len + 1, 1);
-	unsigned char *bits = sl_xcalloc(len + 1, 1);
-	struct sl_buf key = SL_BUF_INIT;
-	r->sig = sl_xcalloc(r->nw + 1, sizeof *r->sig);
-	for (size_t i = 0; i < r->nw; i++) {
-		const struct sl_podspec *p = &r->w[i]->pod;
-		size_t k = (size_t)-1, before = keys.n;
-		if (sl_judged_by_class(p)) {
-			sl_buf_reset(&key);
-			sl_static_key(p, &key);
-			k = sl_release_key_index(&keys, sl_buf_str(&key));
-			if (keys.n == before) {
-				r->sig[i] = by_key[k];
-				continue;
-			}
-		}
-		sl_node_only_verdicts(r->cx->cluster, p, ok);
-		r->sig[i] = signature_of(r, ok, &sigs, bits, hex, &cap);
-		if (k != (size_t)-1)
-			by_key[k] = r->sig[i];
-	}
-	free(by_key);
-	free(ok);
-	free(hex);
-	free(bits);
-	sl_buf_free(&key);
-	sl_strpool_free(&sigs);
-	sl_strpool_free(&keys);
-}
-
-/* What node n has free of resource res (the pod count for "pods"). */
-int64_t sl_release_free_of(const struct sl_node *n, const char *res)
-{
-	int64_t v =
-	    !strcmp(res, "pods") ? n->max_pods - n->npods : sl_res_get(&n->alloc, res) - sl_res_get(&n->used, res);
-	return v > 0 ? v : 0;
-}
-
-int64_t sl_release_request(const struct sl_workload *w, const char *res)
-{
-	return !strcmp(res, "pods") ? 1 : sl_res_get(&w->pod.request, res);
-}
-
 static void note_demand(struct sl_finding *f, const struct sl_workload *w, int64_t pods, const char *res)
 {
 	char ref[512], each[48], all[48];
@@ -147,33 +37,6 @@ static void note_demand(struct sl_finding *f, const struct sl_workload *w, int64
 	sl_format_amount(res, sl_release_request(w, res), each, sizeof each);
 	sl_format_amount(res, sl_sat_mul(pods, sl_release_request(w, res)), all, sizeof all);
 	sl_note(f, "%s: %lld pod%s to place × %s %s = %s", ref, (long long)pods, pods == 1 ? "" : "s", each, res, all);
-}
-
-/* "Deployments" when every workload in `in` is one, "workloads" otherwise. */
-void sl_release_kinds(const struct release *r, const bool *in, char *out, size_t n)
-{
-	const char *kind = NULL;
-	bool same = true;
-	for (size_t i = 0; i < r->nw; i++)
-		if (in[i]) {
-			same &= !kind || !strcmp(kind, r->w[i]->obj.kind);
-			kind = kind ? kind : r->w[i]->obj.kind;
-		}
-	snprintf(out, n, "%ss", same && kind ? kind : "workload");
-}
-
-/* "ns/a, ns/b and ns/c", or the first SL_RELEASE_NAMED and how many more. */
-void sl_release_names(const struct release *r, const bool *in, size_t nin, struct sl_buf *b)
-{
-	for (size_t i = 0, k = 0; i < r->nw && k < SL_RELEASE_NAMED; i++) {
-		if (!in[i])
-			continue;
-		const char *sep = k == 0 ? "" : k + 1 == nin ? " and " : ", ";
-		sl_buf_printf(b, "%s%s/%s", sep, r->w[i]->obj.namespace, r->w[i]->obj.name);
-		k++;
-	}
-	if (nin > SL_RELEASE_NAMED)
-		sl_buf_printf(b, " and %zu more", nin - SL_RELEASE_NAMED);
 }
 
 /* The nodes of the violating set: a note and a related location each (SL_RELEASE_NAMED of them). */
@@ -241,44 +104,6 @@ static void report(struct release *r, const char *res, const bool *in, const boo
 		}
 }
 
-/* One resource: demand against supply through the admissible groups. Vertices: the source, one
- * per signature, one per group, the sink. */
-void sl_release_flow(struct release *r, const char *res, struct release_flow *rf)
-{
-	size_t s = 0, t = 1 + r->nsigs + r->ngroups;
-	sl_flow_init(&rf->g, t + 1);
-	rf->demand = sl_xcalloc(r->nsigs + 1, sizeof *rf->demand);
-	rf->supply = sl_xcalloc(r->ngroups + 1, sizeof *rf->supply);
-	rf->total = 0;
-	for (size_t i = 0; i < r->nw; i++) {
-		int64_t d = sl_sat_mul(r->pods[i], sl_release_request(r->w[i], res));
-		rf->demand[r->sig[i]] = sl_sat_add(rf->demand[r->sig[i]], d > 0 ? d : 0);
-	}
-	for (size_t q = 0; q < r->nsigs; q++) {
-		if (rf->demand[q] > 0) {
-			rf->total = sl_sat_add(rf->total, rf->demand[q]);
-			sl_flow_add(&rf->g, s, 1 + q, rf->demand[q]);
-		}
-		/* Every signature reaches its groups, demand or not: a rollout's surge may start there. */
-		for (size_t k = 0; k < r->ngroups; k++)
-			if (r->adm[q * r->ngroups + k])
-				sl_flow_add(&rf->g, 1 + q, 1 + r->nsigs + k, SL_FLOW_INF);
-	}
-	for (size_t n = 0; n < r->m->nnodes; n++)
-		rf->supply[r->group[n]] = sl_sat_add(rf->supply[r->group[n]], sl_release_free_of(r->m->nodes[n], res));
-	for (size_t k = 0; k < r->ngroups; k++)
-		if (rf->supply[k] > 0)
-			sl_flow_add(&rf->g, 1 + r->nsigs + k, t, rf->supply[k]);
-	rf->flow = rf->total > 0 ? sl_flow_max(&rf->g, s, t) : 0;
-}
-
-void sl_release_flow_free(struct release_flow *rf)
-{
-	sl_flow_free(&rf->g);
-	free(rf->demand);
-	free(rf->supply);
-}
-
 /* One resource: demand against supply through the admissible groups. */
 static void check_resource(struct release *r, const char *res)
 {
@@ -307,51 +132,6 @@ static void check_resource(struct release *r, const char *res)
 		free(reach);
 	}
 	sl_release_flow_free(&rf);
-}
-
-bool sl_release_build(struct release *r, const struct sl_rule *self, struct sl_model_check *cx)
-{
-	const struct sl_model *m = cx->model;
-	memset(r, 0, sizeof *r);
-	*r = (struct release){.self = self, .cx = cx, .m = m, .change_left = SL_RELEASE_CHANGE_BUDGET};
-	if (!cx->cluster || !m->nnodes)
-		return false;
-	r->w = sl_xcalloc(m->nworkloads + 1, sizeof *r->w);
-	r->pods = sl_xcalloc(m->nworkloads + 1, sizeof *r->pods);
-	r->index = sl_xcalloc(m->nworkloads + 1, sizeof *r->index);
-	r->broken = sl_xcalloc(m->nworkloads + 1, sizeof *r->broken);
-	sl_intern(&r->resources, "pods");
-	for (size_t i = 0; i < m->nworkloads; i++) {
-		const struct sl_workload *w = m->workloads[i];
-		if (!takes_part(w) || (cx->alone[i] & SL_ALONE_SHORT) || w->replicas <= 0)
-			continue;
-		/* A workload whose pods all run asks for nothing more, but its rollout still needs room. */
-		int64_t left = w->replicas - sl_own_running(cx->cluster, w);
-		r->w[r->nw] = w;
-		r->index[r->nw] = i;
-		r->pods[r->nw++] = left > 0 ? left : 0;
-		for (size_t k = 0; k < w->pod.request.n; k++)
-			if (w->pod.request.v[k].amount > 0)
-				sl_intern(&r->resources, w->pod.request.v[k].name);
-	}
-	if (r->nw < 2)
-		return false;
-	group_nodes(r);
-	sign(r);
-	return true;
-}
-
-void sl_release_free(struct release *r)
-{
-	sl_strpool_free(&r->resources);
-	free(r->w);
-	free(r->pods);
-	free(r->index);
-	free(r->broken);
-	free(r->group);
-	free(r->adm);
-	free(r->nodes_in);
-	free(r->sig);
 }
 
 /* --explain: what flows from signature `from` into group k, for each such edge with flow: fn. */
@@ -506,28 +286,6 @@ void sl_release_explain(const struct sl_model *m, struct sl_cluster *cl, const u
 		sl_release_order_explain(&r, out, o);
 	}
 	sl_release_free(&r);
-}
-
-static void release_destroy(void *p)
-{
-	sl_release_free(p);
-	free(p);
-}
-
-struct release *sl_release_get(const struct sl_rule *self, struct sl_model_check *cx)
-{
-	struct release *r = cx->shared->release;
-	if (!r) {
-		r = sl_xcalloc(1, sizeof *r);
-		if (!sl_release_build(r, self, cx))
-			r->nw = 0; /* none: fewer than two take part */
-		cx->shared->release = r;
-		cx->shared->free_release = release_destroy;
-	}
-	/* Whoever reports now reports as itself, into its own findings. */
-	r->self = self;
-	r->cx = cx;
-	return r->nw > 1 ? r : NULL;
 }
 
 static void check_release(const struct sl_rule *self, struct sl_model_check *cx)

@@ -1,6 +1,7 @@
 /* lsp.c — the language server's loop and dispatch (see lsp.h): messages in, the lifecycle
  * (initialize, shutdown, exit), the documents the client opens and changes, and errors as the
- * protocol words them. Linting and what it publishes is lsp_lint.c's. */
+ * protocol words them. Linting and what it publishes is lsp_lint.c's: it reaches the client
+ * through the notify and log_line this file passes in (s->out), not by calling back here. */
 #include "lsp.h"
 
 #include <limits.h>
@@ -47,8 +48,11 @@ static void send_error(struct sl_lsp *s, const cJSON *id, int code, const char *
 	sl_buf_free(&b);
 }
 
-void sl_lsp_notify(struct sl_lsp *s, const char *method, cJSON *params)
+/* The server's side of struct sl_lsp_out (ctx is the server): a notification, and a line for
+ * the client's log as window/logMessage. */
+static void notify(void *ctx, const char *method, cJSON *params)
 {
+	struct sl_lsp *s = ctx;
 	cJSON *m = cJSON_CreateObject();
 	cJSON_AddStringToObject(m, "jsonrpc", "2.0");
 	cJSON_AddStringToObject(m, "method", method);
@@ -57,17 +61,23 @@ void sl_lsp_notify(struct sl_lsp *s, const char *method, cJSON *params)
 	cJSON_Delete(m);
 }
 
-void sl_lsp_log(struct sl_lsp *s, int type, const char *fmt, ...)
+static void log_line(void *ctx, int type, const char *message)
+{
+	cJSON *p = cJSON_CreateObject();
+	cJSON_AddNumberToObject(p, "type", type);
+	cJSON_AddStringToObject(p, "message", message);
+	notify(ctx, "window/logMessage", p);
+}
+
+static void client_log(struct sl_lsp *s, int type, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void client_log(struct sl_lsp *s, int type, const char *fmt, ...)
 {
 	struct sl_buf b = SL_BUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
 	sl_buf_vprintf(&b, fmt, ap);
 	va_end(ap);
-	cJSON *p = cJSON_CreateObject();
-	cJSON_AddNumberToObject(p, "type", type);
-	cJSON_AddStringToObject(p, "message", b.s);
-	sl_lsp_notify(s, "window/logMessage", p);
+	log_line(s, type, b.s);
 	sl_buf_free(&b);
 }
 
@@ -160,7 +170,7 @@ static void add_root(struct sl_lsp *s, const char *path)
 {
 	char buf[PATH_MAX];
 	if (!realpath(path, buf)) {
-		sl_lsp_log(s, 2, "schedlint: workspace folder %s not found: left out", path);
+		client_log(s, 2, "schedlint: workspace folder %s not found: left out", path);
 		return;
 	}
 	s->roots = sl_xrealloc(s->roots, (s->nroots + 1) * sizeof *s->roots);
@@ -173,7 +183,7 @@ static void add_root_uri(struct sl_lsp *s, const char *uri)
 	if (path)
 		add_root(s, path);
 	else
-		sl_lsp_log(s, 2, "schedlint: workspace folder %s is not a local file: left out", uri ? uri : "(none)");
+		client_log(s, 2, "schedlint: workspace folder %s is not a local file: left out", uri ? uri : "(none)");
 	free(path);
 }
 
@@ -284,7 +294,7 @@ static void on_did_open(struct sl_lsp *s, const cJSON *params)
 	const char *uri = get_string(td, "uri"), *text = get_string(td, "text");
 	const cJSON *version = cJSON_GetObjectItemCaseSensitive(td, "version");
 	if (!uri || !text) {
-		sl_lsp_log(s, 1, "schedlint: textDocument/didOpen without a textDocument's uri and text: ignored");
+		client_log(s, 1, "schedlint: textDocument/didOpen without a textDocument's uri and text: ignored");
 		return;
 	}
 	struct sl_lsp_doc *d = find_doc(s, uri, NULL);
@@ -347,7 +357,7 @@ static void on_did_change(struct sl_lsp *s, const cJSON *params)
 	const char *uri = get_string(td, "uri");
 	struct sl_lsp_doc *d = uri ? find_doc(s, uri, NULL) : NULL;
 	if (!d || !cJSON_IsArray(changes)) {
-		sl_lsp_log(s, 1, "schedlint: textDocument/didChange for %s: %s", uri ? uri : "no document",
+		client_log(s, 1, "schedlint: textDocument/didChange for %s: %s", uri ? uri : "no document",
 			   d ? "no contentChanges" : "not open");
 		return;
 	}
@@ -357,7 +367,7 @@ static void on_did_change(struct sl_lsp *s, const cJSON *params)
 	cJSON_ArrayForEach(ch, changes)
 	{
 		if (apply_change(s, d, ch) < 0) {
-			sl_lsp_log(s, 1, "schedlint: textDocument/didChange for %s: a change out of the text: ignored",
+			client_log(s, 1, "schedlint: textDocument/didChange for %s: a change out of the text: ignored",
 				   uri);
 			return;
 		}
@@ -595,6 +605,7 @@ int sl_lsp_serve(int in, int out)
 	struct sl_lsp s;
 	memset(&s, 0, sizeof s);
 	sl_rpc_init(&s.rpc, in, out);
+	s.out = (struct sl_lsp_out){.ctx = &s, .notify = notify, .log = log_line};
 	sl_overlay_init(&s.ov);
 	while (!s.exiting && !s.rpc.out_gone) {
 		take_messages(&s);

@@ -1,8 +1,11 @@
 /* lsp_lint.c — the language server's runs: the config (read again when its file changes), one
  * run over the workspace's folders and the open documents (their buffers in place of the files,
  * through the overlay), the findings as diagnostics of the open documents, and their fixes as
- * quick fixes. The run is kept until the next one: code action requests are answered from it. */
+ * quick fixes. The run is kept until the next one: code action requests are answered from it.
+ * Diagnostics and log lines reach the client through s->out, which the server passes in: this
+ * file calls nothing of lsp.c's. */
 #include <poll.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,6 +20,19 @@
 
 /* A run slower than this is logged: the server aims to answer within it. */
 #define SLOW_MS 100
+
+/* A line for the client's log, through the way out the server passed in. */
+static void client_log(struct sl_lsp *s, int type, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void client_log(struct sl_lsp *s, int type, const char *fmt, ...)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	sl_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	s->out.log(s->out.ctx, type, b.s);
+	sl_buf_free(&b);
+}
 
 static void drop_places(struct sl_lsp *s)
 {
@@ -173,7 +189,7 @@ void sl_lsp_publish(struct sl_lsp *s, const char *uri, char **published, long lo
 	if (version >= 0)
 		cJSON_AddNumberToObject(p, "version", (double)version);
 	cJSON_AddItemToObject(p, "diagnostics", diags);
-	sl_lsp_notify(s, "textDocument/publishDiagnostics", p);
+	s->out.notify(s->out.ctx, "textDocument/publishDiagnostics", p);
 	free(*published);
 	*published = strcmp(json, "[]") ? json : NULL;
 	if (!*published)
@@ -197,7 +213,7 @@ static void publish_config(struct sl_lsp *s, const char *path, const struct sl_f
 		if (errs->v[i].at.src)
 			cJSON_AddItemToArray(diags, diagnostic(s, &errs->v[i], place(s, errs->v[i].at.src)));
 		else
-			sl_lsp_log(s, 1, "schedlint: %s", errs->v[i].message);
+			client_log(s, 1, "schedlint: %s", errs->v[i].message);
 	int d = doc_at(s, path);
 	char *uri = d >= 0 ? sl_xstrdup(s->docs[d]->uri) : path ? sl_path_uri(path) : NULL;
 	if (uri)
@@ -205,7 +221,7 @@ static void publish_config(struct sl_lsp *s, const char *path, const struct sl_f
 	else
 		cJSON_Delete(diags);
 	if (errs->input_errors)
-		sl_lsp_log(s, 1, "schedlint: %s has errors: nothing is linted until they are fixed", path);
+		client_log(s, 1, "schedlint: %s has errors: nothing is linted until they are fixed", path);
 	free(uri);
 	drop_places(s);
 }
@@ -326,7 +342,7 @@ void sl_lsp_lint(struct sl_lsp *s, bool cancellable)
 		s->dirty = true;
 		s->cancelled++;
 		s->cancelled_in_row++;
-		sl_lsp_log(s, 4, "schedlint: a run cancelled after %.0f ms: messages came while it ran (%llu so far)",
+		client_log(s, 4, "schedlint: a run cancelled after %.0f ms: messages came while it ran (%llu so far)",
 			   ms_since(&t0), s->cancelled);
 		return;
 	}
@@ -335,7 +351,7 @@ void sl_lsp_lint(struct sl_lsp *s, bool cancellable)
 	publish_docs(s);
 	double ms = ms_since(&t0);
 	if (!s->runs++ || ms > SLOW_MS)
-		sl_lsp_log(s, ms > SLOW_MS ? 3 : 4, "schedlint: linted %zu files in %.0f ms%s", r->ss.n, ms,
+		client_log(s, ms > SLOW_MS ? 3 : 4, "schedlint: linted %zu files in %.0f ms%s", r->ss.n, ms,
 			   s->runs > 1 ? " (slower than the aim of 100 ms)" : "");
 }
 

@@ -1,7 +1,9 @@
 /* lsp_server.h — the language server's state, shared by its dispatch (lsp.c) and its linting
  * (lsp_lint.c). One struct sl_lsp owns everything: the open documents, the overlay that puts
  * their text in place of the files, the config, and the last run, whose findings answer code
- * action requests until the next change. */
+ * action requests until the next change. The dispatch calls the linting; the linting reaches
+ * the client only through the struct sl_lsp_out the dispatch puts in s->out, never by calling
+ * the dispatch, so the two files do not call each other. */
 #ifndef SL_LSP_SERVER_H
 #define SL_LSP_SERVER_H
 #include <cjson/cJSON.h>
@@ -37,8 +39,20 @@ struct sl_lsp_src {
 
 enum sl_lsp_state { SL_LSP_NEW, SL_LSP_RUNNING, SL_LSP_SHUT_DOWN };
 
+/* How the linting side speaks to the client: the server passes it in (s->out) before the first
+ * run, and the linting calls nothing else of the server's. ctx is the server's, given back to
+ * both. */
+struct sl_lsp_out {
+	void *ctx;
+	/* A notification: method and its params (taken). */
+	void (*notify)(void *ctx, const char *method, cJSON *params);
+	/* A line for the client's log; type as window/logMessage's (1 error, 2 warning, 3 info, 4 log). */
+	void (*log)(void *ctx, int type, const char *message);
+};
+
 struct sl_lsp {
 	struct sl_rpc rpc;
+	struct sl_lsp_out out; /* the linting's way to the client, set by the server (lsp.c) */
 	enum sl_lsp_state state;
 	bool exiting;
 	char **roots; /* the workspace folders, absolute, symlinks resolved */
@@ -67,11 +81,7 @@ struct sl_lsp {
 	unsigned cancelled_in_row; /* runs cancelled since one finished */
 };
 
-/* lsp.c */
-void sl_lsp_notify(struct sl_lsp *s, const char *method, cJSON *params); /* takes params */
-void sl_lsp_log(struct sl_lsp *s, int type, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-/* lsp_lint.c */
+/* lsp_lint.c, called by the server; what it says to the client goes through s->out. */
 /* Lint the workspace as the buffers read now, and publish what changed. A cancellable run ends
  * early when more messages arrive while it runs (they may change what it lints): nothing is
  * published then, and s->dirty stays set for the next. */
