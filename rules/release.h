@@ -13,7 +13,7 @@
 #include "../linter/base/flow.h"
 #include "rules.h"
 
-struct release {
+struct sl_release {
 	const struct sl_rule *self;
 	struct sl_model_check *cx;
 	const struct sl_model *m;
@@ -38,7 +38,7 @@ struct release {
 
 /* One resource's flow: source → signature (its demand) → group (infinite) → sink (its free).
  * Vertex 0 is the source, 1 + q signature q, 1 + nsigs + k group k, the last the sink. */
-struct release_flow {
+struct sl_release_flow {
 	struct sl_flow g;
 	int64_t *demand; /* per signature */
 	int64_t *supply; /* per group */
@@ -49,14 +49,14 @@ struct release_flow {
 
 /* The workloads of cx's target that take part (long-running kinds and bare Pods that fit alone),
  * their node groups and signatures; false when fewer than two take part (free it either way). */
-bool sl_release_build(struct release *r, const struct sl_rule *self, struct sl_model_check *cx);
-void sl_release_free(struct release *r);
+bool sl_release_build(struct sl_release *r, const struct sl_rule *self, struct sl_model_check *cx);
+void sl_release_free(struct sl_release *r);
 /* The target's release, built once and shared by the checks of the whole target (cx->shared);
  * NULL when fewer than two workloads take part. Reports made through it are self's, into cx. */
-struct release *sl_release_get(const struct sl_rule *self, struct sl_model_check *cx);
+struct sl_release *sl_release_get(const struct sl_rule *self, struct sl_model_check *cx);
 /* Build and run one resource's flow. */
-void sl_release_flow(struct release *r, const char *res, struct release_flow *rf);
-void sl_release_flow_free(struct release_flow *rf);
+void sl_release_flow(struct sl_release *r, const char *res, struct sl_release_flow *rf);
+void sl_release_flow_free(struct sl_release_flow *rf);
 /* What node n has free of res (the pod count for "pods"), and what a pod of w asks of it. */
 int64_t sl_release_free_of(const struct sl_node *n, const char *res);
 int64_t sl_release_request(const struct sl_workload *w, const char *res);
@@ -67,27 +67,27 @@ int64_t sl_release_request(const struct sl_workload *w, const char *res);
 /* The index of key in pool, interning a copy when it is new. */
 size_t sl_release_key_index(struct sl_strpool *pool, const char *key);
 /* "Deployments" when every workload in `in` is one, "workloads" otherwise. */
-void sl_release_kinds(const struct release *r, const bool *in, char *out, size_t n);
+void sl_release_kinds(const struct sl_release *r, const bool *in, char *out, size_t n);
 /* "ns/a, ns/b and ns/c", or the first SL_RELEASE_NAMED and how many more. */
-void sl_release_names(const struct release *r, const bool *in, size_t nin, struct sl_buf *b);
+void sl_release_names(const struct sl_release *r, const bool *in, size_t nin, struct sl_buf *b);
 
 /* What release_capacity.c runs beside its check of the totals, and rollout-deadlock's check. */
 
 /* Pods that must each have a topology domain of their own, across workloads (release_domains.c). */
-void sl_release_domains(struct release *r);
+void sl_release_domains(struct sl_release *r);
 /* Workloads that bind the same host port on every address: a node each (release_domains.c). */
-void sl_release_ports(struct release *r);
+void sl_release_ports(struct sl_release *r);
 /* The smallest change in nodes that makes the whole release fit, checked by placing it (a note on
  * f): k or a few more empty copies of the node with the most of res among those every workload
  * `in` may use (release_change.c). */
-void sl_release_offer_copies(struct release *r, struct sl_finding *f, const bool *in, const char *res, int64_t k);
+void sl_release_offer_copies(struct sl_release *r, struct sl_finding *f, const bool *in, const char *res, int64_t k);
 /* The copies a shortfall of res needs at least: over the most of it one of their nodes has. */
-int64_t sl_release_copies_for(const struct release *r, const bool *in, const char *res, int64_t shortfall);
+int64_t sl_release_copies_for(const struct sl_release *r, const bool *in, const char *res, int64_t shortfall);
 /* The order-dependent warning: no bound broken for these workloads, yet placed as the scheduler
  * would, in input order or in reverse, some of their pods stay Pending (release_order.c). */
-void sl_release_order(struct release *r);
+void sl_release_order(struct sl_release *r);
 /* --explain: how the release places in either order, or why that was not checked. */
-void sl_release_order_explain(struct release *r, struct sl_buf *out, struct cJSON *json);
+void sl_release_order_explain(struct sl_release *r, struct sl_buf *out, struct cJSON *json);
 /* rollout-deadlock's check of each rollout beside the rest of the release (release_rollouts.c). */
 void sl_release_rollouts(const struct sl_rule *self, struct sl_model_check *cx);
 

@@ -40,7 +40,7 @@ static void note_demand(struct sl_finding *f, const struct sl_workload *w, int64
 }
 
 /* The nodes of the violating set: a note and a related location each (SL_RELEASE_NAMED of them). */
-static void note_nodes(struct sl_finding *f, const struct release *r, const bool *used, const char *res)
+static void note_nodes(struct sl_finding *f, const struct sl_release *r, const bool *used, const char *res)
 {
 	size_t listed = 0;
 	for (size_t n = 0; n < r->m->nnodes; n++) {
@@ -60,7 +60,8 @@ static void note_nodes(struct sl_finding *f, const struct release *r, const bool
 
 /* The violating set: the workloads of the signatures the source reaches in the residual graph
  * (in) and the groups they may use (used); reported at the first of them. */
-static void report(struct release *r, const char *res, const bool *in, const bool *used, int64_t demand, int64_t supply)
+static void report(struct sl_release *r, const char *res, const bool *in, const bool *used, int64_t demand,
+		   int64_t supply)
 {
 	size_t nin = 0, first = (size_t)-1, nnodes = 0;
 	for (size_t i = 0; i < r->nw; i++)
@@ -105,9 +106,9 @@ static void report(struct release *r, const char *res, const bool *in, const boo
 }
 
 /* One resource: demand against supply through the admissible groups. */
-static void check_resource(struct release *r, const char *res)
+static void check_resource(struct sl_release *r, const char *res)
 {
-	struct release_flow rf;
+	struct sl_release_flow rf;
 	sl_release_flow(r, res, &rf);
 	if (rf.flow < rf.total) {
 		bool *reach = sl_xcalloc(rf.g.n + 1, sizeof *reach);
@@ -135,7 +136,7 @@ static void check_resource(struct release *r, const char *res)
 }
 
 /* --explain: what flows from signature `from` into group k, for each such edge with flow: fn. */
-static void each_take(const struct release *r, const struct release_flow *rf, size_t k,
+static void each_take(const struct sl_release *r, const struct sl_release_flow *rf, size_t k,
 		      void (*fn)(void *ctx, size_t sig, int64_t flow), void *ctx)
 {
 	for (size_t e = 0; e < rf->g.ne; e += 2) {
@@ -147,7 +148,7 @@ static void each_take(const struct release *r, const struct release_flow *rf, si
 }
 
 struct take_text {
-	const struct release *r;
+	const struct sl_release *r;
 	const char *res;
 	struct sl_buf *who;
 	int64_t in;
@@ -168,7 +169,7 @@ static void take_text(void *ctx, size_t sig, int64_t flow)
 }
 
 struct take_json {
-	const struct release *r;
+	const struct sl_release *r;
 	cJSON *takes;
 	int64_t in;
 };
@@ -189,7 +190,7 @@ static void take_json(void *ctx, size_t sig, int64_t flow)
 }
 
 /* One node of each group, to name it by. */
-static size_t *representatives(const struct release *r)
+static size_t *representatives(const struct sl_release *r)
 {
 	size_t *rep = sl_xcalloc(r->ngroups + 1, sizeof *rep);
 	for (size_t n = r->m->nnodes; n-- > 0;)
@@ -200,9 +201,9 @@ static size_t *representatives(const struct release *r)
 /* One resource's picture, per node group: what it has free, what flows into it from each set of
  * workloads (those written alike share their flow), and what is left; text into out, or JSON
  * into arr. */
-static void explain_resource(struct release *r, const char *res, struct sl_buf *out, cJSON *arr)
+static void explain_resource(struct sl_release *r, const char *res, struct sl_buf *out, cJSON *arr)
 {
-	struct release_flow rf;
+	struct sl_release_flow rf;
 	sl_release_flow(r, res, &rf);
 	size_t *rep = representatives(r);
 	char dem[48], got[48];
@@ -261,7 +262,7 @@ void sl_release_explain(const struct sl_model *m, struct sl_cluster *cl, const u
 			struct sl_buf *out, cJSON **json)
 {
 	struct sl_model_check cx = {m, NULL, SL_ERROR, cl, alone, NULL};
-	struct release r;
+	struct sl_release r;
 	if (sl_release_build(&r, &sl_rule_release_capacity, &cx)) {
 		cJSON *arr = NULL, *o = NULL;
 		if (json) {
@@ -290,7 +291,7 @@ void sl_release_explain(const struct sl_model *m, struct sl_cluster *cl, const u
 
 static void check_release(const struct sl_rule *self, struct sl_model_check *cx)
 {
-	struct release *r = sl_release_get(self, cx);
+	struct sl_release *r = sl_release_get(self, cx);
 	if (!r)
 		return;
 	for (size_t k = 0; k < r->resources.n; k++)

@@ -24,7 +24,7 @@ struct todo {
 	size_t n;
 };
 
-static void todo_init(const struct release *r, struct todo *t)
+static void todo_init(const struct sl_release *r, struct todo *t)
 {
 	t->w = sl_xcalloc(r->nw + 1, sizeof *t->w);
 	t->pods = sl_xcalloc(r->nw + 1, sizeof *t->pods);
@@ -38,7 +38,7 @@ static void todo_init(const struct release *r, struct todo *t)
 
 /* Whether c copies of node base make the release fit, within the budget; *spent says when the
  * budget stopped it. */
-static bool try_copies(struct release *r, const struct todo *t, size_t base, int64_t c, bool *spent)
+static bool try_copies(struct sl_release *r, const struct todo *t, size_t base, int64_t c, bool *spent)
 {
 	struct sl_model grown = *r->m;
 	grown.nnodes += (size_t)c;
@@ -57,7 +57,7 @@ static bool try_copies(struct release *r, const struct todo *t, size_t base, int
 
 /* A node of the violating set's groups that every workload of the set may use a copy of, with
  * the most of res: the one to copy, or (size_t)-1. */
-static size_t base_node(const struct release *r, const bool *in, const bool *used, const char *res)
+static size_t base_node(const struct sl_release *r, const bool *in, const bool *used, const char *res)
 {
 	size_t best = (size_t)-1;
 	int64_t most = 0;
@@ -77,7 +77,7 @@ static size_t base_node(const struct release *r, const bool *in, const bool *use
 	return best;
 }
 
-void sl_release_offer_copies(struct release *r, struct sl_finding *f, const bool *in, const char *res, int64_t k)
+void sl_release_offer_copies(struct sl_release *r, struct sl_finding *f, const bool *in, const char *res, int64_t k)
 {
 	/* The groups the set may use. */
 	bool *used = sl_xcalloc(r->ngroups + 1, sizeof *used);
@@ -109,7 +109,7 @@ void sl_release_offer_copies(struct release *r, struct sl_finding *f, const bool
 	free(t.pods);
 }
 
-int64_t sl_release_copies_for(const struct release *r, const bool *in, const char *res, int64_t shortfall)
+int64_t sl_release_copies_for(const struct sl_release *r, const bool *in, const char *res, int64_t shortfall)
 {
 	int64_t most = 0;
 	for (size_t k = 0; k < r->m->nnodes; k++) {

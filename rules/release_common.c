@@ -31,7 +31,7 @@ static bool takes_part(const struct sl_workload *w)
 
 /* Node groups: the cluster's classes, and a group of its own for every node a taking-part
  * template names (its verdicts are per node). */
-static void group_nodes(struct release *r)
+static void group_nodes(struct sl_release *r)
 {
 	const struct sl_model *m = r->m;
 	struct sl_cluster *cl = r->cx->cluster;
@@ -57,8 +57,8 @@ static void group_nodes(struct release *r)
 
 /* The signature of verdicts ok (one per node): its index, a new one added. A signature is the
  * bitset of groups, as a string of hex digits for the map. */
-static size_t signature_of(struct release *r, const bool *ok, struct sl_strpool *sigs, unsigned char *bits, char *hex,
-			   size_t *cap)
+static size_t signature_of(struct sl_release *r, const bool *ok, struct sl_strpool *sigs, unsigned char *bits,
+			   char *hex, size_t *cap)
 {
 	size_t n = r->m->nnodes, len = (r->ngroups + 3) / 4;
 	memset(bits, 0, len);
@@ -81,7 +81,7 @@ static size_t signature_of(struct release *r, const bool *ok, struct sl_strpool 
  * flow has one vertex per signature, so its size is signatures × groups, not workloads × nodes.
  * A template judged by class is looked up by its static key (equal keys, equal verdicts), so
  * only one of each is judged node by node. */
-static void sign(struct release *r)
+static void sign(struct sl_release *r)
 {
 	size_t n = r->m->nnodes, len = (r->ngroups + 3) / 4, cap = 0;
 	struct sl_strpool sigs = {0}, keys = {0};
@@ -131,7 +131,7 @@ int64_t sl_release_request(const struct sl_workload *w, const char *res)
 }
 
 /* "Deployments" when every workload in `in` is one, "workloads" otherwise. */
-void sl_release_kinds(const struct release *r, const bool *in, char *out, size_t n)
+void sl_release_kinds(const struct sl_release *r, const bool *in, char *out, size_t n)
 {
 	const char *kind = NULL;
 	bool same = true;
@@ -144,7 +144,7 @@ void sl_release_kinds(const struct release *r, const bool *in, char *out, size_t
 }
 
 /* "ns/a, ns/b and ns/c", or the first SL_RELEASE_NAMED and how many more. */
-void sl_release_names(const struct release *r, const bool *in, size_t nin, struct sl_buf *b)
+void sl_release_names(const struct sl_release *r, const bool *in, size_t nin, struct sl_buf *b)
 {
 	for (size_t i = 0, k = 0; i < r->nw && k < SL_RELEASE_NAMED; i++) {
 		if (!in[i])
@@ -159,7 +159,7 @@ void sl_release_names(const struct release *r, const bool *in, size_t nin, struc
 
 /* One resource: demand against supply through the admissible groups. Vertices: the source, one
  * per signature, one per group, the sink. */
-void sl_release_flow(struct release *r, const char *res, struct release_flow *rf)
+void sl_release_flow(struct sl_release *r, const char *res, struct sl_release_flow *rf)
 {
 	size_t s = 0, t = 1 + r->nsigs + r->ngroups;
 	sl_flow_init(&rf->g, t + 1);
@@ -188,18 +188,18 @@ void sl_release_flow(struct release *r, const char *res, struct release_flow *rf
 	rf->flow = rf->total > 0 ? sl_flow_max(&rf->g, s, t) : 0;
 }
 
-void sl_release_flow_free(struct release_flow *rf)
+void sl_release_flow_free(struct sl_release_flow *rf)
 {
 	sl_flow_free(&rf->g);
 	free(rf->demand);
 	free(rf->supply);
 }
 
-bool sl_release_build(struct release *r, const struct sl_rule *self, struct sl_model_check *cx)
+bool sl_release_build(struct sl_release *r, const struct sl_rule *self, struct sl_model_check *cx)
 {
 	const struct sl_model *m = cx->model;
 	memset(r, 0, sizeof *r);
-	*r = (struct release){.self = self, .cx = cx, .m = m, .change_left = SL_RELEASE_CHANGE_BUDGET};
+	*r = (struct sl_release){.self = self, .cx = cx, .m = m, .change_left = SL_RELEASE_CHANGE_BUDGET};
 	if (!cx->cluster || !m->nnodes)
 		return false;
 	r->w = sl_xcalloc(m->nworkloads + 1, sizeof *r->w);
@@ -227,7 +227,7 @@ bool sl_release_build(struct release *r, const struct sl_rule *self, struct sl_m
 	return true;
 }
 
-void sl_release_free(struct release *r)
+void sl_release_free(struct sl_release *r)
 {
 	sl_strpool_free(&r->resources);
 	free(r->w);
@@ -246,9 +246,9 @@ static void release_destroy(void *p)
 	free(p);
 }
 
-struct release *sl_release_get(const struct sl_rule *self, struct sl_model_check *cx)
+struct sl_release *sl_release_get(const struct sl_rule *self, struct sl_model_check *cx)
 {
-	struct release *r = cx->shared->release;
+	struct sl_release *r = cx->shared->release;
 	if (!r) {
 		r = sl_xcalloc(1, sizeof *r);
 		if (!sl_release_build(r, self, cx))

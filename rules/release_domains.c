@@ -24,7 +24,7 @@ static void add_member(struct member_set *s, size_t i, int64_t replicas)
 }
 
 /* "Deployments ns/a and ns/b" for a set. */
-static void set_words(const struct release *r, const struct member_set *s, struct sl_buf *b)
+static void set_words(const struct sl_release *r, const struct member_set *s, struct sl_buf *b)
 {
 	bool *in = sl_xcalloc(r->nw + 1, sizeof *in);
 	for (size_t i = 0; i < s->n; i++)
@@ -37,7 +37,7 @@ static void set_words(const struct release *r, const struct member_set *s, struc
 }
 
 /* The smallest change in nodes for a set short of `out` nodes or domains: a node each. */
-static void offer_copies(struct release *r, struct sl_finding *f, const struct member_set *s, int64_t out)
+static void offer_copies(struct sl_release *r, struct sl_finding *f, const struct member_set *s, int64_t out)
 {
 	bool *in = sl_xcalloc(r->nw + 1, sizeof *in);
 	for (size_t i = 0; i < s->n; i++)
@@ -47,7 +47,8 @@ static void offer_copies(struct release *r, struct sl_finding *f, const struct m
 }
 
 /* Each member's pods (a note), and the members but the first as related locations. */
-static void note_members(struct sl_finding *f, const struct release *r, const struct member_set *s, const char *related)
+static void note_members(struct sl_finding *f, const struct sl_release *r, const struct member_set *s,
+			 const char *related)
 {
 	for (size_t i = 0; i < s->n && i < SL_RELEASE_NAMED; i++) {
 		char ref[512];
@@ -87,7 +88,7 @@ static void term_key(const struct sl_workload *w, const struct sl_podterm *t, st
 }
 
 struct taken {
-	const struct release *r;
+	const struct sl_release *r;
 	const struct domain_set *d;
 	struct sl_strmap *domains; /* a value of the key → its index in gone */
 	bool *gone;                /* per domain index */
@@ -105,7 +106,7 @@ static void take_domain(void *ctx, const struct sl_pod *p, size_t node)
 		tk->gone[k] = true;
 }
 
-static void report_domains(struct release *r, const struct domain_set *d, size_t have, size_t taken)
+static void report_domains(struct sl_release *r, const struct domain_set *d, size_t have, size_t taken)
 {
 	for (size_t i = 0; i < d->m.n; i++)
 		r->broken[d->m.members[i]] = true;
@@ -137,7 +138,7 @@ static void report_domains(struct release *r, const struct domain_set *d, size_t
 
 /* The domains of d's key among the nodes its members may use; 0 with no bound (a node without
  * the key). */
-static void check_domain_set(struct release *r, const struct domain_set *d)
+static void check_domain_set(struct sl_release *r, const struct domain_set *d)
 {
 	const char *key = d->t->topology_key;
 	struct sl_strmap domains = {0};
@@ -168,7 +169,7 @@ static void check_domain_set(struct release *r, const struct domain_set *d)
 	sl_strmap_free(&domains);
 }
 
-void sl_release_domains(struct release *r)
+void sl_release_domains(struct sl_release *r)
 {
 	struct sl_strpool keys = {0};
 	struct domain_set *sets = NULL;
@@ -211,7 +212,7 @@ struct port_set {
 	struct member_set m;
 };
 
-static void report_ports(struct release *r, const struct port_set *d, size_t have, size_t taken)
+static void report_ports(struct sl_release *r, const struct port_set *d, size_t have, size_t taken)
 {
 	for (size_t i = 0; i < d->m.n; i++)
 		r->broken[d->m.members[i]] = true;
@@ -238,7 +239,7 @@ static void report_ports(struct release *r, const struct port_set *d, size_t hav
 	offer_copies(r, f, &d->m, out);
 }
 
-static void check_port_set(struct release *r, const struct port_set *d, const bool *held)
+static void check_port_set(struct sl_release *r, const struct port_set *d, const bool *held)
 {
 	size_t have = 0, taken = 0;
 	for (size_t n = 0; n < r->m->nnodes; n++) {
@@ -257,7 +258,7 @@ static void check_port_set(struct release *r, const struct port_set *d, const bo
 /* The nodes where a running pod that belongs to none of a set's workloads binds its port: one
  * pass over the running pods (the cluster's: bound and not finished) for every shared port. */
 struct held_pass {
-	const struct release *r;
+	const struct sl_release *r;
 	const struct port_set *sets;
 	struct sl_strpool *keys;
 	bool **held; /* per set with two workloads or more: per node */
@@ -281,7 +282,7 @@ static void mark_held(void *ctx, const struct sl_pod *p, size_t node)
 	}
 }
 
-void sl_release_ports(struct release *r)
+void sl_release_ports(struct sl_release *r)
 {
 	struct sl_strpool keys = {0};
 	struct port_set *sets = NULL;

@@ -26,7 +26,7 @@ struct order_set {
 	size_t n;
 };
 
-static void order_set(const struct release *r, struct order_set *s)
+static void order_set(const struct sl_release *r, struct order_set *s)
 {
 	s->w = sl_xcalloc(r->nw + 1, sizeof *s->w);
 	s->todo = sl_xcalloc(r->nw + 1, sizeof *s->todo);
@@ -63,7 +63,7 @@ static bool before(size_t j, size_t i, bool reverse)
 }
 
 /* What node k has free of res when workload i's next pod found no node. */
-static int64_t free_before(const struct release *r, const struct order_set *s, const struct sl_release_placement *p,
+static int64_t free_before(const struct sl_release *r, const struct order_set *s, const struct sl_release_placement *p,
 			   size_t i, bool reverse, size_t k, const char *res)
 {
 	int64_t v = sl_release_free_of(r->m->nodes[k], res);
@@ -76,7 +76,7 @@ static int64_t free_before(const struct release *r, const struct order_set *s, c
 /* The nodes pending workload i may use, as they were when its next pod found none: one note each,
  * for what its pod asks (SL_RELEASE_NAMED of them); the workloads that took room there and the
  * nodes are marked for related locations. */
-static void note_nodes(struct sl_finding *f, const struct release *r, const struct order_set *s,
+static void note_nodes(struct sl_finding *f, const struct sl_release *r, const struct order_set *s,
 		       const struct sl_release_placement *p, size_t i, bool reverse, bool *related, bool *nodes)
 {
 	const struct sl_workload *w = s->w[i];
@@ -139,7 +139,7 @@ static void short_words(const struct order_set *s, const struct sl_release_place
 }
 
 /* The first workload left short in p, with its nodes as the ones before left them. */
-static void note_short(struct sl_finding *f, const struct release *r, const struct order_set *s,
+static void note_short(struct sl_finding *f, const struct sl_release *r, const struct order_set *s,
 		       const struct sl_release_placement *p, bool reverse, bool *related, bool *nodes)
 {
 	for (size_t k = 0; k < s->n; k++) {
@@ -159,7 +159,7 @@ static void note_short(struct sl_finding *f, const struct release *r, const stru
 	}
 }
 
-static void report(struct release *r, const struct order_set *s, const struct sl_release_placement *fwd,
+static void report(struct sl_release *r, const struct order_set *s, const struct sl_release_placement *fwd,
 		   const struct sl_release_placement *rev)
 {
 	int64_t nf = pending(s, fwd), nr = pending(s, rev);
@@ -218,7 +218,7 @@ static void report(struct release *r, const struct order_set *s, const struct sl
 	free(related);
 }
 
-void sl_release_order(struct release *r)
+void sl_release_order(struct sl_release *r)
 {
 	struct order_set s;
 	order_set(r, &s);
@@ -266,7 +266,7 @@ static cJSON *order_json(const struct order_set *s, const struct sl_release_plac
 	return o;
 }
 
-void sl_release_order_explain(struct release *r, struct sl_buf *out, cJSON *json)
+void sl_release_order_explain(struct sl_release *r, struct sl_buf *out, cJSON *json)
 {
 	struct order_set s;
 	order_set(r, &s);

@@ -23,7 +23,7 @@
 #include "release.h"
 
 /* What still flows from signature q to the sink once the release is placed. */
-static int64_t room_left(const struct release *r, const struct release_flow *rf, size_t q)
+static int64_t room_left(const struct sl_release *r, const struct sl_release_flow *rf, size_t q)
 {
 	struct sl_flow g;
 	sl_flow_copy(&g, &rf->g);
@@ -36,7 +36,7 @@ static int64_t room_left(const struct release *r, const struct release_flow *rf,
 }
 
 /* The other workloads that may use a node w may use and ask for res. */
-static void note_rivals(struct sl_finding *f, const struct release *r, size_t self, const char *res)
+static void note_rivals(struct sl_finding *f, const struct sl_release *r, size_t self, const char *res)
 {
 	size_t q = r->sig[self], listed = 0;
 	for (size_t i = 0; i < r->nw; i++) {
@@ -59,7 +59,7 @@ static void note_rivals(struct sl_finding *f, const struct release *r, size_t se
 		sl_note(f, "and %zu more workloads", listed - SL_RELEASE_NAMED);
 }
 
-static void report(struct release *r, size_t i, const char *res, int64_t surge, int64_t need, int64_t room)
+static void report(struct sl_release *r, size_t i, const char *res, int64_t surge, int64_t need, int64_t room)
 {
 	const struct sl_workload *w = r->w[i];
 	char ref[512], n[48], left[48];
@@ -97,7 +97,7 @@ static int64_t surging(const struct sl_workload *w)
 }
 
 /* What each group can still take: the residual capacity of its edge to the sink. */
-static int64_t *residual_to_sink(const struct release *r, const struct release_flow *rf)
+static int64_t *residual_to_sink(const struct sl_release *r, const struct sl_release_flow *rf)
 {
 	size_t t = 1 + r->nsigs + r->ngroups;
 	int64_t *left = sl_xcalloc(r->ngroups + 1, sizeof *left);
@@ -112,7 +112,7 @@ static int64_t *residual_to_sink(const struct release *r, const struct release_f
 /* The room left for a surge from signature q, at least `need` or exactly: what its groups can
  * still take directly answers at once when it is enough (the usual case); only short of it does
  * the flow run again, rerouting other workloads' pods to other nodes. */
-static int64_t room_for(const struct release *r, const struct release_flow *rf, const int64_t *left, size_t q,
+static int64_t room_for(const struct sl_release *r, const struct sl_release_flow *rf, const int64_t *left, size_t q,
 			int64_t need)
 {
 	int64_t direct = 0;
@@ -124,7 +124,7 @@ static int64_t room_for(const struct release *r, const struct release_flow *rf, 
 
 void sl_release_rollouts(const struct sl_rule *self, struct sl_model_check *cx)
 {
-	struct release *r = sl_release_get(self, cx);
+	struct sl_release *r = sl_release_get(self, cx);
 	if (!r)
 		return;
 	bool *reported = sl_xcalloc(r->nw + 1, sizeof *reported);
@@ -132,7 +132,7 @@ void sl_release_rollouts(const struct sl_rule *self, struct sl_model_check *cx)
 	bool *known = sl_xcalloc(r->nsigs + 1, sizeof *known);
 	for (size_t k = 0; k < r->resources.n; k++) {
 		const char *res = r->resources.v[k];
-		struct release_flow rf;
+		struct sl_release_flow rf;
 		sl_release_flow(r, res, &rf);
 		int64_t *left = residual_to_sink(r, &rf);
 		memset(known, 0, r->nsigs * sizeof *known);
