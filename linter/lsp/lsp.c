@@ -69,18 +69,6 @@ static void log_line(void *ctx, int type, const char *message)
 	notify(ctx, "window/logMessage", p);
 }
 
-static void client_log(struct sl_lsp *s, int type, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void client_log(struct sl_lsp *s, int type, const char *fmt, ...)
-{
-	struct sl_buf b = SL_BUF_INIT;
-	va_list ap;
-	va_start(ap, fmt);
-	sl_buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	log_line(s, type, b.s);
-	sl_buf_free(&b);
-}
-
 /* Parameters, read strictly: a wrong type is as bad as a missing value. */
 static const char *get_string(const cJSON *o, const char *key)
 {
@@ -170,7 +158,7 @@ static void add_root(struct sl_lsp *s, const char *path)
 {
 	char buf[PATH_MAX];
 	if (!realpath(path, buf)) {
-		client_log(s, 2, "schedlint: workspace folder %s not found: left out", path);
+		sl_lsp_logf(s, 2, "schedlint: workspace folder %s not found: left out", path);
 		return;
 	}
 	s->roots = sl_xrealloc(s->roots, (s->nroots + 1) * sizeof *s->roots);
@@ -183,7 +171,7 @@ static void add_root_uri(struct sl_lsp *s, const char *uri)
 	if (path)
 		add_root(s, path);
 	else
-		client_log(s, 2, "schedlint: workspace folder %s is not a local file: left out", uri ? uri : "(none)");
+		sl_lsp_logf(s, 2, "schedlint: workspace folder %s is not a local file: left out", uri ? uri : "(none)");
 	free(path);
 }
 
@@ -294,7 +282,7 @@ static void on_did_open(struct sl_lsp *s, const cJSON *params)
 	const char *uri = get_string(td, "uri"), *text = get_string(td, "text");
 	const cJSON *version = cJSON_GetObjectItemCaseSensitive(td, "version");
 	if (!uri || !text) {
-		client_log(s, 1, "schedlint: textDocument/didOpen without a textDocument's uri and text: ignored");
+		sl_lsp_logf(s, 1, "schedlint: textDocument/didOpen without a textDocument's uri and text: ignored");
 		return;
 	}
 	struct sl_lsp_doc *d = find_doc(s, uri, NULL);
@@ -357,8 +345,8 @@ static void on_did_change(struct sl_lsp *s, const cJSON *params)
 	const char *uri = get_string(td, "uri");
 	struct sl_lsp_doc *d = uri ? find_doc(s, uri, NULL) : NULL;
 	if (!d || !cJSON_IsArray(changes)) {
-		client_log(s, 1, "schedlint: textDocument/didChange for %s: %s", uri ? uri : "no document",
-			   d ? "no contentChanges" : "not open");
+		sl_lsp_logf(s, 1, "schedlint: textDocument/didChange for %s: %s", uri ? uri : "no document",
+			    d ? "no contentChanges" : "not open");
 		return;
 	}
 	const cJSON *version = cJSON_GetObjectItemCaseSensitive(td, "version");
@@ -367,8 +355,8 @@ static void on_did_change(struct sl_lsp *s, const cJSON *params)
 	cJSON_ArrayForEach(ch, changes)
 	{
 		if (apply_change(s, d, ch) < 0) {
-			client_log(s, 1, "schedlint: textDocument/didChange for %s: a change out of the text: ignored",
-				   uri);
+			sl_lsp_logf(s, 1, "schedlint: textDocument/didChange for %s: a change out of the text: ignored",
+				    uri);
 			return;
 		}
 	}

@@ -21,9 +21,7 @@
 /* A run slower than this is logged: the server aims to answer within it. */
 #define SLOW_MS 100
 
-/* A line for the client's log, through the way out the server passed in. */
-static void client_log(struct sl_lsp *s, int type, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void client_log(struct sl_lsp *s, int type, const char *fmt, ...)
+void sl_lsp_logf(struct sl_lsp *s, int type, const char *fmt, ...)
 {
 	struct sl_buf b = SL_BUF_INIT;
 	va_list ap;
@@ -213,7 +211,7 @@ static void publish_config(struct sl_lsp *s, const char *path, const struct sl_f
 		if (errs->v[i].at.src)
 			cJSON_AddItemToArray(diags, diagnostic(s, &errs->v[i], place(s, errs->v[i].at.src)));
 		else
-			client_log(s, 1, "schedlint: %s", errs->v[i].message);
+			sl_lsp_logf(s, 1, "schedlint: %s", errs->v[i].message);
 	int d = doc_at(s, path);
 	char *uri = d >= 0 ? sl_xstrdup(s->docs[d]->uri) : path ? sl_path_uri(path) : NULL;
 	if (uri)
@@ -221,7 +219,7 @@ static void publish_config(struct sl_lsp *s, const char *path, const struct sl_f
 	else
 		cJSON_Delete(diags);
 	if (errs->input_errors)
-		client_log(s, 1, "schedlint: %s has errors: nothing is linted until they are fixed", path);
+		sl_lsp_logf(s, 1, "schedlint: %s has errors: nothing is linted until they are fixed", path);
 	free(uri);
 	drop_places(s);
 }
@@ -342,8 +340,8 @@ void sl_lsp_lint(struct sl_lsp *s, bool cancellable)
 		s->dirty = true;
 		s->cancelled++;
 		s->cancelled_in_row++;
-		client_log(s, 4, "schedlint: a run cancelled after %.0f ms: messages came while it ran (%llu so far)",
-			   ms_since(&t0), s->cancelled);
+		sl_lsp_logf(s, 4, "schedlint: a run cancelled after %.0f ms: messages came while it ran (%llu so far)",
+			    ms_since(&t0), s->cancelled);
 		return;
 	}
 	s->cancelled_in_row = 0;
@@ -351,8 +349,8 @@ void sl_lsp_lint(struct sl_lsp *s, bool cancellable)
 	publish_docs(s);
 	double ms = ms_since(&t0);
 	if (!s->runs++ || ms > SLOW_MS)
-		client_log(s, ms > SLOW_MS ? 3 : 4, "schedlint: linted %zu files in %.0f ms%s", r->ss.n, ms,
-			   s->runs > 1 ? " (slower than the aim of 100 ms)" : "");
+		sl_lsp_logf(s, ms > SLOW_MS ? 3 : 4, "schedlint: linted %zu files in %.0f ms%s", r->ss.n, ms,
+			    s->runs > 1 ? " (slower than the aim of 100 ms)" : "");
 }
 
 static int cmp_pos(struct sl_lsp_pos a, struct sl_lsp_pos b)

@@ -93,5 +93,8 @@ void sl_lsp_publish(struct sl_lsp *s, const char *uri, char **published, long lo
 /* textDocument/codeAction's result for doc in [from, to]: the fixes of its findings there. */
 cJSON *sl_lsp_code_actions(struct sl_lsp *s, const struct sl_lsp_doc *doc, struct sl_lsp_pos from, struct sl_lsp_pos to,
 			   bool quickfix_wanted);
+/* A line for the client's log (type as window/logMessage's), formatted and sent through s->out;
+ * the server's own messages use it too. */
+void sl_lsp_logf(struct sl_lsp *s, int type, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif
