@@ -4,10 +4,12 @@
  * every compiled pattern, the policies' rule records and the resolved inventory paths. Strings
  * borrowed from the tree (ids, reasons, names) live as long as the config.
  *
- * The configuration (linter/config/): .schedlint.yaml (config.c), its PCRE2 patterns under
- * limits (pattern.c), the team's policies (policy.c) and the suppressions (suppress.c). It knows
- * the rules it configures, so it may include: base/, load/, model/, the engine, rules/ and the
- * findings; never the report's emitters, the fix stage or the language server. */
+ * The configuration (linter/config/): .schedlint.yaml (config.c, which reads it section by
+ * section: config_rules.c, config_targets.c, config_policies.c, with config_reader.c's primitives
+ * and config_internal.h between them), its PCRE2 patterns under limits (pattern.c), the team's
+ * policies run over the objects (policy.c) and the suppressions (suppress.c). It knows the rules
+ * it configures, so it may include: base/, load/, model/, the engine, rules/ and the findings;
+ * never the report's emitters, the fix stage or the language server. */
 #ifndef SL_CONFIG_H
 #define SL_CONFIG_H
 #include <stdbool.h>

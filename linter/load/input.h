@@ -5,8 +5,8 @@
  * The load stage (linter/load/): bytes and YAML — paths and directories read into sources
  * (input.c, source.c, origin.c, path.c), the editor's buffers instead of the disk (overlay.c),
  * which files are manifests (manifest.c), and libyaml into trees with positions under limits
- * (yamldoc.c, yarena.c, ylookup.c, ymerge.c, limits.c). May include: base/, where the findings are
- * (its input errors are findings without a rule). */
+ * (yamldoc.c, ybuild.c, ykeep.c, yarena.c, ylookup.c, ymerge.c, limits.c). May include: base/,
+ * where the findings are (its input errors are findings without a rule). */
 #ifndef SL_INPUT_H
 #define SL_INPUT_H
 #include <stdbool.h>

@@ -2,7 +2,9 @@
  * Owns: the nodes and scalar copies of one source's documents, in one arena (a manifest's nodes
  * die together). Aliases share the anchored node instead of copying it, and the expanded size of
  * every document is bounded, so alias bombs cost neither memory nor time. Duplicate keys keep
- * the last value (as the API server decodes them); YAML 1.1 merge keys (<<) are applied. */
+ * the last value (as the API server decodes them); YAML 1.1 merge keys (<<) are applied.
+ * yamldoc.c drives the parse and applies the limits; ybuild.c builds the nodes, ykeep.c leaves
+ * out what nothing reads (yamldoc_internal.h, between the three); ylookup.c reads the tree. */
 #ifndef SL_YAMLDOC_H
 #define SL_YAMLDOC_H
 #include <stdbool.h>

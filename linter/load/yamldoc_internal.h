@@ -1,0 +1,135 @@
+/* yamldoc_internal.h — internal to linter/load/: what the three files that build a tree from
+ * libyaml's events share, and nothing outside them includes (the API is yamldoc.h). yamldoc.c
+ * drives the parser; each event is either left out unbuilt (ykeep.c: the keep paths of
+ * sl_yaml_parse_keep and the filter of sl_yaml_parse_some) or built into the tree (ybuild.c: one
+ * handler per event kind). The builder is their state for one parse of a source;
+ * the few helpers all three need are static inline here, so that none calls back into another. */
+#ifndef SL_YAMLDOC_INTERNAL_H
+#define SL_YAMLDOC_INTERNAL_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <yaml.h>
+
+#include "source.h"
+#include "yamldoc.h"
+
+/* An open collection. */
+struct sl_yframe {
+	/* the collection's node is made when it closes, with its children */
+	struct sl_span at;
+	uint8_t kind;
+	bool flow;
+	size_t first, n; /* its children so far: builder items[first .. first + n) */
+	char *anchor;
+	const char *comp; /* its key in the parent mapping, "[]" in a sequence, NULL at the root */
+	bool keep_all;    /* inside a kept path: nothing below is dropped */
+	uint64_t alive;   /* keep patterns this frame's path is on the way along */
+	size_t plen;      /* components of that path, from the object */
+	bool objects;     /* a List's `items`: each item starts a path of its own */
+	/* Entries left out (sl_yfilter.unread): the furthest end and the nodes of them */
+	size_t dropped_end, dropped_weight;
+};
+
+#define SL_YKEEP_PATTERNS 64
+#define SL_YKEEP_COMPS 12
+/* A keep pattern split into its components ("[]" for a sequence's items). */
+struct sl_ykeep_path {
+	char comp[SL_YKEEP_COMPS][64];
+	size_t n;
+};
+
+struct sl_yanchor {
+	char *name;
+	struct sl_ynode *node;
+};
+
+struct sl_ybuilder {
+	struct sl_ystream *ys;
+	/* The children of the open collections, each one's after its parent's: one array for all,
+	 * rather than one allocation per collection. */
+	struct sl_ynode **items;
+	size_t nitems, capitems;
+	const struct sl_source *src;
+	struct sl_yframe *stack;
+	size_t depth, cap;
+	struct sl_yanchor *anchors;
+	size_t nanchors, capanchors;
+	struct sl_ynode *root;
+	size_t aliased; /* nodes the open document's aliases stand for */
+	size_t nodes;   /* nodes the open document keeps */
+	/* Keeping only some paths (sl_yaml_parse_keep) */
+	const char *const *keep;
+	struct sl_ykeep_path *pats;
+	size_t npats;
+	uint64_t next_alive; /* patterns the kept key's value is on the way along */
+	bool drop_next;      /* a key was dropped: its value goes too */
+	bool keep_next;      /* a key inside a kept path was read: keep all of its value */
+	size_t skip;         /* > 0: inside a dropped value, at this nesting */
+	bool skipped_anchor; /* an anchor went with a dropped value */
+	bool need_full;      /* an alias named a dropped anchor: parse again, keeping all */
+	struct sl_findings *errs;
+	/* Keeping only some documents and values (sl_yaml_parse_some) */
+	const struct sl_yfilter *filter;
+	struct sl_yarena_mark doc_start;  /* where the open document's nodes and text start */
+	size_t doc_off;                   /* and its bytes */
+	bool drop_value;                  /* the key just read was left out: its value goes too */
+	bool dropping;                    /* skipping that value (b->skip levels deep) */
+	bool drop_flow[SL_DEPTH_CAP + 1]; /* per skipped level: a flow collection */
+	unsigned docno;                   /* documents ended so far */
+	bool done;                        /* the stream ended */
+};
+
+_Static_assert(_Alignof(struct sl_ynode) <= _Alignof(void *), "the arena aligns nodes as pointers");
+
+/* The arena a stream's trees are allocated from. */
+static inline struct sl_yarena *sl_ystream_arena(struct sl_ystream *ys)
+{
+	return ys->shared ? ys->shared : &ys->own;
+}
+
+/* The byte offset of a libyaml mark's code-point index. A UTF-8 byte order mark: libyaml, told the
+ * encoding, would read it as content, so the parser starts after it and its marks count code
+ * points from there. */
+static inline size_t sl_ymark_byte(const struct sl_source *src, size_t index)
+{
+	return sl_source_char_to_byte(src, index + (sl_source_bom(src) ? 1 : 0));
+}
+
+static inline void sl_ymark_span(const struct sl_source *src, yaml_mark_t a, yaml_mark_t b, struct sl_span *out)
+{
+	size_t off = sl_ymark_byte(src, a.index);
+	size_t end = sl_ymark_byte(src, b.index);
+	if (end < off)
+		sl_source_span_hint(src, off, off, a.line, out);
+	else
+		sl_source_span_hint(src, off, end, a.line, out);
+}
+
+/* Weights saturate at what a node's 32-bit weight holds, far above the alias limit. */
+static inline size_t sl_ysat_add(size_t a, size_t b)
+{
+	return a > UINT32_MAX - b || b > UINT32_MAX ? UINT32_MAX : a + b;
+}
+
+/* --- ykeep.c: what is left out ------------------------------------------------------------ */
+
+/* The keep paths (NULL-terminated, at most SL_YKEEP_PATTERNS of them) split into components. */
+void sl_ykeep_compile(struct sl_ybuilder *b, const char *const *keep);
+/* Whether the event is left out unbuilt: 1, or 0 to build it (*keep_all: all of a collection it
+ * opens is kept), or -1 to stop (after an error, or when the source must be parsed again whole). */
+int sl_ykeep_leave_out(struct sl_ybuilder *b, const yaml_event_t *ev, bool *keep_all);
+/* Where the frame f, opening at b->depth, stands on the keep paths: the patterns it is on the way
+ * along, how far along, whether it is a List's items, and whether all of it is kept (f->keep_all,
+ * set beforehand by sl_ykeep_leave_out, may only grow). Reads f->comp. */
+void sl_ykeep_open(const struct sl_ybuilder *b, struct sl_yframe *f, bool is_map);
+
+/* --- ybuild.c: what is built -------------------------------------------------------------- */
+
+/* One event, by its kind: 0, or 1 to stop (after an error, or when the source must be parsed
+ * again whole). */
+int sl_ybuild_event(struct sl_ybuilder *b, const yaml_event_t *ev, bool keep_all);
+/* The open frames' and the anchors' names, freed after the last event (or an error). */
+void sl_ybuild_clear(struct sl_ybuilder *b);
+
+#endif
