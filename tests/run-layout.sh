@@ -11,43 +11,42 @@ objdir=$(cd "$1" && pwd)
 cd "$root" || exit 1
 
 # The stages from the bottom up; a file's stage is its folder (run.c and main.c are their own).
-stage_rank() { # path -> rank
-	case $1 in
-	linter/base/*) echo 1 ;;
-	linter/load/*) echo 2 ;;
-	linter/model/*) echo 3 ;;
-	linter/sched/*) echo 4 ;;
-	rules/*) echo 5 ;;
-	linter/config/*) echo 6 ;;
-	linter/report/*) echo 7 ;;
-	linter/fix/*) echo 8 ;;
-	linter/run.[ch]) echo 9 ;;
-	linter/lsp/*) echo 10 ;;
-	linter/main.c) echo 11 ;;
-	*) echo 0 ;;
-	esac
-}
+ranks='linter/base/ 1
+linter/load/ 2
+linter/model/ 3
+linter/sched/ 4
+rules/ 5
+linter/config/ 6
+linter/report/ 7
+linter/fix/ 8
+linter/run. 9
+linter/lsp/ 10
+linter/main. 11'
+echo "$ranks" >"$tmp/ranks"
+# awk's rank(path): the rank of the longest prefix listed above, 0 for none.
+RANK='function rank(p,    k, r, best) { r = 0; best = 0
+	for (k in pre) if (index(p, k) == 1 && length(k) > best) { best = length(k); r = pre[k] }
+	return r }
+FILENAME == ranksfile { pre[$1] = $2; next }'
 sources=$(find linter rules -name '*.[ch]' | sort)
 
 # Every source in a stage the list above knows (a new folder must be placed in the order).
-unplaced=0
-for f in $sources; do
-	[ "$(stage_rank "$f")" = 0 ] && bad "$f is in no stage of tests/run-layout.sh" && unplaced=1
-done
-[ $unplaced = 0 ] && ok
+echo "$sources" | awk -v ranksfile="$tmp/ranks" "$RANK"' { if (!rank($0)) print $0 " is in no stage of tests/run-layout.sh" }' \
+	"$tmp/ranks" - >"$tmp/unplaced"
+if [ -s "$tmp/unplaced" ]; then
+	bad "files in no stage:" "$tmp/unplaced"
+else
+	ok
+fi
 
 # Includes: the included file's path, resolved from the including file's folder.
-for f in $sources; do
-	sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f" | while read -r inc; do
-		echo "$f $(dirname "$f")/$inc"
-	done
-done | awk '{ n = split($2, p, "/"); k = 0
-	for (i = 1; i <= n; i++) { if (p[i] == "..") k--; else if (p[i] != ".") q[++k] = p[i] }
-	s = q[1]; for (i = 2; i <= k; i++) s = s "/" q[i]; print $1, s }' >"$tmp/includes"
+awk '/^[[:space:]]*#[[:space:]]*include[[:space:]]*"/ {
+		split($0, w, "\""); dir = FILENAME; sub(/\/[^\/]*$/, "", dir)
+		n = split(dir "/" w[2], p, "/"); k = 0
+		for (i = 1; i <= n; i++) { if (p[i] == "..") k--; else if (p[i] != ".") q[++k] = p[i] }
+		s = q[1]; for (i = 2; i <= k; i++) s = s "/" q[i]; print FILENAME, s }' $sources >"$tmp/includes"
 upward() { # file of "from to" lines -> the lines that go up a stage
-	while read -r from to; do
-		[ "$(stage_rank "$to")" -gt "$(stage_rank "$from")" ] && echo "$from -> $to"
-	done <"$1"
+	awk -v ranksfile="$tmp/ranks" "$RANK"' { if (rank($2) > rank($1)) print $1 " -> " $2 }' "$tmp/ranks" "$1"
 }
 upward "$tmp/includes" >"$tmp/up-includes"
 if [ -s "$tmp/up-includes" ]; then

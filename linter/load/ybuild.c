@@ -107,17 +107,17 @@ static void clear_stack(struct sl_ybuilder *b)
 	b->nitems = 0;
 }
 
-/* Attach a finished node to the open collection (or make it the root). 0, or -1 on a limit. */
-static int attach(struct sl_ybuilder *b, struct sl_ynode *n)
+/* Attach a finished node to the open collection (or make it the root). It cannot fail: the
+ * limits are held where a collection or a document opens and after each event (yamldoc.c). */
+static void attach(struct sl_ybuilder *b, struct sl_ynode *n)
 {
 	if (b->depth == 0) {
 		b->root = n;
-		return 0;
+		return;
 	}
 	sl_grow(&b->items, &b->capitems, b->nitems + 1, sizeof *b->items);
 	b->items[b->nitems++] = n;
 	b->stack[b->depth - 1].n++;
-	return 0;
 }
 
 /* A complete document, ending at byte end: kept, or dropped with every node and text of it. */
