@@ -84,6 +84,45 @@ static void test_escape(void)
 	CHECK(github_is("\x1b[31m\xe2\x80\xae\xff", false, "\\x1b[31m\\u202e\\xff"));
 }
 
+static bool json_is(const char *in, const char *want)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	sl_esc_json(&b, in, strlen(in));
+	bool ok = !strcmp(sl_buf_str(&b), want);
+	if (!ok)
+		fprintf(stderr, "  sl_esc_json: '%s', expected '%s'\n", sl_buf_str(&b), want);
+	sl_buf_free(&b);
+	return ok;
+}
+
+/* Runs of text that need nothing are copied whole (escape.c): what needs escaping at a run's start,
+ * in its middle and at its end, alone or back to back, and "##[" whose '#'s end a run, each in
+ * every mode; and JSON made safe and UTF-8 the same way. */
+static void test_escape_runs(void)
+{
+	CHECK(esc_is("\x1b", "\\x1b"));
+	CHECK(esc_is("\x1b\x7f\xc2\x85\xff", "\\x1b\\x7f\\u0085\\xff"));
+	CHECK(esc_is("\ttab: 100%, a:b [x]\n", "\\ttab: 100%, a:b [x]\\n"));
+	CHECK(esc_is("a very long value, longer than a buffer's first allocation of sixty-four bytes\x01"
+		     "and past it\xe2\x80\xae"
+		     "end",
+		     "a very long value, longer than a buffer's first allocation of sixty-four bytes\\x01"
+		     "and past it\\u202eend"));
+	CHECK(esc_is("x##[", "x##\\x5b"));
+	CHECK(esc_is("##[##[", "##\\x5b##\\x5b"));
+	CHECK(esc_is("#\xc3\xa9#[", "#\xc3\xa9#["));
+	CHECK(github_is("##[x] 1%\n", false, "##\\x5bx] 1%25%0A"));
+	CHECK(github_is("::a,b%", false, "::a,b%25"));
+	CHECK(github_is(":,%:,%", true, "%3A%2C%25%3A%2C%25"));
+	CHECK(github_is("ok", true, "ok"));
+	/* JSON: C0 and ASCII are cJSON's and kept; DEL, C1 and bidi controls as \uXXXX; not UTF-8 as
+	 * U+FFFD; "##[" only after two '#'. */
+	CHECK(json_is("{\"a\": \"x\ty [1]\"}", "{\"a\": \"x\ty [1]\"}"));
+	CHECK(json_is("\"\x7f\xc2\x9b\xe2\x80\xae\"", "\"\\u007f\\u009b\\u202e\""));
+	CHECK(json_is("\"a\xff\xc3\xa9\xe2\x80\"", "\"a\xef\xbf\xbd\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\""));
+	CHECK(json_is("\"##[e] #[f] ##\"", "\"##\\u005be] #[f] ##\""));
+}
+
 static void test_utf8(void)
 {
 	CHECK(sl_utf8_valid("", 0));
@@ -196,6 +235,7 @@ static void test_write_file(void)
 void test_output(void)
 {
 	test_escape();
+	test_escape_runs();
 	test_utf8();
 	test_rpc_utf8();
 	test_write_file();

@@ -72,29 +72,77 @@ static const char *github_escape(uint32_t cp, enum mode m)
 	return NULL;
 }
 
+/* Which bytes each mode writes as they are, a bit a mode (1 << enum mode): printable ASCII but
+ * '[' (which "##" before it makes a command: the slow path looks back), '%' (escaped in both
+ * GitHub modes) and ':' and ',' (escaped in a property). Everything else — C0, DEL, ESC, every
+ * byte of a multi-byte character — takes the slow path, which decodes it. Most of a report is
+ * ordinary text: a run of it is found with one load a byte and copied whole. */
+#define A (1 << PLAIN | 1 << GITHUB_DATA | 1 << GITHUB_PROPERTY)
+#define P (1 << PLAIN)                    /* '%' */
+#define D (1 << PLAIN | 1 << GITHUB_DATA) /* ':' and ',' */
+static const unsigned char as_is[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x00: C0 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x10: C0, ESC */
+    A, A, A, A, A, P, A, A, A, A, A, A, D, A, A, A, /* 0x20: ' ' .. '/' */
+    A, A, A, A, A, A, A, A, A, A, D, A, A, A, A, A, /* 0x30: '0' .. '?' */
+    A, A, A, A, A, A, A, A, A, A, A, A, A, A, A, A, /* 0x40: '@' .. 'O' */
+    A, A, A, A, A, A, A, A, A, A, A, 0, A, A, A, A, /* 0x50: 'P' .. '_' */
+    A, A, A, A, A, A, A, A, A, A, A, A, A, A, A, A, /* 0x60: '`' .. 'o' */
+    A, A, A, A, A, A, A, A, A, A, A, A, A, A, A, 0, /* 0x70: 'p' .. DEL; 0x80..0xFF: 0 */
+};
+#undef A
+#undef P
+#undef D
+
+/* prefix, then v's last digits hexadecimal digits, lowercase: "\\x%02x" and "\\u%04x" without printf. */
+static void hex(struct sl_buf *b, const char *prefix, uint32_t v, int digits)
+{
+	char d[8];
+	for (int k = digits - 1; k >= 0; k--, v >>= 4)
+		d[k] = "0123456789abcdef"[v & 0xF];
+	sl_buf_puts(b, prefix);
+	sl_buf_add(b, d, (size_t)digits);
+}
+
+/* The slow path: the character at s + i (of n bytes) escaped as mode m writes it; the number of
+ * bytes it took. */
+static size_t escape_one(struct sl_buf *b, const char *s, size_t n, size_t i, enum mode m)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	uint32_t cp;
+	size_t len = utf8_char(u + i, n - i, &cp);
+	const char *gh = len ? github_escape(cp, m) : NULL;
+	if (!len) {
+		hex(b, "\\x", u[i], 2); /* not UTF-8: the byte, as a byte */
+		return 1;
+	}
+	if (gh)
+		sl_buf_puts(b, gh);
+	else if (cp == '\n' || cp == '\r' || cp == '\t')
+		sl_buf_puts(b, cp == '\n' ? "\\n" : cp == '\r' ? "\\r" : "\\t");
+	else if (shown_escaped(cp))
+		hex(b, cp < 0x80 ? "\\x" : "\\u", cp, cp < 0x80 ? 2 : 4);
+	else if (cp == '[' && i >= 2 && s[i - 1] == '#' && s[i - 2] == '#')
+		sl_buf_puts(b, "\\x5b"); /* "##[" is a command anywhere in a line of a GitHub log */
+	else
+		sl_buf_add(b, s + i, len);
+	return len;
+}
+
 static void escape(struct sl_buf *b, const char *s, size_t n, enum mode m)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	for (size_t i = 0; i < n;) {
-		uint32_t cp;
-		size_t len = utf8_char(u + i, n - i, &cp);
-		const char *gh = len ? github_escape(cp, m) : NULL;
-		if (!len) {
-			sl_buf_printf(b, "\\x%02x", u[i]); /* not UTF-8: the byte, as a byte */
-			i++;
-			continue;
-		}
-		if (gh)
-			sl_buf_puts(b, gh);
-		else if (cp == '\n' || cp == '\r' || cp == '\t')
-			sl_buf_puts(b, cp == '\n' ? "\\n" : cp == '\r' ? "\\r" : "\\t");
-		else if (shown_escaped(cp))
-			sl_buf_printf(b, cp < 0x80 ? "\\x%02x" : "\\u%04x", (unsigned)cp);
-		else if (cp == '[' && i >= 2 && s[i - 1] == '#' && s[i - 2] == '#')
-			sl_buf_puts(b, "\\x5b"); /* "##[" is a command anywhere in a line of a GitHub log */
-		else
-			sl_buf_add(b, s + i, len);
-		i += len;
+	const unsigned char bit = (unsigned char)(1u << m);
+	size_t i = 0;
+	while (i < n) {
+		size_t j = i;
+		while (j < n && (as_is[u[j]] & bit))
+			j++;
+		if (j > i)
+			sl_buf_add(b, s + i, j - i);
+		if (j < n)
+			j += escape_one(b, s, n, j, m);
+		i = j;
 	}
 }
 
@@ -195,12 +243,21 @@ void sl_esc_json(struct sl_buf *b, const char *json, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)json;
 	for (size_t i = 0; i < n;) {
+		/* ASCII but DEL and '[' is written as it is (C0 included: cJSON's, escaped or its own
+		 * layout): a run of it is copied whole. */
+		size_t j = i;
+		while (j < n && u[j] < 0x7F && u[j] != '[')
+			j++;
+		if (j > i)
+			sl_buf_add(b, json + i, j - i);
+		if ((i = j) == n)
+			break;
 		uint32_t cp;
 		size_t len = utf8_char(u + i, n - i, &cp);
 		if (!len)
 			sl_buf_puts(b, "\xEF\xBF\xBD");
 		else if (cp >= 0x7F && shown_escaped(cp))
-			sl_buf_printf(b, "\\u%04x", (unsigned)cp); /* C0 are cJSON's: escaped, or its own layout */
+			hex(b, "\\u", cp, 4);
 		else if (cp == '[' && i >= 2 && json[i - 1] == '#' && json[i - 2] == '#')
 			sl_buf_puts(b, "\\u005b"); /* only a string holds "##[": JSON puts no '[' after '#' */
 		else
