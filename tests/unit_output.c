@@ -3,6 +3,7 @@
  * repaired, the language server's messages kept UTF-8, and --output replaced whole or not at
  * all. */
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -123,6 +124,34 @@ static void test_escape_runs(void)
 	CHECK(json_is("\"##[e] #[f] ##\"", "\"##\\u005be] #[f] ##\""));
 }
 
+/* Numbers in line:col and in keys, written without printf: what "%llu" and "%lld" write. */
+static void test_numbers(void)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	sl_buf_puts(&b, "at ");
+	sl_buf_putu(&b, 0);
+	sl_buf_putc(&b, ' ');
+	sl_buf_putu(&b, 9);
+	sl_buf_putc(&b, ' ');
+	sl_buf_putu(&b, 10);
+	sl_buf_putc(&b, ' ');
+	sl_buf_putu(&b, ULLONG_MAX);
+	sl_buf_putc(&b, ' ');
+	sl_buf_puti(&b, -1);
+	sl_buf_putc(&b, ' ');
+	sl_buf_puti(&b, 1234567);
+	sl_buf_putc(&b, ' ');
+	sl_buf_puti(&b, LLONG_MIN);
+	sl_buf_putc(&b, ' ');
+	sl_buf_puti(&b, LLONG_MAX);
+	char want[128];
+	snprintf(want, sizeof want, "at %llu %llu %llu %llu %lld %lld %lld %lld", 0ull, 9ull, 10ull, ULLONG_MAX, -1ll,
+		 1234567ll, LLONG_MIN, LLONG_MAX);
+	CHECK(!strcmp(sl_buf_str(&b), want));
+	CHECK(b.len == strlen(want));
+	sl_buf_free(&b);
+}
+
 static void test_utf8(void)
 {
 	CHECK(sl_utf8_valid("", 0));
@@ -236,6 +265,7 @@ void test_output(void)
 {
 	test_escape();
 	test_escape_runs();
+	test_numbers();
 	test_utf8();
 	test_rpc_utf8();
 	test_write_file();

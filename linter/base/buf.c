@@ -94,6 +94,25 @@ void sl_buf_putc(struct sl_buf *b, char c)
 	sl_buf_add(b, &c, 1);
 }
 
+void sl_buf_putu(struct sl_buf *b, unsigned long long v)
+{
+	char d[20]; /* 2^64 - 1 has 20 digits */
+	size_t k = sizeof d;
+	do
+		d[--k] = (char)('0' + v % 10);
+	while (v /= 10);
+	sl_buf_add(b, d + k, sizeof d - k);
+}
+
+void sl_buf_puti(struct sl_buf *b, long long v)
+{
+	if (v < 0) {
+		sl_buf_putc(b, '-');
+		sl_buf_putu(b, -(unsigned long long)v); /* well defined for LLONG_MIN too */
+	} else
+		sl_buf_putu(b, (unsigned long long)v);
+}
+
 void sl_buf_vprintf(struct sl_buf *b, const char *fmt, va_list ap)
 {
 	va_list cp;

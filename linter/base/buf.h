@@ -23,6 +23,10 @@ struct sl_buf {
 void sl_buf_add(struct sl_buf *b, const char *s, size_t n);
 void sl_buf_puts(struct sl_buf *b, const char *s);
 void sl_buf_putc(struct sl_buf *b, char c);
+/* A number in decimal, as "%llu" and "%lld" write it: keys and texts built on hot paths use these
+ * and sl_buf_puts rather than sl_buf_printf, whose format parsing costs more than the copying. */
+void sl_buf_putu(struct sl_buf *b, unsigned long long v);
+void sl_buf_puti(struct sl_buf *b, long long v);
 void sl_buf_printf(struct sl_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sl_buf_vprintf(struct sl_buf *b, const char *fmt, va_list ap);
 void sl_buf_reset(struct sl_buf *b);

@@ -29,13 +29,20 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The class key of a node: cordon, taints, and its labels but the hostname, sorted. */
+/* The class key of a node: cordon, taints, and its labels but the hostname, sorted. Built with
+ * the buffer API, not printf: it runs for every node each time a cluster index is made. */
 static void class_key(const struct sl_node *nd, struct sl_buf *b)
 {
 	sl_buf_reset(b);
-	sl_buf_printf(b, "%d", nd->unschedulable);
-	for (size_t t = 0; t < nd->ntaints; t++)
-		sl_buf_printf(b, "\x1e%s\x1f%s\x1f%s", nd->taints[t].key, nd->taints[t].value, nd->taints[t].effect);
+	sl_buf_puti(b, nd->unschedulable);
+	for (size_t t = 0; t < nd->ntaints; t++) {
+		sl_buf_putc(b, '\x1e');
+		sl_buf_puts(b, nd->taints[t].key);
+		sl_buf_putc(b, '\x1f');
+		sl_buf_puts(b, nd->taints[t].value);
+		sl_buf_putc(b, '\x1f');
+		sl_buf_puts(b, nd->taints[t].effect);
+	}
 	const char **kv = sl_xcalloc(nd->labels.n + 1, sizeof *kv);
 	size_t nkv = 0;
 	for (size_t l = 0; l < nd->labels.n; l++)
@@ -43,22 +50,38 @@ static void class_key(const struct sl_node *nd, struct sl_buf *b)
 			kv[nkv++] = nd->labels.v[l].key;
 	qsort(kv, nkv, sizeof *kv, cmp_str);
 	sl_buf_puts(b, "\x1d");
-	for (size_t l = 0; l < nkv; l++)
-		sl_buf_printf(b, "\x1e%s\x1f%s", kv[l], sl_labels_get(&nd->labels, kv[l]));
+	for (size_t l = 0; l < nkv; l++) {
+		sl_buf_putc(b, '\x1e');
+		sl_buf_puts(b, kv[l]);
+		sl_buf_putc(b, '\x1f');
+		sl_buf_puts(b, sl_labels_get(&nd->labels, kv[l]));
+	}
 	free(kv);
 }
 
 static void topo_add(struct sl_cluster *c, const char *key);
 
+/* "a\x1fb" or "a\x1fb\x1fc" in b (no printf: it runs once per label of every running pod, and for
+ * every selector looked up). */
+static const char *join_key(struct sl_buf *b, const char *a, const char *x, const char *y)
+{
+	sl_buf_reset(b);
+	sl_buf_puts(b, a);
+	sl_buf_putc(b, '\x1f');
+	sl_buf_puts(b, x);
+	if (y) {
+		sl_buf_putc(b, '\x1f');
+		sl_buf_puts(b, y);
+	}
+	return sl_buf_str(b);
+}
+
 /* The one value an In requirement of sel requires, as "key\x1fvalue" in b; NULL when none does. */
 static const char *required_pair(const struct sl_selector *sel, struct sl_buf *b)
 {
 	for (size_t r = 0; sel && !sel->nothing && r < sel->nreqs; r++)
-		if (sel->reqs[r].op == SL_OP_IN && sel->reqs[r].nvals == 1) {
-			sl_buf_reset(b);
-			sl_buf_printf(b, "%s\x1f%s", sel->reqs[r].key, sel->reqs[r].vals[0]);
-			return b->s;
-		}
+		if (sel->reqs[r].op == SL_OP_IN && sel->reqs[r].nvals == 1)
+			return join_key(b, sel->reqs[r].key, sel->reqs[r].vals[0], NULL);
 	return NULL;
 }
 
@@ -139,20 +162,6 @@ static void pod_group(struct sl_pod_templates *t, unsigned by, size_t g)
 	t->gs[t->ngs++] = (struct pod_group){(unsigned char)by, g};
 }
 
-/* "a\x1fb" or "a\x1fb\x1fc" in b (no printf: it runs once per label of every running pod). */
-static const char *join_key(struct sl_buf *b, const char *a, const char *x, const char *y)
-{
-	sl_buf_reset(b);
-	sl_buf_puts(b, a);
-	sl_buf_putc(b, '\x1f');
-	sl_buf_puts(b, x);
-	if (y) {
-		sl_buf_putc(b, '\x1f');
-		sl_buf_puts(b, y);
-	}
-	return sl_buf_str(b);
-}
-
 /* The running pods by namespace and label, and those with anti-affinity. */
 static void index_running(struct sl_cluster *c)
 {
@@ -229,8 +238,7 @@ static void classify_nodes(struct sl_cluster *c)
 	c->cls = sl_xcalloc(c->n + 1, sizeof *c->cls);
 	for (size_t i = 0; i < c->n; i++) {
 		class_key(c->m->nodes[i], &key);
-		sl_intern(&classes, sl_buf_str(&key));
-		c->cls[i] = sl_strmap_get(&classes.map, sl_buf_str(&key));
+		c->cls[i] = sl_intern_id(&classes, sl_buf_str(&key));
 	}
 	c->ncls = classes.n;
 	sl_strpool_free(&classes);
@@ -390,9 +398,8 @@ const size_t *sl_running_for(const struct sl_cluster *c, const char *ns, bool an
 	}
 	for (size_t r = 0; sel && !sel->nothing && r < sel->nreqs; r++)
 		if (sel->reqs[r].op == SL_OP_IN && sel->reqs[r].nvals == 1) {
-			sl_buf_reset(scratch);
-			sl_buf_printf(scratch, "%s\x1f%s\x1f%s", ns, sel->reqs[r].key, sel->reqs[r].vals[0]);
-			return sl_group_get(&c->by_label, scratch->s, n);
+			return sl_group_get(&c->by_label, join_key(scratch, ns, sel->reqs[r].key, sel->reqs[r].vals[0]),
+					    n);
 		}
 	return sl_group_get(&c->by_ns, ns, n);
 }
