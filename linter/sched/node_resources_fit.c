@@ -58,6 +58,9 @@ bool sl_resources_short(struct sl_reasons *pool, const struct sl_podspec *p, con
 	if (request_all_zero(&p->request))
 		return short_;
 	static const char *const basic[] = {"cpu", "memory", "ephemeral-storage"};
+	/* The basic resources' reasons are static texts: no text built, no lock taken for them. */
+	static const char *const basic_reason[] = {"Insufficient cpu", "Insufficient memory",
+						   "Insufficient ephemeral-storage"};
 	for (size_t i = 0; i < 3 + p->request.n; i++) {
 		const char *nm = i < 3 ? basic[i] : p->request.v[i - 3].name;
 		if (i >= 3 && !is_scalar_resource(nm))
@@ -68,7 +71,9 @@ bool sl_resources_short(struct sl_reasons *pool, const struct sl_podspec *p, con
 			if (!out)
 				return true;
 			short_ = true;
-			sl_nodefit_fail(out, SL_PL_NODE_RESOURCES_FIT, sl_reason_printf(pool, "Insufficient %s", nm));
+			const char *const parts[] = {"Insufficient ", nm};
+			sl_nodefit_fail(out, SL_PL_NODE_RESOURCES_FIT,
+					i < 3 ? basic_reason[i] : sl_reason_join(pool, parts, 2));
 		}
 	}
 	return short_;

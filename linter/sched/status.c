@@ -1,8 +1,6 @@
 /* status.c — verdicts, reason texts and the FailedScheduling message (see status.h). */
 #include "status.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,13 +16,11 @@ void sl_nodefit_fail(struct sl_nodefit *f, enum sl_plugin p, const char *reason)
 		f->reasons[f->nreasons++] = reason;
 }
 
-const char *sl_reason_printf(struct sl_reasons *pool, const char *fmt, ...)
+const char *sl_reason_join(struct sl_reasons *pool, const char *const *parts, size_t n)
 {
 	struct sl_buf b = SL_BUF_INIT;
-	va_list ap;
-	va_start(ap, fmt);
-	sl_buf_vprintf(&b, fmt, ap);
-	va_end(ap);
+	for (size_t i = 0; i < n; i++)
+		sl_buf_puts(&b, parts[i]);
 	pthread_mutex_lock(&pool->lock);
 	const char *r = sl_intern(&pool->pool, sl_buf_str(&b));
 	pthread_mutex_unlock(&pool->lock);
@@ -64,18 +60,34 @@ char *sl_fit_error_text(size_t nall, const struct sl_nodefit *fits, size_t n)
 			rc[k].count++;
 		}
 	}
-	char **parts = sl_xcalloc(nrc, sizeof *parts);
+	/* Every "<count> <reason>" in one buffer, each ended by its NUL, sorted by pointer: no printf
+	 * and one allocation, for a text made for every workload whose pods do not all fit. */
+	struct sl_buf all = SL_BUF_INIT;
+	size_t *at = sl_xcalloc(nrc + 1, sizeof *at);
+	for (size_t k = 0; k < nrc; k++) {
+		at[k] = all.len;
+		sl_buf_putu(&all, rc[k].count);
+		sl_buf_putc(&all, ' ');
+		sl_buf_puts(&all, rc[k].reason);
+		sl_buf_putc(&all, '\0');
+	}
+	const char **parts = sl_xcalloc(nrc + 1, sizeof *parts);
 	for (size_t k = 0; k < nrc; k++)
-		parts[k] = sl_xasprintf("%zu %s", rc[k].count, rc[k].reason);
+		parts[k] = all.s + at[k];
 	qsort(parts, nrc, sizeof *parts, cmp_text);
 	struct sl_buf b = SL_BUF_INIT;
-	sl_buf_printf(&b, "0/%zu nodes are available: ", nall);
+	sl_buf_puts(&b, "0/");
+	sl_buf_putu(&b, nall);
+	sl_buf_puts(&b, " nodes are available: ");
 	for (size_t k = 0; k < nrc; k++) {
-		sl_buf_printf(&b, "%s%s", k ? ", " : "", parts[k]);
-		free(parts[k]);
+		if (k)
+			sl_buf_puts(&b, ", ");
+		sl_buf_puts(&b, parts[k]);
 	}
 	sl_buf_putc(&b, '.');
 	free(parts);
+	free(at);
+	sl_buf_free(&all);
 	free(rc);
 	return sl_buf_detach(&b);
 }

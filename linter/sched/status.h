@@ -16,7 +16,9 @@ struct sl_reasons {
 	struct sl_strpool pool;
 	pthread_mutex_t lock;
 };
-const char *sl_reason_printf(struct sl_reasons *pool, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The concatenation of parts[0 .. n), interned in pool: a reason text built without printf (it is
+ * made for every node class and workload a filter rejects). */
+const char *sl_reason_join(struct sl_reasons *pool, const char *const *parts, size_t n);
 
 /* Records that plugin p rejects the node, for reason (at most SL_MAX_REASONS are kept). */
 void sl_nodefit_fail(struct sl_nodefit *f, enum sl_plugin p, const char *reason);

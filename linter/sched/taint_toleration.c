@@ -67,10 +67,13 @@ bool sl_taint_toleration_filter(const struct sl_cycle *cy, size_t node, struct s
 		return true;
 	/* Without a pool only the verdict counts: no reason text is formatted (that would cost a
 	 * lock per node class and workload). */
-	if (out)
-		sl_nodefit_fail(
-		    out, SL_PL_TAINT_TOLERATION,
-		    cy->pool ? sl_reason_printf(cy->pool, "node(s) had untolerated taint {%s: %s}", t->key, t->value)
-			     : "node(s) had untolerated taint");
+	if (!out)
+		return false;
+	const char *why = "node(s) had untolerated taint";
+	if (cy->pool) {
+		const char *const parts[] = {"node(s) had untolerated taint {", t->key, ": ", t->value, "}"};
+		why = sl_reason_join(cy->pool, parts, 5);
+	}
+	sl_nodefit_fail(out, SL_PL_TAINT_TOLERATION, why);
 	return false;
 }
