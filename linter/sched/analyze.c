@@ -132,25 +132,46 @@ static void analyze_in_sequence(struct sl_cycle *s, const struct sl_workload *w,
 	}
 }
 
+/* s, then the separator c (the key's fields are split by \x1f, its items ended by \x1e). */
+static void field(struct sl_buf *b, const char *s, char c)
+{
+	sl_buf_puts(b, s);
+	sl_buf_putc(b, c);
+}
+
 /* Everything the node-only filters read of a pod spec that names no node: tolerations, nodeSelector
- * and required node affinity. Equal keys, equal verdicts. */
+ * and required node affinity. Equal keys, equal verdicts. Built with the buffer API, not printf:
+ * it is made for every workload analysed. */
 void sl_static_key(const struct sl_podspec *p, struct sl_buf *b)
 {
-	for (size_t i = 0; i < p->ntols; i++)
-		sl_buf_printf(b, "t%s\x1f%s\x1f%s\x1f%s\x1e", p->tols[i].key, p->tols[i].op, p->tols[i].value,
-			      p->tols[i].effect);
-	for (size_t i = 0; i < p->node_selector.n; i++)
-		sl_buf_printf(b, "s%s\x1f%s\x1e", p->node_selector.v[i].key, p->node_selector.v[i].val);
-	sl_buf_printf(b, "a%d\x1e", p->has_required_affinity);
+	for (size_t i = 0; i < p->ntols; i++) {
+		sl_buf_putc(b, 't');
+		field(b, p->tols[i].key, '\x1f');
+		field(b, p->tols[i].op, '\x1f');
+		field(b, p->tols[i].value, '\x1f');
+		field(b, p->tols[i].effect, '\x1e');
+	}
+	for (size_t i = 0; i < p->node_selector.n; i++) {
+		sl_buf_putc(b, 's');
+		field(b, p->node_selector.v[i].key, '\x1f');
+		field(b, p->node_selector.v[i].val, '\x1e');
+	}
+	sl_buf_putc(b, 'a');
+	sl_buf_puti(b, p->has_required_affinity);
+	sl_buf_putc(b, '\x1e');
 	for (size_t t = 0; t < p->nterms; t++) {
 		sl_buf_puts(b, "T");
 		for (int f = 0; f < 2; f++) {
 			const struct sl_requirement *r = f ? p->terms[t].fields : p->terms[t].exprs;
 			size_t n = f ? p->terms[t].nfields : p->terms[t].nexprs;
 			for (size_t e = 0; e < n; e++) {
-				sl_buf_printf(b, "%c%s\x1f%d", f ? 'f' : 'e', r[e].key, (int)r[e].op);
-				for (size_t v = 0; v < r[e].nvals; v++)
-					sl_buf_printf(b, "\x1f%s", r[e].vals[v]);
+				sl_buf_putc(b, f ? 'f' : 'e');
+				field(b, r[e].key, '\x1f');
+				sl_buf_puti(b, (int)r[e].op);
+				for (size_t v = 0; v < r[e].nvals; v++) {
+					sl_buf_putc(b, '\x1f');
+					sl_buf_puts(b, r[e].vals[v]);
+				}
 				sl_buf_puts(b, "\x1e");
 			}
 		}
