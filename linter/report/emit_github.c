@@ -28,6 +28,15 @@ static const char *command(enum sl_level l)
 	return l == SL_ERROR ? "error" : l == SL_WARNING ? "warning" : "notice";
 }
 
+/* a, x, b, y: "a%ub%u" without printf (a line or two of every finding). */
+static void put_pair(struct sl_buf *out, const char *a, unsigned x, const char *b, unsigned y)
+{
+	sl_buf_puts(out, a);
+	sl_buf_putu(out, x);
+	sl_buf_puts(out, b);
+	sl_buf_putu(out, y);
+}
+
 static void properties(struct sl_buf *out, const char *root, const struct sl_span *at, const char *title)
 {
 	char *path = shown_path(root, at->src);
@@ -35,11 +44,11 @@ static void properties(struct sl_buf *out, const char *root, const struct sl_spa
 		sl_buf_puts(out, " file=");
 		sl_esc_github(out, path, true);
 		if (at->line)
-			sl_buf_printf(out, ",line=%u,col=%u", at->line, at->col ? at->col : 1);
+			put_pair(out, ",line=", at->line, ",col=", at->col ? at->col : 1);
 		unsigned eline, ecol;
 		sl_span_end(at, &eline, &ecol);
 		if (at->line && eline >= at->line)
-			sl_buf_printf(out, ",endLine=%u,endColumn=%u", eline, ecol ? ecol : 1);
+			put_pair(out, ",endLine=", eline, ",endColumn=", ecol ? ecol : 1);
 		sl_buf_putc(out, ',');
 	} else
 		sl_buf_putc(out, ' ');
@@ -71,7 +80,8 @@ static void message(struct sl_buf *out, const char *root, const struct sl_findin
 		sl_buf_puts(out, "%0A");
 		if (path) {
 			sl_esc_github(out, path, false);
-			sl_buf_printf(out, ":%u:%u: ", at->line, at->col);
+			put_pair(out, ":", at->line, ":", at->col);
+			sl_buf_puts(out, ": ");
 		}
 		sl_esc_github(out, f->related[j].text, false);
 		free(path);
@@ -88,7 +98,8 @@ void sl_emit_github(FILE *fp, const struct sl_findings *fs, bool show_suppressed
 		if (f->nsupp && !show_suppressed)
 			continue;
 		/* A suppressed finding is shown, on request, as a notice: it must not read as a failure. */
-		sl_buf_printf(out, "::%s", command(f->nsupp ? SL_NOTE : f->level));
+		sl_buf_puts(out, "::");
+		sl_buf_puts(out, command(f->nsupp ? SL_NOTE : f->level));
 		properties(out, root, &f->at, f->rule ? f->rule->id : "schedlint");
 		sl_buf_puts(out, "::");
 		message(out, root, f);

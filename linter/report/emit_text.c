@@ -1,7 +1,8 @@
 /* emit_text.c — the gcc-style text report. Every value in it (paths, messages, notes, reasons
  * given for a suppression) goes through sl_esc, and every line through sl_esc_lines: the report
  * is read on terminals and in CI logs, where an input's bytes must not act (escape.h). Colour is
- * the program's own and is added around the escaped values. */
+ * the program's own and is added around the escaped values. The report is a line or more per
+ * finding, thousands on a large input: it is built with the buffer API, not printf. */
 #include <string.h>
 
 #include "../../rules/rules.h"
@@ -31,7 +32,11 @@ static void where(struct sl_buf *b, const struct sl_span *at, bool color)
 		sl_buf_puts(b, BOLD);
 	if (at->src) {
 		sl_esc_puts(b, at->src->path);
-		sl_buf_printf(b, ":%u:%u:", at->line, at->col);
+		sl_buf_putc(b, ':');
+		sl_buf_putu(b, at->line);
+		sl_buf_putc(b, ':');
+		sl_buf_putu(b, at->col);
+		sl_buf_putc(b, ':');
 	} else
 		sl_buf_puts(b, "schedlint:");
 	if (color)
@@ -41,7 +46,13 @@ static void where(struct sl_buf *b, const struct sl_span *at, bool color)
 
 static void level(struct sl_buf *b, enum sl_level l, bool color)
 {
-	sl_buf_printf(b, "%s%s:%s ", color ? level_color(l) : "", sl_level_name(l), color ? RESET : "");
+	if (color)
+		sl_buf_puts(b, level_color(l));
+	sl_buf_puts(b, sl_level_name(l));
+	sl_buf_putc(b, ':');
+	if (color)
+		sl_buf_puts(b, RESET);
+	sl_buf_putc(b, ' ');
 }
 
 /* One line: where, level, the text escaped; then the line guarded into out. */
