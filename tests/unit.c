@@ -487,6 +487,56 @@ static void test_requests(void)
 	CHECK(request_of("containers: nope\n", "cpu") == -1);
 }
 
+/* The messages of the input errors in a pod spec given as YAML, one a line. */
+static char *podspec_errors(const char *yaml)
+{
+	struct sl_ystream ys = {0};
+	struct sl_findings fs = {0};
+	struct sl_source *src = sl_source_from_memory("t.yaml", yaml, strlen(yaml));
+	sl_yaml_parse(src, &ys, &fs);
+	struct sl_podspec p = {0};
+	struct sl_buf b = SL_BUF_INIT;
+	if (!ys.n || sl_parse_podspec(src, ys.docs[0].root, "default", NULL, &p, &fs) == 0)
+		sl_buf_puts(&b, "parsed without an error\n");
+	for (size_t i = 0; i < fs.n; i++) {
+		sl_buf_puts(&b, fs.v[i].message);
+		sl_buf_putc(&b, '\n');
+	}
+	sl_podspec_free(&p);
+	sl_ystream_free(&ys);
+	sl_findings_free(&fs);
+	sl_source_free(src);
+	return sl_buf_detach(&b);
+}
+
+/* Where the errors in containers and pod terms are said to be (paths built without printf). */
+static void test_podspec_paths(void)
+{
+	const struct {
+		const char *yaml, *want;
+	} cases[] = {
+	    {"containers:\n- {}\n- resources: {requests: [1], limits: {cpu: x}}\n",
+	     "containers[1].resources.requests must be a mapping, not a list\n"
+	     "containers[1].resources.limits.cpu: invalid quantity \"x\": a quantity starts with a number\n"},
+	    {"containers: []\ninitContainers:\n- {}\n- {}\n- {}\n- {}\n- {}\n- {}\n- {}\n- {}\n- {}\n- {}\n"
+	     "- resources: {limits: x}\n",
+	     "initContainers[10].resources.limits must be a mapping, not a scalar\n"},
+	    {"containers: []\naffinity: {podAffinity: []}\n", "affinity.podAffinity must be a mapping, not a list\n"},
+	    {"containers: []\naffinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {}}}\n",
+	     "podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution must be a list, not a mapping\n"},
+	    {"containers: []\naffinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [1, {}]}}\n",
+	     "podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0] must be a mapping, not a scalar\n"
+	     "podAffinity.requiredDuringSchedulingIgnoredDuringExecution[1].topologyKey is required\n"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *got = podspec_errors(cases[i].yaml);
+		if (strcmp(got, cases[i].want))
+			fprintf(stderr, "  pod spec errors:\n%s  expected:\n%s", got, cases[i].want);
+		CHECK(!strcmp(got, cases[i].want));
+		free(got);
+	}
+}
+
 /* Pod terms, spread constraints and host ports, parsed from YAML as the model reads them. */
 static void test_pod_terms(void)
 {
@@ -880,6 +930,7 @@ int main(void)
 	test_yaml();
 	test_requests();
 	test_pod_terms();
+	test_podspec_paths();
 	test_keep_paths();
 	test_relpath();
 	test_paths();

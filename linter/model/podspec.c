@@ -2,27 +2,39 @@
  * (anti-)affinity terms against other pods. */
 #include "podspec.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model_read.h"
 #include "namespace.h"
 
-/* A container's requests, with limits standing in for requests it does not state (the API
- * server's defaulting). */
-static void container_requests(struct sl_read *c, const struct sl_ynode *ctr, const char *path, struct sl_reslist *out)
+/* "<list>[<i>]<what>" in path, the place an error in a container is reported at: built with the
+ * buffer API, not printf, as it is for every container read. */
+static const char *container_path(struct sl_buf *path, const char *list, size_t i, const char *what)
+{
+	sl_buf_reset(path);
+	sl_buf_puts(path, list);
+	sl_buf_putc(path, '[');
+	sl_buf_putu(path, i);
+	sl_buf_putc(path, ']');
+	sl_buf_puts(path, what);
+	return sl_buf_str(path);
+}
+
+/* A container's requests (the container list[i]), with limits standing in for requests it does not
+ * state (the API server's defaulting); path is scratch space. */
+static void container_requests(struct sl_read *c, const struct sl_ynode *ctr, const char *list, size_t i,
+			       struct sl_buf *path, struct sl_reslist *out)
 {
 	const struct sl_ynode *res = sl_read_want(c, ctr, "resources", SL_YMAP, "resources");
-	char p[128];
-	snprintf(p, sizeof p, "%s.resources.requests", path);
+	const char *p = container_path(path, list, i, ".resources.requests");
 	sl_read_reslist(c, sl_read_want(c, res, "requests", SL_YMAP, p), p, out);
 	struct sl_reslist lim = {0};
-	snprintf(p, sizeof p, "%s.resources.limits", path);
+	p = container_path(path, list, i, ".resources.limits");
 	sl_read_reslist(c, sl_read_want(c, res, "limits", SL_YMAP, p), p, &lim);
-	for (size_t i = 0; i < lim.n; i++)
-		if (!sl_res_find(out, lim.v[i].name))
-			sl_res_add(out, lim.v[i].name, lim.v[i].amount, lim.v[i].node);
+	for (size_t j = 0; j < lim.n; j++)
+		if (!sl_res_find(out, lim.v[j].name))
+			sl_res_add(out, lim.v[j].name, lim.v[j].amount, lim.v[j].node);
 	sl_res_free(&lim);
 }
 
@@ -36,6 +48,7 @@ static void pod_request(struct sl_read *c, const struct sl_ynode *spec, const st
 			struct sl_podspec *pod)
 {
 	struct sl_reslist *out = &pod->request, legacy_init = {0};
+	struct sl_buf path = SL_BUF_INIT;
 	for (size_t i = 0; ctrs && i < ctrs->n; i++) {
 		if (ctrs->v[i]->kind != SL_YMAP) {
 			sl_read_error(c, ctrs->v[i], "containers[%zu] must be a mapping, not %s", i,
@@ -43,9 +56,7 @@ static void pod_request(struct sl_read *c, const struct sl_ynode *spec, const st
 			continue;
 		}
 		struct sl_reslist r = {0};
-		char p[64];
-		snprintf(p, sizeof p, "containers[%zu]", i);
-		container_requests(c, ctrs->v[i], p, &r);
+		container_requests(c, ctrs->v[i], "containers", i, &path, &r);
 		for (size_t j = 0; j < r.n; j++)
 			sl_res_add(out, r.v[j].name, r.v[j].amount, r.v[j].node);
 		sl_res_free(&r);
@@ -61,9 +72,7 @@ static void pod_request(struct sl_read *c, const struct sl_ynode *spec, const st
 			continue;
 		}
 		struct sl_reslist r = {0};
-		char p[64];
-		snprintf(p, sizeof p, "initContainers[%zu]", i);
-		container_requests(c, ic, p, &r);
+		container_requests(c, ic, "initContainers", i, &path, &r);
 		for (size_t j = 0; j < r.n; j++)
 			sl_res_max(&legacy_init, r.v[j].name, r.v[j].amount, r.v[j].node);
 		if (sl_yis(sl_ymap_get(ic, "restartPolicy"), "Always")) {
@@ -90,6 +99,7 @@ static void pod_request(struct sl_read *c, const struct sl_ynode *spec, const st
 	sl_res_free(&initmax);
 	sl_res_free(&sidecars);
 	sl_res_free(&legacy_init);
+	sl_buf_free(&path);
 	struct sl_reslist ovh = {0};
 	sl_read_reslist(c, sl_read_want(c, spec, "overhead", SL_YMAP, "overhead"), "overhead", &ovh);
 	for (size_t j = 0; j < ovh.n; j++) {
@@ -148,13 +158,21 @@ static const char **parse_strings(struct sl_read *c, const struct sl_ynode *map,
 	return out;
 }
 
-static void parse_podterms(struct sl_read *c, const struct sl_ynode *aff, const char *which, const struct sl_ynode **at,
-			   struct sl_podterm **out, size_t *n)
+/* What parse_podterms reads under affinity, and the paths its errors name: literal texts, not
+ * formatted for every pod spec read. */
+struct podterms_at {
+	const char *which, *path, *req_path;
+};
+static const struct podterms_at pod_affinity = {"podAffinity", "affinity.podAffinity",
+						"podAffinity.requiredDuringSchedulingIgnoredDuringExecution"};
+static const struct podterms_at pod_anti_affinity = {"podAntiAffinity", "affinity.podAntiAffinity",
+						     "podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution"};
+
+static void parse_podterms(struct sl_read *c, const struct sl_ynode *aff, const struct podterms_at *w,
+			   const struct sl_ynode **at, struct sl_podterm **out, size_t *n)
 {
-	char path[96];
-	snprintf(path, sizeof path, "affinity.%s", which);
-	const struct sl_ynode *pa = sl_read_want(c, aff, which, SL_YMAP, path);
-	snprintf(path, sizeof path, "%s.requiredDuringSchedulingIgnoredDuringExecution", which);
+	const char *path = w->req_path;
+	const struct sl_ynode *pa = sl_read_want(c, aff, w->which, SL_YMAP, w->path);
 	const struct sl_ynode *req =
 	    sl_read_want(c, pa, "requiredDuringSchedulingIgnoredDuringExecution", SL_YSEQ, path);
 	*at = req;
@@ -393,8 +411,8 @@ int sl_parse_podspec(const struct sl_source *src, const struct sl_ynode *spec, c
 	parse_affinity(&c, spec, p);
 	parse_tolerations(&c, spec, p);
 	const struct sl_ynode *aff = sl_read_want(&c, spec, "affinity", SL_YMAP, "affinity");
-	parse_podterms(&c, aff, "podAffinity", &p->affinity_terms_node, &p->affinity, &p->naffinity);
-	parse_podterms(&c, aff, "podAntiAffinity", &p->anti_terms_node, &p->anti, &p->nanti);
+	parse_podterms(&c, aff, &pod_affinity, &p->affinity_terms_node, &p->affinity, &p->naffinity);
+	parse_podterms(&c, aff, &pod_anti_affinity, &p->anti_terms_node, &p->anti, &p->nanti);
 	parse_spread(&c, spec, p);
 	parse_ports(&c, spec, p);
 	parse_volumes(&c, spec, p);
