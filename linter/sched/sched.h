@@ -165,8 +165,10 @@ struct sl_whatif {
  * running pods of each cluster built): 200 checks on a 25,000-object cluster (about 2 s), every
  * finding's on a small one. */
 #define SL_WHATIF_BUDGET 5000000u
-/* w on the cluster of m changed by c (a cluster built for it: about sl_whatif_cost units of work). */
-void sl_whatif_analyze(const struct sl_model *m, const struct sl_workload *w, const struct sl_whatif *c,
+/* w on the cluster of cl's model changed by c: an index of its own for the changed nodes, the
+ * running pods' index cl's (counted as about sl_whatif_cost units of work, the nodes and running
+ * pods of the cluster it stands for). */
+void sl_whatif_analyze(const struct sl_cluster *cl, const struct sl_workload *w, const struct sl_whatif *c,
 		       struct sl_whatif_result *r);
 size_t sl_whatif_cost(const struct sl_model *m, const struct sl_whatif *c);
 /* Whether an empty copy of base (a hostname and a name of its own) passes p's node-only filters:
