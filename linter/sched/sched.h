@@ -216,8 +216,9 @@ struct sl_release_placement {
 	int64_t *placed;                /* per workload: how many of its todo pods the scheduler placed */
 	struct sl_release_binding *log; /* where they went, in the order placed */
 	size_t nlog, caplog;
-	/* per workload left short: per node that passes its node-only filters, why its next pod does
-	 * not fit there (the filters' reasons; NULL for the other nodes) */
+	/* for the first workload left short, in the order placed (NULL for the others): per node that
+	 * passes its node-only filters, why its next pod does not fit there (the filters' reasons; NULL
+	 * for the other nodes) */
 	char ***why;
 	size_t nw, nnodes;
 	bool complete; /* false: the budget ran out first, and placed says nothing */
