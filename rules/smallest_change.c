@@ -58,7 +58,7 @@ static bool try_nodes(struct sl_check *cx, enum sl_goal g, const struct sl_whati
 		return false;
 	}
 	struct sl_whatif_result r;
-	sl_whatif_analyze(cx->model, cx->w, c, &r);
+	sl_whatif_analyze(cx->cluster, cx->w, c, &r);
 	return met(g, &r);
 }
 
@@ -73,7 +73,7 @@ static bool daemon_node_freed(struct sl_check *cx, size_t node, const struct sl_
 		return false;
 	}
 	struct sl_whatif_result r;
-	sl_whatif_analyze(cx->model, cx->w, &c, &r);
+	sl_whatif_analyze(cx->cluster, cx->w, &c, &r);
 	return r.daemon_blocked < d->nblocked;
 }
 

@@ -935,6 +935,7 @@ int main(void)
 	test_relpath();
 	test_paths();
 	test_scores();
+	test_cluster_derive();
 	test_config();
 	test_patterns();
 	test_udiff();

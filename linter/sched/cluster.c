@@ -234,14 +234,12 @@ static void node_resources(struct sl_cluster *c)
 static void classify_nodes(struct sl_cluster *c)
 {
 	struct sl_buf key = SL_BUF_INIT;
-	struct sl_strpool classes = {0};
 	c->cls = sl_xcalloc(c->n + 1, sizeof *c->cls);
 	for (size_t i = 0; i < c->n; i++) {
 		class_key(c->m->nodes[i], &key);
-		c->cls[i] = sl_intern_id(&classes, sl_buf_str(&key));
+		c->cls[i] = sl_intern_id(&c->classes, sl_buf_str(&key));
 	}
-	c->ncls = classes.n;
-	sl_strpool_free(&classes);
+	c->ncls = c->classes.n;
 	sl_buf_free(&key);
 }
 
@@ -305,6 +303,20 @@ static void place_pods(struct sl_cluster *c)
 	sl_strmap_free(&names);
 }
 
+/* What place_pods made per node. */
+static void free_node_arrays(struct sl_cluster *c)
+{
+	free(c->pod_start);
+	free(c->nz_cpu);
+	free(c->nz_mem);
+	free(c->alloc_cpu);
+	free(c->alloc_mem);
+	free(c->used_cpu);
+	free(c->used_mem);
+	free(c->alloc_eph);
+	free(c->used_eph);
+}
+
 /* What place_pods and index_running made, to be made again. */
 static void free_pods(struct sl_cluster *c)
 {
@@ -314,17 +326,9 @@ static void free_pods(struct sl_cluster *c)
 	sl_group_clear(&c->anti_wild);
 	sl_group_clear(&c->by_pair);
 	free(c->all);
-	free(c->pod_start);
 	free(c->pods);
 	free(c->pod_node);
-	free(c->nz_cpu);
-	free(c->nz_mem);
-	free(c->alloc_cpu);
-	free(c->alloc_mem);
-	free(c->used_cpu);
-	free(c->used_mem);
-	free(c->alloc_eph);
-	free(c->used_eph);
+	free_node_arrays(c);
 }
 
 struct sl_cluster *sl_cluster_new(const struct sl_model *m)
@@ -341,6 +345,121 @@ struct sl_cluster *sl_cluster_new(const struct sl_model *m)
 	return c;
 }
 
+/* Whether a running pod that base left out (its node unknown there) names a node m adds: it
+ * would run there. */
+static bool runs_on_added(const struct sl_cluster *base, const struct sl_model *m)
+{
+	size_t running = 0;
+	for (size_t i = 0; i < m->npods; i++)
+		running += pod_running(m->pods[i]);
+	if (running == base->npods)
+		return false;
+	struct sl_strmap added = {0};
+	for (size_t i = base->n; i < m->nnodes; i++)
+		sl_strmap_put(&added, m->nodes[i]->name, i);
+	bool on = false;
+	for (size_t i = 0; i < m->npods && !on; i++)
+		on = pod_running(m->pods[i]) && sl_strmap_get(&added, m->pods[i]->spec.node_name) != (size_t)-1;
+	sl_strmap_free(&added);
+	return on;
+}
+
+/* Whether m is a change of base's model that sl_cluster_derive can index from base alone. */
+static bool derivable(const struct sl_cluster *base, const struct sl_model *m)
+{
+	const struct sl_model *b = base->m;
+	if (base->base || base->templates || base->charged || m->pods != b->pods || m->npods != b->npods ||
+	    m->workloads != b->workloads || m->nworkloads != b->nworkloads || m->nnodes < base->n)
+		return false;
+	for (size_t i = 0; i < base->n; i++) {
+		const struct sl_node *x = m->nodes[i], *y = b->nodes[i];
+		/* What the class key, the topologies and the running pods' places read. */
+		if (x != y &&
+		    (strcmp(x->name, y->name) || x->labels.v != y->labels.v || x->labels.n != y->labels.n ||
+		     x->taints != y->taints || x->ntaints != y->ntaints || x->unschedulable != y->unschedulable))
+			return false;
+	}
+	return !runs_on_added(base, m);
+}
+
+/* The nodes' classes: the first ones' as in base, an added node's by its key among base's;
+ * false when an added node is of a class base does not have. */
+static bool derive_classes(struct sl_cluster *c, const struct sl_cluster *base)
+{
+	struct sl_buf key = SL_BUF_INIT;
+	c->cls = sl_xcalloc(c->n + 1, sizeof *c->cls);
+	memcpy(c->cls, base->cls, base->n * sizeof *c->cls);
+	c->ncls = base->ncls;
+	bool ok = true;
+	for (size_t i = base->n; i < c->n && ok; i++) {
+		class_key(c->m->nodes[i], &key);
+		c->cls[i] = sl_strmap_get(&base->classes.map, sl_buf_str(&key));
+		ok = c->cls[i] != (size_t)-1;
+	}
+	sl_buf_free(&key);
+	return ok;
+}
+
+/* The domains of base's keys (the same keys: the same workloads and running pods), an added
+ * node's value numbered as topo_add would number it, after base's. */
+static void derive_topologies(struct sl_cluster *c, const struct sl_cluster *base)
+{
+	c->topos = sl_xcalloc(base->ntopos + 1, sizeof *c->topos);
+	c->ntopos = c->captopos = base->ntopos;
+	for (size_t k = 0; k < base->ntopos; k++) {
+		const struct sl_topo *b = &base->topos[k];
+		struct sl_topo *t = &c->topos[k];
+		struct sl_strmap added = {0};
+		t->key = b->key;
+		t->ndom = b->ndom;
+		t->dom = sl_xcalloc(c->n + 1, sizeof *t->dom);
+		memcpy(t->dom, b->dom, base->n * sizeof *t->dom);
+		for (size_t i = base->n; i < c->n; i++) {
+			const char *v = sl_labels_get(&c->m->nodes[i]->labels, t->key);
+			size_t d = v ? sl_strmap_get(&b->vals, v) : (size_t)-1;
+			if (v && d == (size_t)-1 && (d = sl_strmap_put(&added, v, t->ndom)) == t->ndom)
+				t->ndom++;
+			t->dom[i] = v ? (int32_t)d : -1;
+		}
+		sl_strmap_free(&added);
+	}
+}
+
+struct sl_cluster *sl_cluster_derive(const struct sl_cluster *base, const struct sl_model *m)
+{
+	if (!derivable(base, m))
+		return sl_cluster_new(m);
+	struct sl_cluster *c = sl_xcalloc(1, sizeof *c);
+	c->m = m;
+	c->n = m->nnodes;
+	c->base = base;
+	pthread_mutex_init(&c->reasons.lock, NULL);
+	pthread_mutex_init(&c->static_lock, NULL);
+	if (!derive_classes(c, base)) {
+		sl_cluster_free(c);
+		return sl_cluster_new(m);
+	}
+	c->pods = base->pods;
+	c->npods = base->npods;
+	c->pod_node = base->pod_node;
+	c->all = base->all;
+	c->by_ns = base->by_ns;
+	c->by_label = base->by_label;
+	c->by_pair = base->by_pair;
+	c->anti_by_ns = base->anti_by_ns;
+	c->anti_wild = base->anti_wild;
+	/* The same pods on the same first nodes; none on an added one. */
+	c->pod_start = sl_xcalloc(c->n + 2, sizeof *c->pod_start);
+	memcpy(c->pod_start, base->pod_start, (base->n + 1) * sizeof *c->pod_start);
+	for (size_t i = base->n + 1; i < c->n + 2; i++)
+		c->pod_start[i] = c->npods;
+	node_resources(c);
+	memcpy(c->nz_cpu, base->nz_cpu, base->n * sizeof *c->nz_cpu);
+	memcpy(c->nz_mem, base->nz_mem, base->n * sizeof *c->nz_mem);
+	derive_topologies(c, base);
+	return c;
+}
+
 void sl_cluster_refresh(struct sl_cluster *c)
 {
 	/* Kept from the first refresh on: a cluster built once has no use for them. */
@@ -354,6 +473,7 @@ void sl_cluster_refresh(struct sl_cluster *c)
 
 void sl_cluster_charge(struct sl_cluster *c, size_t i, const struct sl_podspec *p, int64_t count)
 {
+	c->charged = true;
 	c->used_cpu[i] = sl_sat_add(c->used_cpu[i], sl_sat_mul(count, sl_res_get(&p->request, "cpu")));
 	c->used_mem[i] = sl_sat_add(c->used_mem[i], sl_sat_mul(count, sl_res_get(&p->request, "memory")));
 	c->used_eph[i] = sl_sat_add(c->used_eph[i], sl_sat_mul(count, sl_res_get(&p->request, "ephemeral-storage")));
@@ -365,8 +485,10 @@ void sl_cluster_free(struct sl_cluster *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->ntopos; i++)
+	for (size_t i = 0; i < c->ntopos; i++) {
 		free(c->topos[i].dom);
+		sl_strmap_free(&c->topos[i].vals);
+	}
 	free(c->topos);
 	sl_strpool_free(&c->reasons.pool);
 	pthread_mutex_destroy(&c->reasons.lock);
@@ -375,6 +497,12 @@ void sl_cluster_free(struct sl_cluster *c)
 	free(c->static_verdicts);
 	sl_strpool_free(&c->static_keys);
 	pthread_mutex_destroy(&c->static_lock);
+	free(c->cls);
+	if (c->base) { /* the running pods' arrays and indexes are the base's */
+		free_node_arrays(c);
+		free(c);
+		return;
+	}
 	free_pods(c);
 	sl_strpool_free(&c->by_ns.keys);
 	sl_strpool_free(&c->by_label.keys);
@@ -382,7 +510,7 @@ void sl_cluster_free(struct sl_cluster *c)
 	sl_strpool_free(&c->anti_wild.keys);
 	sl_strpool_free(&c->by_pair.keys);
 	templates_free(c->templates);
-	free(c->cls);
+	sl_strpool_free(&c->classes);
 	free(c);
 }
 
@@ -477,19 +605,18 @@ static void topo_add(struct sl_cluster *c, const char *key)
 	t->key = key;
 	t->dom = sl_xcalloc(c->n + 1, sizeof *t->dom);
 	t->ndom = 0;
-	struct sl_strmap vals = {0};
+	t->vals = (struct sl_strmap){0};
 	for (size_t i = 0; i < c->n; i++) {
 		const char *v = sl_labels_get(&c->m->nodes[i]->labels, key);
 		if (!v) {
 			t->dom[i] = -1;
 			continue;
 		}
-		size_t d = sl_strmap_put(&vals, v, t->ndom);
+		size_t d = sl_strmap_put(&t->vals, v, t->ndom);
 		if (d == t->ndom)
 			t->ndom++;
 		t->dom[i] = (int32_t)d;
 	}
-	sl_strmap_free(&vals);
 	c->ntopos++;
 }
 

@@ -18,6 +18,7 @@ struct sl_topo {
 	const char *key;
 	int32_t *dom; /* per node: the domain, -1 without the label */
 	size_t ndom;
+	struct sl_strmap vals; /* value → domain, for a cluster derived from this one (empty in a derived one) */
 };
 
 struct sl_cluster {
@@ -55,6 +56,11 @@ struct sl_cluster {
 	pthread_mutex_t static_lock;
 	/* The groups of each template of running pods (cluster.c); NULL until refreshed. */
 	struct sl_pod_templates *templates;
+	struct sl_strpool classes; /* the class keys, by class (empty in a derived cluster) */
+	bool charged;              /* sl_cluster_charge ran: the scoring arrays no longer follow the pods */
+	/* A cluster derived from base (sl_cluster_derive): pods, pod_node, all and the group indexes
+	 * are base's, read only; everything per node is its own. NULL for a cluster built. */
+	const struct sl_cluster *base;
 };
 
 /* The domains of a key that sl_cluster_new prepared (every key in the model); aborts on
@@ -64,6 +70,15 @@ static inline int32_t sl_topo_dom(const struct sl_cluster *c, size_t topo, size_
 {
 	return c->topos[topo].dom[node];
 }
+
+/* The index of m, a changed copy of the model base was built on (sl_cluster_new, neither charged
+ * nor refreshed): the same running pods and workloads; the same nodes first, by name, labels,
+ * taints and cordon (their allocatable and load may differ), then maybe nodes added that no
+ * running pod names. Only what is per node is made; the running pods' index, most of the work of
+ * a build, is base's, shared read only (base must outlive it). The result is what sl_cluster_new(m)
+ * would build, which it falls back to when m differs in any other way. Free it with
+ * sl_cluster_free. */
+struct sl_cluster *sl_cluster_derive(const struct sl_cluster *base, const struct sl_model *m);
 
 /* count pods of p placed on node i since the index was built: charged to the scoring arrays (the
  * node's own load is its owner's to charge). Only a placement of its own changes an index. */

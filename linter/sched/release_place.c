@@ -145,9 +145,10 @@ static char **why_not(const struct sl_cycle *s)
 }
 
 /* One workload on the cluster cl as it is now: how many of its todo pods the scheduler places, and
- * where (bound into e, and charged to cl's nodes). */
+ * where (bound into e, and charged to cl's nodes); with why, why its next pod finds no node when
+ * it falls short. */
 static int64_t place_one(struct evolving *e, struct sl_cluster *cl, const struct sl_workload *w, size_t wi,
-			 int64_t todo, struct sl_release_placement *out, uint64_t *work, bool *truncated)
+			 int64_t todo, bool why, struct sl_release_placement *out, uint64_t *work, bool *truncated)
 {
 	size_t n = e->m.nnodes;
 	const char *hash;
@@ -171,7 +172,7 @@ static int64_t place_one(struct evolving *e, struct sl_cluster *cl, const struct
 	*truncated |= s.truncated || *work > SL_RELEASE_PLACE_BUDGET;
 	e->labels[wi] = s.gl[0];
 	s.gl[0] = (struct sl_labels){0}; /* the placed pods keep them */
-	if (placed < steady.replicas && !s.truncated)
+	if (why && placed < steady.replicas && !s.truncated)
 		out->why[wi] = why_not(&s);
 	for (size_t k = 0; k < n; k++)
 		if (s.placed_gen[0][k] > 0) {
@@ -230,6 +231,9 @@ bool sl_release_place(const struct sl_model *m, const struct sl_workload *const 
 	 * from it, and they matter only to a workload they bear on. */
 	size_t *unbuilt = sl_xcalloc(nw + 1, sizeof *unbuilt), nunbuilt = 0;
 	bool anti = false; /* one of them carries anti-affinity */
+	/* Only the first workload left short has its nodes shown (release_order.c): the reasons are
+	 * formatted for it alone. */
+	bool short_seen = false;
 	for (size_t k = 0; k < nw && !truncated; k++) {
 		size_t i = reverse ? nw - 1 - k : k;
 		if (todo[i] <= 0)
@@ -244,7 +248,8 @@ bool sl_release_place(const struct sl_model *m, const struct sl_workload *const 
 			nunbuilt = 0;
 			anti = false;
 		}
-		out->placed[i] = place_one(&e, cl, ws[i], i, todo[i], out, &work, &truncated);
+		out->placed[i] = place_one(&e, cl, ws[i], i, todo[i], !short_seen, out, &work, &truncated);
+		short_seen |= out->placed[i] < todo[i];
 		if (out->placed[i] > 0) {
 			unbuilt[nunbuilt++] = i;
 			anti |= ws[i]->pod.nanti > 0;

@@ -165,8 +165,10 @@ struct sl_whatif {
  * running pods of each cluster built): 200 checks on a 25,000-object cluster (about 2 s), every
  * finding's on a small one. */
 #define SL_WHATIF_BUDGET 5000000u
-/* w on the cluster of m changed by c (a cluster built for it: about sl_whatif_cost units of work). */
-void sl_whatif_analyze(const struct sl_model *m, const struct sl_workload *w, const struct sl_whatif *c,
+/* w on the cluster of cl's model changed by c: an index of its own for the changed nodes, the
+ * running pods' index cl's (counted as about sl_whatif_cost units of work, the nodes and running
+ * pods of the cluster it stands for). */
+void sl_whatif_analyze(const struct sl_cluster *cl, const struct sl_workload *w, const struct sl_whatif *c,
 		       struct sl_whatif_result *r);
 size_t sl_whatif_cost(const struct sl_model *m, const struct sl_whatif *c);
 /* Whether an empty copy of base (a hostname and a name of its own) passes p's node-only filters:
@@ -214,8 +216,9 @@ struct sl_release_placement {
 	int64_t *placed;                /* per workload: how many of its todo pods the scheduler placed */
 	struct sl_release_binding *log; /* where they went, in the order placed */
 	size_t nlog, caplog;
-	/* per workload left short: per node that passes its node-only filters, why its next pod does
-	 * not fit there (the filters' reasons; NULL for the other nodes) */
+	/* for the first workload left short, in the order placed (NULL for the others): per node that
+	 * passes its node-only filters, why its next pod does not fit there (the filters' reasons; NULL
+	 * for the other nodes) */
 	char ***why;
 	size_t nw, nnodes;
 	bool complete; /* false: the budget ran out first, and placed says nothing */

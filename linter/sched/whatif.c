@@ -2,7 +2,8 @@
  * is one the engine has seen work: more allocatable on one node, or empty copies of one node; and
  * the workload itself with another replica count or rolling update (sl_whatif_workload). The
  * changed cluster is a model of its own: the original's objects, a node array with the changed or
- * added nodes, and its own index; the original is never touched. */
+ * added nodes, and its own index, derived from the run's (what is per node made again, the
+ * running pods' index shared); the original is never touched. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,12 +126,13 @@ static void changed_free(struct changed *x)
 	free(x->nodes);
 }
 
-void sl_whatif_analyze(const struct sl_model *m, const struct sl_workload *w, const struct sl_whatif *c,
+void sl_whatif_analyze(const struct sl_cluster *base, const struct sl_workload *w, const struct sl_whatif *c,
 		       struct sl_whatif_result *r)
 {
 	struct changed x;
-	changed_init(&x, m, c);
-	struct sl_cluster *cl = sl_cluster_new(&x.m);
+	changed_init(&x, base->m, c);
+	/* The change touches nodes only: the running pods' index is the one the run built. */
+	struct sl_cluster *cl = sl_cluster_derive(base, &x.m);
 	sl_whatif_workload(cl, w, r);
 	sl_cluster_free(cl);
 	changed_free(&x);

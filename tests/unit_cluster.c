@@ -1,0 +1,172 @@
+/* unit_cluster.c — the index a what-if derives from the run's (sl_cluster_derive) is the index
+ * sl_cluster_new builds for the changed nodes: more allocatable on one node, empty copies of one
+ * (a hostname domain each, the other domains and the class of the node copied), and, where a
+ * running pod names a copy's name, a build of its own. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../linter/base/buf.h"
+#include "../linter/load/source.h"
+#include "../linter/model/model.h"
+#include "../linter/sched/cluster.h"
+#include "unit.h"
+
+static const char nodes_yaml[] =
+    "apiVersion: v1\nkind: List\nitems:\n"
+    "- {kind: Node, metadata: {name: node-a, labels: {kubernetes.io/hostname: node-a, zone: z1, role: web}},"
+    " status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}}\n"
+    "- {kind: Node, metadata: {name: node-b, labels: {kubernetes.io/hostname: node-b, zone: z2, role: web}},"
+    " spec: {taints: [{key: dedicated, value: x, effect: NoSchedule}]},"
+    " status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}}\n"
+    "- {kind: Node, metadata: {name: node-c, labels: {kubernetes.io/hostname: node-c, zone: z1, role: db}},"
+    " status: {allocatable: {cpu: '2', memory: 4Gi, pods: '110'}}}\n";
+
+/* Running pods: on node-a and node-b, and one bound to node-a-copy-1, a node the inventory lacks. */
+static const char pods_yaml[] =
+    "apiVersion: v1\nkind: List\nitems:\n"
+    "- {kind: Pod, metadata: {name: p1, namespace: shop, labels: {app: web}},"
+    " spec: {nodeName: node-a, containers: [{name: c, resources: {requests: {cpu: '1'}}}],"
+    " affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution:"
+    " [{topologyKey: rack, labelSelector: {matchLabels: {app: web}}}]}}}, status: {phase: Running}}\n"
+    "- {kind: Pod, metadata: {name: p2, namespace: shop, labels: {app: db}},"
+    " spec: {nodeName: node-b, containers: [{name: c, resources: {requests: {memory: 1Gi}}}]},"
+    " status: {phase: Running}}\n"
+    "- {kind: Pod, metadata: {name: p3, namespace: shop, labels: {app: web}},"
+    " spec: {nodeName: node-a-copy-1, containers: [{name: c}]}, status: {phase: Running}}\n";
+
+static const char workload_yaml[] =
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\n"
+    "spec:\n  replicas: 3\n  selector: {matchLabels: {app: web}}\n  template:\n"
+    "    metadata: {labels: {app: web}}\n    spec:\n"
+    "      topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule,"
+    " labelSelector: {matchLabels: {app: web}}}]\n"
+    "      affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution:"
+    " [{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: web}}}]}}\n"
+    "      containers: [{name: c, resources: {requests: {cpu: '1'}}}]\n";
+
+static bool same_groups(const struct sl_group_index *a, const struct sl_group_index *b)
+{
+	if (a->keys.n != b->keys.n)
+		return false;
+	for (size_t g = 0; g < a->keys.n; g++) {
+		size_t n = a->start[g + 1] - a->start[g];
+		if (strcmp(a->keys.v[g], b->keys.v[g]) || n != b->start[g + 1] - b->start[g] ||
+		    memcmp(a->items + a->start[g], b->items + b->start[g], n * sizeof *a->items))
+			return false;
+	}
+	return true;
+}
+
+static bool same_nodes(const struct sl_cluster *d, const struct sl_cluster *f)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->cls[i] != f->cls[i] || d->nz_cpu[i] != f->nz_cpu[i] || d->nz_mem[i] != f->nz_mem[i] ||
+		    d->alloc_cpu[i] != f->alloc_cpu[i] || d->alloc_mem[i] != f->alloc_mem[i] ||
+		    d->used_cpu[i] != f->used_cpu[i] || d->used_mem[i] != f->used_mem[i] ||
+		    d->alloc_eph[i] != f->alloc_eph[i] || d->used_eph[i] != f->used_eph[i])
+			return false;
+	for (size_t i = 0; i < d->n + 2; i++)
+		if (d->pod_start[i] != f->pod_start[i])
+			return false;
+	for (size_t t = 0; t < d->ntopos; t++) {
+		if (strcmp(d->topos[t].key, f->topos[t].key) || d->topos[t].ndom != f->topos[t].ndom ||
+		    memcmp(d->topos[t].dom, f->topos[t].dom, d->n * sizeof *d->topos[t].dom))
+			return false;
+	}
+	return true;
+}
+
+/* Everything an analysis reads of the two indexes is the same. */
+static bool same_index(const struct sl_cluster *d, const struct sl_cluster *f)
+{
+	if (d->n != f->n || d->npods != f->npods || d->ncls != f->ncls || d->ntopos != f->ntopos)
+		return false;
+	for (size_t k = 0; k < d->npods; k++)
+		if (d->pods[k] != f->pods[k] || d->pod_node[k] != f->pod_node[k] || d->all[k] != f->all[k])
+			return false;
+	return same_groups(&d->by_ns, &f->by_ns) && same_groups(&d->by_label, &f->by_label) &&
+	       same_groups(&d->by_pair, &f->by_pair) && same_groups(&d->anti_by_ns, &f->anti_by_ns) &&
+	       same_groups(&d->anti_wild, &f->anti_wild) && same_nodes(d, f);
+}
+
+static void load(struct sl_model *m, const char *path, const char *yaml, enum sl_input_role role,
+		 struct sl_findings *errs, struct sl_source **src)
+{
+	*src = sl_source_from_memory(path, yaml, strlen(yaml));
+	sl_model_load(m, *src, role, errs);
+}
+
+/* m with node `node` given more cpu, or with `copies` empty copies of it named <node>-copy-<i>,
+ * as whatif.c changes it; into x, its nodes in the arrays given. */
+static void change(const struct sl_model *m, size_t node, int copies, struct sl_model *x, struct sl_node **nodes,
+		   struct sl_node *made, struct sl_kv *labels, char (*names)[32], struct sl_reslist *alloc)
+{
+	*x = *m;
+	memcpy(nodes, m->nodes, m->nnodes * sizeof *nodes);
+	x->nodes = nodes;
+	x->nnodes = m->nnodes + (size_t)copies;
+	const struct sl_node *b = m->nodes[node];
+	if (!copies) {
+		made[0] = *b;
+		*alloc = (struct sl_reslist){0};
+		for (size_t r = 0; r < b->alloc.n; r++)
+			sl_res_add(alloc, b->alloc.v[r].name, b->alloc.v[r].amount, NULL);
+		sl_res_add(alloc, "cpu", 2000, NULL);
+		made[0].alloc = *alloc;
+		nodes[node] = &made[0];
+		return;
+	}
+	for (int c = 0; c < copies; c++) {
+		snprintf(names[c], sizeof names[c], "%s-copy-%d", b->name, c + 1);
+		made[c] = *b;
+		made[c].name = names[c];
+		made[c].used = (struct sl_reslist){0};
+		made[c].npods = 0;
+		made[c].labels.v = labels + (size_t)c * b->labels.n;
+		for (size_t l = 0; l < b->labels.n; l++) {
+			made[c].labels.v[l] = b->labels.v[l];
+			if (!strcmp(b->labels.v[l].key, "kubernetes.io/hostname"))
+				made[c].labels.v[l].val = names[c];
+		}
+		nodes[m->nnodes + (size_t)c] = &made[c];
+	}
+}
+
+/* One change: derived (from base, or built when derived is false) and built alike. */
+static void check_change(const struct sl_cluster *base, const struct sl_model *m, size_t node, int copies, bool derived)
+{
+	struct sl_model x;
+	struct sl_node *nodes[8], made[2];
+	struct sl_kv labels[16];
+	char names[2][32];
+	struct sl_reslist alloc = {0};
+	change(m, node, copies, &x, nodes, made, labels, names, &alloc);
+	struct sl_cluster *d = sl_cluster_derive(base, &x), *f = sl_cluster_new(&x);
+	CHECK((d->base == base) == derived);
+	CHECK(same_index(d, f));
+	sl_cluster_free(d);
+	sl_cluster_free(f);
+	sl_res_free(&alloc);
+}
+
+void test_cluster_derive(void)
+{
+	struct sl_model m = {0};
+	struct sl_findings errs = {0};
+	struct sl_source *src[3];
+	load(&m, "nodes.yaml", nodes_yaml, SL_ROLE_NODES, &errs, &src[0]);
+	load(&m, "pods.yaml", pods_yaml, SL_ROLE_PODS, &errs, &src[1]);
+	load(&m, "workload.yaml", workload_yaml, SL_ROLE_MANIFESTS, &errs, &src[2]);
+	sl_model_bind_pods(&m);
+	CHECK(errs.n == 0 && m.nnodes == 3 && m.npods == 3 && m.nworkloads == 1);
+	struct sl_cluster *base = sl_cluster_new(&m);
+	CHECK(base->npods == 2 && base->ntopos == 3); /* p3's node is unknown; hostname, zone, rack */
+	check_change(base, &m, 1, 0, true);           /* more cpu on the tainted node */
+	check_change(base, &m, 2, 2, true);           /* two copies of node-c: new hostnames, zone z1 */
+	check_change(base, &m, 0, 2, false);          /* p3 names node-a-copy-1: it runs on the copy */
+	sl_cluster_free(base);
+	sl_model_free(&m);
+	sl_findings_free(&errs);
+	for (int i = 0; i < 3; i++)
+		sl_source_free(src[i]);
+}
