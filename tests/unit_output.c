@@ -152,6 +152,29 @@ static void test_numbers(void)
 	sl_buf_free(&b);
 }
 
+/* sl_buf_printf formats on the stack and copies, or formats in place what is longer: texts on
+ * either side of the stack buffer's size, appended to what the buffer holds. */
+static void test_printf(void)
+{
+	char big[1200];
+	memset(big, 'x', sizeof big - 1);
+	big[sizeof big - 1] = 0;
+	const size_t lens[] = {0, 1, 510, 511, 512, 513, 1199};
+	for (size_t i = 0; i < sizeof lens / sizeof *lens; i++) {
+		struct sl_buf b = SL_BUF_INIT;
+		sl_buf_puts(&b, "ab");
+		sl_buf_printf(&b, "%.*s|%d", (int)lens[i], big, 7);
+		sl_buf_printf(&b, "%s", "");
+		CHECK(b.len == lens[i] + 4 && b.s[b.len] == 0);
+		CHECK(b.len == lens[i] + 4 && !strncmp(b.s, "ab", 2) && !strspn(b.s + 2 + lens[i], "x") &&
+		      !strcmp(b.s + 2 + lens[i], "|7") && strspn(b.s + 2, "x") == lens[i]);
+		sl_buf_free(&b);
+	}
+	char *s = sl_xasprintf("%s-%zu", big, (size_t)42);
+	CHECK(strlen(s) == sizeof big + 2 && !strcmp(s + sizeof big - 1, "-42"));
+	free(s);
+}
+
 static void test_utf8(void)
 {
 	CHECK(sl_utf8_valid("", 0));
@@ -266,6 +289,7 @@ void test_output(void)
 	test_escape();
 	test_escape_runs();
 	test_numbers();
+	test_printf();
 	test_utf8();
 	test_rpc_utf8();
 	test_write_file();

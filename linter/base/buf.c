@@ -115,12 +115,19 @@ void sl_buf_puti(struct sl_buf *b, long long v)
 
 void sl_buf_vprintf(struct sl_buf *b, const char *fmt, va_list ap)
 {
+	/* Formatted once, on the stack, and copied; formatted a second time, in place, only when it is
+	 * longer: measuring first and writing after formatted every text twice. */
+	char tmp[512];
 	va_list cp;
 	va_copy(cp, ap);
-	int n = vsnprintf(NULL, 0, fmt, cp);
+	int n = vsnprintf(tmp, sizeof tmp, fmt, cp);
 	va_end(cp);
 	if (n < 0)
 		return;
+	if ((size_t)n < sizeof tmp) {
+		sl_buf_add(b, tmp, (size_t)n);
+		return;
+	}
 	reserve(b, (size_t)n);
 	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
 	b->len += (size_t)n;
