@@ -26,7 +26,7 @@ static bool is_scalar_resource(const char *name)
 	return strchr(name, '/') && !strstr(name, "kubernetes.io/");
 }
 
-static bool is_checked_resource(const char *name)
+bool sl_resource_checked(const char *name)
 {
 	return !strcmp(name, "cpu") || !strcmp(name, "memory") || !strcmp(name, "ephemeral-storage") ||
 	       is_scalar_resource(name);
@@ -94,7 +94,7 @@ int64_t sl_node_slots(const struct sl_podspec *p, const struct sl_node *n, const
 	static const char *const basic[] = {"cpu", "memory", "ephemeral-storage"};
 	for (size_t i = 0; i < 3 + p->request.n; i++) {
 		const char *nm = i < 3 ? basic[i] : p->request.v[i - 3].name;
-		if (i >= 3 && !is_checked_resource(nm))
+		if (i >= 3 && !sl_resource_checked(nm))
 			continue;
 		int64_t req = sl_res_get(&p->request, nm);
 		int64_t free_ = sl_res_get(&n->alloc, nm) - sl_res_get(&n->used, nm);
