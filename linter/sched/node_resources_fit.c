@@ -72,8 +72,11 @@ bool sl_resources_short(struct sl_reasons *pool, const struct sl_podspec *p, con
 				return true;
 			short_ = true;
 			const char *const parts[] = {"Insufficient ", nm};
+			/* Without a pool only the verdict counts (a what-if's): no text is built. */
 			sl_nodefit_fail(out, SL_PL_NODE_RESOURCES_FIT,
-					i < 3 ? basic_reason[i] : sl_reason_join(pool, parts, 2));
+					i < 3  ? basic_reason[i]
+					: pool ? sl_reason_join(pool, parts, 2)
+					       : "Insufficient resources");
 		}
 	}
 	return short_;
@@ -196,7 +199,7 @@ void sl_node_resources_fit_release(struct sl_cycle *cy)
 bool sl_node_resources_fit_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out)
 {
 	if (out)
-		return !sl_resources_short(&cy->cl->reasons, cy->p, cy->m->nodes[node], cy->placed[node], out);
+		return !sl_resources_short(cy->pool, cy->p, cy->m->nodes[node], cy->placed[node], out);
 	/* Identical pods: the node holds cap of them, whatever else is decided. */
 	struct sl_fit_state *st = cy->fit;
 	if (st->cap[node] < 0)

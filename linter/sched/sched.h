@@ -144,6 +144,11 @@ void sl_daemon_view_free(struct sl_daemon_view *v);
  * that does not fit, or detail (--explain, the conformance suite), gets every node's verdict
  * (detailed). */
 void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, bool detail, struct sl_analysis *a);
+/* The counts of sl_analyze without detail (replicas and surge placed, nfeasible, the deadlock, not
+ * placed, a DaemonSet's nodes without room): what a what-if reads. No reason text, FailedScheduling
+ * message or picture of where the next pod stops is made (those fields stay NULL; fit's reasons
+ * are generic), nor is order_dependent found. */
+void sl_analyze_counts(struct sl_cluster *cl, const struct sl_workload *w, struct sl_analysis *a);
 void sl_analysis_free(struct sl_analysis *a);
 
 /* What-if (sched/whatif.c): the workload analysed again with one change, so that a change offered
