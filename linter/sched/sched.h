@@ -234,6 +234,14 @@ uint64_t sl_release_place_cost(const struct sl_model *m, const struct sl_workloa
 bool sl_release_place(const struct sl_model *m, const struct sl_workload *const *ws, const int64_t *todo, size_t nw,
 		      bool reverse, struct sl_release_placement *out);
 void sl_release_placement_free(struct sl_release_placement *p);
+/* Whether sl_release_place on cl's model leaves no pod of ws Pending in any order, known without
+ * placing: no workload reads or repels other pods (inter-pod terms, spread, host ports), so only
+ * the nodes' load changes as pods are placed, and each workload has more nodes where a pod fits
+ * alone than the rest of the release can fill, for the pod count and each resource it asks.
+ * False when that is not shown (the placement then decides) or when the release is larger than
+ * one placement places. cl: the index sl_cluster_new built on the model. */
+bool sl_release_places_surely(struct sl_cluster *cl, const struct sl_workload *const *ws, const int64_t *todo,
+			      size_t nw);
 /* Whether, on the cluster of m changed by c, the release places every pod (sl_release_place) in
  * input order and in reverse. */
 bool sl_whatif_release(const struct sl_model *m, const struct sl_whatif *c, const struct sl_workload *const *ws,
