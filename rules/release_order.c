@@ -223,7 +223,10 @@ void sl_release_order(struct sl_release *r)
 	struct order_set s;
 	order_set(r, &s);
 	struct sl_release_placement fwd = {0}, rev = {0};
-	if (s.n > 1 && sl_release_place(r->m, s.w, s.todo, s.n, false, &fwd) &&
+	/* Placed only when the order may leave pods Pending: a release with room to spare for every
+	 * workload, whatever the others took, has no warning to give. */
+	if (s.n > 1 && !sl_release_places_surely(r->cx->cluster, s.w, s.todo, s.n) &&
+	    sl_release_place(r->m, s.w, s.todo, s.n, false, &fwd) &&
 	    sl_release_place(r->m, s.w, s.todo, s.n, true, &rev) && (pending(&s, &fwd) || pending(&s, &rev)))
 		report(r, &s, &fwd, &rev);
 	sl_release_placement_free(&fwd);

@@ -936,6 +936,7 @@ int main(void)
 	test_paths();
 	test_scores();
 	test_cluster_derive();
+	test_release_surely();
 	test_config();
 	test_patterns();
 	test_udiff();

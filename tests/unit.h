@@ -23,7 +23,9 @@ void test_fixwrite(void);
 /* unit_tolerations.c: every node-condition taint alone, with every effect, for plain and DaemonSet
  * pods; DefaultTolerationSeconds withheld where the pod covers the key. */
 void test_default_tolerations(void);
-/* unit_cluster.c: the index a what-if derives from the run's is the one built for the changed nodes. */
+/* unit_cluster.c: the index a what-if derives from the run's is the one built for the changed nodes;
+ * a release shown to place surely only with room to spare. */
 void test_cluster_derive(void);
+void test_release_surely(void);
 
 #endif

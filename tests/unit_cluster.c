@@ -1,7 +1,9 @@
 /* unit_cluster.c — the index a what-if derives from the run's (sl_cluster_derive) is the index
  * sl_cluster_new builds for the changed nodes: more allocatable on one node, empty copies of one
  * (a hostname domain each, the other domains and the class of the node copied), and, where a
- * running pod names a copy's name, a build of its own. */
+ * running pod names a copy's name, a build of its own. And the release that surely places
+ * (sl_release_places_surely): shown only with room to spare whatever the order, never for one
+ * the placement leaves short. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,4 +171,71 @@ void test_cluster_derive(void)
 	sl_findings_free(&errs);
 	for (int i = 0; i < 3; i++)
 		sl_source_free(src[i]);
+}
+
+/* Two 4-cpu nodes (a running pod with anti-affinity against app=solo on node-b) and the
+ * Deployments given: whether the release of all of them surely places. */
+static bool surely(const char *deployments)
+{
+	static const char nodes[] =
+	    "apiVersion: v1\nkind: List\nitems:\n"
+	    "- {kind: Node, metadata: {name: node-a}, status: {allocatable: {cpu: '4', pods: '3'}}}\n"
+	    "- {kind: Node, metadata: {name: node-b}, status: {allocatable: {cpu: '4', pods: '3'}}}\n";
+	static const char pods[] =
+	    "apiVersion: v1\nkind: Pod\nmetadata: {name: guard, namespace: shop}\n"
+	    "spec:\n  nodeName: node-b\n  containers: [{name: c}]\n"
+	    "  affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution:"
+	    " [{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: solo}}}]}}\n"
+	    "status: {phase: Running}\n";
+	struct sl_model m = {0};
+	struct sl_findings errs = {0};
+	struct sl_source *src[3];
+	load(&m, "nodes.yaml", nodes, SL_ROLE_NODES, &errs, &src[0]);
+	load(&m, "pods.yaml", pods, SL_ROLE_PODS, &errs, &src[1]);
+	load(&m, "manifest.yaml", deployments, SL_ROLE_MANIFESTS, &errs, &src[2]);
+	sl_model_bind_pods(&m);
+	CHECK(errs.n == 0 && m.nnodes == 2 && m.nworkloads >= 2);
+	struct sl_cluster *cl = sl_cluster_new(&m);
+	int64_t todo[8];
+	for (size_t i = 0; i < m.nworkloads && i < 8; i++)
+		todo[i] = m.workloads[i]->replicas;
+	bool sure = sl_release_places_surely(cl, (const struct sl_workload *const *)m.workloads, todo, m.nworkloads);
+	sl_cluster_free(cl);
+	sl_model_free(&m);
+	sl_findings_free(&errs);
+	for (int i = 0; i < 3; i++)
+		sl_source_free(src[i]);
+	return sure;
+}
+
+#define DEPLOY(name, app, replicas, cpu, extra)                                                                        \
+	"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " name                                                \
+	", namespace: shop}\nspec:\n  replicas: " replicas "\n  selector: {matchLabels: {app: " app                    \
+	"}}\n  template:\n    metadata: {labels: {app: " app "}}\n"                                                    \
+	"    spec:\n" extra "      containers: [{name: c, resources: {requests: {cpu: '" cpu "'}}}]\n"
+
+void test_release_surely(void)
+{
+	/* 2 + 1 cpu of 8, 3 pods of 5 slots: room to spare in any order */
+	CHECK(surely(DEPLOY("api", "api", "2", "1", "") "---\n" DEPLOY("batch", "batch", "1", "1", "")));
+	/* 4 pods of the 5 slots (guard takes one): whatever three others take, one node has a slot */
+	CHECK(surely(DEPLOY("api", "api", "2", "100m", "") "---\n" DEPLOY("batch", "batch", "2", "100m", "")));
+	/* 6 pods, 5 slots: short in any order */
+	CHECK(!surely(DEPLOY("api", "api", "3", "100m", "") "---\n" DEPLOY("batch", "batch", "3", "100m", "")));
+	/* the order-dependent fixture: 2 cpu pods may split the nodes before the 4 cpu one comes */
+	CHECK(!surely(DEPLOY("api", "api", "2", "2", "") "---\n" DEPLOY("batch", "batch", "1", "4", "")));
+	/* 8 cpu of 8 in pods of 2: every order packs, but nothing is to spare, so it is placed */
+	CHECK(!surely(DEPLOY("api", "api", "2", "2", "") "---\n" DEPLOY("batch", "batch", "2", "2", "")));
+	/* pods that read other pods are always placed */
+	CHECK(!surely(DEPLOY(
+	    "api", "api", "1", "100m",
+	    "      topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname,"
+	    " whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: api}}}]\n") "---\n" DEPLOY("batch",
+													       "batch",
+													       "1",
+													       "100m",
+													       "")));
+	/* the guard keeps app=solo off node-b: node-a alone, 3 cpu of 4 asked there, one node */
+	CHECK(!surely(DEPLOY("solo", "solo", "1", "3", "") "---\n" DEPLOY("batch", "batch", "1", "2", "")));
+	CHECK(surely(DEPLOY("solo", "solo", "1", "1", "") "---\n" DEPLOY("batch", "batch", "1", "1", "")));
 }

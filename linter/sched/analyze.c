@@ -55,7 +55,8 @@ int64_t sl_own_pods(const struct sl_cluster *cl, const struct sl_workload *w, co
 }
 
 /* Resources alone limit the pods: each node's capacity is fixed and the count does not depend on
- * the order the scheduler places them in. */
+ * the order the scheduler places them in. Without a pool the counts alone: no reason text, and no
+ * picture of the nodes where the next pod stops. */
 static void analyze_by_slots(struct sl_reasons *pool, const struct sl_model *m, const struct sl_workload *w,
 			     const bool *excluded, const bool *static_ok, struct sl_analysis *a)
 {
@@ -75,7 +76,7 @@ static void analyze_by_slots(struct sl_reasons *pool, const struct sl_model *m, 
 	/* When the placement stops short, every candidate node is full, whatever order was taken.
 	 */
 	struct sl_nodefit *full = NULL;
-	if (a->steady_placed < a->replicas || w->strategy == SL_STRATEGY_ROLLING) {
+	if (pool && (a->steady_placed < a->replicas || w->strategy == SL_STRATEGY_ROLLING)) {
 		full = sl_xcalloc(n + 1, sizeof *full);
 		for (size_t i = 0; i < n; i++) {
 			if (!static_ok[i])
@@ -85,14 +86,14 @@ static void analyze_by_slots(struct sl_reasons *pool, const struct sl_model *m, 
 			full[i].excluded = excluded[i];
 		}
 	}
-	if (a->steady_placed < a->replicas) {
+	if (full && a->steady_placed < a->replicas) {
 		a->steady_fit = sl_nodefits_copy(full, n);
 		a->steady_fit_error = sl_fit_error_text(n, full, n);
 	}
 	if (w->strategy == SL_STRATEGY_ROLLING) {
 		int64_t room = a->total_slots - placed;
 		a->surge_placed = room < a->max_surge ? room : a->max_surge;
-		if (a->surge_placed < a->max_surge) {
+		if (full && a->surge_placed < a->max_surge) {
 			a->rollout_fit = sl_nodefits_copy(full, n);
 			a->rollout_fit_error = sl_fit_error_text(n, full, n);
 		}
@@ -103,13 +104,16 @@ static void analyze_by_slots(struct sl_reasons *pool, const struct sl_model *m, 
 /* Inter-pod terms, spread or host ports: the count depends on where each pod went, so pods are
  * placed one after another as the scheduler would. When that stops short, the placement is
  * repeated in the opposite order of preference: a different count means the verdict depends on
- * the order, not only on the nodes. */
+ * the order, not only on the nodes. Without the cycle's pool the counts alone: neither the picture
+ * where it stops nor the order. */
 static void analyze_in_sequence(struct sl_cycle *s, const struct sl_workload *w, struct sl_analysis *a,
 				const char *old_hash)
 {
 	size_t n = a->nnodes;
 	int64_t own = a->own_running < a->replicas ? a->own_running : a->replicas;
-	sl_place_all(s, w, a, own, &a->steady_placed, &a->surge_placed, &a->steady_fit, &a->rollout_fit);
+	bool texts = s->pool != NULL;
+	sl_place_all(s, w, a, own, &a->steady_placed, &a->surge_placed, texts ? &a->steady_fit : NULL,
+		     texts ? &a->rollout_fit : NULL);
 	if (a->steady_fit)
 		a->steady_fit_error = sl_fit_error_text(n, a->steady_fit, n);
 	if (a->rollout_fit)
@@ -208,16 +212,16 @@ static bool fits_at_a_glance(const struct sl_cluster *cl, const struct sl_worklo
 /* The node-only filters for every node into static_ok (and, with detail, a->fit): once per class
  * of identical nodes when the pod names no node, and without detail taken from a workload
  * written alike when one was judged before. */
-static void judge_node_only(struct sl_cluster *cl, const struct sl_podspec *p, bool detail, struct sl_analysis *a,
-			    bool *static_ok)
+static void judge_node_only(struct sl_cluster *cl, const struct sl_podspec *p, bool detail, bool texts,
+			    struct sl_analysis *a, bool *static_ok)
 {
 	size_t n = cl->n;
 	bool by_class = sl_judged_by_class(p);
 	struct sl_nodefit *cls_fit = by_class ? sl_xcalloc(cl->ncls + 1, sizeof *cls_fit) : NULL;
 	signed char *cls_ok = by_class ? sl_xcalloc(cl->ncls + 1, 1) : NULL; /* 0 unknown, 1 pass, -1 fail */
 	struct sl_nodefit scratch;
-	/* Without detail only the verdicts count: no reason text is formatted. */
-	struct sl_cycle cy = {.cl = cl, .m = cl->m, .p = p, .n = n, .pool = detail ? &cl->reasons : NULL};
+	/* Without detail (or texts) only the verdicts count: no reason text is formatted. */
+	struct sl_cycle cy = {.cl = cl, .m = cl->m, .p = p, .n = n, .pool = detail && texts ? &cl->reasons : NULL};
 	if (detail)
 		a->fit = sl_xcalloc(n + 1, sizeof *a->fit);
 	struct sl_buf key = SL_BUF_INIT;
@@ -315,7 +319,7 @@ static bool fits_without_detail(struct sl_cluster *cl, const struct sl_workload 
 }
 
 /* With detail, after the node-only verdicts: every node's picture, for the proof. */
-static void analyze_in_detail(struct sl_cluster *cl, const struct sl_workload *w, const char *old_hash,
+static void analyze_in_detail(struct sl_cluster *cl, const struct sl_workload *w, const char *old_hash, bool texts,
 			      struct sl_analysis *a)
 {
 	size_t n = cl->n;
@@ -332,10 +336,12 @@ static void analyze_in_detail(struct sl_cluster *cl, const struct sl_workload *w
 	if (a->sequential) {
 		struct sl_cycle s;
 		sl_cycle_init(&s, cl, w, excluded, static_ok, old_hash);
+		if (!texts)
+			s.pool = NULL;
 		analyze_in_sequence(&s, w, a, old_hash);
 		sl_cycle_free(&s);
 	} else
-		analyze_by_slots(&cl->reasons, cl->m, w, excluded, static_ok, a);
+		analyze_by_slots(texts ? &cl->reasons : NULL, cl->m, w, excluded, static_ok, a);
 	for (size_t i = 0; i < n; i++) {
 		/* Never filtered by the scheduler, and so absent from its message; the first filter
 		 * that would fail is still worth showing. */
@@ -345,14 +351,15 @@ static void analyze_in_detail(struct sl_cluster *cl, const struct sl_workload *w
 		else if (a->fit[i].plugin == SL_FITS)
 			a->nfeasible++;
 	}
-	if (a->nfeasible == 0)
+	if (a->nfeasible == 0 && texts)
 		a->fit_error = sl_fit_error_text(n, a->fit, n);
 	a->detailed = true;
 	free(excluded);
 	free(static_ok);
 }
 
-void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, bool detail, struct sl_analysis *a)
+/* sl_analyze, or with texts false sl_analyze_counts. */
+static void analyze(struct sl_cluster *cl, const struct sl_workload *w, bool detail, bool texts, struct sl_analysis *a)
 {
 	memset(a, 0, sizeof *a);
 	size_t n = cl->n;
@@ -370,7 +377,7 @@ void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, bool detail,
 	bool *excluded = sl_xcalloc(n + 1, sizeof *excluded);
 	bool *static_ok = sl_xcalloc(n + 1, sizeof *static_ok);
 	sl_node_affinity_prefilter(&w->pod, cl->m, excluded);
-	judge_node_only(cl, &w->pod, detail, a, static_ok);
+	judge_node_only(cl, &w->pod, detail, texts, a, static_ok);
 	a->sequential = needs_sequence(cl, w, old_hash);
 	bool done = !detail && fits_without_detail(cl, w, excluded, static_ok, old_hash, a);
 	free(excluded);
@@ -378,15 +385,25 @@ void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, bool detail,
 	if (!done && !detail) {
 		/* Something does not fit: the full picture, node by node, for the proof. */
 		struct sl_analysis full;
-		sl_analyze(cl, w, true, &full);
+		analyze(cl, w, true, texts, &full);
 		*a = full;
 		return;
 	}
 	if (!done)
-		analyze_in_detail(cl, w, old_hash, a);
+		analyze_in_detail(cl, w, old_hash, texts, a);
 	if (!strcmp(w->obj.kind, "DaemonSet"))
 		sl_daemon_view(cl, w, &a->daemon);
 	a->rollout_deadlock = sl_rollout_never_starts(w, a->max_unavailable, a->surge_placed);
+}
+
+void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, bool detail, struct sl_analysis *a)
+{
+	analyze(cl, w, detail, true, a);
+}
+
+void sl_analyze_counts(struct sl_cluster *cl, const struct sl_workload *w, struct sl_analysis *a)
+{
+	analyze(cl, w, false, false, a);
 }
 
 void sl_analysis_free(struct sl_analysis *a)
@@ -415,5 +432,5 @@ void sl_node_only_verdicts(struct sl_cluster *cl, const struct sl_podspec *p, bo
 {
 	struct sl_analysis a;
 	memset(&a, 0, sizeof a);
-	judge_node_only(cl, p, false, &a, ok);
+	judge_node_only(cl, p, false, false, &a, ok);
 }

@@ -63,8 +63,8 @@ void sl_generation_labels(struct sl_labels *out, const struct sl_labels *in, con
 
 /* Place the replicas (generation 0) after the workload's own running pods, then the surge
  * (generation 1), one pod at a time as the scheduler would. With a, records every node's verdict
- * for the first pod and, where placement stopped, why (steady_fit, rollout_fit). Stops, with
- * s->truncated, once the budget is spent. */
+ * for the first pod and, where placement stopped, why (steady_fit, rollout_fit; NULL when not
+ * wanted). Stops, with s->truncated, once the budget is spent. */
 void sl_place_all(struct sl_cycle *s, const struct sl_workload *w, struct sl_analysis *a, int64_t own, int64_t *steady,
 		  int64_t *surge, struct sl_nodefit **steady_fit, struct sl_nodefit **rollout_fit);
 

@@ -26,7 +26,7 @@ static bool is_scalar_resource(const char *name)
 	return strchr(name, '/') && !strstr(name, "kubernetes.io/");
 }
 
-static bool is_checked_resource(const char *name)
+bool sl_resource_checked(const char *name)
 {
 	return !strcmp(name, "cpu") || !strcmp(name, "memory") || !strcmp(name, "ephemeral-storage") ||
 	       is_scalar_resource(name);
@@ -72,8 +72,11 @@ bool sl_resources_short(struct sl_reasons *pool, const struct sl_podspec *p, con
 				return true;
 			short_ = true;
 			const char *const parts[] = {"Insufficient ", nm};
+			/* Without a pool only the verdict counts (a what-if's): no text is built. */
 			sl_nodefit_fail(out, SL_PL_NODE_RESOURCES_FIT,
-					i < 3 ? basic_reason[i] : sl_reason_join(pool, parts, 2));
+					i < 3  ? basic_reason[i]
+					: pool ? sl_reason_join(pool, parts, 2)
+					       : "Insufficient resources");
 		}
 	}
 	return short_;
@@ -94,7 +97,7 @@ int64_t sl_node_slots(const struct sl_podspec *p, const struct sl_node *n, const
 	static const char *const basic[] = {"cpu", "memory", "ephemeral-storage"};
 	for (size_t i = 0; i < 3 + p->request.n; i++) {
 		const char *nm = i < 3 ? basic[i] : p->request.v[i - 3].name;
-		if (i >= 3 && !is_checked_resource(nm))
+		if (i >= 3 && !sl_resource_checked(nm))
 			continue;
 		int64_t req = sl_res_get(&p->request, nm);
 		int64_t free_ = sl_res_get(&n->alloc, nm) - sl_res_get(&n->used, nm);
@@ -196,7 +199,7 @@ void sl_node_resources_fit_release(struct sl_cycle *cy)
 bool sl_node_resources_fit_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out)
 {
 	if (out)
-		return !sl_resources_short(&cy->cl->reasons, cy->p, cy->m->nodes[node], cy->placed[node], out);
+		return !sl_resources_short(cy->pool, cy->p, cy->m->nodes[node], cy->placed[node], out);
 	/* Identical pods: the node holds cap of them, whatever else is decided. */
 	struct sl_fit_state *st = cy->fit;
 	if (st->cap[node] < 0)

@@ -156,7 +156,7 @@ void sl_place_all(struct sl_cycle *s, const struct sl_workload *w, struct sl_ana
 	while (*steady < w->replicas && !(s->truncated = s->work > SL_PLACEMENT_BUDGET)) {
 		size_t i = step(s, cand, spread);
 		if (i == (size_t)-1) {
-			if (a)
+			if (a && steady_fit)
 				*steady_fit = explain_step(s, a->fit);
 			break;
 		}
@@ -170,7 +170,7 @@ void sl_place_all(struct sl_cycle *s, const struct sl_workload *w, struct sl_ana
 		while (*surge < max_surge && !(s->truncated = s->work > SL_PLACEMENT_BUDGET)) {
 			size_t i = step(s, cand, spread);
 			if (i == (size_t)-1) {
-				if (a)
+				if (a && rollout_fit)
 					*rollout_fit = explain_step(s, a->fit);
 				break;
 			}

@@ -73,6 +73,9 @@ bool sl_node_affinity_prefilter(const struct sl_podspec *p, const struct sl_mode
 bool sl_node_ports_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
 
 /* NodeResourcesFit: the pod count and every resource the scheduler checks. */
+/* Whether it checks a resource of this name: cpu, memory, ephemeral-storage and the scalar ones
+ * (extended, hugepages-*, attachable-volumes-*); any other a pod names is not counted. */
+bool sl_resource_checked(const char *name);
 bool sl_node_resources_fit_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
 void sl_node_resources_fit_prefilter(struct sl_cycle *cy);
 void sl_node_resources_fit_release(struct sl_cycle *cy);

@@ -262,6 +262,110 @@ bool sl_release_place(const struct sl_model *m, const struct sl_workload *const 
 	return out->complete;
 }
 
+/* Proving, without placing, that no pod is left Pending (sl_release_places_surely). */
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* How many of n nodes, node k full once t[k] (at least 1) more lands on it, a load of budget
+ * spread at will can fill at once: the most of the smallest t whose sum fits. Sorts t. */
+static size_t fillable(int64_t *t, size_t n, int64_t budget)
+{
+	qsort(t, n, sizeof *t, cmp_i64);
+	size_t k = 0;
+	for (int64_t sum = 0; k < n && (sum = sl_sat_add(sum, t[k])) <= budget; k++)
+		;
+	return k;
+}
+
+/* The nodes where a pod of ws[wi] passes every filter with no pod of the release placed yet, into
+ * fits; how many. The cycle is the one place_one sets up for it on the index as it is first built. */
+static size_t fits_alone(struct sl_cluster *cl, const struct sl_workload *w, size_t wi, int64_t todo, bool *fits)
+{
+	size_t n = cl->n, count = 0;
+	const char *hash;
+	sl_own_pods(cl, w, &hash, NULL);
+	struct sl_workload steady = *w;
+	if (steady.strategy == SL_STRATEGY_ROLLING)
+		steady.strategy = SL_STRATEGY_RECREATE;
+	if (steady.replicas > todo)
+		steady.replicas = todo;
+	bool *excluded = sl_xcalloc(n + 1, sizeof *excluded), *ok = sl_xcalloc(n + 1, sizeof *ok);
+	sl_node_affinity_prefilter(&w->pod, cl->m, excluded);
+	sl_node_only_verdicts(cl, &w->pod, ok);
+	char own[32];
+	snprintf(own, sizeof own, "schedlint-%zu", wi);
+	struct sl_cycle s;
+	sl_cycle_init(&s, cl, &steady, excluded, ok, hash ? hash : own);
+	sl_plugins_prefilter(&s);
+	sl_plugins_refresh(&s);
+	for (size_t k = 0; k < n; k++)
+		count += fits[k] = !excluded[k] && ok[k] && sl_filter_others(&s, k, NULL) == SL_FITS;
+	sl_cycle_free(&s);
+	free(excluded);
+	free(ok);
+	return count;
+}
+
+/* Whether a pod of ws[i] always finds one of the nfits nodes where it fits alone, whatever the
+ * rest of the release took before it: only the load changes (no pod of the release reads or repels
+ * other pods), and for the pod count and each resource it asks, the rest of the release (all of it
+ * but this pod) can fill fewer of those nodes, all resources together, than there are. */
+static bool never_short(const struct sl_model *m, const struct sl_workload *const *ws, const int64_t *todo, size_t nw,
+			size_t i, const bool *fits, size_t nfits)
+{
+	const struct sl_reslist *req = &ws[i]->pod.request;
+	int64_t *t = sl_xcalloc(nfits + 1, sizeof *t);
+	size_t full = 0;
+	for (size_t r = 0; r <= req->n && full < nfits; r++) {
+		/* r == req->n: the pod count; a resource the filter does not check, or asks none of, never
+		 * fills a node where the pod fits alone (what the others place there fits beside it). */
+		const char *res = r < req->n ? req->v[r].name : NULL;
+		int64_t need = res ? sl_res_get(req, res) : 1, total = 0;
+		if (res && (need <= 0 || !sl_resource_checked(res)))
+			continue;
+		for (size_t j = 0; j < nw; j++)
+			total = sl_sat_add(total, sl_sat_mul(todo[j] > 0 ? todo[j] : 0,
+							     res ? sl_res_get(&ws[j]->pod.request, res) : 1));
+		size_t nt = 0;
+		for (size_t k = 0; k < m->nnodes; k++) {
+			const struct sl_node *nd = m->nodes[k];
+			if (fits[k])
+				t[nt++] = (res ? sl_res_get(&nd->alloc, res) - sl_res_get(&nd->used, res)
+					       : nd->max_pods - nd->npods) -
+					  need + 1;
+		}
+		full += fillable(t, nt, total - need);
+	}
+	free(t);
+	return full < nfits;
+}
+
+bool sl_release_places_surely(struct sl_cluster *cl, const struct sl_workload *const *ws, const int64_t *todo,
+			      size_t nw)
+{
+	int64_t total = 0;
+	for (size_t i = 0; i < nw; i++) {
+		if (reads_pods(&ws[i]->pod))
+			return false;
+		total = sl_sat_add(total, todo[i] > 0 ? todo[i] : 0);
+	}
+	if (sl_release_place_cost(cl->m, ws, nw, total) > SL_RELEASE_PLACE_BUDGET)
+		return false; /* not placed either */
+	bool *fits = sl_xcalloc(cl->n + 1, sizeof *fits), sure = true;
+	for (size_t i = 0; i < nw && sure; i++) {
+		if (todo[i] <= 0)
+			continue;
+		size_t nfits = fits_alone(cl, ws[i], i, todo[i], fits);
+		sure = nfits > 0 && never_short(cl->m, ws, todo, nw, i, fits, nfits);
+	}
+	free(fits);
+	return sure;
+}
+
 void sl_release_placement_free(struct sl_release_placement *p)
 {
 	for (size_t i = 0; p->why && i < p->nw; i++) {

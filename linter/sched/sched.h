@@ -144,6 +144,11 @@ void sl_daemon_view_free(struct sl_daemon_view *v);
  * that does not fit, or detail (--explain, the conformance suite), gets every node's verdict
  * (detailed). */
 void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, bool detail, struct sl_analysis *a);
+/* The counts of sl_analyze without detail (replicas and surge placed, nfeasible, the deadlock, not
+ * placed, a DaemonSet's nodes without room): what a what-if reads. No reason text, FailedScheduling
+ * message or picture of where the next pod stops is made (those fields stay NULL; fit's reasons
+ * are generic), nor is order_dependent found. */
+void sl_analyze_counts(struct sl_cluster *cl, const struct sl_workload *w, struct sl_analysis *a);
 void sl_analysis_free(struct sl_analysis *a);
 
 /* What-if (sched/whatif.c): the workload analysed again with one change, so that a change offered
@@ -229,6 +234,14 @@ uint64_t sl_release_place_cost(const struct sl_model *m, const struct sl_workloa
 bool sl_release_place(const struct sl_model *m, const struct sl_workload *const *ws, const int64_t *todo, size_t nw,
 		      bool reverse, struct sl_release_placement *out);
 void sl_release_placement_free(struct sl_release_placement *p);
+/* Whether sl_release_place on cl's model leaves no pod of ws Pending in any order, known without
+ * placing: no workload reads or repels other pods (inter-pod terms, spread, host ports), so only
+ * the nodes' load changes as pods are placed, and each workload has more nodes where a pod fits
+ * alone than the rest of the release can fill, for the pod count and each resource it asks.
+ * False when that is not shown (the placement then decides) or when the release is larger than
+ * one placement places. cl: the index sl_cluster_new built on the model. */
+bool sl_release_places_surely(struct sl_cluster *cl, const struct sl_workload *const *ws, const int64_t *todo,
+			      size_t nw);
 /* Whether, on the cluster of m changed by c, the release places every pod (sl_release_place) in
  * input order and in reverse. */
 bool sl_whatif_release(const struct sl_model *m, const struct sl_whatif *c, const struct sl_workload *const *ws,

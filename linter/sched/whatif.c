@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "../base/buf.h"
+#include "../model/quantity.h"
 #include "cluster.h"
+#include "plugin.h"
 
 /* An empty copy of base named name: same labels (but the hostname), taints, cordon and
  * allocatable; no running pod. Its labels are its own; the rest is base's, read only. */
@@ -62,7 +64,8 @@ static void summarize(const struct sl_analysis *a, struct sl_whatif_result *r)
 void sl_whatif_workload(struct sl_cluster *cl, const struct sl_workload *w, struct sl_whatif_result *r)
 {
 	struct sl_analysis a;
-	sl_analyze(cl, w, false, &a);
+	/* Only the counts are read: no reason text or message is made for a what-if. */
+	sl_analyze_counts(cl, w, &a);
 	summarize(&a, r);
 	sl_analysis_free(&a);
 }
@@ -138,12 +141,51 @@ void sl_whatif_analyze(const struct sl_cluster *base, const struct sl_workload *
 	changed_free(&x);
 }
 
+/* What the pods of ws ask of res together (1 each for "pods"), and what the nodes of m have free of
+ * it, each node at least 0 (saturated sums). */
+static void totals(const struct sl_model *m, const struct sl_workload *const *ws, const int64_t *todo, size_t nw,
+		   const char *res, int64_t *ask, int64_t *have)
+{
+	bool pods = !strcmp(res, "pods");
+	*ask = *have = 0;
+	for (size_t i = 0; i < nw; i++)
+		*ask = sl_sat_add(*ask, sl_sat_mul(todo[i], pods ? 1 : sl_res_get(&ws[i]->pod.request, res)));
+	for (size_t k = 0; k < m->nnodes; k++) {
+		const struct sl_node *n = m->nodes[k];
+		int64_t v = pods ? n->max_pods - n->npods : sl_res_get(&n->alloc, res) - sl_res_get(&n->used, res);
+		*have = sl_sat_add(*have, v > 0 ? v : 0);
+	}
+}
+
+/* Whether every pod of ws may fit the nodes of m at all: for the pod count and each resource
+ * NodeResourcesFit checks, what they ask together is at most what the nodes have free. A placement
+ * that places every pod meets it (each pod passed that filter where it went, the load of the pods
+ * before it counted), so where it fails no placement needs to run to know that one leaves pods
+ * Pending. */
+static bool totals_fit(const struct sl_model *m, const struct sl_workload *const *ws, const int64_t *todo, size_t nw)
+{
+	struct sl_strpool names = {0};
+	sl_intern(&names, "pods");
+	for (size_t i = 0; i < nw; i++)
+		for (size_t r = 0; r < ws[i]->pod.request.n; r++)
+			if (ws[i]->pod.request.v[r].amount > 0 && sl_resource_checked(ws[i]->pod.request.v[r].name))
+				sl_intern(&names, ws[i]->pod.request.v[r].name);
+	bool fit = true;
+	for (size_t k = 0; k < names.n && fit; k++) {
+		int64_t ask, have;
+		totals(m, ws, todo, nw, names.v[k], &ask, &have);
+		fit = ask <= have || have == INT64_MAX;
+	}
+	sl_strpool_free(&names);
+	return fit;
+}
+
 bool sl_whatif_release(const struct sl_model *m, const struct sl_whatif *c, const struct sl_workload *const *ws,
 		       const int64_t *todo, size_t nw)
 {
 	struct changed x;
 	changed_init(&x, m, c);
-	bool all = true;
+	bool all = totals_fit(&x.m, ws, todo, nw);
 	for (int reverse = 0; reverse < 2 && all; reverse++) {
 		struct sl_release_placement p;
 		all = sl_release_place(&x.m, ws, todo, nw, reverse, &p);
