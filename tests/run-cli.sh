@@ -408,6 +408,40 @@ expect "a file given twice" 1 "$bin" --nodes $seed/nodes.yaml $seed/manifest.yam
 	fail=$((fail + 1))
 }
 
+# No filesystem storm: files given one by one (as a pre-commit hook or `git ls-files | xargs`
+# gives them) cost their own stat, open and fstat, not a walk up to the repository root per file
+# looking for a chart, nor a getcwd per file, in the text, SARIF (whose every location is
+# anchored) and --fix runs. Counted as the slope between 1 and 41 files of one directory, so what
+# the start costs (the sanitizers' included) does not count; skipped without strace.
+if command -v strace >/dev/null 2>&1; then
+	mkdir -p "$tmp/storm/a/b/c"
+	i=0 files=
+	while [ $i -le 40 ]; do
+		files="$files a/b/c/m$i.yaml"
+		printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: p%s, name: q}\nspec: {containers: [{name: c, image: i}]}\n' \
+			$i >"$tmp/storm/a/b/c/m$i.yaml"
+		i=$((i + 1))
+	done
+	syscalls() { # what to count (a grep -E pattern), schedlint's arguments...
+		what=$1
+		shift
+		(cd "$tmp/storm" && strace -f -qq -o "$tmp/trace" -e trace=%stat,%file,getcwd "$bin" "$@" >/dev/null 2>&1)
+		grep -c -E "^[0-9]+ +($what)\(" "$tmp/trace"
+	}
+	for how in "text:" "sarif:-f sarif" "fix:--fix"; do
+		opts=${how#*:}
+		one=$(syscalls 'getcwd' $opts a/b/c/m0.yaml)
+		all=$(syscalls 'getcwd' $opts $files)
+		[ "$one" = "$all" ] && ok || bad "${how%%:*}: getcwd $one times for 1 file, $all for 41"
+		one=$(syscalls '[a-z]*stat[a-z0-9]*|readlink[a-z]*' $opts a/b/c/m0.yaml)
+		all=$(syscalls '[a-z]*stat[a-z0-9]*|readlink[a-z]*' $opts $files)
+		[ $((all - one)) -le 80 ] && ok ||
+			bad "${how%%:*}: $one stat and readlink calls for 1 file, $all for 41 (at most 2 a file)"
+	done
+else
+	skip "no filesystem storm: stat, readlink and getcwd per file given" "no strace" 6
+fi
+
 # SARIF locations are relative to the repository root (SRCROOT), whatever path was typed
 mkdir -p "$tmp/anchor/.git" "$tmp/anchor/k8s"
 cp $seed/manifest.yaml "$tmp/anchor/k8s/app.yaml"

@@ -32,6 +32,7 @@ static cJSON *region(const struct sl_span *at, bool snippet)
 /* What the locations of one log are relative to. */
 struct sarif {
 	char *root; /* the repository root (SRCROOT), absolute */
+	char *cwd;  /* the working directory, where relative paths were typed (NULL: unknown) */
 };
 
 /* A source's path relative to the repository root, or NULL when it lies outside it or is
@@ -40,7 +41,7 @@ static char *repo_relative(const struct sarif *sx, const struct sl_source *src)
 {
 	if (!src || (src->from_stdin && !strcmp(src->path, "-")))
 		return NULL;
-	return sl_path_in_repo(sx->root, src->path);
+	return sl_path_in_repo(sx->root, sx->cwd, src->path);
 }
 
 /* Relative to SRCROOT when the file is in the repository, so that code scanning places it
@@ -52,7 +53,7 @@ static cJSON *artifact(const struct sarif *sx, const struct sl_source *src)
 		return NULL;
 	cJSON *a = cJSON_CreateObject();
 	char *rel = repo_relative(sx, src);
-	char *abs = rel ? NULL : sl_path_absolute(src->path);
+	char *abs = rel ? NULL : sl_path_absolute_at(sx->cwd, src->path);
 	char *uri = sl_path_uri(rel ? rel : abs);
 	cJSON_AddStringToObject(a, "uri", uri);
 	if (rel)
@@ -289,7 +290,8 @@ static void add_notifications(const struct sarif *sx, cJSON *inv, const struct s
 
 void sl_emit_sarif(FILE *out, const struct sl_findings *fs, const struct sl_config *cfg)
 {
-	struct sarif sx = {sl_path_repo_root()};
+	struct sarif sx = {NULL, sl_path_cwd()};
+	sx.root = sl_path_repo_root(sx.cwd);
 	cJSON *root = cJSON_CreateObject();
 	cJSON_AddStringToObject(root, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
 	cJSON_AddStringToObject(root, "version", "2.1.0");
@@ -331,4 +333,5 @@ void sl_emit_sarif(FILE *out, const struct sl_findings *fs, const struct sl_conf
 	sl_emit_cjson(out, root);
 	cJSON_Delete(root);
 	free(sx.root);
+	free(sx.cwd);
 }
