@@ -408,6 +408,26 @@ expect "a file given twice" 1 "$bin" --nodes $seed/nodes.yaml $seed/manifest.yam
 	fail=$((fail + 1))
 }
 
+# SARIF is written as it is built, a result at a time: its peak memory is the text report's, give
+# or take, not the whole log held as a tree and again as text. 2,000 findings with their proofs,
+# related locations and fixes; the release build, measured by tests/rusage.c (skipped without).
+if [ -x "$rel" ] && [ -x "$rusage" ]; then
+	mkdir -p "$tmp/many"
+	awk -v dir="$tmp/many" '{ line[NR] = $0 } END { for (i = 0; i < 2000; i++) { f = dir "/m" i ".yaml"
+		for (j = 1; j <= NR; j++) { l = line[j]; gsub(/vision-object-tracker/, "t" i, l); print l > f }
+		close(f) } }' $seed/manifest.yaml
+	peak_kb() { # schedlint's arguments: its peak RSS on the 2,000 files
+		"$rusage" "$rel" --no-config --nodes $seed/nodes.yaml -o "$tmp/many.out" "$@" "$tmp/many" 2>/dev/null |
+			tail -n 1 | awk '{ print $3 }'
+	}
+	text_kb=$(peak_kb -f text)
+	sarif_kb=$(peak_kb -f sarif)
+	[ -n "$text_kb" ] && [ -n "$sarif_kb" ] && [ $((sarif_kb * 4)) -le $((text_kb * 5)) ] && ok ||
+		bad "SARIF's peak RSS ${sarif_kb:-?} KB against text's ${text_kb:-?} KB: more than 1.25 times"
+else
+	skip "SARIF's peak RSS within 1.25 times text's" "no release build ./schedlint or build/rusage (make schedlint build/rusage)"
+fi
+
 # No filesystem storm: files given one by one (as a pre-commit hook or `git ls-files | xargs`
 # gives them) cost their own stat, open and fstat, not a walk up to the repository root per file
 # looking for a chart, nor a getcwd per file, in the text, SARIF (whose every location is
