@@ -195,6 +195,16 @@ void sl_esc_json(struct sl_buf *b, const char *json, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)json;
 	for (size_t i = 0; i < n;) {
+		/* A run of ASCII below DEL, which is most of a report, copied as it is: no '[' among it,
+		 * whose "##" may be before it. */
+		size_t run = i;
+		while (run < n && u[run] < 0x7F && u[run] != '[')
+			run++;
+		if (run > i) {
+			sl_buf_add(b, json + i, run - i);
+			i = run;
+			continue;
+		}
 		uint32_t cp;
 		size_t len = utf8_char(u + i, n - i, &cp);
 		if (!len)
