@@ -247,8 +247,8 @@ int bench_rules(const char *bin, const char *dir1, const char *dir10)
 		snprintf(pods, sizeof pods, "%s/inventory/pods.yaml", dirs[k]);
 		snprintf(apps, sizeof apps, "%s/apps", dirs[k]);
 		snprintf(ns, sizeof ns, "%s/namespaces.yaml", dirs[k]);
-		/* The text report, as the corpus: the JSON and SARIF emitters build the whole document
-		 * in memory first, which for a report this dense outweighs the input. */
+		/* The text report, as the corpus: the JSON emitter builds the whole document in memory
+		 * first, which for a report this dense outweighs the input. */
 		char *argv[] = {(char *)bin, "--config", cfg, "--nodes", nodes, "--pods", pods, apps, ns, NULL};
 		struct files fs = {0};
 		walk(&fs, dirs[k]);

@@ -408,6 +408,60 @@ expect "a file given twice" 1 "$bin" --nodes $seed/nodes.yaml $seed/manifest.yam
 	fail=$((fail + 1))
 }
 
+# SARIF is written as it is built, a result at a time: its peak memory is the text report's, give
+# or take, not the whole log held as a tree and again as text. 2,000 findings with their proofs,
+# related locations and fixes; the release build, measured by tests/rusage.c (skipped without).
+if [ -x "$rel" ] && [ -x "$rusage" ]; then
+	mkdir -p "$tmp/many"
+	awk -v dir="$tmp/many" '{ line[NR] = $0 } END { for (i = 0; i < 2000; i++) { f = dir "/m" i ".yaml"
+		for (j = 1; j <= NR; j++) { l = line[j]; gsub(/vision-object-tracker/, "t" i, l); print l > f }
+		close(f) } }' $seed/manifest.yaml
+	peak_kb() { # schedlint's arguments: its peak RSS on the 2,000 files
+		"$rusage" "$rel" --no-config --nodes $seed/nodes.yaml -o "$tmp/many.out" "$@" "$tmp/many" 2>/dev/null |
+			tail -n 1 | awk '{ print $3 }'
+	}
+	text_kb=$(peak_kb -f text)
+	sarif_kb=$(peak_kb -f sarif)
+	[ -n "$text_kb" ] && [ -n "$sarif_kb" ] && [ $((sarif_kb * 4)) -le $((text_kb * 5)) ] && ok ||
+		bad "SARIF's peak RSS ${sarif_kb:-?} KB against text's ${text_kb:-?} KB: more than 1.25 times"
+else
+	skip "SARIF's peak RSS within 1.25 times text's" "no release build ./schedlint or build/rusage (make schedlint build/rusage)"
+fi
+
+# No filesystem storm: files given one by one (as a pre-commit hook or `git ls-files | xargs`
+# gives them) cost their own stat, open and fstat, not a walk up to the repository root per file
+# looking for a chart, nor a getcwd per file, in the text, SARIF (whose every location is
+# anchored) and --fix runs. Counted as the slope between 1 and 41 files of one directory, so what
+# the start costs (the sanitizers' included) does not count; skipped without strace.
+if command -v strace >/dev/null 2>&1; then
+	mkdir -p "$tmp/storm/a/b/c"
+	i=0 files=
+	while [ $i -le 40 ]; do
+		files="$files a/b/c/m$i.yaml"
+		printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: p%s, name: q}\nspec: {containers: [{name: c, image: i}]}\n' \
+			$i >"$tmp/storm/a/b/c/m$i.yaml"
+		i=$((i + 1))
+	done
+	syscalls() { # what to count (a grep -E pattern), schedlint's arguments...
+		what=$1
+		shift
+		(cd "$tmp/storm" && strace -f -qq -o "$tmp/trace" -e trace=%stat,%file,getcwd "$bin" "$@" >/dev/null 2>&1)
+		grep -c -E "^[0-9]+ +($what)\(" "$tmp/trace"
+	}
+	for how in "text:" "sarif:-f sarif" "fix:--fix"; do
+		opts=${how#*:}
+		one=$(syscalls 'getcwd' $opts a/b/c/m0.yaml)
+		all=$(syscalls 'getcwd' $opts $files)
+		[ "$one" = "$all" ] && ok || bad "${how%%:*}: getcwd $one times for 1 file, $all for 41"
+		one=$(syscalls '[a-z]*stat[a-z0-9]*|readlink[a-z]*' $opts a/b/c/m0.yaml)
+		all=$(syscalls '[a-z]*stat[a-z0-9]*|readlink[a-z]*' $opts $files)
+		[ $((all - one)) -le 80 ] && ok ||
+			bad "${how%%:*}: $one stat and readlink calls for 1 file, $all for 41 (at most 2 a file)"
+	done
+else
+	skip "no filesystem storm: stat, readlink and getcwd per file given" "no strace" 6
+fi
+
 # SARIF locations are relative to the repository root (SRCROOT), whatever path was typed
 mkdir -p "$tmp/anchor/.git" "$tmp/anchor/k8s"
 cp $seed/manifest.yaml "$tmp/anchor/k8s/app.yaml"

@@ -281,6 +281,51 @@ static void test_run_cancel(void)
 	free(m);
 }
 
+/* Whether one of r's findings says what. */
+static bool run_says(const struct sl_run *r, const char *what)
+{
+	for (size_t i = 0; i < r->fs.n; i++)
+		if (strstr(r->fs.v[i].message, what))
+			return true;
+	return false;
+}
+
+/* The server keeps its overlay from one run to the next, but what a run learns of directories
+ * (which Helm chart holds a file) is the run's own: a Chart.yaml written between two changes is
+ * seen by the next run, and one removed is missed by it. */
+static void test_run_chart_later(void)
+{
+	char dir[] = "/tmp/schedlint-unit-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *tpl = sl_xasprintf("%s/templates", dir), *file = sl_xasprintf("%s/templates/pod.yaml", dir);
+	char *chart = sl_xasprintf("%s/Chart.yaml", dir);
+	CHECK(mkdir(tpl, 0700) == 0);
+	write_text(tpl, "pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ .Values.name }}\n");
+	struct sl_config cfg;
+	struct sl_overlay ov;
+	sl_overlay_init(&ov);
+	bool chart_seen[3];
+	for (int k = 0; k < 3; k++) {
+		if (k == 1)
+			write_text(dir, "Chart.yaml", "apiVersion: v2\nname: web\nversion: 0.1.0\n");
+		if (k == 2)
+			CHECK(unlink(chart) == 0);
+		sl_config_defaults(&cfg);
+		struct sl_run r = {.cfg = &cfg, .overlay = &ov, .keep_bytes = true};
+		sl_run(&r, NULL, 0, NULL, 0, &file, 1);
+		chart_seen[k] = run_says(&r, "a Helm chart") && !run_says(&r, "Go template");
+		CHECK(chart_seen[k] || run_says(&r, "Go template"));
+		sl_run_free(&r);
+		sl_config_free(&cfg);
+	}
+	CHECK(!chart_seen[0] && chart_seen[1] && !chart_seen[2]);
+	sl_overlay_free(&ov);
+	CHECK(unlink(file) == 0 && rmdir(tpl) == 0 && rmdir(dir) == 0);
+	free(tpl);
+	free(file);
+	free(chart);
+}
+
 void test_lsp(void)
 {
 	test_lsp_positions();
@@ -288,4 +333,5 @@ void test_lsp(void)
 	test_lsp_framing();
 	test_overlay();
 	test_run_cancel();
+	test_run_chart_later();
 }

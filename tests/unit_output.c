@@ -189,6 +189,30 @@ static void test_utf8(void)
 	sl_buf_free(&b);
 }
 
+static bool json_is(const char *in, const char *want)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	sl_esc_json(&b, in, strlen(in));
+	bool ok = !strcmp(sl_buf_str(&b), want);
+	if (!ok)
+		fprintf(stderr, "  sl_esc_json: '%s', expected '%s'\n", sl_buf_str(&b), want);
+	sl_buf_free(&b);
+	return ok;
+}
+
+/* Printed JSON made safe: ASCII below DEL (cJSON's layout and escapes included) as it is, "##["
+ * wherever the '#'s are, DEL, C1, bidirectional controls and separators as \u escapes, bytes that
+ * are not UTF-8 as U+FFFD. */
+static void test_json_escape(void)
+{
+	CHECK(json_is("{\n\t\"a\":\t\"b\\n[c] #[d]\"\n}", "{\n\t\"a\":\t\"b\\n[c] #[d]\"\n}"));
+	CHECK(json_is("[\"x ##[error]y\", \"##[\"]", "[\"x ##\\u005berror]y\", \"##\\u005b\"]"));
+	CHECK(json_is("\"a\x7f\xc2\x85\xe2\x80\xae\xe2\x80\xa8 caf\xc3\xa9\"",
+		      "\"a\\u007f\\u0085\\u202e\\u2028 caf\xc3\xa9\""));
+	CHECK(json_is("\"a\xff\xe2\x80\"", "\"a\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\""));
+	CHECK(json_is("", ""));
+}
+
 /* The language server's messages are UTF-8 whatever a path or a header line held. */
 static void test_rpc_utf8(void)
 {
@@ -290,6 +314,7 @@ void test_output(void)
 	test_escape_runs();
 	test_numbers();
 	test_printf();
+	test_json_escape();
 	test_utf8();
 	test_rpc_utf8();
 	test_write_file();

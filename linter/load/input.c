@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,8 @@ void sl_sources_free(struct sl_sources *ss)
 		free(ss->charts[i]);
 	free(ss->charts);
 	free(ss->seen);
+	sl_dirs_free(&ss->dirs);
+	sl_origin_dirs_free(&ss->origin_dirs);
 	memset(ss, 0, sizeof *ss);
 }
 
@@ -78,8 +81,26 @@ static int path_error(struct sl_sources *ss, struct sl_findings *errs, const cha
 	return source_fail(s, errs, what, err);
 }
 
-/* Read all of fp into b; size_hint (a regular file's size) saves the regrowth. */
-static int read_stream(FILE *fp, struct sl_buf *b, size_t size_hint)
+/* Up to want bytes from fd into p (fewer only at the end of the file): how many, or -1 with errno. */
+static ssize_t read_upto(int fd, char *p, size_t want)
+{
+	size_t got = 0;
+	while (got < want) {
+		ssize_t n = read(fd, p + got, want - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+/* Read all of fd into b; size_hint (a regular file's size) saves the regrowth. Straight from the
+ * descriptor: stdio would fstat it again to size a buffer the bytes only pass through. */
+static int read_stream(int fd, struct sl_buf *b, size_t size_hint)
 {
 	if (size_hint > sl_limits.file_bytes)
 		return EFBIG;
@@ -92,15 +113,17 @@ static int read_stream(FILE *fp, struct sl_buf *b, size_t size_hint)
 			b->cap = b->cap ? 2 * b->cap : 65536;
 			b->s = sl_xrealloc(b->s, b->cap);
 		}
-		size_t n = fread(b->s + b->len, 1, b->cap - b->len - 1, fp);
-		b->len += n;
+		ssize_t n = read_upto(fd, b->s + b->len, b->cap - b->len - 1);
+		if (n < 0)
+			return errno ? errno : EIO;
+		b->len += (size_t)n;
 		b->s[b->len] = 0;
 		if (b->len > sl_limits.file_bytes)
 			return EFBIG;
 		if (n == 0)
 			break;
 	}
-	return ferror(fp) ? (errno ? errno : EIO) : 0;
+	return 0;
 }
 
 static int has_manifest_ext(const char *name)
@@ -171,37 +194,6 @@ static void path_note(struct sl_sources *ss, struct sl_findings *errs, const cha
 	sl_input_note(errs, &at, "%s", what);
 }
 
-static bool exists_in(const char *dir, const char *name, bool want_dir)
-{
-	char *p = sl_xasprintf("%s/%s", strcmp(dir, "/") ? dir : "", name);
-	struct stat st;
-	bool ok = stat(p, &st) == 0 && (want_dir ? true : S_ISREG(st.st_mode));
-	free(p);
-	return ok;
-}
-
-/* The Helm chart that holds path: the nearest directory at or above it (path itself when it is
- * a directory) with a Chart.yaml, looked for up to the repository root. Absolute; NULL: none. */
-static char *chart_above(const char *path, bool is_dir)
-{
-	char *dir = sl_path_absolute(path);
-	for (bool first = true;; first = false) {
-		char *slash = strrchr(dir, '/');
-		if (!(first && is_dir)) {
-			if (!slash || slash == dir)
-				dir[1] = 0;
-			else
-				*slash = 0;
-		}
-		if (exists_in(dir, "Chart.yaml", false))
-			return dir;
-		if (exists_in(dir, ".git", true) || !strcmp(dir, "/"))
-			break;
-	}
-	free(dir);
-	return NULL;
-}
-
 /* One note per chart, at its Chart.yaml: its templates are not YAML until rendered. shown is the
  * chart's directory as the user will recognise it. */
 static void chart_note(struct sl_sources *ss, struct sl_findings *errs, const char *shown, const char *abs)
@@ -228,15 +220,14 @@ static void chart_note(struct sl_sources *ss, struct sl_findings *errs, const ch
 /* A path given on the command line inside a chart: the chart's note instead of its bytes. */
 static bool in_chart(struct sl_sources *ss, struct sl_findings *errs, const char *path, bool is_dir)
 {
-	char *abs = chart_above(path, is_dir);
+	const char *abs = sl_dirs_chart(&ss->dirs, path, is_dir);
 	if (!abs)
 		return false;
-	char *cwd = sl_path_absolute(".");
+	char *cwd = sl_dirs_absolute(&ss->dirs, ".");
 	char *rel = strcmp(abs, cwd) ? sl_path_under(cwd, abs) : sl_xstrdup(".");
 	chart_note(ss, errs, rel ? rel : abs, abs);
 	free(rel);
 	free(cwd);
-	free(abs);
 	return true;
 }
 
@@ -259,11 +250,15 @@ static int add_dir(struct sl_sources *ss, const char *path, struct sl_findings *
 	if (n) /* an empty directory has no array at all: qsort and bsearch take none */
 		qsort(names, n, sizeof *names, cmp_str); /* the same order on every machine */
 	const char *chart = "Chart.yaml";
-	if (depth > 0 && n && bsearch(&chart, names, n, sizeof *names, cmp_str) && exists_in(path, chart, false)) {
-		/* A chart found walking (one given on the command line was seen by in_chart). */
-		char *abs = sl_path_absolute(path);
+	char *abs = depth > 0 && n && bsearch(&chart, names, n, sizeof *names, cmp_str)
+			? sl_dirs_absolute(&ss->dirs, path)
+			: NULL;
+	const char *holder = abs ? sl_dirs_chart(&ss->dirs, path, true) : NULL;
+	bool is_chart = holder && !strcmp(holder, abs);
+	if (is_chart) /* a chart found walking (one given on the command line was seen by in_chart) */
 		chart_note(ss, errs, path, abs);
-		free(abs);
+	free(abs);
+	if (is_chart) {
 		for (size_t i = 0; i < n; i++)
 			free(names[i]);
 		free(names);
@@ -361,6 +356,8 @@ static int add_path(struct sl_sources *ss, const char *path, struct sl_findings 
 	push(ss, s);
 	s->cache = ss->overlay;
 	s->want_origin = ss->record_origin;
+	if (s->want_origin) /* resolved and opened here, once per directory, before the reading */
+		s->origin_dir = sl_origin_dir_of(&ss->origin_dirs, path);
 	int rc;
 	if (S_ISREG(st.st_mode) && from_overlay(ss, s, &st, errs, &rc))
 		return rc;
@@ -370,63 +367,63 @@ static int add_path(struct sl_sources *ss, const char *path, struct sl_findings 
 }
 
 /* s->path opened to be read; when --fix may rewrite it, in its directory, which s->origin then
- * records. NULL with errno when it cannot be opened. */
-static FILE *open_source(struct sl_source *s)
+ * records. -1 with errno when it cannot be opened. */
+static int open_source(struct sl_source *s)
 {
 	if (!s->want_origin)
-		return fopen(s->path, "rb");
+		return open(s->path, O_RDONLY | O_CLOEXEC);
 	sl_origin_free(s->origin);
 	s->origin = sl_xcalloc(1, sizeof *s->origin);
-	int fd = sl_origin_open(s->origin, s->path);
-	FILE *fp = fd < 0 ? NULL : fdopen(fd, "rb");
-	if (fd >= 0 && !fp) {
-		int err = errno;
-		close(fd);
-		errno = err;
-	}
-	return fp;
+	return sl_origin_open(s->origin, s->origin_dir, s->path);
 }
 
-/* The file read through fp, recorded once read (st: its fstat before, NULL when there is none),
- * and closed. */
-static void close_source(struct sl_source *s, FILE *fp, const struct stat *st)
+/* The file read through fd, recorded once read (st: its fstat before, NULL when there is none;
+ * len: the bytes read), and closed. */
+static void close_source(struct sl_source *s, int fd, const struct stat *st, size_t len)
 {
 	if (s->origin)
-		sl_origin_record(s->origin, fileno(fp), st);
-	fclose(fp);
+		sl_origin_record(s->origin, st, len);
+	close(fd);
+}
+
+/* A regular file of st's size (at least SL_HUGE_MIN) read into a block of its own, as s's bytes.
+ * False when it grew while read, or failed: the general path then reads it from the start. */
+static bool read_huge(struct sl_source *s, int fd, const struct stat *st)
+{
+	size_t size = (size_t)st->st_size, cap = size + 2; /* +1 for the NUL, +1 to see the end */
+	char *data = sl_huge_alloc(cap);
+	ssize_t len = read_upto(fd, data, cap - 1);
+	if (len < 0 || (size_t)len == cap - 1) {
+		sl_huge_free(data, cap);
+		(void)lseek(fd, 0, SEEK_SET);
+		return false;
+	}
+	close_source(s, fd, st, (size_t)len);
+	data[len] = 0;
+	s->data = data;
+	s->len = (size_t)len;
+	s->huge = cap;
+	if (s->cache)
+		sl_overlay_store(s->cache, s->path, st, data, s->len);
+	return true;
 }
 
 /* Read s->path into s. Returns 0, or the error and what failed. */
 static int read_file(struct sl_source *s, const char **what)
 {
-	FILE *fp = open_source(s);
+	int fd = open_source(s);
 	struct stat st;
 	*what = "cannot open file";
-	if (!fp)
+	if (fd < 0)
 		return errno;
-	bool regular = fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode);
+	/* The one fstat of the file: its size, and for --fix its identity (origin.h). */
+	bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 	size_t size = regular ? (size_t)st.st_size : 0;
-	if (size >= SL_HUGE_MIN && size <= sl_limits.file_bytes) {
-		size_t cap = size + 2; /* +1 for the NUL, +1 to see the end */
-		char *data = sl_huge_alloc(cap);
-		size_t len = fread(data, 1, cap - 1, fp);
-		if (len < cap - 1 && !ferror(fp)) {
-			close_source(s, fp, &st);
-			data[len] = 0;
-			s->data = data;
-			s->len = len;
-			s->huge = cap;
-			if (s->cache)
-				sl_overlay_store(s->cache, s->path, &st, data, len);
-			return 0;
-		}
-		/* It grew while read, or failed: the general path says which. */
-		sl_huge_free(data, cap);
-		rewind(fp);
-	}
+	if (size >= SL_HUGE_MIN && size <= sl_limits.file_bytes && read_huge(s, fd, &st))
+		return 0;
 	struct sl_buf b = SL_BUF_INIT;
-	int err = read_stream(fp, &b, size);
-	close_source(s, fp, regular ? &st : NULL);
+	int err = read_stream(fd, &b, size);
+	close_source(s, fd, regular ? &st : NULL, b.len);
 	if (err) {
 		sl_buf_free(&b);
 		*what = err == EFBIG ? "file" : "cannot read file";
@@ -442,7 +439,7 @@ static int read_file(struct sl_source *s, const char **what)
 int sl_input_add_stdin(struct sl_sources *ss, const char *name, struct sl_findings *errs)
 {
 	struct sl_buf b = SL_BUF_INIT;
-	int err = read_stream(stdin, &b, 0);
+	int err = read_stream(STDIN_FILENO, &b, 0);
 	if (err) {
 		sl_buf_free(&b);
 		path_error(ss, errs, name, err == EFBIG ? "input" : "cannot read", err);

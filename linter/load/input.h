@@ -3,9 +3,9 @@
  * sources live until the run ends because every finding points into them.
  *
  * The load stage (linter/load/): bytes and YAML — paths and directories read into sources
- * (input.c, source.c, origin.c, path.c), the editor's buffers instead of the disk (overlay.c),
- * which files are manifests (manifest.c), and libyaml into trees with positions under limits
- * (yamldoc.c, ybuild.c, ykeep.c, yarena.c, ylookup.c, ymerge.c, limits.c). May include: base/,
+ * (input.c, source.c, origin.c, path.c, and dirs.c, which looks at each directory once), the
+ * editor's buffers instead of the disk (overlay.c), which files are manifests (manifest.c), and libyaml into trees with
+ * positions under limits (yamldoc.c, ybuild.c, ykeep.c, yarena.c, ylookup.c, ymerge.c, limits.c). May include: base/,
  * where the findings are (its input errors are findings without a rule). */
 #ifndef SL_INPUT_H
 #define SL_INPUT_H
@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dirs.h"
+#include "origin.h"
 #include "source.h"
 
 struct sl_findings;
@@ -45,6 +47,10 @@ struct sl_sources {
 	/* Open buffers and cached files read instead of the disk (the language server's); NULL: the
 	 * disk alone. Files read from disk are then kept in it. */
 	struct sl_overlay *overlay;
+	/* What this run has learned of directories (the working directory, the charts), and, with
+	 * record_origin, the directories its files are read in: each looked at once, not per file. */
+	struct sl_dirs dirs;
+	struct sl_origin_dirs origin_dirs;
 };
 
 /* Which paths not to read (the config's exclude): skip(ctx, path, is_dir) returns 1 to leave the

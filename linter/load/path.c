@@ -40,10 +40,15 @@ char *sl_path_normalize(const char *path)
 	return sl_buf_detach(&b);
 }
 
-char *sl_path_absolute(const char *path)
+char *sl_path_cwd(void)
 {
 	char cwd[PATH_MAX];
-	if (path[0] == '/' || !getcwd(cwd, sizeof cwd))
+	return getcwd(cwd, sizeof cwd) ? sl_xstrdup(cwd) : NULL;
+}
+
+char *sl_path_absolute_at(const char *cwd, const char *path)
+{
+	if (path[0] == '/' || !cwd)
 		return sl_path_normalize(path);
 	char *joined = sl_xasprintf("%s/%s", cwd, path);
 	char *n = sl_path_normalize(joined);
@@ -51,25 +56,34 @@ char *sl_path_absolute(const char *path)
 	return n;
 }
 
-char *sl_path_repo_root(void)
+char *sl_path_absolute(const char *path)
 {
-	char dir[PATH_MAX];
-	if (!getcwd(dir, sizeof dir))
+	char *cwd = path[0] == '/' ? NULL : sl_path_cwd();
+	char *abs = sl_path_absolute_at(cwd, path);
+	free(cwd);
+	return abs;
+}
+
+char *sl_path_repo_root(const char *cwd)
+{
+	if (!cwd)
 		return sl_xstrdup("/");
+	char *dir = sl_xstrdup(cwd);
 	for (;;) {
 		char *git = sl_xasprintf("%s/.git", strcmp(dir, "/") ? dir : "");
 		struct stat st;
 		bool found = stat(git, &st) == 0;
 		free(git);
 		if (found)
-			return sl_xstrdup(dir);
+			return dir;
 		if (!strcmp(dir, "/"))
 			break;
 		char *slash = strrchr(dir, '/');
 		slash[slash == dir] = 0;
 	}
 	/* No repository: the working directory, where the paths were typed. */
-	return getcwd(dir, sizeof dir) ? sl_xstrdup(dir) : sl_xstrdup("/");
+	free(dir);
+	return sl_xstrdup(cwd);
 }
 
 char *sl_path_uri(const char *path)
@@ -99,9 +113,9 @@ char *sl_path_under(const char *root, const char *path)
 	return sl_xstrdup(path + rl + 1);
 }
 
-char *sl_path_in_repo(const char *root, const char *path)
+char *sl_path_in_repo(const char *root, const char *cwd, const char *path)
 {
-	char *abs = sl_path_absolute(path);
+	char *abs = sl_path_absolute_at(cwd, path);
 	char *rel = sl_path_under(root, abs);
 	free(abs);
 	return rel;

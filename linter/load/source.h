@@ -9,6 +9,7 @@
 
 struct sl_fix;
 struct sl_origin;
+struct sl_origin_dir;
 struct sl_overlay;
 struct sl_span;
 
@@ -32,6 +33,7 @@ struct sl_source {
 	struct sl_overlay *cache; /* where a copy of what is read from disk is kept (NULL: nowhere) */
 	bool want_origin;         /* --fix may rewrite it: read it in its directory, and record where */
 	struct sl_origin *origin; /* where it was read (origin.h), when wanted; owned */
+	const struct sl_origin_dir *origin_dir; /* the directory to read it in, when wanted (the sources') */
 };
 
 /* Build the line (and code point) index that positions need. Idempotent. Sources read from

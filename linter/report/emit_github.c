@@ -12,14 +12,20 @@
 #include "../load/path.h"
 #include "emit.h"
 
+/* Where the paths are: the working directory they were typed in and the repository root above
+ * it, each found once for the whole report. */
+struct anchor {
+	char *cwd, *root;
+};
+
 /* Paths as the annotation needs them: relative to the repository root, which is the workspace
  * the runner resolves them against; a file outside it keeps the path as typed. NULL for
  * unnamed standard input, which has no file to point at. Caller frees. */
-static char *shown_path(const char *root, const struct sl_source *src)
+static char *shown_path(const struct anchor *root, const struct sl_source *src)
 {
 	if (!src || (src->from_stdin && !strcmp(src->path, "-")))
 		return NULL;
-	char *rel = sl_path_in_repo(root, src->path);
+	char *rel = sl_path_in_repo(root->root, root->cwd, src->path);
 	return rel ? rel : sl_path_normalize(src->path);
 }
 
@@ -37,7 +43,7 @@ static void put_pair(struct sl_buf *out, const char *a, unsigned x, const char *
 	sl_buf_putu(out, y);
 }
 
-static void properties(struct sl_buf *out, const char *root, const struct sl_span *at, const char *title)
+static void properties(struct sl_buf *out, const struct anchor *root, const struct sl_span *at, const char *title)
 {
 	char *path = shown_path(root, at->src);
 	if (path) {
@@ -59,7 +65,7 @@ static void properties(struct sl_buf *out, const char *root, const struct sl_spa
 
 /* The message, then the proof (notes) and the related locations on lines of their own: an
  * annotation shows them under the message. */
-static void message(struct sl_buf *out, const char *root, const struct sl_finding *f)
+static void message(struct sl_buf *out, const struct anchor *root, const struct sl_finding *f)
 {
 	sl_esc_github(out, f->message, false);
 	if (f->nsupp) {
@@ -91,7 +97,8 @@ static void message(struct sl_buf *out, const char *root, const struct sl_findin
 /* Every value through sl_esc_github: escaped for the log, then as the runner reads it back. */
 void sl_emit_github(FILE *fp, const struct sl_findings *fs, bool show_suppressed)
 {
-	char *root = sl_path_repo_root();
+	struct anchor a = {sl_path_cwd(), NULL}, *root = &a;
+	a.root = sl_path_repo_root(a.cwd);
 	struct sl_buf b = SL_BUF_INIT, *out = &b;
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct sl_finding *f = &fs->v[i];
@@ -107,5 +114,6 @@ void sl_emit_github(FILE *fp, const struct sl_findings *fs, bool show_suppressed
 	}
 	fwrite(sl_buf_str(&b), 1, b.len, fp);
 	sl_buf_free(&b);
-	free(root);
+	free(a.root);
+	free(a.cwd);
 }

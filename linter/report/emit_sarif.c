@@ -5,6 +5,7 @@
 
 #include "../../rules/rules.h"
 #include "../base/buf.h"
+#include "../base/escape.h"
 #include "../config/config.h"
 #include "../load/input.h"
 #include "../load/path.h"
@@ -32,6 +33,7 @@ static cJSON *region(const struct sl_span *at, bool snippet)
 /* What the locations of one log are relative to. */
 struct sarif {
 	char *root; /* the repository root (SRCROOT), absolute */
+	char *cwd;  /* the working directory, where relative paths were typed (NULL: unknown) */
 };
 
 /* A source's path relative to the repository root, or NULL when it lies outside it or is
@@ -40,7 +42,7 @@ static char *repo_relative(const struct sarif *sx, const struct sl_source *src)
 {
 	if (!src || (src->from_stdin && !strcmp(src->path, "-")))
 		return NULL;
-	return sl_path_in_repo(sx->root, src->path);
+	return sl_path_in_repo(sx->root, sx->cwd, src->path);
 }
 
 /* Relative to SRCROOT when the file is in the repository, so that code scanning places it
@@ -52,7 +54,7 @@ static cJSON *artifact(const struct sarif *sx, const struct sl_source *src)
 		return NULL;
 	cJSON *a = cJSON_CreateObject();
 	char *rel = repo_relative(sx, src);
-	char *abs = rel ? NULL : sl_path_absolute(src->path);
+	char *abs = rel ? NULL : sl_path_absolute_at(sx->cwd, src->path);
 	char *uri = sl_path_uri(rel ? rel : abs);
 	cJSON_AddStringToObject(a, "uri", uri);
 	if (rel)
@@ -271,25 +273,21 @@ static unsigned *count_dups(const struct sl_findings *fs)
 	return dups;
 }
 
-static void add_notifications(const struct sarif *sx, cJSON *inv, const struct sl_findings *fs)
+/* An input error or a note about the input, as a notification of the tool's run. */
+static cJSON *notification(const struct sarif *sx, const struct sl_finding *f)
 {
-	cJSON *notes = cJSON_AddArrayToObject(inv, "toolExecutionNotifications");
-	for (size_t i = 0; i < fs->n; i++) {
-		const struct sl_finding *f = &fs->v[i];
-		if (f->rule)
-			continue;
-		cJSON *n = cJSON_CreateObject();
-		cJSON_AddStringToObject(n, "level", sarif_level(f->level));
-		cJSON_AddItemToObject(n, "message", text_obj(f->message));
-		if (f->at.src && !(f->at.src->from_stdin && !strcmp(f->at.src->path, "-")))
-			cJSON_AddItemToArray(cJSON_AddArrayToObject(n, "locations"), location(sx, &f->at, NULL));
-		cJSON_AddItemToArray(notes, n);
-	}
+	cJSON *n = cJSON_CreateObject();
+	cJSON_AddStringToObject(n, "level", sarif_level(f->level));
+	cJSON_AddItemToObject(n, "message", text_obj(f->message));
+	if (f->at.src && !(f->at.src->from_stdin && !strcmp(f->at.src->path, "-")))
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(n, "locations"), location(sx, &f->at, NULL));
+	return n;
 }
 
-void sl_emit_sarif(FILE *out, const struct sl_findings *fs, const struct sl_config *cfg)
+/* The log without its items: toolExecutionNotifications (when there are any) and results are
+ * empty arrays, the items written into them as the log is printed (sl_emit_sarif). */
+static cJSON *skeleton(const struct sarif *sx, bool notify, bool ok, const struct sl_config *cfg)
 {
-	struct sarif sx = {sl_path_repo_root()};
 	cJSON *root = cJSON_CreateObject();
 	cJSON_AddStringToObject(root, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
 	cJSON_AddStringToObject(root, "version", "2.1.0");
@@ -306,29 +304,108 @@ void sl_emit_sarif(FILE *out, const struct sl_findings *fs, const struct sl_conf
 		cJSON_AddItemToArray(rules, rule_meta(cfg->rules[i], cfg->levels[i], i >= sl_nrules));
 	cJSON *inv = cJSON_CreateObject();
 	cJSON_AddItemToArray(cJSON_AddArrayToObject(run, "invocations"), inv);
-	cJSON_AddBoolToObject(inv, "executionSuccessful", fs->input_errors == 0);
-	bool notify = false; /* input errors, and notes about the input */
-	for (size_t i = 0; i < fs->n && !notify; i++)
-		notify = !fs->v[i].rule;
-	if (notify)
-		add_notifications(&sx, inv, fs);
+	cJSON_AddBoolToObject(inv, "executionSuccessful", ok);
+	if (notify) /* input errors, and notes about the input */
+		cJSON_AddArrayToObject(inv, "toolExecutionNotifications");
 	/* SRCROOT as a directory URI (ending in '/'), as SARIF requires of a base. */
-	char *base = sl_path_uri(sx.root);
-	char *dir = sl_xasprintf("%s%s", base, strcmp(sx.root, "/") ? "/" : "");
+	char *base = sl_path_uri(sx->root);
+	char *dir = sl_xasprintf("%s%s", base, strcmp(sx->root, "/") ? "/" : "");
 	cJSON *srcroot = cJSON_AddObjectToObject(cJSON_AddObjectToObject(run, "originalUriBaseIds"), "SRCROOT");
 	cJSON_AddStringToObject(srcroot, "uri", dir);
 	free(dir);
 	free(base);
 	cJSON_AddStringToObject(run, "columnKind", "unicodeCodePoints");
-	cJSON *results = cJSON_AddArrayToObject(run, "results");
-	unsigned *dups = count_dups(fs);
+	cJSON_AddArrayToObject(run, "results");
+	return root;
+}
+
+/* Printed JSON of n bytes written to out as sl_emit_cjson writes a document (through
+ * sl_esc_json), each line after the first indented by depth more tabs: a value printed on its
+ * own, placed where cJSON_Print would have printed it inside the whole log. Its newlines are all
+ * layout (a string's are escaped), and its pieces begin and end outside strings, so escaping it
+ * apart is escaping it in place. */
+static void put_json(FILE *out, struct sl_buf *b, const char *s, size_t n, size_t depth)
+{
+	sl_buf_reset(b);
+	for (const char *end = s + n, *nl; s < end; s = nl + 1) {
+		nl = memchr(s, '\n', (size_t)(end - s));
+		if (!nl) {
+			sl_esc_json(b, s, (size_t)(end - s));
+			break;
+		}
+		sl_esc_json(b, s, (size_t)(nl + 1 - s));
+		for (size_t i = 0; i < depth; i++)
+			sl_buf_putc(b, '\t');
+	}
+	fwrite(b->s, 1, b->len, out);
+}
+
+/* The printed skeleton from `from` up to the items of the array under key (a key is never found
+ * in a string, whose quotes are escaped): written, up to and including the array's '['. Returns
+ * where the rest begins (its ']'); *depth is where the items sit, one deeper than the key. */
+static const char *put_head(FILE *out, struct sl_buf *b, const char *from, const char *key, size_t *depth)
+{
+	const char *k = strstr(from, key), *open = strstr(k, "[]");
+	put_json(out, b, from, (size_t)(open + 1 - from), 0);
+	*depth = 1;
+	while (k > from && k[-1] == '\t') {
+		k--;
+		++*depth;
+	}
+	return open + 1;
+}
+
+/* The items of one array, the findings with a rule (results) or those without (notifications),
+ * each built, printed, written and freed before the next: a large run's log is never held whole,
+ * neither as a tree nor as text. */
+static void put_items(FILE *out, struct sl_buf *b, const struct sarif *sx, const struct sl_findings *fs,
+		      const struct sl_config *cfg, bool results, size_t depth)
+{
+	unsigned *dups = results ? count_dups(fs) : NULL;
+	bool first = true;
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct sl_finding *f = &fs->v[i];
-		if (f->rule)
-			cJSON_AddItemToArray(results, result(&sx, f, sl_config_rule_index(cfg, f->rule), dups[i]));
+		if ((f->rule != NULL) != results)
+			continue;
+		if (!first)
+			fwrite(", ", 1, 2, out); /* cJSON's separator between the items of an array */
+		first = false;
+		cJSON *item =
+		    results ? result(sx, f, sl_config_rule_index(cfg, f->rule), dups[i]) : notification(sx, f);
+		char *s = cJSON_Print(item);
+		put_json(out, b, s, strlen(s), depth);
+		free(s);
+		cJSON_Delete(item);
 	}
 	free(dups);
-	sl_emit_cjson(out, root);
+}
+
+/* Streamed: the skeleton printed whole (its rules are a few kilobytes), and the items written
+ * into its arrays one at a time. The bytes are those that sl_emit_cjson printed of the log
+ * built whole. */
+void sl_emit_sarif(FILE *out, const struct sl_findings *fs, const struct sl_config *cfg)
+{
+	struct sarif sx = {NULL, sl_path_cwd()};
+	sx.root = sl_path_repo_root(sx.cwd);
+	bool notify = false;
+	for (size_t i = 0; i < fs->n && !notify; i++)
+		notify = !fs->v[i].rule;
+	cJSON *root = skeleton(&sx, notify, fs->input_errors == 0, cfg);
+	char *text = cJSON_Print(root);
 	cJSON_Delete(root);
+	struct sl_buf b = SL_BUF_INIT;
+	const char *rest = text;
+	size_t depth;
+	if (notify) {
+		rest = put_head(out, &b, rest, "\"toolExecutionNotifications\":", &depth);
+		put_items(out, &b, &sx, fs, cfg, false, depth);
+	}
+	rest = put_head(out, &b, rest, "\"results\":", &depth);
+	put_items(out, &b, &sx, fs, cfg, true, depth);
+	put_json(out, &b, rest, strlen(rest), 0);
+	fputc('\n', out);
+	sl_buf_free(&b);
+	free(text);
 	free(sx.root);
+	free(sx.cwd);
 }
