@@ -34,7 +34,7 @@ int64_t sl_own_pods(const struct sl_cluster *cl, const struct sl_workload *w, co
 {
 	int64_t n = 0;
 	*hash = NULL;
-	if (w->strategy == SL_STRATEGY_NONE)
+	if (w->strategy == SL_STRATEGY_NONE || w->sel.nothing) /* a selector that selects nothing owns nothing */
 		return 0;
 	struct sl_buf scratch = SL_BUF_INIT;
 	size_t nk;
@@ -42,8 +42,10 @@ int64_t sl_own_pods(const struct sl_cluster *cl, const struct sl_workload *w, co
 	sl_buf_free(&scratch);
 	for (size_t j = 0; j < nk; j++) {
 		const struct sl_podspec *q = &cl->pods[ks[j]]->spec;
+		if (strcmp(q->namespace, w->pod.namespace) || !sl_selector_matches(&w->sel, &q->labels))
+			continue;
 		const char *h = sl_labels_get(&q->labels, "pod-template-hash");
-		if (!h || strcmp(q->namespace, w->pod.namespace) || !sl_selector_matches(&w->sel, &q->labels))
+		if (!h)
 			continue;
 		if (!*hash)
 			*hash = h;

@@ -517,18 +517,33 @@ void sl_cluster_free(struct sl_cluster *c)
 const size_t *sl_running_for(const struct sl_cluster *c, const char *ns, bool any_ns, const struct sl_selector *sel,
 			     struct sl_buf *scratch, size_t *n)
 {
+	/* Every In requirement with one value names a group that holds all the pods sel may select:
+	 * the smallest is taken (a chart's pods share app.kubernetes.io/instance, not their name).
+	 * The groups list pods in index order, so the pods that match come out in the same order
+	 * whichever group is taken. */
+	const size_t *best = NULL;
+	bool found = false;
+	for (size_t r = 0; sel && !sel->nothing && r < sel->nreqs; r++) {
+		const struct sl_requirement *q = &sel->reqs[r];
+		if (q->op != SL_OP_IN || q->nvals != 1)
+			continue;
+		size_t ng;
+		const size_t *g = any_ns ? sl_group_get(&c->by_pair, join_key(scratch, q->key, q->vals[0], NULL), &ng)
+					 : sl_group_get(&c->by_label, join_key(scratch, ns, q->key, q->vals[0]), &ng);
+		if (!found || ng < *n) {
+			best = g;
+			*n = ng;
+			found = true;
+		}
+		if (!ng)
+			break;
+	}
+	if (found)
+		return best;
 	if (any_ns) {
-		const char *pair = required_pair(sel, scratch);
-		if (pair)
-			return sl_group_get(&c->by_pair, pair, n);
 		*n = c->npods;
 		return c->all;
 	}
-	for (size_t r = 0; sel && !sel->nothing && r < sel->nreqs; r++)
-		if (sel->reqs[r].op == SL_OP_IN && sel->reqs[r].nvals == 1) {
-			return sl_group_get(&c->by_label, join_key(scratch, ns, sel->reqs[r].key, sel->reqs[r].vals[0]),
-					    n);
-		}
 	return sl_group_get(&c->by_ns, ns, n);
 }
 
