@@ -6,7 +6,9 @@
 #     ignore entries and suppressions (tests/bench_gen.c), at 1x and 10x, with the growth between;
 #  3. corpus: $SHARED/corpus (when it is there) given 1, 2, 5 and 10 times over as one file list,
 #     beside a bare libyaml event parse of the same files (tests/bareparse.c), as a ratio;
-#  4. patterns: what a config of 1,000 PCRE2 patterns (tests/gen-patterns.sh) adds to a run over
+#  4. instructions: callgrind's count of schedlint's instructions against the bare parse's, on the
+#     corpus x1 and on the rules input (tests/run-instructions.sh; needs valgrind);
+#  5. patterns: what a config of 1,000 PCRE2 patterns (tests/gen-patterns.sh) adds to a run over
 #     the project's fixtures, best of 7 runs each (target: under 50 ms).
 # Each figure is the best wall time of 3 runs, with the peak RSS and its ratio to the input's
 # bytes. The targets printed are not enforced: a slow run still exits 0. It exits non-zero only
@@ -59,6 +61,23 @@ if [ -d "$SHARED/corpus" ]; then
 	"$bin" corpus ./schedlint "$bare" "$SHARED/corpus" build/bench-corpus || exit 1
 else
 	echo "bench: corpus skipped ($SHARED/corpus not found)"
+fi
+echo "== instructions"
+# Counted, not timed (callgrind's Ir): the same on every run whatever the load.
+if command -v valgrind >/dev/null 2>&1; then
+	if [ -d "$SHARED/corpus" ]; then
+		line=$(sh tests/run-instructions.sh ./schedlint "$bare" "$SHARED/corpus" | grep '^instructions over') || exit 1
+		ratio=${line##* }
+		ratio=${ratio%x}
+		echo "$line"
+		awk -v r="$ratio" 'BEGIN { exit !(r <= 1.3) }' && met=met || met="NOT met"
+		echo "bench: corpus x1: schedlint's instructions are ${ratio}x the bare parse's (target at most 1.3; make check fails over 1.5): $met"
+	fi
+	r=$rules-40
+	sh tests/run-instructions.sh ./schedlint "$bare" "$r" --config "$r/.schedlint.yaml" --nodes "$r/inventory/nodes.yaml" \
+		--pods "$r/inventory/pods.yaml" "$r/apps" "$r/namespaces.yaml" | grep '^instructions over' || exit 1
+else
+	echo "bench: instructions skipped (valgrind not installed)"
 fi
 echo "== patterns"
 sh tests/gen-patterns.sh >build/bench-patterns.yaml || exit 1

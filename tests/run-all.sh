@@ -117,6 +117,13 @@ if [ -d "$SHARED/corpus" ]; then
 else
 	skip corpus "$SHARED/corpus not found"
 fi
+# Instructions, counted by callgrind (the same whatever the load): the release build over the
+# corpus against a bare libyaml parse of the same files.
+if [ -d "$SHARED/corpus" ] && command -v valgrind >/dev/null 2>&1; then
+	run instructions sh tests/run-instructions.sh --limit 1.5 ./schedlint build/bareparse "$SHARED/corpus"
+else
+	skip instructions "needs valgrind and $SHARED/corpus"
+fi
 if [ -x "$SHARED/tools/sarif-validate" ] && command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
 	run sarif-validate sarif_validate "$out"/sarif/*.sarif
 else
