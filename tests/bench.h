@@ -4,7 +4,7 @@
 #define SL_BENCH_H
 #include <stddef.h>
 
-#define BENCH_RUNS 3 /* each figure is the best of this many runs */
+#define BENCH_RUNS 5 /* each figure is the best of this many runs */
 
 /* Write the rule-reaching input at scale units under dir. 0, or -1 after saying why. */
 int bench_gen_rules(const char *dir, unsigned scale);

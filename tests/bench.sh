@@ -10,7 +10,7 @@
 #     corpus x1 and on the rules input (tests/run-instructions.sh; needs valgrind);
 #  5. patterns: what a config of 1,000 PCRE2 patterns (tests/gen-patterns.sh) adds to a run over
 #     the project's fixtures, best of 7 runs each (target: under 50 ms).
-# Each figure is the best wall time of 3 runs, with the peak RSS and its ratio to the input's
+# Each figure is the best wall time of 5 runs, with the peak RSS and its ratio to the input's
 # bytes. The targets printed are not enforced: a slow run still exits 0. It exits non-zero only
 # when the benchmark itself cannot run, e.g. when schedlint rejects the generated input.
 set -u
@@ -52,11 +52,16 @@ for scale in 40 400; do
 	fi
 done
 
+# Wall time depends on what else the machine runs: each section prints the load average first.
+load() { echo "bench: load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"; }
 echo "== placement"
+load
 "$bin" run ./schedlint "$data" || exit 1
 echo "== rules"
+load
 "$bin" rules ./schedlint "$rules-40" "$rules-400" || exit 1
 echo "== corpus"
+load
 if [ -d "$SHARED/corpus" ]; then
 	"$bin" corpus ./schedlint "$bare" "$SHARED/corpus" build/bench-corpus || exit 1
 else
