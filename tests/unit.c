@@ -937,6 +937,7 @@ int main(void)
 	test_scores();
 	test_cluster_derive();
 	test_release_surely();
+	test_cluster_refresh();
 	test_config();
 	test_patterns();
 	test_udiff();

@@ -27,5 +27,6 @@ void test_default_tolerations(void);
  * a release shown to place surely only with room to spare. */
 void test_cluster_derive(void);
 void test_release_surely(void);
+void test_cluster_refresh(void);
 
 #endif

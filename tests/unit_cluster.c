@@ -3,7 +3,8 @@
  * (a hostname domain each, the other domains and the class of the node copied), and, where a
  * running pod names a copy's name, a build of its own. And the release that surely places
  * (sl_release_places_surely): shown only with room to spare whatever the order, never for one
- * the placement leaves short. */
+ * the placement leaves short. And the index refreshed with more running pods (as a release is placed)
+ * is the index built anew on them. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -238,4 +239,117 @@ void test_release_surely(void)
 	/* the guard keeps app=solo off node-b: node-a alone, 3 cpu of 4 asked there, one node */
 	CHECK(!surely(DEPLOY("solo", "solo", "1", "3", "") "---\n" DEPLOY("batch", "batch", "1", "2", "")));
 	CHECK(surely(DEPLOY("solo", "solo", "1", "1", "") "---\n" DEPLOY("batch", "batch", "1", "1", "")));
+}
+
+/* Pods a release adds: q1 and q2 placed as many times as asked (copies sharing the spec, as the
+ * placement binds them), q3 finished. q2 has anti-affinity across namespaces on a key new to the
+ * index. */
+static const char more_yaml[] =
+    "apiVersion: v1\nkind: List\nitems:\n"
+    "- {kind: Pod, metadata: {name: q1, namespace: shop, labels: {app: web, tier: fe}},"
+    " spec: {nodeName: node-c, containers: [{name: c, resources: {requests: {cpu: 500m}}}]},"
+    " status: {phase: Running}}\n"
+    "- {kind: Pod, metadata: {name: q2, namespace: other, labels: {app: api}},"
+    " spec: {nodeName: node-c, containers: [{name: c, resources: {requests: {memory: 1Gi}}}],"
+    " affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution:"
+    " [{topologyKey: row, namespaces: [shop], labelSelector: {matchLabels: {app: web}}}]}}},"
+    " status: {phase: Running}}\n"
+    "- {kind: Pod, metadata: {name: q3, namespace: shop, labels: {app: web}},"
+    " spec: {nodeName: node-a, containers: [{name: c}]}, status: {phase: Succeeded}}\n";
+
+/* The same items under every key of a (keys may be numbered apart: a refreshed index keeps its
+ * first numbers). */
+static bool same_groups_by_key(const struct sl_group_index *a, const struct sl_group_index *b)
+{
+	size_t na = 0, nb = 0;
+	for (size_t g = 0; g < a->keys.n; g++) {
+		size_t n, m;
+		const size_t *x = sl_group_get(a, a->keys.v[g], &n), *y = sl_group_get(b, a->keys.v[g], &m);
+		if (n != m || (n && memcmp(x, y, n * sizeof *x)))
+			return false;
+		na += n;
+	}
+	for (size_t g = 0; g < b->keys.n; g++) {
+		size_t m;
+		sl_group_get(b, b->keys.v[g], &m);
+		nb += m;
+	}
+	return na == nb;
+}
+
+/* What analyses read of a refreshed index r and of f built anew on the same model. */
+static bool same_refreshed(const struct sl_cluster *r, const struct sl_cluster *f)
+{
+	if (r->n != f->n || r->npods != f->npods || r->ntopos != f->ntopos)
+		return false;
+	for (size_t k = 0; k < r->npods; k++)
+		if (r->pods[k] != f->pods[k] || r->pod_node[k] != f->pod_node[k] || r->all[k] != f->all[k])
+			return false;
+	for (size_t i = 0; i < r->n + 2; i++)
+		if (r->pod_start[i] != f->pod_start[i])
+			return false;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->nz_cpu[i] != f->nz_cpu[i] || r->nz_mem[i] != f->nz_mem[i] || r->used_cpu[i] != f->used_cpu[i])
+			return false;
+	for (size_t t = 0; t < r->ntopos; t++)
+		if (strcmp(r->topos[t].key, f->topos[t].key))
+			return false;
+	return same_groups_by_key(&r->by_ns, &f->by_ns) && same_groups_by_key(&r->by_label, &f->by_label) &&
+	       same_groups_by_key(&r->by_pair, &f->by_pair) && same_groups_by_key(&r->anti_by_ns, &f->anti_by_ns) &&
+	       same_groups_by_key(&r->anti_wild, &f->anti_wild);
+}
+
+/* x gains pods bound as the placement binds them: of[i] on node on[i] (a name), then cl is
+ * refreshed and compared with an index built anew. */
+static bool grow_and_compare(struct sl_cluster *cl, struct sl_model *x, struct sl_pod *made, size_t *nmade,
+			     const struct sl_pod *const *of, const char *const *on, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct sl_pod *p = &made[(*nmade)++];
+		*p = *of[i];
+		p->spec.node_name = on[i];
+		x->pods[x->npods++] = p;
+	}
+	sl_cluster_refresh(cl);
+	struct sl_cluster *f = sl_cluster_new(x);
+	bool same = same_refreshed(cl, f);
+	sl_cluster_free(f);
+	return same;
+}
+
+void test_cluster_refresh(void)
+{
+	struct sl_model m = {0};
+	struct sl_findings errs = {0};
+	struct sl_source *src[4];
+	load(&m, "nodes.yaml", nodes_yaml, SL_ROLE_NODES, &errs, &src[0]);
+	load(&m, "pods.yaml", pods_yaml, SL_ROLE_PODS, &errs, &src[1]);
+	load(&m, "more.yaml", more_yaml, SL_ROLE_PODS, &errs, &src[2]);
+	load(&m, "workload.yaml", workload_yaml, SL_ROLE_MANIFESTS, &errs, &src[3]);
+	CHECK(errs.n == 0 && m.nnodes == 3 && m.npods == 6);
+	const struct sl_pod *q1 = m.pods[3], *q2 = m.pods[4], *q3 = m.pods[5];
+	struct sl_model x = m;
+	struct sl_pod *pods[32];
+	struct sl_pod made[32];
+	size_t nmade = 0;
+	memcpy(pods, m.pods, 3 * sizeof *pods);
+	x.pods = pods;
+	x.npods = 3;
+	struct sl_cluster *cl = sl_cluster_new(&x);
+	/* The first refresh builds again; the later ones add the pods gained, among the others. */
+	CHECK(grow_and_compare(cl, &x, made, &nmade, (const struct sl_pod *[]){q1, q2},
+			       (const char *[]){"node-c", "node-a"}, 2));
+	CHECK(grow_and_compare(cl, &x, made, &nmade, (const struct sl_pod *[]){q1, q1, q2, q3, q1, q2},
+			       (const char *[]){"node-a", "node-b", "node-c", "node-a", "nowhere", "node-a"}, 6));
+	CHECK(grow_and_compare(cl, &x, made, &nmade, NULL, NULL, 0));
+	/* Charged since: the refresh counts the pods, not the charges. */
+	sl_cluster_charge(cl, 0, &q2->spec, 3);
+	CHECK(grow_and_compare(cl, &x, made, &nmade, (const struct sl_pod *[]){q2, q1},
+			       (const char *[]){"node-b", "node-a"}, 2));
+	CHECK(cl->npods == 10 && x.npods == 13);
+	sl_cluster_free(cl);
+	sl_model_free(&m);
+	sl_findings_free(&errs);
+	for (int i = 0; i < 4; i++)
+		sl_source_free(src[i]);
 }

@@ -32,6 +32,50 @@ void sl_group_finish(struct sl_group_builder *b)
 		gi->start[g] += gi->start[g - 1];
 	for (size_t k = 0; k < b->n; k++) /* stable: items stay in the order they were added */
 		gi->items[gi->start[b->v[k].group + 1]++] = b->v[k].item;
+	gi->ng = ng;
+	free(b->v);
+	b->v = NULL;
+	b->n = b->cap = 0;
+}
+
+/* The pairs of b by group, in the order added: group g's items are at[g] .. at[g + 1] - 1. */
+static size_t *pairs_by_group(const struct sl_group_builder *b, size_t ng, size_t **at)
+{
+	size_t *s = sl_xcalloc(ng + 2, sizeof *s), *v = sl_xcalloc(b->n + 1, sizeof *v);
+	for (size_t k = 0; k < b->n; k++)
+		s[b->v[k].group + 2]++;
+	for (size_t g = 2; g < ng + 2; g++)
+		s[g] += s[g - 1];
+	for (size_t k = 0; k < b->n; k++)
+		v[s[b->v[k].group + 1]++] = b->v[k].item;
+	*at = s;
+	return v;
+}
+
+void sl_group_merge(struct sl_group_builder *b, const size_t *remap)
+{
+	struct sl_group_index *gi = b->gi;
+	size_t ng = gi->keys.n, old = gi->start ? gi->ng : 0, *at;
+	size_t *added = pairs_by_group(b, ng, &at);
+	size_t *start = sl_xcalloc(ng + 2, sizeof *start);
+	size_t *items = sl_xcalloc(b->n + (old ? gi->start[old] : 0) + 1, sizeof *items), n = 0;
+	for (size_t g = 0; g < ng; g++) {
+		/* Two increasing lists merged: the renumbered items and the ones added. */
+		size_t i = g < old ? gi->start[g] : 0, ie = g < old ? gi->start[g + 1] : 0;
+		size_t j = at[g], je = at[g + 1];
+		while (i < ie || j < je)
+			items[n++] =
+			    j == je || (i < ie && remap[gi->items[i]] < added[j]) ? remap[gi->items[i++]] : added[j++];
+		start[g + 1] = n;
+	}
+	start[ng + 1] = n;
+	free(added);
+	free(at);
+	free(gi->start);
+	free(gi->items);
+	gi->start = start;
+	gi->items = items;
+	gi->ng = ng;
 	free(b->v);
 	b->v = NULL;
 	b->n = b->cap = 0;
@@ -53,6 +97,7 @@ void sl_group_clear(struct sl_group_index *gi)
 	free(gi->start);
 	free(gi->items);
 	gi->start = gi->items = NULL;
+	gi->ng = 0;
 }
 
 void sl_group_free(struct sl_group_index *gi)

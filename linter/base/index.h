@@ -15,6 +15,7 @@ struct sl_group_index {
 	struct sl_strpool keys;
 	size_t *start;
 	size_t *items;
+	size_t ng; /* the groups laid out in start (keys interned since have none yet) */
 };
 
 struct sl_group_pair;
@@ -30,6 +31,10 @@ size_t sl_group_add(struct sl_group_builder *b, const char *key, size_t item);
 void sl_group_add_to(struct sl_group_builder *b, size_t group, size_t item);
 /* Lay the pairs added out into b->gi, which is then read-only (and safe to share across threads). */
 void sl_group_finish(struct sl_group_builder *b);
+/* The pairs added laid out into b->gi among the items it holds, those renumbered by remap (old item
+ * → new item, increasing): each group's items in increasing order, as sl_group_finish makes them
+ * when every item is added in increasing order. The pairs of each group must come increasing. */
+void sl_group_merge(struct sl_group_builder *b, const size_t *remap);
 /* The items under key (none when the key is unknown). */
 const size_t *sl_group_get(const struct sl_group_index *gi, const char *key, size_t *n);
 void sl_group_free(struct sl_group_index *gi);

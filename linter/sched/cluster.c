@@ -107,6 +107,11 @@ struct sl_pod_templates {
 	size_t n, capv;
 	struct pod_group *gs;
 	size_t ngs, capgs;
+	/* Kept for grow_pods: the nodes by name, how many of the model's pods are indexed, and per
+	 * node the nonzero requests of those (the index's own arrays count the charged ones too). */
+	struct sl_strmap names;
+	size_t mpods;
+	int64_t *nz_cpu, *nz_mem;
 };
 
 static bool same_template(const struct sl_podspec *p, const struct sl_podspec *q)
@@ -151,6 +156,9 @@ static void templates_free(struct sl_pod_templates *t)
 	free(t->slot);
 	free(t->v);
 	free(t->gs);
+	sl_strmap_free(&t->names);
+	free(t->nz_cpu);
+	free(t->nz_mem);
 	free(t);
 }
 
@@ -162,64 +170,66 @@ static void pod_group(struct sl_pod_templates *t, unsigned by, size_t g)
 	t->gs[t->ngs++] = (struct pod_group){(unsigned char)by, g};
 }
 
+static void group_builders(struct sl_cluster *c, struct sl_group_builder *b)
+{
+	struct sl_group_index *gi[NGROUPINGS] = {&c->by_ns, &c->by_label, &c->by_pair, &c->anti_by_ns, &c->anti_wild};
+	for (unsigned i = 0; i < NGROUPINGS; i++)
+		b[i] = (struct sl_group_builder){gi[i], NULL, 0, 0};
+}
+
+/* Running pod k under its groups, in b. */
+static void index_pod(struct sl_cluster *c, struct sl_group_builder *b, struct sl_buf *key, size_t k)
+{
+	const struct sl_podspec *p = &c->pods[k]->spec;
+	struct sl_pod_templates *t = c->templates;
+	size_t *slot = t ? template_slot(t, p) : NULL;
+	if (slot && *slot) {
+		const struct pod_template *tp = &t->v[*slot - 1];
+		for (size_t i = tp->from; i < tp->to; i++)
+			sl_group_add_to(&b[t->gs[i].by], t->gs[i].g, k);
+		return;
+	}
+	size_t from = t ? t->ngs : 0;
+	pod_group(t, BY_NS, sl_group_add(&b[BY_NS], p->namespace, k));
+	for (size_t l = 0; l < p->labels.n; l++) {
+		const struct sl_kv *lb = &p->labels.v[l];
+		pod_group(t, BY_PAIR, sl_group_add(&b[BY_PAIR], join_key(key, lb->key, lb->val, NULL), k));
+		pod_group(t, BY_LABEL, sl_group_add(&b[BY_LABEL], join_key(key, p->namespace, lb->key, lb->val), k));
+	}
+	bool keep_ns = terms_keep_namespace(p);
+	if (p->nanti && keep_ns)
+		pod_group(t, ANTI_BY_NS, sl_group_add(&b[ANTI_BY_NS], p->namespace, k));
+	for (size_t a = 0; a < p->nanti && !keep_ns; a++) {
+		const char *req = required_pair(&p->anti[a].sel, key);
+		if (!p->anti[a].sel.nothing) /* a term that selects nothing excludes nothing */
+			pod_group(t, ANTI_WILD, sl_group_add(&b[ANTI_WILD], req ? req : "", k));
+	}
+	if (t) {
+		sl_grow(&t->v, &t->capv, t->n + 1, sizeof *t->v);
+		t->v[t->n++] = (struct pod_template){p, from, t->ngs};
+		*slot = t->n;
+	}
+}
+
 /* The running pods by namespace and label, and those with anti-affinity. */
 static void index_running(struct sl_cluster *c)
 {
-	struct sl_group_index *gi[NGROUPINGS] = {&c->by_ns, &c->by_label, &c->by_pair, &c->anti_by_ns, &c->anti_wild};
 	struct sl_group_builder b[NGROUPINGS];
-	for (unsigned i = 0; i < NGROUPINGS; i++)
-		b[i] = (struct sl_group_builder){gi[i], NULL, 0, 0};
-	struct sl_pod_templates *t = c->templates;
+	group_builders(c, b);
 	struct sl_buf key = SL_BUF_INIT;
 	for (size_t k = 0; k < c->npods; k++) {
-		const struct sl_podspec *p = &c->pods[k]->spec;
 		c->all[k] = k;
-		size_t *slot = t ? template_slot(t, p) : NULL;
-		if (slot && *slot) {
-			const struct pod_template *tp = &t->v[*slot - 1];
-			for (size_t i = tp->from; i < tp->to; i++)
-				sl_group_add_to(&b[t->gs[i].by], t->gs[i].g, k);
-			continue;
-		}
-		size_t from = t ? t->ngs : 0;
-		pod_group(t, BY_NS, sl_group_add(&b[BY_NS], p->namespace, k));
-		for (size_t l = 0; l < p->labels.n; l++) {
-			const struct sl_kv *lb = &p->labels.v[l];
-			pod_group(t, BY_PAIR, sl_group_add(&b[BY_PAIR], join_key(&key, lb->key, lb->val, NULL), k));
-			pod_group(t, BY_LABEL,
-				  sl_group_add(&b[BY_LABEL], join_key(&key, p->namespace, lb->key, lb->val), k));
-		}
-		bool keep_ns = terms_keep_namespace(p);
-		if (p->nanti && keep_ns)
-			pod_group(t, ANTI_BY_NS, sl_group_add(&b[ANTI_BY_NS], p->namespace, k));
-		for (size_t a = 0; a < p->nanti && !keep_ns; a++) {
-			const char *req = required_pair(&p->anti[a].sel, &key);
-			if (!p->anti[a].sel.nothing) /* a term that selects nothing excludes nothing */
-				pod_group(t, ANTI_WILD, sl_group_add(&b[ANTI_WILD], req ? req : "", k));
-		}
-		if (t) {
-			sl_grow(&t->v, &t->capv, t->n + 1, sizeof *t->v);
-			t->v[t->n++] = (struct pod_template){p, from, t->ngs};
-			*slot = t->n;
-		}
+		index_pod(c, b, &key, k);
 	}
 	for (unsigned i = 0; i < NGROUPINGS; i++)
 		sl_group_finish(&b[i]);
 	sl_buf_free(&key);
 }
 
-/* Per node, the resources scoring reads, as flat arrays. */
-static void node_resources(struct sl_cluster *c)
+/* Per node, the allocatable and the load scoring reads, from the nodes. */
+static void node_loads(struct sl_cluster *c)
 {
 	const struct sl_model *m = c->m;
-	c->nz_cpu = sl_xcalloc(c->n + 1, sizeof *c->nz_cpu);
-	c->nz_mem = sl_xcalloc(c->n + 1, sizeof *c->nz_mem);
-	c->alloc_cpu = sl_xcalloc(c->n + 1, sizeof *c->alloc_cpu);
-	c->alloc_mem = sl_xcalloc(c->n + 1, sizeof *c->alloc_mem);
-	c->used_cpu = sl_xcalloc(c->n + 1, sizeof *c->used_cpu);
-	c->used_mem = sl_xcalloc(c->n + 1, sizeof *c->used_mem);
-	c->alloc_eph = sl_xcalloc(c->n + 1, sizeof *c->alloc_eph);
-	c->used_eph = sl_xcalloc(c->n + 1, sizeof *c->used_eph);
 	for (size_t i = 0; i < c->n; i++) {
 		c->alloc_eph[i] = sl_res_get(&m->nodes[i]->alloc, "ephemeral-storage");
 		c->used_eph[i] = sl_res_get(&m->nodes[i]->used, "ephemeral-storage");
@@ -228,6 +238,20 @@ static void node_resources(struct sl_cluster *c)
 		c->used_cpu[i] = sl_res_get(&m->nodes[i]->used, "cpu");
 		c->used_mem[i] = sl_res_get(&m->nodes[i]->used, "memory");
 	}
+}
+
+/* Per node, the resources scoring reads, as flat arrays. */
+static void node_resources(struct sl_cluster *c)
+{
+	c->nz_cpu = sl_xcalloc(c->n + 1, sizeof *c->nz_cpu);
+	c->nz_mem = sl_xcalloc(c->n + 1, sizeof *c->nz_mem);
+	c->alloc_cpu = sl_xcalloc(c->n + 1, sizeof *c->alloc_cpu);
+	c->alloc_mem = sl_xcalloc(c->n + 1, sizeof *c->alloc_mem);
+	c->used_cpu = sl_xcalloc(c->n + 1, sizeof *c->used_cpu);
+	c->used_mem = sl_xcalloc(c->n + 1, sizeof *c->used_mem);
+	c->alloc_eph = sl_xcalloc(c->n + 1, sizeof *c->alloc_eph);
+	c->used_eph = sl_xcalloc(c->n + 1, sizeof *c->used_eph);
+	node_loads(c);
 }
 
 /* Nodes with the same class key share the node-only filters' verdicts. */
@@ -273,6 +297,7 @@ static void prepare_topologies(struct sl_cluster *c)
 static void place_pods(struct sl_cluster *c)
 {
 	const struct sl_model *m = c->m;
+	struct sl_pod_templates *t = c->templates;
 	struct sl_strmap names = {0};
 	for (size_t i = 0; i < m->nnodes; i++)
 		sl_strmap_put(&names, m->nodes[i]->name, i);
@@ -300,7 +325,16 @@ static void place_pods(struct sl_cluster *c)
 		c->nz_mem[where[i]] += sl_nonzero_request(&m->pods[i]->spec, "memory");
 	}
 	free(where);
-	sl_strmap_free(&names);
+	if (!t) {
+		sl_strmap_free(&names);
+		return;
+	}
+	t->names = names; /* the first refresh: t is new */
+	t->mpods = m->npods;
+	t->nz_cpu = sl_xcalloc(c->n + 1, sizeof *t->nz_cpu);
+	t->nz_mem = sl_xcalloc(c->n + 1, sizeof *t->nz_mem);
+	memcpy(t->nz_cpu, c->nz_cpu, c->n * sizeof *t->nz_cpu);
+	memcpy(t->nz_mem, c->nz_mem, c->n * sizeof *t->nz_mem);
 }
 
 /* What place_pods made per node. */
@@ -460,11 +494,115 @@ struct sl_cluster *sl_cluster_derive(const struct sl_cluster *base, const struct
 	return c;
 }
 
+/* The pods the model gained since it was indexed that run on a known node: their model indexes
+ * into *v, their nodes into *at; how many. */
+static size_t gained_pods(struct sl_cluster *c, size_t **v, size_t **at)
+{
+	const struct sl_model *m = c->m;
+	struct sl_pod_templates *t = c->templates;
+	size_t n = 0, from = t->mpods < m->npods ? t->mpods : m->npods;
+	*v = sl_xcalloc(m->npods - from + 1, sizeof **v);
+	*at = sl_xcalloc(m->npods - from + 1, sizeof **at);
+	for (size_t i = from; i < m->npods; i++) {
+		size_t w = pod_running(m->pods[i]) ? sl_strmap_get(&t->names, m->pods[i]->spec.node_name) : (size_t)-1;
+		if (w != (size_t)-1) {
+			(*v)[n] = i;
+			(*at)[n++] = w;
+		}
+	}
+	t->mpods = m->npods;
+	return n;
+}
+
+/* The running pods laid out by node again, each node's gained pods (v, on nodes at) after its
+ * own, as place_pods lays them out (the model's order within a node). Returns the old indexes'
+ * new ones; *first: per node, the index of its first gained pod. */
+static size_t *relayout(struct sl_cluster *c, const size_t *v, const size_t *at, size_t nv, size_t **first)
+{
+	struct sl_pod_templates *t = c->templates;
+	size_t n = c->n, old = c->npods, *ps = c->pod_start;
+	size_t *start = sl_xcalloc(n + 2, sizeof *start), *fill = sl_xcalloc(n + 1, sizeof *fill);
+	for (size_t g = 0; g < nv; g++)
+		start[at[g] + 1]++;
+	for (size_t k = 0; k < n; k++)
+		start[k + 1] += start[k] + (ps[k + 1] - ps[k]);
+	start[n + 1] = start[n];
+	const struct sl_pod **pods = sl_xcalloc(old + nv + 1, sizeof *pods);
+	size_t *node = sl_xcalloc(old + nv + 1, sizeof *node), *all = sl_xcalloc(old + nv + 1, sizeof *all);
+	size_t *remap = sl_xcalloc(old + 1, sizeof *remap);
+	for (size_t k = 0; k < n; k++) {
+		for (size_t j = ps[k]; j < ps[k + 1]; j++) {
+			remap[j] = start[k] + (j - ps[k]);
+			pods[remap[j]] = c->pods[j];
+			node[remap[j]] = k;
+		}
+		fill[k] = start[k] + (ps[k + 1] - ps[k]);
+	}
+	*first = sl_xcalloc(n + 1, sizeof **first);
+	memcpy(*first, fill, n * sizeof *fill);
+	for (size_t g = 0; g < nv; g++) {
+		size_t k = fill[at[g]]++;
+		pods[k] = c->m->pods[v[g]];
+		node[k] = at[g];
+		t->nz_cpu[at[g]] += sl_nonzero_request(&pods[k]->spec, "cpu");
+		t->nz_mem[at[g]] += sl_nonzero_request(&pods[k]->spec, "memory");
+	}
+	for (size_t k = 0; k < old + nv; k++)
+		all[k] = k;
+	free(c->pods);
+	free(c->pod_node);
+	free(c->all);
+	free(ps);
+	free(fill);
+	c->pods = pods;
+	c->pod_node = node;
+	c->all = all;
+	c->pod_start = start;
+	c->npods = old + nv;
+	return remap;
+}
+
+/* The pods the model gained since the last refresh indexed among those indexed then: what
+ * place_pods, index_running and prepare_pod_topologies would make of all of them again, at the
+ * cost of the gained ones and a pass over the groups. */
+static void grow_pods(struct sl_cluster *c)
+{
+	struct sl_pod_templates *t = c->templates;
+	size_t *v, *at, nv = gained_pods(c, &v, &at);
+	node_loads(c);
+	if (nv) {
+		size_t *first, *remap = relayout(c, v, at, nv, &first);
+		struct sl_group_builder b[NGROUPINGS];
+		group_builders(c, b);
+		struct sl_buf key = SL_BUF_INIT;
+		/* In index order, as a full pass meets them: each group's items come increasing, and
+		 * the topology keys new to the index are added in the same order. */
+		for (size_t k = 0; k < c->n; k++)
+			for (size_t j = first[k]; j < c->pod_start[k + 1]; j++) {
+				index_pod(c, b, &key, j);
+				for (size_t a = 0; a < c->pods[j]->spec.nanti; a++)
+					topo_add(c, c->pods[j]->spec.anti[a].topology_key);
+			}
+		for (unsigned i = 0; i < NGROUPINGS; i++)
+			sl_group_merge(&b[i], remap);
+		sl_buf_free(&key);
+		free(first);
+		free(remap);
+	}
+	memcpy(c->nz_cpu, t->nz_cpu, c->n * sizeof *c->nz_cpu);
+	memcpy(c->nz_mem, t->nz_mem, c->n * sizeof *c->nz_mem);
+	free(v);
+	free(at);
+}
+
 void sl_cluster_refresh(struct sl_cluster *c)
 {
 	/* Kept from the first refresh on: a cluster built once has no use for them. */
-	if (!c->templates)
-		c->templates = sl_xcalloc(1, sizeof *c->templates);
+	if (c->templates) {
+		grow_pods(c);
+		return;
+	}
+	c->templates = sl_xcalloc(1, sizeof *c->templates);
 	free_pods(c);
 	place_pods(c);
 	index_running(c);

@@ -85,7 +85,9 @@ struct sl_cluster *sl_cluster_derive(const struct sl_cluster *base, const struct
 void sl_cluster_charge(struct sl_cluster *c, size_t i, const struct sl_podspec *p, int64_t count);
 /* The model's running pods indexed again (more of them, on the same nodes): the node classes,
  * topologies, node-only verdicts and reason texts are kept, and so are the keys of the pods'
- * groups, so a pod of a template already indexed costs no key. Not while analyses run. */
+ * groups, so a pod of a template already indexed costs no key. After the first refresh only the
+ * pods appended to the model since the last one are indexed, merged among the others (the model's
+ * earlier pods must be unchanged); the result is what a build would make. Not while analyses run. */
 void sl_cluster_refresh(struct sl_cluster *c);
 
 /* Running pods that a selector of pods in namespace ns can select: those carrying the value of
