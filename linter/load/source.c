@@ -18,20 +18,26 @@ static int is_cont(unsigned char c)
 	return (c & 0xC0) == 0x80;
 }
 
+/* Whether the bytes are ASCII, 32 at a time: the code-point table is for the others. */
+static bool all_ascii(const char *data, size_t len)
+{
+	size_t i = 0;
+	for (uint64_t w[4]; i + sizeof w <= len; i += sizeof w) {
+		memcpy(w, data + i, sizeof w);
+		if ((w[0] | w[1] | w[2] | w[3]) & 0x8080808080808080u)
+			return false;
+	}
+	for (; i < len; i++)
+		if ((unsigned char)data[i] & 0x80)
+			return false;
+	return true;
+}
+
 void sl_source_index(struct sl_source *s)
 {
 	if (s->lines)
 		return;
-	/* ASCII, eight bytes at a time: the code-point table is for the others. */
-	bool ascii = true;
-	size_t i = 0;
-	for (uint64_t w; ascii && i + 8 <= s->len; i += 8) {
-		memcpy(&w, s->data + i, 8);
-		ascii = !(w & 0x8080808080808080u);
-	}
-	for (; ascii && i < s->len; i++)
-		ascii = !((unsigned char)s->data[i] & 0x80);
-	if (!ascii) {
+	if (!all_ascii(s->data, s->len)) {
 		size_t capcp = 0, chars = 0;
 		for (size_t i = 0; i <= s->len; i++) {
 			if (i < s->len && is_cont((unsigned char)s->data[i]))
@@ -43,15 +49,19 @@ void sl_source_index(struct sl_source *s)
 			chars++;
 		}
 	}
-	/* Counted first: one allocation of the right size, held as long as the source is, rather
-	 * than regrowth over megabytes. Offsets fit 32 bits (SL_FILE_BYTES_CAP). */
-	size_t n = 1;
-	for (const char *q = s->data; (q = memchr(q, '\n', s->len - (size_t)(q - s->data))); q++)
-		n++;
-	s->lines = sl_xmalloc(n * sizeof *s->lines);
+	/* One pass: room for a line every 24 bytes (YAML's are longer), doubled when a file's are
+	 * shorter, and the table cut to its size after, held as long as the source is. Offsets fit
+	 * 32 bits (SL_FILE_BYTES_CAP). */
+	size_t cap = s->len / 24 + 16;
+	s->lines = sl_xmalloc(cap * sizeof *s->lines);
 	s->lines[s->nlines++] = 0;
-	for (const char *q = s->data; (q = memchr(q, '\n', s->len - (size_t)(q - s->data))); q++)
+	for (const char *q = s->data; (q = memchr(q, '\n', s->len - (size_t)(q - s->data))); q++) {
+		if (s->nlines == cap)
+			sl_grow(&s->lines, &cap, s->nlines + 1, sizeof *s->lines);
 		s->lines[s->nlines++] = (uint32_t)(q - s->data) + 1;
+	}
+	if (s->nlines < cap)
+		s->lines = sl_xrealloc(s->lines, s->nlines * sizeof *s->lines);
 }
 
 struct sl_source *sl_source_from_memory(const char *path, const char *data, size_t len)

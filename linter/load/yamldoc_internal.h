@@ -90,20 +90,35 @@ static inline struct sl_yarena *sl_ystream_arena(struct sl_ystream *ys)
 
 /* The byte offset of a libyaml mark's code-point index. A UTF-8 byte order mark: libyaml, told the
  * encoding, would read it as content, so the parser starts after it and its marks count code
- * points from there. */
+ * points from there. An indexed ASCII source (no code-point table) has no BOM and one byte per
+ * code point: the index is the offset, which every event of nearly every file needs. */
 static inline size_t sl_ymark_byte(const struct sl_source *src, size_t index)
 {
+	if (src->lines && !src->cp)
+		return index < src->len ? index : src->len;
 	return sl_source_char_to_byte(src, index + (sl_source_bom(src) ? 1 : 0));
 }
 
+/* The span of an event's marks. In an indexed ASCII source, libyaml's line is ours whenever its
+ * start is at or before the offset and the next line's after (it also breaks lines at a lone CR,
+ * which only ever makes its count larger), and then the column is the bytes from that start: no
+ * call and no search for the nodes of nearly every file. Otherwise sl_source_span_hint. */
 static inline void sl_ymark_span(const struct sl_source *src, yaml_mark_t a, yaml_mark_t b, struct sl_span *out)
 {
 	size_t off = sl_ymark_byte(src, a.index);
 	size_t end = sl_ymark_byte(src, b.index);
-	if (end < off)
-		sl_source_span_hint(src, off, off, a.line, out);
-	else
-		sl_source_span_hint(src, off, end, a.line, out);
+	end = end < off ? off : end;
+	size_t line = a.line;
+	if (src->lines && !src->cp && line < src->nlines && src->lines[line] <= off &&
+	    (line + 1 == src->nlines || src->lines[line + 1] > off)) {
+		out->src = src;
+		out->off = (uint32_t)off;
+		out->end = (uint32_t)end;
+		out->line = (unsigned)line + 1;
+		out->col = (unsigned)(off - src->lines[line]) + 1;
+		return;
+	}
+	sl_source_span_hint(src, off, end, a.line, out);
 }
 
 /* Weights saturate at what a node's 32-bit weight holds, far above the alias limit. */

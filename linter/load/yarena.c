@@ -5,12 +5,6 @@
 
 #include "../base/buf.h"
 
-struct sl_arena_chunk {
-	struct sl_arena_chunk *next;
-	size_t used, cap;
-	max_align_t data[];
-};
-
 /* Bump allocation from a list of chunks that double from 64 KiB to SL_HUGE_MIN, so a small
  * manifest stays small and a large inventory fills huge pages (larger requests get a chunk of
  * their own). A spare chunk (a dropped document's) is taken before a new one. */
@@ -53,18 +47,9 @@ static void chunks_free(struct sl_arena_chunk **list)
 	}
 }
 
-/* Nodes and arrays of node pointers: pointer alignment is all they need (rounding each node up to
- * max_align_t would waste an eighth of the arena). */
-#define NODE_ALIGN _Alignof(void *)
-
-void *sl_yarena_node(struct sl_yarena *a, size_t n)
+void *sl_yarena_alloc_slow(struct sl_yarena *a, int k, size_t n)
 {
-	return chunk_alloc(&a->list[0], &a->spare[0], (n + NODE_ALIGN - 1) / NODE_ALIGN * NODE_ALIGN);
-}
-
-char *sl_yarena_text(struct sl_yarena *a, size_t n)
-{
-	return chunk_alloc(&a->list[1], &a->spare[1], n);
+	return chunk_alloc(&a->list[k], &a->spare[k], n);
 }
 
 struct sl_yarena_mark sl_yarena_mark(const struct sl_yarena *a)

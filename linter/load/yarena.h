@@ -5,16 +5,44 @@
 #define SL_YARENA_H
 #include <stddef.h>
 
-struct sl_arena_chunk;
+/* A chunk: the arena's own, public only so that the bump below is inline. */
+struct sl_arena_chunk {
+	struct sl_arena_chunk *next;
+	size_t used, cap;
+	max_align_t data[];
+};
 struct sl_yarena {
 	struct sl_arena_chunk *list[2];  /* [0] nodes, [1] scalar text */
 	struct sl_arena_chunk *spare[2]; /* chunks given back, taken before new ones */
 };
 
-/* n bytes for a node or an array of node pointers (pointer-aligned). */
-void *sl_yarena_node(struct sl_yarena *a, size_t n);
+/* What the two below do when the newest chunk of list k (0 nodes, 1 text) has no room. */
+void *sl_yarena_alloc_slow(struct sl_yarena *a, int k, size_t n);
+
+/* n bytes from the newest chunk of list k, when they fit: a parse makes a node (and most often a
+ * text) per event, so the common case is a bump, not a call. */
+static inline void *sl_yarena_bump(struct sl_yarena *a, int k, size_t n)
+{
+	struct sl_arena_chunk *c = a->list[k];
+	if (!c || c->cap - c->used < n)
+		return sl_yarena_alloc_slow(a, k, n);
+	void *p = (char *)c->data + c->used;
+	c->used += n;
+	return p;
+}
+
+/* n bytes for a node or an array of node pointers: pointer alignment is all they need (rounding
+ * each node up to max_align_t would waste an eighth of the arena). */
+static inline void *sl_yarena_node(struct sl_yarena *a, size_t n)
+{
+	return sl_yarena_bump(a, 0, (n + _Alignof(void *) - 1) / _Alignof(void *) * _Alignof(void *));
+}
+
 /* n bytes of text, unaligned: packing it saves a third of the arena on typical YAML. */
-char *sl_yarena_text(struct sl_yarena *a, size_t n);
+static inline char *sl_yarena_text(struct sl_yarena *a, size_t n)
+{
+	return sl_yarena_bump(a, 1, n);
+}
 
 /* Where an arena stood. */
 struct sl_yarena_mark {

@@ -115,7 +115,8 @@ static void attach(struct sl_ybuilder *b, struct sl_ynode *n)
 		b->root = n;
 		return;
 	}
-	sl_grow(&b->items, &b->capitems, b->nitems + 1, sizeof *b->items);
+	if (b->nitems == b->capitems) /* checked here: most attaches do not grow */
+		sl_grow(&b->items, &b->capitems, b->nitems + 1, sizeof *b->items);
 	b->items[b->nitems++] = n;
 	b->stack[b->depth - 1].n++;
 }
@@ -252,7 +253,8 @@ static int on_collection_start(struct sl_ybuilder *b, const yaml_event_t *ev, bo
 	sl_ymark_span(b->src, ev->start_mark, ev->end_mark, &f.at);
 	sl_ykeep_open(b, &f, is_map); /* before the push: it reads the frame it opens in */
 	f.anchor = anchor ? sl_xstrdup(anchor) : NULL;
-	sl_grow(&b->stack, &b->cap, b->depth + 1, sizeof *b->stack);
+	if (b->depth == b->cap)
+		sl_grow(&b->stack, &b->cap, b->depth + 1, sizeof *b->stack);
 	b->stack[b->depth++] = f;
 	return 0;
 }
@@ -279,7 +281,7 @@ static int on_collection_end(struct sl_ybuilder *b, const yaml_event_t *ev)
 		size_t e = sl_ymark_byte(b->src, ev->end_mark.index);
 		end = e > end ? e : end;
 	}
-	sl_source_span(b->src, n->at.off, end, &n->at);
+	n->at.end = (uint32_t)end; /* its start's line and column are the opening event's */
 	if (f->anchor) {
 		define_anchor(b, f->anchor, n);
 		free(f->anchor);
