@@ -187,6 +187,8 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		check_static(self, cx);
 		return;
 	}
+	if (!sl_shortfall_is(cx, SL_CAUSE_ANTI))
+		return;
 	const struct sl_podspec *p = &cx->w->pod;
 	const struct sl_ynode *at = p->anti_terms_node;
 	const char *key = p->nanti ? p->anti[0].topology_key : "its topology key";

@@ -307,17 +307,23 @@ void sl_note_preemption(struct sl_finding *f, const struct sl_model *m, const st
 	sl_buf_free(&b);
 }
 
+bool sl_shortfall_is(const struct sl_check *cx, enum sl_cause cause)
+{
+	const struct sl_analysis *a = cx->a;
+	/* No pod placed at all is `unschedulable`; running replicas with no room for more is a
+	 * shortfall. */
+	if (!a || a->steady_placed >= a->replicas || a->steady_placed == 0 || !strcmp(cx->w->obj.kind, "DaemonSet"))
+		return false;
+	enum sl_cause c = sl_blocking_cause(a, a->steady_fit);
+	return c == cause || (cause == SL_CAUSE_RESOURCES && (c == SL_CAUSE_AFFINITY || c == SL_CAUSE_NONE));
+}
+
 struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check *cx, enum sl_cause cause,
 				       const struct sl_ynode *at, const char *why)
 {
 	const struct sl_analysis *a = cx->a;
 	const struct sl_workload *w = cx->w;
-	/* No pod placed at all is `unschedulable`; running replicas with no room for more is a
-	 * shortfall. */
-	if (!a || a->steady_placed >= a->replicas || a->steady_placed == 0 || !strcmp(w->obj.kind, "DaemonSet"))
-		return NULL;
-	enum sl_cause c = sl_blocking_cause(a, a->steady_fit);
-	if (c != cause && !(cause == SL_CAUSE_RESOURCES && (c == SL_CAUSE_AFFINITY || c == SL_CAUSE_NONE)))
+	if (!sl_shortfall_is(cx, cause))
 		return NULL;
 	char ref[512];
 	sl_object_ref(&w->obj, ref, sizeof ref);

@@ -180,7 +180,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		check_static(self, cx);
 		return;
 	}
-	if (!p->nports)
+	if (!p->nports || !sl_shortfall_is(cx, SL_CAUSE_PORTS))
 		return;
 	char why[256];
 	snprintf(why, sizeof why, "each node binds host port %lld/%s for one pod only", (long long)p->ports[0].port,

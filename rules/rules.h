@@ -96,6 +96,9 @@ bool sl_note_order(struct sl_finding *f, const struct sl_analysis *a);
  * such rules share. Returns NULL when this is not the case. */
 struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check *cx, enum sl_cause cause,
 				       const struct sl_ynode *at, const char *why);
+/* Whether sl_report_shortfall reports for cause: asked first by a rule whose why costs something
+ * to build, so that it is built only for a finding that is reported. */
+bool sl_shortfall_is(const struct sl_check *cx, enum sl_cause cause);
 /* Whether preemption can help the pod whose per-node verdicts are fits (a->fit, steady_fit or
  * rollout_fit), said the way the scheduler's PostFilter would. */
 void sl_note_preemption(struct sl_finding *f, const struct sl_model *m, const struct sl_analysis *a,

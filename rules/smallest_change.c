@@ -93,7 +93,7 @@ static size_t lacking(const struct sl_podspec *p, const struct sl_node *n, int64
 		const char *nm = i < 3 ? basic[i] : p->request.v[i - 3].name;
 		if (i >= 3 && (!strcmp(nm, "cpu") || !strcmp(nm, "memory") || !strcmp(nm, "ephemeral-storage")))
 			continue;
-		int64_t req = sl_res_get(&p->request, nm);
+		int64_t req = i < 3 ? sl_res_get(&p->request, nm) : p->request.v[i - 3].amount;
 		if (req <= 0 || (i < 3 && !sl_res_find(&n->alloc, nm) && !sl_res_find(&p->request, nm)))
 			continue;
 		int64_t need = sl_sat_add(sl_sat_mul(want, req), sl_res_get(&n->used, nm)) - sl_res_get(&n->alloc, nm);

@@ -14,6 +14,8 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_podspec *p = &cx->w->pod;
 	const struct sl_ynode *at = NULL;
+	if (!sl_shortfall_is(cx, SL_CAUSE_SPREAD))
+		return; /* asked of every workload: nothing is formatted for one that is not reported */
 	struct sl_buf b = SL_BUF_INIT;
 	for (size_t k = 0; k < p->nspread; k++)
 		if (p->spread[k].hard) {

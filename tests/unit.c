@@ -1,6 +1,9 @@
 /* unit — quantities, fence-posts, selectors, tolerations, the YAML loader's edge cases and the unified diff;
  * the language server's pieces in unit_lsp.c. Each CHECK prints the failing expression with its line; the
  * run ends with a count. */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +99,67 @@ static void test_quantities(void)
 	CHECK(!strcmp(buf, "64Mi"));
 	sl_format_amount("nvidia.com/gpu", 4, buf, sizeof buf);
 	CHECK(!strcmp(buf, "4"));
+	/* Written without snprintf now: the same text, negative, extreme and cut short included. */
+	const int64_t amounts[] = {0, -1, -2500, 999, 1000, 1536, 1LL << 30, 3LL << 40, INT64_MIN + 1, INT64_MAX - 1};
+	const char *const resources[] = {"cpu", "memory", "ephemeral-storage", "hugepages-2Mi", "pods"};
+	for (size_t r = 0; r < 5; r++)
+		for (size_t i = 0; i < sizeof amounts / sizeof *amounts; i++) {
+			char want[32], small[4];
+			int64_t v = amounts[i];
+			if (!strcmp(resources[r], "cpu"))
+				snprintf(want, sizeof want, v % 1000 ? "%lldm" : "%lld",
+					 (long long)(v % 1000 ? v : v / 1000));
+			else {
+				int k = 0;
+				while (r != 4 && k < 6 && !(v != 0 && v % ((int64_t)1 << (10 * (6 - k))) == 0))
+					k++;
+				static const char *const bin[] = {"Ei", "Pi", "Ti", "Gi", "Mi", "Ki"};
+				if (r != 4 && k < 6)
+					snprintf(want, sizeof want, "%lld%s",
+						 (long long)(v / ((int64_t)1 << (10 * (6 - k)))), bin[k]);
+				else
+					snprintf(want, sizeof want, "%lld", (long long)v);
+			}
+			sl_format_amount(resources[r], v, buf, sizeof buf);
+			CHECK(!strcmp(buf, want));
+			sl_format_amount(resources[r], v, small, sizeof small);
+			CHECK(!strncmp(small, want, 3) && strlen(small) == (strlen(want) < 3 ? strlen(want) : 3));
+		}
+}
+
+/* The buffer's formatting writes the plain conversions itself (buf.c): each the same as libc's. */
+static bool printf_is(const char *want, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool printf_is(const char *want, const char *fmt, ...)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	sl_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	bool ok = b.len == strlen(want) && !strcmp(sl_buf_str(&b), want);
+	if (!ok)
+		fprintf(stderr, "  sl_buf_vprintf(\"%s\"): '%s', expected '%s'\n", fmt, sl_buf_str(&b), want);
+	sl_buf_free(&b);
+	return ok;
+}
+
+static void test_plain_printf(void)
+{
+	char want[1200];
+	snprintf(want, sizeof want, "%d %i %u %ld %lu %lld %llu %zu %c%% %s.", INT_MIN, -7, UINT_MAX, LONG_MIN,
+		 ULONG_MAX, LLONG_MIN, ULLONG_MAX, SIZE_MAX, 'x', "end");
+	CHECK(printf_is(want, "%d %i %u %ld %lu %lld %llu %zu %c%% %s.", INT_MIN, -7, UINT_MAX, LONG_MIN, ULONG_MAX,
+			LLONG_MIN, ULLONG_MAX, SIZE_MAX, 'x', "end"));
+	CHECK(printf_is("", "%s", ""));
+	CHECK(printf_is("no conversion", "no conversion"));
+	CHECK(printf_is("0 0", "%d %zu", 0, (size_t)0));
+	/* Longer than the stack buffer, and conversions it leaves to libc (width, precision, %x). */
+	char longer[700];
+	memset(longer, 'a', sizeof longer - 1);
+	longer[sizeof longer - 1] = 0;
+	snprintf(want, sizeof want, "[%s] %d", longer, 42);
+	CHECK(printf_is(want, "[%s] %d", longer, 42));
+	CHECK(printf_is("  7|ab|ff|-3", "%3d|%.2s|%x|%lld", 7, "abc", 255u, -3LL));
 }
 
 static int64_t resolve(int64_t v, int pct, int64_t total, int up)
@@ -921,6 +985,7 @@ static void test_udiff(void)
 int main(void)
 {
 	test_quantities();
+	test_plain_printf();
 	test_fenceposts();
 	test_selectors();
 	test_tolerations();

@@ -1,5 +1,6 @@
 #include "buf.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,12 +114,112 @@ void sl_buf_puti(struct sl_buf *b, long long v)
 		sl_buf_putu(b, (unsigned long long)v);
 }
 
+/* Whether fmt uses only what format_plain writes: %s, %c, %d, %i and %u (plain, l, ll), %zu and
+ * %%; no flag, width or precision. */
+static bool plain_format(const char *fmt)
+{
+	for (const char *p = fmt; (p = strchr(p, '%')) != NULL;) {
+		p++;
+		if (*p == '%') {
+			p++;
+			continue;
+		}
+		bool z = *p == 'z';
+		if (z)
+			p++;
+		else if (*p == 'l')
+			p += p[1] == 'l' ? 2 : 1;
+		if (z ? *p != 'u' : !*p || !strchr("sciud", *p))
+			return false;
+		p++;
+	}
+	return true;
+}
+
+/* A text being written into a fixed array; full once it would not fit. */
+struct fixed {
+	char *s;
+	size_t len, cap;
+	bool full;
+};
+
+static void fixed_add(struct fixed *f, const char *s, size_t n)
+{
+	if (f->full || n >= f->cap - f->len) {
+		f->full = true;
+		return;
+	}
+	memcpy(f->s + f->len, s, n);
+	f->len += n;
+}
+
+static void fixed_int(struct fixed *f, unsigned long long v, bool neg)
+{
+	char d[21]; /* a sign and 2^64 - 1's 20 digits */
+	size_t k = sizeof d;
+	do
+		d[--k] = (char)('0' + v % 10);
+	while (v /= 10);
+	if (neg)
+		d[--k] = '-';
+	fixed_add(f, d + k, sizeof d - k);
+}
+
+/* fmt, which plain_format accepted, written into f as vsnprintf would write it: messages are made
+ * for every finding, and parsing a format in libc costs more than writing what it asks for. */
+static void format_plain(struct fixed *f, const char *fmt, va_list ap)
+{
+	const char *p = fmt;
+	for (const char *q; (q = strchr(p, '%')) != NULL && !f->full; p = q + 1) {
+		fixed_add(f, p, (size_t)(q - p));
+		q++;
+		int len = 0; /* 1: l, 2: ll, 3: z */
+		if (*q == 'z') {
+			len = 3;
+			q++;
+		} else if (*q == 'l') {
+			len = q[1] == 'l' ? 2 : 1;
+			q += len;
+		}
+		if (*q == '%' || *q == 'c') {
+			char c = *q == '%' ? '%' : (char)va_arg(ap, int);
+			fixed_add(f, &c, 1);
+		} else if (*q == 's') {
+			const char *s = va_arg(ap, const char *);
+			s = s ? s : "(null)";
+			fixed_add(f, s, strlen(s));
+		} else if (*q == 'u') {
+			fixed_int(f,
+				  len == 0   ? va_arg(ap, unsigned)
+				  : len == 1 ? va_arg(ap, unsigned long)
+				  : len == 2 ? va_arg(ap, unsigned long long)
+					     : va_arg(ap, size_t),
+				  false);
+		} else { /* d, i */
+			long long v = len == 0 ? va_arg(ap, int) : len == 1 ? va_arg(ap, long) : va_arg(ap, long long);
+			/* -(unsigned long long)v is well defined for LLONG_MIN too */
+			fixed_int(f, v < 0 ? -(unsigned long long)v : (unsigned long long)v, v < 0);
+		}
+	}
+	fixed_add(f, p, strlen(p));
+}
+
 void sl_buf_vprintf(struct sl_buf *b, const char *fmt, va_list ap)
 {
 	/* Formatted once, on the stack, and copied; formatted a second time, in place, only when it is
 	 * longer: measuring first and writing after formatted every text twice. */
 	char tmp[512];
 	va_list cp;
+	if (plain_format(fmt)) {
+		struct fixed f = {tmp, 0, sizeof tmp, false};
+		va_copy(cp, ap);
+		format_plain(&f, fmt, cp);
+		va_end(cp);
+		if (!f.full) {
+			sl_buf_add(b, tmp, f.len);
+			return;
+		}
+	}
 	va_copy(cp, ap);
 	int n = vsnprintf(tmp, sizeof tmp, fmt, cp);
 	va_end(cp);

@@ -11,8 +11,10 @@
 
 const char *sl_labels_get(const struct sl_labels *l, const char *key)
 {
+	/* Looked up for every selector, node and running pod: the first byte rules out most keys
+	 * without a call. */
 	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i].key, key))
+		if (l->v[i].key[0] == key[0] && !strcmp(l->v[i].key, key))
 			return l->v[i].val;
 	return NULL;
 }

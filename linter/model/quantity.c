@@ -205,6 +205,32 @@ int64_t sl_sat_mul(int64_t a, int64_t b)
 	return (int64_t)r;
 }
 
+/* v then suffix into out, as snprintf's "%lld%s" would (cut to outsz): written for every amount
+ * a finding or --explain shows, without parsing a format. */
+static void put_amount(char *out, unsigned outsz, int64_t v, const char *suffix)
+{
+	char d[48];
+	size_t k = 21, n; /* digits end at d[21]: a sign and 2^63's 19 digits fit before */
+	unsigned long long u = v < 0 ? -(unsigned long long)v : (unsigned long long)v;
+	do
+		d[--k] = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		d[--k] = '-';
+	n = 21 - k;
+	size_t sl = strlen(suffix);
+	if (sl > sizeof d - 21)
+		sl = sizeof d - 21;
+	memcpy(d + 21, suffix, sl);
+	n += sl;
+	if (!outsz)
+		return;
+	if (n > outsz - 1)
+		n = outsz - 1;
+	memcpy(out, d + k, n);
+	out[n] = 0;
+}
+
 void sl_format_amount(const char *resource, int64_t v, char *out, unsigned outsz)
 {
 	if (v == INT64_MAX) {
@@ -213,9 +239,9 @@ void sl_format_amount(const char *resource, int64_t v, char *out, unsigned outsz
 	}
 	if (!strcmp(resource, "cpu")) {
 		if (v % 1000 == 0)
-			snprintf(out, outsz, "%lld", (long long)(v / 1000));
+			put_amount(out, outsz, v / 1000, "");
 		else
-			snprintf(out, outsz, "%lldm", (long long)v);
+			put_amount(out, outsz, v, "m");
 		return;
 	}
 	if (!strcmp(resource, "memory") || !strcmp(resource, "ephemeral-storage") ||
@@ -224,10 +250,10 @@ void sl_format_amount(const char *resource, int64_t v, char *out, unsigned outsz
 		for (int i = 0; i < 6; i++) {
 			int64_t unit = (int64_t)1 << (10 * (6 - i));
 			if (v != 0 && v % unit == 0) {
-				snprintf(out, outsz, "%lld%s", (long long)(v / unit), bin[i]);
+				put_amount(out, outsz, v / unit, bin[i]);
 				return;
 			}
 		}
 	}
-	snprintf(out, outsz, "%lld", (long long)v);
+	put_amount(out, outsz, v, "");
 }

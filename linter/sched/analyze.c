@@ -63,9 +63,10 @@ static void analyze_by_slots(struct sl_reasons *pool, const struct sl_model *m, 
 			     const bool *excluded, const bool *static_ok, struct sl_analysis *a)
 {
 	size_t n = a->nnodes;
+	const char **why = pool ? sl_xcalloc(w->pod.request.n + 1, sizeof *why) : NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (static_ok[i])
-			sl_resources_short(pool, &w->pod, m->nodes[i], 0, &a->fit[i]);
+			sl_resources_short_why(pool, why, &w->pod, m->nodes[i], 0, &a->fit[i]);
 		if (excluded[i])
 			continue;
 		a->slots[i] = sl_node_slots(&w->pod, m->nodes[i], &a->fit[i], &a->slot_limit[i]);
@@ -84,7 +85,7 @@ static void analyze_by_slots(struct sl_reasons *pool, const struct sl_model *m, 
 			if (!static_ok[i])
 				full[i] = a->fit[i];
 			else
-				sl_resources_short(pool, &w->pod, m->nodes[i], a->slots[i], &full[i]);
+				sl_resources_short_why(pool, why, &w->pod, m->nodes[i], a->slots[i], &full[i]);
 			full[i].excluded = excluded[i];
 		}
 	}
@@ -101,6 +102,7 @@ static void analyze_by_slots(struct sl_reasons *pool, const struct sl_model *m, 
 		}
 	}
 	sl_nodefits_free(full, n);
+	free(why);
 }
 
 /* Inter-pod terms, spread or host ports: the count depends on where each pod went, so pods are
@@ -162,9 +164,8 @@ void sl_static_key(const struct sl_podspec *p, struct sl_buf *b)
 		field(b, p->node_selector.v[i].key, '\x1f');
 		field(b, p->node_selector.v[i].val, '\x1e');
 	}
-	sl_buf_putc(b, 'a');
-	sl_buf_puti(b, p->has_required_affinity);
-	sl_buf_putc(b, '\x1e');
+	/* One copy for the three bytes every key has. */
+	sl_buf_add(b, p->has_required_affinity ? "a1\x1e" : "a0\x1e", 3);
 	for (size_t t = 0; t < p->nterms; t++) {
 		sl_buf_puts(b, "T");
 		for (int f = 0; f < 2; f++) {
@@ -219,11 +220,6 @@ static void judge_node_only(struct sl_cluster *cl, const struct sl_podspec *p, b
 {
 	size_t n = cl->n;
 	bool by_class = sl_judged_by_class(p);
-	struct sl_nodefit *cls_fit = by_class ? sl_xcalloc(cl->ncls + 1, sizeof *cls_fit) : NULL;
-	signed char *cls_ok = by_class ? sl_xcalloc(cl->ncls + 1, 1) : NULL; /* 0 unknown, 1 pass, -1 fail */
-	struct sl_nodefit scratch;
-	/* Without detail (or texts) only the verdicts count: no reason text is formatted. */
-	struct sl_cycle cy = {.cl = cl, .m = cl->m, .p = p, .n = n, .pool = detail && texts ? &cl->reasons : NULL};
 	if (detail)
 		a->fit = sl_xcalloc(n + 1, sizeof *a->fit);
 	struct sl_buf key = SL_BUF_INIT;
@@ -236,9 +232,19 @@ static void judge_node_only(struct sl_cluster *cl, const struct sl_podspec *p, b
 			known = cl->static_verdicts[k];
 		pthread_mutex_unlock(&cl->static_lock);
 	}
-	for (size_t i = 0; i < n && known; i++)
-		static_ok[i] = known[cl->cls[i]] > 0;
-	for (size_t i = 0; i < n && !known; i++) {
+	if (known) {
+		/* A workload written alike was judged before: nothing to allocate or run. */
+		for (size_t i = 0; i < n; i++)
+			static_ok[i] = known[cl->cls[i]] > 0;
+		sl_buf_free(&key);
+		return;
+	}
+	struct sl_nodefit *cls_fit = by_class ? sl_xcalloc(cl->ncls + 1, sizeof *cls_fit) : NULL;
+	signed char *cls_ok = by_class ? sl_xcalloc(cl->ncls + 1, 1) : NULL; /* 0 unknown, 1 pass, -1 fail */
+	struct sl_nodefit scratch;
+	/* Without detail (or texts) only the verdicts count: no reason text is formatted. */
+	struct sl_cycle cy = {.cl = cl, .m = cl->m, .p = p, .n = n, .pool = detail && texts ? &cl->reasons : NULL};
+	for (size_t i = 0; i < n; i++) {
 		struct sl_nodefit *out = detail ? &a->fit[i] : &scratch;
 		if (!by_class) {
 			memset(&scratch, 0, sizeof scratch);
@@ -252,7 +258,7 @@ static void judge_node_only(struct sl_cluster *cl, const struct sl_podspec *p, b
 		if (detail)
 			*out = cls_fit[c];
 	}
-	if (by_class && !detail && !known) {
+	if (by_class && !detail) {
 		/* Every class has a node, so every class was judged above. */
 		pthread_mutex_lock(&cl->static_lock);
 		size_t before = cl->static_keys.n;
@@ -274,14 +280,19 @@ static void judge_node_only(struct sl_cluster *cl, const struct sl_podspec *p, b
 static bool needs_sequence(const struct sl_cluster *cl, const struct sl_workload *w, const char *old_hash)
 {
 	const struct sl_podspec *p = &w->pod;
+	bool hard_spread = false;
+	for (size_t k = 0; k < p->nspread; k++)
+		hard_spread |= p->spread[k].hard;
+	if (p->naffinity || p->nanti || hard_spread || p->nports)
+		return true;
+	/* The generations' labels only for the running pods' terms, made when there are any. */
+	if (!cl->anti_by_ns.keys.n && !cl->anti_wild.keys.n)
+		return false;
 	struct sl_labels gl[2];
 	bool deploy = w->strategy != SL_STRATEGY_NONE;
 	sl_generation_labels(&gl[0], &p->labels, deploy ? old_hash : NULL);
 	sl_generation_labels(&gl[1], &p->labels, deploy ? "schedlint-new" : NULL);
-	bool hard_spread = false;
-	for (size_t k = 0; k < p->nspread; k++)
-		hard_spread |= p->spread[k].hard;
-	bool seq = p->naffinity || p->nanti || hard_spread || p->nports || blocked_by_running(cl, w, gl);
+	bool seq = blocked_by_running(cl, w, gl);
 	free(gl[0].v);
 	free(gl[1].v);
 	return seq;
@@ -376,14 +387,19 @@ static void analyze(struct sl_cluster *cl, const struct sl_workload *w, bool det
 	a->own_running = sl_own_pods(cl, w, &hash, NULL);
 	const char *old_hash = hash ? hash : "schedlint-old";
 
-	bool *excluded = sl_xcalloc(n + 1, sizeof *excluded);
-	bool *static_ok = sl_xcalloc(n + 1, sizeof *static_ok);
+	/* On the stack for a cluster of the usual size: made for every workload analysed. */
+	bool small[2][64];
+	bool big = n >= 64;
+	bool *excluded = big ? sl_xcalloc(n + 1, sizeof *excluded) : memset(small[0], 0, sizeof small[0]);
+	bool *static_ok = big ? sl_xcalloc(n + 1, sizeof *static_ok) : memset(small[1], 0, sizeof small[1]);
 	sl_node_affinity_prefilter(&w->pod, cl->m, excluded);
 	judge_node_only(cl, &w->pod, detail, texts, a, static_ok);
 	a->sequential = needs_sequence(cl, w, old_hash);
 	bool done = !detail && fits_without_detail(cl, w, excluded, static_ok, old_hash, a);
-	free(excluded);
-	free(static_ok);
+	if (big) {
+		free(excluded);
+		free(static_ok);
+	}
 	if (!done && !detail) {
 		/* Something does not fit: the full picture, node by node, for the proof. */
 		struct sl_analysis full;

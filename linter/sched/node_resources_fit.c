@@ -21,15 +21,32 @@ struct sl_fit_state {
  * kubernetes.io), hugepages and attachable volumes. Anything else a pod names is ignored. */
 static bool is_scalar_resource(const char *name)
 {
-	if (!strncmp(name, "hugepages-", 10) || !strncmp(name, "attachable-volumes-", 19))
+	/* Asked for every resource of every pod on every node: the first letter settles most names
+	 * before any prefix is compared. */
+	if ((name[0] == 'h' && !strncmp(name, "hugepages-", 10)) ||
+	    (name[0] == 'a' && !strncmp(name, "attachable-volumes-", 19)))
 		return true;
 	return strchr(name, '/') && !strstr(name, "kubernetes.io/");
 }
 
+/* cpu, memory or ephemeral-storage. */
+static bool is_basic_resource(const char *name)
+{
+	switch (name[0]) {
+	case 'c':
+		return !strcmp(name, "cpu");
+	case 'm':
+		return !strcmp(name, "memory");
+	case 'e':
+		return !strcmp(name, "ephemeral-storage");
+	default:
+		return false;
+	}
+}
+
 bool sl_resource_checked(const char *name)
 {
-	return !strcmp(name, "cpu") || !strcmp(name, "memory") || !strcmp(name, "ephemeral-storage") ||
-	       is_scalar_resource(name);
+	return is_basic_resource(name) || is_scalar_resource(name);
 }
 
 static bool request_all_zero(const struct sl_reslist *req)
@@ -38,8 +55,7 @@ static bool request_all_zero(const struct sl_reslist *req)
 		const char *nm = req->v[i].name;
 		if (is_scalar_resource(nm))
 			return false;
-		if ((!strcmp(nm, "cpu") || !strcmp(nm, "memory") || !strcmp(nm, "ephemeral-storage")) &&
-		    req->v[i].amount)
+		if (req->v[i].amount && is_basic_resource(nm))
 			return false;
 	}
 	return true;
@@ -47,6 +63,24 @@ static bool request_all_zero(const struct sl_reslist *req)
 
 bool sl_resources_short(struct sl_reasons *pool, const struct sl_podspec *p, const struct sl_node *n, int64_t placed,
 			struct sl_nodefit *out)
+{
+	return sl_resources_short_why(pool, NULL, p, n, placed, out);
+}
+
+/* "Insufficient <name>" for p->request.v[k], joined at most once per why. */
+static const char *insufficient(struct sl_reasons *pool, const char **why, const struct sl_podspec *p, size_t k)
+{
+	if (why && why[k])
+		return why[k];
+	const char *const parts[] = {"Insufficient ", p->request.v[k].name};
+	const char *r = sl_reason_join(pool, parts, 2);
+	if (why)
+		why[k] = r;
+	return r;
+}
+
+bool sl_resources_short_why(struct sl_reasons *pool, const char **why, const struct sl_podspec *p,
+			    const struct sl_node *n, int64_t placed, struct sl_nodefit *out)
 {
 	bool short_ = false;
 	if (n->npods + placed + 1 > n->max_pods) {
@@ -65,17 +99,17 @@ bool sl_resources_short(struct sl_reasons *pool, const struct sl_podspec *p, con
 		const char *nm = i < 3 ? basic[i] : p->request.v[i - 3].name;
 		if (i >= 3 && !is_scalar_resource(nm))
 			continue;
-		int64_t req = sl_res_get(&p->request, nm);
+		/* The pod's names are unique (resources.c adds by name): its own entry is the amount. */
+		int64_t req = i < 3 ? sl_res_get(&p->request, nm) : p->request.v[i - 3].amount;
 		int64_t need = sl_sat_add(sl_sat_add(req, sl_res_get(&n->used, nm)), sl_sat_mul(req, placed));
 		if (sl_res_get(&n->alloc, nm) < need) {
 			if (!out)
 				return true;
 			short_ = true;
-			const char *const parts[] = {"Insufficient ", nm};
 			/* Without a pool only the verdict counts (a what-if's): no text is built. */
 			sl_nodefit_fail(out, SL_PL_NODE_RESOURCES_FIT,
 					i < 3  ? basic_reason[i]
-					: pool ? sl_reason_join(pool, parts, 2)
+					: pool ? insufficient(pool, why, p, i - 3)
 					       : "Insufficient resources");
 		}
 	}
@@ -99,13 +133,14 @@ int64_t sl_node_slots(const struct sl_podspec *p, const struct sl_node *n, const
 		const char *nm = i < 3 ? basic[i] : p->request.v[i - 3].name;
 		if (i >= 3 && !sl_resource_checked(nm))
 			continue;
-		int64_t req = sl_res_get(&p->request, nm);
+		const struct sl_res *own = i < 3 ? sl_res_find(&p->request, nm) : &p->request.v[i - 3];
+		int64_t req = own ? own->amount : 0;
 		int64_t free_ = sl_res_get(&n->alloc, nm) - sl_res_get(&n->used, nm);
 		/* A zero request still fails on an overcommitted node (allocatable < requested). */
 		int64_t s = req <= 0 ? (free_ < 0 ? 0 : INT64_MAX) : free_ <= 0 ? 0 : free_ / req;
 		if (s < slots) {
 			slots = s;
-			*limit = sl_res_find(&p->request, nm) ? sl_res_find(&p->request, nm)->name : nm;
+			*limit = own ? own->name : nm;
 		}
 	}
 	return slots;
@@ -168,7 +203,8 @@ int64_t sl_node_capacity(const struct sl_cluster *c, const struct sl_podres *r, 
 int64_t sl_nonzero_request(const struct sl_podspec *p, const char *res)
 {
 	int64_t v = sl_res_get(&p->request, res);
-	return v ? v : !strcmp(res, "cpu") ? NONZERO_CPU : NONZERO_MEM;
+	/* res is "cpu" or "memory": its first letter tells which. */
+	return v ? v : res[0] == 'c' ? NONZERO_CPU : NONZERO_MEM;
 }
 
 void sl_node_resources_fit_prefilter(struct sl_cycle *cy)

@@ -83,6 +83,10 @@ void sl_node_resources_fit_release(struct sl_cycle *cy);
  * NULL, stops at the first shortage. Returns whether anything is short. Reasons go to pool. */
 bool sl_resources_short(struct sl_reasons *pool, const struct sl_podspec *p, const struct sl_node *n, int64_t placed,
 			struct sl_nodefit *out);
+/* The same, for many nodes and one pod: why[k] keeps the reason joined for p->request.v[k]
+ * (NULL until it is first needed), so that it is joined once per pod, not once per node. */
+bool sl_resources_short_why(struct sl_reasons *pool, const char **why, const struct sl_podspec *p,
+			    const struct sl_node *n, int64_t placed, struct sl_nodefit *out);
 /* A pod's requests in the form the capacity count wants: the three resources every node has,
  * and the scalar (extended) ones it names. */
 struct sl_podres {

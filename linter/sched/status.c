@@ -18,11 +18,28 @@ void sl_nodefit_fail(struct sl_nodefit *f, enum sl_plugin p, const char *reason)
 
 const char *sl_reason_join(struct sl_reasons *pool, const char *const *parts, size_t n)
 {
+	/* Joined on the stack when it fits, as nearly every reason does: no allocation for a text
+	 * that is most often interned already. */
+	char tmp[256];
+	size_t len = 0, i;
+	for (i = 0; i < n; i++) {
+		size_t k = strlen(parts[i]);
+		if (k >= sizeof tmp - len)
+			break;
+		memcpy(tmp + len, parts[i], k);
+		len += k;
+	}
+	tmp[len] = 0;
 	struct sl_buf b = SL_BUF_INIT;
-	for (size_t i = 0; i < n; i++)
-		sl_buf_puts(&b, parts[i]);
+	const char *text = tmp;
+	if (i < n) {
+		sl_buf_add(&b, tmp, len);
+		for (; i < n; i++)
+			sl_buf_puts(&b, parts[i]);
+		text = sl_buf_str(&b);
+	}
 	pthread_mutex_lock(&pool->lock);
-	const char *r = sl_intern(&pool->pool, sl_buf_str(&b));
+	const char *r = sl_intern(&pool->pool, text);
 	pthread_mutex_unlock(&pool->lock);
 	sl_buf_free(&b);
 	return r;
@@ -44,13 +61,15 @@ char *sl_fit_error_text(size_t nall, const struct sl_nodefit *fits, size_t n)
 {
 	struct reason_count *rc = NULL;
 	size_t nrc = 0, cap = 0;
+	/* Counted by pointer first (a text is static or interned, so nearly always one pointer), then
+	 * the few entries whose texts are equal merged: no string compared per node. */
 	for (size_t i = 0; i < n; i++) {
 		if (fits[i].excluded)
 			continue;
 		for (size_t j = 0; j < fits[i].nreasons; j++) {
 			size_t k;
 			for (k = 0; k < nrc; k++)
-				if (!strcmp(rc[k].reason, fits[i].reasons[j]))
+				if (rc[k].reason == fits[i].reasons[j])
 					break;
 			if (k == nrc) {
 				sl_grow(&rc, &cap, nrc + 1, sizeof *rc);
@@ -60,6 +79,18 @@ char *sl_fit_error_text(size_t nall, const struct sl_nodefit *fits, size_t n)
 			rc[k].count++;
 		}
 	}
+	size_t u = 0;
+	for (size_t k = 0; k < nrc; k++) {
+		size_t e;
+		for (e = 0; e < u; e++)
+			if (!strcmp(rc[e].reason, rc[k].reason))
+				break;
+		if (e < u)
+			rc[e].count += rc[k].count;
+		else
+			rc[u++] = rc[k];
+	}
+	nrc = u;
 	/* Every "<count> <reason>" in one buffer, each ended by its NUL, sorted by pointer: no printf
 	 * and one allocation, for a text made for every workload whose pods do not all fit. */
 	struct sl_buf all = SL_BUF_INIT;

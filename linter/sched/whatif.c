@@ -32,8 +32,31 @@ static struct sl_node *empty_copy(const struct sl_node *base, const char *name)
 	return n;
 }
 
+/* Whether p's node filters read what a copy changes: the node's name or its hostname label. */
+static bool reads_node_identity(const struct sl_podspec *p)
+{
+	static const char host[] = "kubernetes.io/hostname";
+	if (p->node_name && *p->node_name)
+		return true;
+	for (size_t i = 0; i < p->node_selector.n; i++)
+		if (!strcmp(p->node_selector.v[i].key, host))
+			return true;
+	for (size_t t = 0; p->has_required_affinity && t < p->nterms; t++) {
+		if (p->terms[t].nfields)
+			return true;
+		for (size_t e = 0; e < p->terms[t].nexprs; e++)
+			if (!strcmp(p->terms[t].exprs[e].key, host))
+				return true;
+	}
+	return false;
+}
+
 bool sl_whatif_copy_admits(const struct sl_podspec *p, const struct sl_node *base)
 {
+	/* Asked of every candidate node of every finding: where the copy's name and hostname are not
+	 * read, base's verdict is the copy's, and no copy is made. */
+	if (!reads_node_identity(p))
+		return sl_node_affinity_matches(p, base) && !sl_untolerated_taint(p, base);
 	char name[300];
 	snprintf(name, sizeof name, "%s-copy-1", base->name);
 	struct sl_node *n = empty_copy(base, name);
