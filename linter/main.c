@@ -455,9 +455,9 @@ static void report_config_errors(const struct options *o, const struct sl_config
 	sl_emit_text(stderr, errs, ecolor, true, false);
 	if (o->format == FMT_TEXT || o->explain || o->list_rules || check_output(o, cfg, paths, npaths))
 		return;
-	struct sl_capture cap;
-	emit(sl_capture_open(&cap), o, errs, cfg, NULL, false);
-	sl_capture_write(&cap, o->output, 1, "the report");
+	struct sl_out out;
+	emit(sl_out_open(&out, o->output, 1), o, errs, cfg, NULL, false);
+	sl_out_close(&out, "the report");
 }
 
 /* Stage config: the config, with the command line's additions. One that cannot be used stops the
@@ -502,9 +502,9 @@ static int report(const struct options *o, struct sl_run *run, const struct sl_c
 			struct sl_findings one = {&fs->v[i], 1, 1, 1};
 			sl_emit_text(stderr, &one, ecolor, true, false);
 		}
-	struct sl_capture cap;
-	emit(sl_capture_open(&cap), o, fs, cfg, run, color);
-	return sl_capture_write(&cap, o->output, fd, "the report");
+	struct sl_out out;
+	emit(sl_out_open(&out, o->output, fd), o, fs, cfg, run, color);
+	return sl_out_close(&out, "the report");
 }
 
 /* Stage fix: --fix writes the fixes into the files, --diff prints them. 2 when a file could not be
@@ -591,7 +591,7 @@ int main(int argc, char **argv)
 	else
 		rc = pipeline(&o, argv + optind, (size_t)(argc - optind));
 	free_options(&o);
-	/* Everything is written by now (sl_capture_write); what stdio still holds, and a failed write
+	/* Everything is written by now (sl_capture_write, sl_out_close); what stdio still holds, and a failed write
 	 * to stderr, where the input errors go, make the run fail too. */
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		cli_error("cannot write to standard output: %s", strerror(errno));

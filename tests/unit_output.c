@@ -3,6 +3,7 @@
  * repaired, the language server's messages kept UTF-8, and --output replaced whole or not at
  * all. */
 #include <cjson/cJSON.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "../linter/base/buf.h"
 #include "../linter/base/escape.h"
 #include "../linter/lsp/lsp_rpc.h"
+#include "../linter/report/emit.h"
 #include "../linter/report/output.h"
 #include "unit.h"
 
@@ -297,6 +299,50 @@ static void test_write_file(void)
 	free(path);
 }
 
+/* Bytes that have reached fd, whatever its offset. */
+static off_t written(int fd)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 ? st.st_size : -1;
+}
+
+/* The report is written as it is made, not gathered whole first: most of a large text report has
+ * reached its file before the stream is closed, and --output shows no part of it until then. */
+static void test_out_stream(void)
+{
+	char dir[] = "/tmp/schedlint-unit-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *path = sl_xasprintf("%s/report.txt", dir), *out = sl_xasprintf("%s/out.txt", dir);
+	enum { N = 4000 };
+	struct sl_finding *v = calloc(N, sizeof *v);
+	char msg[80];
+	memset(msg, 'm', sizeof msg - 1);
+	msg[sizeof msg - 1] = 0;
+	for (size_t i = 0; i < N; i++)
+		v[i] = (struct sl_finding){.level = SL_ERROR, .message = msg};
+	struct sl_findings fs = {v, N, N, N};
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	struct sl_out o;
+	sl_emit_text(sl_out_open(&o, NULL, fd), &fs, false, true, false);
+	off_t before = written(fd);
+	CHECK(before > 200000); /* the whole is about 370 KB: a chunk may still be in the stream */
+	CHECK(sl_out_close(&o, "the report") == 0);
+	CHECK(written(fd) > before);
+	close(fd);
+	/* --output: a temporary file beside it fills, renamed into place only when all is written. */
+	sl_emit_text(sl_out_open(&o, out, -1), &fs, false, true, false);
+	struct stat st;
+	CHECK(stat(out, &st) < 0 && entries(dir) == 2);
+	CHECK(sl_out_close(&o, "the report") == 0);
+	CHECK(stat(out, &st) == 0 && st.st_size > 200000 && entries(dir) == 2);
+	unlink(out);
+	unlink(path);
+	rmdir(dir);
+	free(v);
+	free(out);
+	free(path);
+}
+
 void test_output(void)
 {
 	test_escape();
@@ -307,4 +353,5 @@ void test_output(void)
 	test_utf8();
 	test_rpc_utf8();
 	test_write_file();
+	test_out_stream();
 }

@@ -16,6 +16,9 @@
 
 #define SL_VERSION "0.1.0"
 #define SL_HOME "https://github.com/schedlint/schedlint"
+/* What an emitter gathers before it hands it to the stream (output.h streams the report), so
+ * that a report of tens of megabytes is never held whole. */
+#define SL_EMIT_CHUNK ((size_t)1 << 16)
 
 struct sl_rule;
 struct sl_config;

@@ -111,6 +111,10 @@ void sl_emit_github(FILE *fp, const struct sl_findings *fs, bool show_suppressed
 		sl_buf_puts(out, "::");
 		message(out, root, f);
 		sl_buf_putc(out, '\n');
+		if (b.len >= SL_EMIT_CHUNK) { /* written as it is made: the report is not held whole */
+			fwrite(b.s, 1, b.len, fp);
+			sl_buf_reset(&b);
+		}
 	}
 	fwrite(sl_buf_str(&b), 1, b.len, fp);
 	sl_buf_free(&b);

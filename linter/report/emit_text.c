@@ -106,6 +106,10 @@ void sl_emit_text(FILE *out, const struct sl_findings *fs, bool color, bool erro
 		if ((!f->rule && !errors_too) || (f->nsupp && !show_suppressed))
 			continue;
 		finding(&b, &ln, f, color);
+		if (b.len >= SL_EMIT_CHUNK) { /* written as it is made: the report is not held whole */
+			fwrite(b.s, 1, b.len, out);
+			sl_buf_reset(&b);
+		}
 	}
 	fwrite(sl_buf_str(&b), 1, b.len, out);
 	sl_buf_free(&ln);

@@ -32,6 +32,31 @@ FILE *sl_capture_open(struct sl_capture *c);
  * stderr. */
 int sl_capture_write(struct sl_capture *c, const char *path, int fd, const char *what);
 
+/* The report, written as it is made rather than gathered first (a report of tens of megabytes
+ * would double the memory the run holds): to path as sl_write_file writes it (a temporary file
+ * renamed over path only when every write succeeded), or when path is NULL to fd. Each write is
+ * checked and the first failure's reason kept. Where the C library cannot make such a stream
+ * (fopencookie is glibc's), the report is gathered in an sl_capture and written whole. */
+/* Where a file's bytes go: path itself when it is not a regular file, else a temporary file
+ * beside it renamed over path at the end. */
+struct sl_out_target {
+	int fd;
+	char *tmp;    /* NULL: written directly */
+	char *target; /* path, links followed */
+};
+struct sl_out {
+	FILE *f; /* write into this */
+	const char *path;
+	int fd;
+	int err; /* the first failure's errno, 0 */
+	struct sl_out_target t;
+	struct sl_capture mem;
+};
+FILE *sl_out_open(struct sl_out *o, const char *path, int fd);
+/* Everything written, or 2 after "schedlint: error: cannot write WHAT[ to PATH]: reason" on
+ * stderr; o is closed. */
+int sl_out_close(struct sl_out *o, const char *what);
+
 /* Whether a and b name the same existing file (device and inode, links followed). */
 bool sl_same_file(const char *a, const char *b);
 
