@@ -28,6 +28,7 @@ struct evolving {
 	size_t nplaced;
 	struct sl_labels *labels; /* per workload: its placed pods' labels */
 	char (*hash)[32];         /* per workload without a running pod: a pod-template-hash of its own */
+	bool *excluded, *ok;      /* per node, for the workload being placed: made once, not per workload */
 };
 
 static void evolving_init(struct evolving *e, const struct sl_model *m, size_t nw, int64_t total)
@@ -50,6 +51,8 @@ static void evolving_init(struct evolving *e, const struct sl_model *m, size_t n
 		memcpy(e->m.pods, m->pods, m->npods * sizeof *e->m.pods);
 	e->labels = sl_xcalloc(nw + 1, sizeof *e->labels);
 	e->hash = sl_xcalloc(nw + 1, sizeof *e->hash);
+	e->excluded = sl_xcalloc(m->nnodes + 1, sizeof *e->excluded);
+	e->ok = sl_xcalloc(m->nnodes + 1, sizeof *e->ok);
 }
 
 static void evolving_free(struct evolving *e, size_t nw)
@@ -60,6 +63,8 @@ static void evolving_free(struct evolving *e, size_t nw)
 		free(e->labels[i].v);
 	free(e->labels);
 	free(e->hash);
+	free(e->excluded);
+	free(e->ok);
 	free(e->nodes);
 	free(e->m.nodes);
 	free(e->m.pods);
@@ -144,6 +149,21 @@ static char **why_not(const struct sl_cycle *s)
 	return why;
 }
 
+/* "schedlint-<wi>" into h (32 bytes): a workload's own pod-template-hash, written without printf
+ * (once per workload placed). */
+static void own_hash(char *h, size_t wi)
+{
+	char digits[24];
+	size_t n = 0;
+	do
+		digits[n++] = (char)('0' + wi % 10);
+	while ((wi /= 10) && n < sizeof digits);
+	memcpy(h, "schedlint-", 10);
+	for (size_t i = 0; i < n; i++)
+		h[10 + i] = digits[n - 1 - i];
+	h[10 + n] = '\0';
+}
+
 /* One workload on the cluster cl as it is now: how many of its todo pods the scheduler places, and
  * where (bound into e, and charged to cl's nodes); with why, why its next pod finds no node when
  * it falls short. */
@@ -159,13 +179,15 @@ static int64_t place_one(struct evolving *e, struct sl_cluster *cl, const struct
 		steady.strategy = SL_STRATEGY_RECREATE;
 	if (steady.replicas > todo)
 		steady.replicas = todo;
-	bool *excluded = sl_xcalloc(n + 1, sizeof *excluded), *ok = sl_xcalloc(n + 1, sizeof *ok);
+	bool *excluded = e->excluded, *ok = e->ok;
+	memset(excluded, 0, n * sizeof *excluded);
+	memset(ok, 0, n * sizeof *ok);
 	sl_node_affinity_prefilter(&w->pod, &e->m, excluded);
 	sl_node_only_verdicts(cl, &w->pod, ok);
 	struct sl_cycle s;
 	int64_t placed, surge;
 	/* Two Deployments are two ReplicaSets: their pods never share a hash (matchLabelKeys). */
-	snprintf(e->hash[wi], sizeof e->hash[wi], "schedlint-%zu", wi);
+	own_hash(e->hash[wi], wi);
 	sl_cycle_init(&s, cl, &steady, excluded, ok, hash ? hash : e->hash[wi]);
 	sl_place_all(&s, &steady, NULL, 0, &placed, &surge, NULL, NULL);
 	*work += s.work;
@@ -182,8 +204,6 @@ static int64_t place_one(struct evolving *e, struct sl_cluster *cl, const struct
 			out->log[out->nlog++] = (struct sl_release_binding){wi, k, s.placed_gen[0][k]};
 		}
 	sl_cycle_free(&s);
-	free(excluded);
-	free(ok);
 	return placed;
 }
 
