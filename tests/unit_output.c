@@ -189,17 +189,6 @@ static void test_utf8(void)
 	sl_buf_free(&b);
 }
 
-static bool json_is(const char *in, const char *want)
-{
-	struct sl_buf b = SL_BUF_INIT;
-	sl_esc_json(&b, in, strlen(in));
-	bool ok = !strcmp(sl_buf_str(&b), want);
-	if (!ok)
-		fprintf(stderr, "  sl_esc_json: '%s', expected '%s'\n", sl_buf_str(&b), want);
-	sl_buf_free(&b);
-	return ok;
-}
-
 /* Printed JSON made safe: ASCII below DEL (cJSON's layout and escapes included) as it is, "##["
  * wherever the '#'s are, DEL, C1, bidirectional controls and separators as \u escapes, bytes that
  * are not UTF-8 as U+FFFD. */
