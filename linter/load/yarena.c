@@ -14,7 +14,7 @@ struct sl_arena_chunk {
 /* Bump allocation from a list of chunks that double from 64 KiB to SL_HUGE_MIN, so a small
  * manifest stays small and a large inventory fills huge pages (larger requests get a chunk of
  * their own). A spare chunk (a dropped document's) is taken before a new one. */
-static void *chunk_alloc(struct sl_arena_chunk **list, struct sl_arena_chunk **spare, size_t n)
+static void *chunk_alloc(struct sl_arena_chunk **list, struct sl_arena_chunk **spare, size_t first, size_t n)
 {
 	struct sl_arena_chunk *c = *list;
 	if ((!c || c->cap - c->used < n) && *spare && (*spare)->cap >= n) {
@@ -24,7 +24,7 @@ static void *chunk_alloc(struct sl_arena_chunk **list, struct sl_arena_chunk **s
 		c->next = *list;
 		*list = c;
 	} else if (!c || c->cap - c->used < n) {
-		size_t cap = c ? 2 * (sizeof *c + c->cap) : 65536;
+		size_t cap = c ? 2 * (sizeof *c + c->cap) : first ? first : 65536;
 		if (cap >= SL_HUGE_MIN)
 			cap = SL_HUGE_MIN;
 		cap -= sizeof *c;
@@ -59,12 +59,12 @@ static void chunks_free(struct sl_arena_chunk **list)
 
 void *sl_yarena_node(struct sl_yarena *a, size_t n)
 {
-	return chunk_alloc(&a->list[0], &a->spare[0], (n + NODE_ALIGN - 1) / NODE_ALIGN * NODE_ALIGN);
+	return chunk_alloc(&a->list[0], &a->spare[0], a->first, (n + NODE_ALIGN - 1) / NODE_ALIGN * NODE_ALIGN);
 }
 
 char *sl_yarena_text(struct sl_yarena *a, size_t n)
 {
-	return chunk_alloc(&a->list[1], &a->spare[1], n);
+	return chunk_alloc(&a->list[1], &a->spare[1], a->first, n);
 }
 
 struct sl_yarena_mark sl_yarena_mark(const struct sl_yarena *a)
