@@ -89,7 +89,7 @@ with=$(best ./schedlint --config build/bench-patterns.yaml fixtures)
 echo "1,000 patterns: ${base} us without, ${with} us with: +$(((with - base) / 1000)) ms (target: under 50 ms)"
 echo "== lsp"
 if [ -d "$SHARED/corpus" ]; then
-	seed=fixtures/rollout-deadlock/seed-gpu-tracker
+	seed=$(pwd)/fixtures/rollout-deadlock/seed-gpu-tracker # absolute: the client makes URIs of it
 	before=$(cut -d' ' -f1-3 /proc/loadavg)
 	out=$("$client" ./schedlint latency "$(cd "$SHARED/corpus" && pwd)" "$seed/manifest.yaml" "$seed/nodes.yaml" 40)
 	rc=$?
