@@ -63,7 +63,7 @@ build/asan/conformance: tests/conformance.c $(ASANLIB)
 	$(CC) $(STD) -O1 -g $(SAN) $(PKG_CFLAGS) -o $@ $< $(ASANLIB) $(PKG_LIBS)
 
 # The scripted language server client (tests/run-lsp.sh): its own framing, cJSON for the rest.
-LSPCLIENT := tests/lspclient.c tests/lspclient_docs.c tests/lspclient_protocol.c
+LSPCLIENT := tests/lspclient.c tests/lspclient_docs.c tests/lspclient_incr.c tests/lspclient_protocol.c
 build/asan/lspclient: $(LSPCLIENT) tests/lspclient.h
 	@mkdir -p $(dir $@)
 	$(CC) $(STD) -O1 -g $(SAN) $(PKG_CFLAGS) -o $@ $(LSPCLIENT) $(PKG_LIBS)

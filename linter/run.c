@@ -172,8 +172,17 @@ static bool key_read(void *ctx, const char *key)
 static void model(struct sl_run *r, const struct target *t, struct sl_model *m, struct sl_findings *errs)
 {
 	struct sl_findings loaded = {0};
-	struct sl_tree_readers readers = {source_read, object_read, key_read, r->fix || r->keep_bytes, r};
+	struct sl_tree_readers readers = {source_read, object_read,   key_read, r->fix || r->keep_bytes,
+					  r,           r->parse_cache};
 	sl_model_load_many(m, t->loads, t->nloads, &readers, &loaded);
+	/* A source the cache's parse stood in for: the cache's takes its place in the run. */
+	for (size_t i = 0; i < t->nloads; i++) {
+		struct sl_source **at = &r->ss.v[t->loads[i].src->order];
+		if (*at != t->loads[i].src) {
+			sl_source_free(*at);
+			*at = t->loads[i].src;
+		}
+	}
 	const struct sl_target *tg = t->index >= 0 ? &r->cfg->targets[t->index] : NULL;
 	bool own = tg && tg->kube_minor;
 	sl_model_apply_version(m, r->kube_minor, r->kube_text, own ? tg->kube_minor : r->cfg->kube_minor,

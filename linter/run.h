@@ -14,6 +14,7 @@
 
 struct sl_explained;
 struct sl_overlay;
+struct sl_parse_cache;
 
 struct sl_run {
 	struct sl_config *cfg;
@@ -27,6 +28,10 @@ struct sl_run {
 	 * the run. */
 	struct sl_overlay *overlay;
 	bool keep_bytes;
+	/* The language server's too: sources parsed by earlier runs, taken again where their bytes
+	 * are the same (model/parsecache.h; NULL: every source is parsed). The run's sources then
+	 * include the cache's, borrowed: the cache must outlive the run. Needs keep_bytes. */
+	struct sl_parse_cache *parse_cache;
 	/* The language server's too: asked between stages, true when what the run lints has changed
 	 * meanwhile; the run then ends early, cancelled, its findings incomplete. NULL: never. */
 	bool (*stale)(void *ctx);

@@ -9,7 +9,11 @@
 #  4. instructions: callgrind's count of schedlint's instructions against the bare parse's, on the
 #     corpus x1 and on the rules input (tests/run-instructions.sh; needs valgrind);
 #  5. patterns: what a config of 1,000 PCRE2 patterns (tests/gen-patterns.sh) adds to a run over
-#     the project's fixtures, best of 7 runs each (target: under 50 ms).
+#     the project's fixtures, best of 7 runs each (target: under 50 ms);
+#  6. lsp: the language server with $SHARED/corpus as its workspace (when it is there): the time
+#     from a change of an open document to its diagnostics, median and 90th percentile of 40
+#     changes (tests/lspclient.c's latency scenario; target: a median of at most 100 ms on 2
+#     cores), with the load average before and after, since other work on the machine decides it.
 # Each figure is the best wall time of 5 runs, with the peak RSS and its ratio to the input's
 # bytes. The targets printed are not enforced: a slow run still exits 0. It exits non-zero only
 # when the benchmark itself cannot run, e.g. when schedlint rejects the generated input.
@@ -30,6 +34,14 @@ if [ ! -x "$bin" ] || [ -n "$(find tests/bench.c tests/bench_gen.c tests/bench_s
 	# Unquoted: CC may carry words of its own ("ccache gcc"), as it may for make.
 	# shellcheck disable=SC2086
 	${CC:-cc} $flags -o "$bin" tests/bench.c tests/bench_gen.c tests/bench_scale.c || exit 1
+fi
+client=build/lspclient
+if [ ! -x "$client" ] || [ -n "$(find tests/lspclient*.c tests/lspclient.h -newer "$client")" ]; then
+	cj=$(pkg-config --cflags --libs libcjson) || exit 1
+	echo "${CC:-cc} $flags -o $client tests/lspclient*.c $cj -lm"
+	# shellcheck disable=SC2086
+	${CC:-cc} $flags -o "$client" tests/lspclient.c tests/lspclient_docs.c tests/lspclient_incr.c \
+		tests/lspclient_protocol.c $cj -lm || exit 1
 fi
 if [ ! -x "$bare" ] || [ -n "$(find tests/bareparse.c -newer "$bare")" ]; then
 	yaml=$(pkg-config --cflags --libs yaml-0.1) || exit 1
@@ -99,3 +111,24 @@ best() { # the fastest of 7 runs, in microseconds
 base=$(best ./schedlint --no-config fixtures)
 with=$(best ./schedlint --config build/bench-patterns.yaml fixtures)
 echo "1,000 patterns: ${base} us without, ${with} us with: +$(((with - base) / 1000)) ms (target: under 50 ms)"
+echo "== lsp"
+if [ -d "$SHARED/corpus" ]; then
+	seed=$(pwd)/fixtures/rollout-deadlock/seed-gpu-tracker # absolute: the client makes URIs of it
+	before=$(cut -d' ' -f1-3 /proc/loadavg)
+	out=$("$client" ./schedlint latency "$(cd "$SHARED/corpus" && pwd)" "$seed/manifest.yaml" "$seed/nodes.yaml" 40)
+	rc=$?
+	after=$(cut -d' ' -f1-3 /proc/loadavg)
+	if [ $rc -ne 0 ]; then
+		echo "$out" | grep '^FAIL'
+		echo "bench: the language server's latency scenario failed" >&2
+		exit 1
+	fi
+	median=$(echo "$out" | sed -n 's/.*a change to its diagnostics: median \([0-9.]*\) ms.*/\1/p')
+	p90=$(echo "$out" | sed -n 's/.*ms, 90% \([0-9.]*\) ms.*/\1/p')
+	met=$(awk -v m="$median" 'BEGIN { print (m <= 100 ? "met" : "NOT met") }')
+	echo "bench: lsp over the corpus: a change to its diagnostics: median $median ms, 90% $p90 ms (40 changes);" \
+		"load average $before before, $after after ($(nproc) cores online)"
+	echo "bench: lsp: target: a median of at most 100 ms on 2 cores: $met"
+else
+	echo "bench: lsp skipped ($SHARED/corpus not found)"
+fi

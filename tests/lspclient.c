@@ -512,6 +512,8 @@ int main(int argc, char **argv)
 		edits(argv[3], atoi(argv[4]), atol(argv[5]));
 	else if (!strcmp(sc, "json"))
 		json_files(argv + 3, argc - 3);
+	else if (!strcmp(sc, "incremental") && argc == 5)
+		incremental(argv[3], argv[4]);
 	else if (!strcmp(sc, "latency") && argc == 7)
 		latency(argv[3], argv[4], argv[5], atoi(argv[6]));
 	else {

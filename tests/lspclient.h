@@ -92,5 +92,6 @@ int refresh(const char *ws);
 int protocol(const char *ws);
 int edits(const char *ws, int n, long slack_kb);
 int latency(const char *root, const char *doc, const char *nodes, int n);
+int incremental(const char *ws, const char *ws2);
 
 #endif

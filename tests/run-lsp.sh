@@ -13,6 +13,10 @@
 #   refresh   the inventory changed on disk: read again, announced or not;
 #   protocol  malformed messages, unknown methods, bad positions: the protocol's errors, and the
 #             server serves on; exit statuses 0 after shutdown, 1 without;
+#   incremental  the seed's manifest and nodes changed in turn, as open documents: after each
+#             change the diagnostics a fresh server gives for the same texts (the nodes file
+#             decides the manifest's finding), and only the changed file parsed again (each run
+#             logs how many of its files it took as parsed before);
 #   edits     10,000 edits under the sanitizers (no leak, no crash) and with the release build;
 #             the server's resident memory from the first tenth to the end must not grow;
 #   latency   with the shared corpus as the workspace (when SHARED has it), every change's
@@ -90,6 +94,9 @@ mkdir -p "$tmp/ws-refresh"
 cp "$seed/manifest.yaml" "$seed/nodes.yaml" "$tmp/ws-refresh/"
 scenario refresh "$client" "$asan" refresh "$tmp/ws-refresh"
 scenario protocol "$client" "$asan" protocol "$tmp/ws"
+mkdir -p "$tmp/ws-incr" "$tmp/ws-fresh"
+cp "$seed/manifest.yaml" "$seed/nodes.yaml" "$tmp/ws-incr/"
+scenario incremental "$client" "$asan" incremental "$tmp/ws-incr" "$tmp/ws-fresh"
 
 # Under the sanitizers the quarantine of freed memory (256 MiB by default) would hold the resident
 # size up for thousands of edits; a small one lets it settle. Even so each finished thread leaves

@@ -33,7 +33,8 @@ static struct sl_source *source_adopt(const char *path, char *data, size_t len, 
 void sl_sources_free(struct sl_sources *ss)
 {
 	for (size_t i = 0; i < ss->n; i++)
-		sl_source_free(ss->v[i]);
+		if (ss->v[i] && !ss->v[i]->borrowed)
+			sl_source_free(ss->v[i]);
 	free(ss->v);
 	for (size_t i = 0; i < ss->ncharts; i++)
 		free(ss->charts[i]);

@@ -34,6 +34,7 @@ struct sl_source {
 	bool want_origin;         /* --fix may rewrite it: read it in its directory, and record where */
 	struct sl_origin *origin; /* where it was read (origin.h), when wanted; owned */
 	const struct sl_origin_dir *origin_dir; /* the directory to read it in, when wanted (the sources') */
+	bool borrowed; /* another owns it (the language server's parse cache): sl_sources_free leaves it */
 };
 
 /* Build the line (and code point) index that positions need. Idempotent. Sources read from

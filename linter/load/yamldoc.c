@@ -14,8 +14,10 @@
 
 void sl_ystream_free(struct sl_ystream *ys)
 {
-	sl_yarena_free(&ys->own);
-	free(ys->docs);
+	if (!ys->borrowed) {
+		sl_yarena_free(&ys->own);
+		free(ys->docs);
+	}
 	memset(ys, 0, sizeof *ys);
 }
 

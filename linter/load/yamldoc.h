@@ -47,8 +47,9 @@ struct sl_ystream {
 	struct sl_yarena *shared; /* NULL, or the arena to allocate from (it outlives the stream) */
 	struct sl_ydoc *docs;
 	size_t n, cap;
-	bool hostile; /* a limit stopped the parse (nesting, alias expansion): an error in any file */
-	bool partial; /* a document or an entry was left out (sl_yaml_parse_some) */
+	bool hostile;  /* a limit stopped the parse (nesting, alias expansion): an error in any file */
+	bool partial;  /* a document or an entry was left out (sl_yaml_parse_some) */
+	bool borrowed; /* a copy of one another owns (a parse cache's): freeing it frees nothing */
 };
 
 /* Parse every document of src (into out->shared when set, out->own otherwise). Complete

@@ -8,7 +8,7 @@
 /* Bump allocation from a list of chunks that double from 64 KiB to SL_HUGE_MIN, so a small
  * manifest stays small and a large inventory fills huge pages (larger requests get a chunk of
  * their own). A spare chunk (a dropped document's) is taken before a new one. */
-static void *chunk_alloc(struct sl_arena_chunk **list, struct sl_arena_chunk **spare, size_t n)
+static void *chunk_alloc(struct sl_arena_chunk **list, struct sl_arena_chunk **spare, size_t first, size_t n)
 {
 	struct sl_arena_chunk *c = *list;
 	if ((!c || c->cap - c->used < n) && *spare && (*spare)->cap >= n) {
@@ -18,7 +18,7 @@ static void *chunk_alloc(struct sl_arena_chunk **list, struct sl_arena_chunk **s
 		c->next = *list;
 		*list = c;
 	} else if (!c || c->cap - c->used < n) {
-		size_t cap = c ? 2 * (sizeof *c + c->cap) : 65536;
+		size_t cap = c ? 2 * (sizeof *c + c->cap) : first ? first : 65536;
 		if (cap >= SL_HUGE_MIN)
 			cap = SL_HUGE_MIN;
 		cap -= sizeof *c;
@@ -49,7 +49,7 @@ static void chunks_free(struct sl_arena_chunk **list)
 
 void *sl_yarena_alloc_slow(struct sl_yarena *a, int k, size_t n)
 {
-	return chunk_alloc(&a->list[k], &a->spare[k], n);
+	return chunk_alloc(&a->list[k], &a->spare[k], a->first, n);
 }
 
 struct sl_yarena_mark sl_yarena_mark(const struct sl_yarena *a)

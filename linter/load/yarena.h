@@ -14,6 +14,9 @@ struct sl_arena_chunk {
 struct sl_yarena {
 	struct sl_arena_chunk *list[2];  /* [0] nodes, [1] scalar text */
 	struct sl_arena_chunk *spare[2]; /* chunks given back, taken before new ones */
+	/* The first chunk's size (0: 64 KiB). An arena of one small source, kept for long (a parse
+	 * cache's), asks for less: thousands of them would each hold 128 KiB mostly empty. */
+	size_t first;
 };
 
 /* What the two below do when the newest chunk of list k (0 nodes, 1 text) has no room. */

@@ -583,6 +583,7 @@ static void free_server(struct sl_lsp *s)
 	free_list(&s->pods, &s->npods);
 	free(s->config_opt);
 	sl_overlay_free(&s->ov);
+	sl_parse_cache_free(&s->parsed);
 	sl_rpc_free(&s->rpc);
 }
 
@@ -595,6 +596,7 @@ int sl_lsp_serve(int in, int out)
 	sl_rpc_init(&s.rpc, in, out);
 	s.out = (struct sl_lsp_out){.ctx = &s, .notify = notify, .log = log_line};
 	sl_overlay_init(&s.ov);
+	sl_parse_cache_init(&s.parsed);
 	while (!s.exiting && !s.rpc.out_gone) {
 		take_messages(&s);
 		/* Whatever else has come is taken before linting: a change followed by more changes is

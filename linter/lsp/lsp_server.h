@@ -12,6 +12,7 @@
 
 #include "../config/config.h"
 #include "../load/overlay.h"
+#include "../model/parsecache.h"
 #include "lsp_pos.h"
 #include "lsp_rpc.h"
 
@@ -64,6 +65,9 @@ struct sl_lsp {
 	struct sl_lsp_doc **docs;
 	size_t ndocs, capdocs;
 	struct sl_overlay ov;
+	/* The sources the last run parsed, kept for the next: a change re-parses what changed. Its
+	 * entries are borrowed by s->run, so it is swept or cleared only when no run is held. */
+	struct sl_parse_cache parsed;
 	/* The config the last run used, and the file it came from as it was then. */
 	struct sl_config cfg;
 	bool have_cfg, cfg_ok;

@@ -11,6 +11,7 @@
 #include "../load/input.h"
 #include "../load/manifest.h"
 #include "model_read.h"
+#include "parsecache.h"
 #include "relate.h"
 
 /* Append x to the model's array f (growing capf, counting nf). */
@@ -240,6 +241,11 @@ struct parse_job {
 	struct sl_findings errs; /* the source's input errors: parsing's, then loading's */
 	struct sl_model part;    /* what the source holds, merged into the model in source order */
 	int rc;
+	/* With a parse cache: the entry this source may take (its bytes permitting), whether its own
+	 * parse may be kept, and what came of it: taken, or to be kept. */
+	struct sl_parsed *cached;
+	bool cacheable, hit, store;
+	struct sl_source *src; /* the source parsed: in->src, or the cache's when taken */
 };
 
 struct parse_queue {
@@ -254,6 +260,50 @@ struct parse_thread {
 	struct sl_yarena *arena;
 };
 
+/* The cache's parse of the same bytes, in place of parsing them again: the fresh source is left
+ * to the caller, the cache's takes its place in the run. */
+static void take_cached(struct parse_job *j)
+{
+	struct sl_source *fresh = j->in->src, *src = j->cached->src;
+	src->order = fresh->order;
+	src->parsed = false;
+	src->skipped = j->cached->skipped;
+	src->cache = fresh->cache;
+	*j->ys = j->cached->ys;
+	j->ys->borrowed = true;
+	j->src = src;
+	j->hit = true;
+}
+
+/* Parse j's source (read already) into its stream; true when it holds objects to load. */
+static bool parse_source(struct parse_job *j, struct sl_yarena *arena)
+{
+	struct sl_source *src = j->src;
+	/* A parse to keep goes to an arena of its own, the cache frees it alone, sized by the source
+	 * (a tree takes a few times the bytes it is parsed from). */
+	j->ys->shared = j->cacheable ? NULL : arena;
+	j->ys->own.first = src->len < 4096 ? 4096 : src->len < 65536 ? src->len / 1024 * 1024 + 1024 : 65536;
+	sl_source_index(src);
+	if (src->failed || src->skipped)
+		return false;
+	struct tree_need need = {j->readers, false, false, false};
+	if (j->readers && j->in->role == SL_ROLE_MANIFESTS) {
+		/* Values nothing reads are left out unless a tree is read whole (a policy or a
+		 * suppression may read any of it, and telling a Go template's "{{" from text in
+		 * a string needs every scalar). */
+		need.all =
+		    (j->readers->source && j->readers->source(j->readers->ctx, src)) || sl_manifest_has_braces(src);
+		struct sl_yfilter f = {tree_needed, &need, need.all ? NULL : unread_value,
+				       !need.all && !j->readers->all_bytes && !src->shared};
+		j->rc = sl_yaml_parse_some(src, j->ys, &j->errs, &f);
+	} else
+		j->rc = sl_yaml_parse_keep(src, j->ys, &j->errs, keep_paths(j->in->role));
+	bool skip = j->in->role == SL_ROLE_MANIFESTS && sl_manifest_screen(src, j->ys, need.object, &j->errs, &j->rc);
+	/* Only a parse without errors is kept: parsing again reports them again. */
+	j->store = j->cacheable && j->rc == 0 && !j->errs.n && !j->ys->hostile;
+	return !skip;
+}
+
 static void *parse_worker(void *arg)
 {
 	struct parse_thread *t = arg;
@@ -261,34 +311,58 @@ static void *parse_worker(void *arg)
 	for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;) {
 		struct parse_job *j = &q->jobs[i];
 		j->ys->shared = t->arena;
-		if (sl_source_read(j->in->src, &j->errs) < 0)
+		j->src = j->in->src;
+		if (sl_source_read(j->src, &j->errs) < 0)
 			j->rc = -1;
-		sl_source_index(j->in->src);
-		if (j->in->src->failed || j->in->src->skipped)
+		if (j->cached && sl_parse_cache_matches(j->cached, j->src))
+			take_cached(j);
+		else if (!parse_source(j, t->arena))
 			continue;
-		struct tree_need need = {j->readers, false, false, false};
-		if (j->readers && j->in->role == SL_ROLE_MANIFESTS) {
-			/* Values nothing reads are left out unless a tree is read whole (a policy or a
-			 * suppression may read any of it, and telling a Go template's "{{" from text in
-			 * a string needs every scalar). */
-			need.all = (j->readers->source && j->readers->source(j->readers->ctx, j->in->src)) ||
-				   sl_manifest_has_braces(j->in->src);
-			struct sl_yfilter f = {tree_needed, &need, need.all ? NULL : unread_value,
-					       !need.all && !j->readers->all_bytes && !j->in->src->shared};
-			j->rc = sl_yaml_parse_some(j->in->src, j->ys, &j->errs, &f);
-		} else
-			j->rc = sl_yaml_parse_keep(j->in->src, j->ys, &j->errs, keep_paths(j->in->role));
-		if (j->in->role == SL_ROLE_MANIFESTS &&
-		    sl_manifest_screen(j->in->src, j->ys, need.object, &j->errs, &j->rc))
+		if (j->src->skipped)
 			continue;
-		struct sl_read c = {j->in->src, &j->errs, 0};
+		struct sl_read c = {j->src, &j->errs, 0};
 		for (size_t d = 0; d < j->ys->n; d++) {
 			if (load_object(&j->part, &c, j->ys->docs[d].root, j->in->role, 0) < 0)
 				j->rc = -1;
-			load_hpas(&j->part, j->in->src, j->ys->docs[d].root);
+			load_hpas(&j->part, j->src, j->ys->docs[d].root);
 		}
 	}
 	return NULL;
+}
+
+/* Which sources may use the cache: read from a file (not shared by two loads, whose trees one
+ * parse must serve both), in a run that keeps every byte. */
+static void claim_cached(struct parse_job *jobs, size_t n, const struct sl_tree_readers *readers)
+{
+	struct sl_parse_cache *c = readers ? readers->cache : NULL;
+	if (!c || !readers->all_bytes)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const struct sl_source *src = jobs[i].in->src;
+		if (src->shared || src->from_stdin || src->failed || src->borrowed)
+			continue;
+		jobs[i].cached = sl_parse_cache_claim(c, src->path, (int)jobs[i].in->role, &jobs[i].cacheable);
+	}
+}
+
+/* After the parse: the cache's sources in the places of the ones that took them, new parses
+ * kept (the run borrows them from then on). */
+static void settle_cached(struct parse_job *jobs, struct sl_load *v, size_t n, const struct sl_tree_readers *readers)
+{
+	struct sl_parse_cache *c = readers ? readers->cache : NULL;
+	for (size_t i = 0; c && i < n; i++) {
+		struct parse_job *j = &jobs[i];
+		if (j->hit) {
+			v[i].src = j->src;
+			c->hits++;
+			continue;
+		}
+		c->misses += j->cached || j->cacheable;
+		if (!j->store)
+			continue;
+		sl_parse_cache_store(c, (int)j->in->role, j->src, j->ys, j->src->skipped);
+		j->ys->borrowed = true;
+	}
 }
 
 /* Append what part holds to m and leave part empty, as if part's objects had been loaded into m
@@ -318,7 +392,7 @@ static void merge_model(struct sl_model *m, struct sl_model *part)
 	memset(part, 0, sizeof *part);
 }
 
-int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, const struct sl_tree_readers *readers,
+int sl_model_load_many(struct sl_model *m, struct sl_load *v, size_t n, const struct sl_tree_readers *readers,
 		       struct sl_findings *errs)
 {
 	if (!n)
@@ -332,6 +406,7 @@ int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, co
 		memset(jobs[i].ys, 0, sizeof *jobs[i].ys);
 	}
 	m->nstreams += n;
+	claim_cached(jobs, n, readers);
 	/* Parsing and loading are most of the time on large inputs and each source is read alone:
 	 * a second thread takes the next source while the first is busy, each into a model of its
 	 * own, merged here in source order so that the result does not depend on the timing. */
@@ -347,6 +422,7 @@ int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, co
 	parse_worker(&th[0]);
 	if (threaded)
 		pthread_join(helper, NULL);
+	settle_cached(jobs, v, n, readers);
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		sl_findings_move(errs, &jobs[i].errs); /* none for a source that failed before */

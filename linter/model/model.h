@@ -22,6 +22,7 @@
 #include "pvc.h"
 #include "workload.h"
 
+struct sl_parse_cache;
 struct sl_source;
 
 struct sl_model {
@@ -74,9 +75,14 @@ struct sl_tree_readers {
 	bool (*key)(void *ctx, const char *key); /* an object's entry is looked up by key (a policy's field) */
 	bool all_bytes;                          /* every byte of a source is read again (--fix rewrites whole files) */
 	void *ctx;
+	/* Parses kept between runs (parsecache.h; NULL: none), used when all_bytes is set (a parse
+	 * that forgets bytes cannot be compared with them again) and the readers do not change
+	 * between the runs that share it. */
+	struct sl_parse_cache *cache;
 };
-/* readers NULL: every tree is kept. */
-int sl_model_load_many(struct sl_model *m, const struct sl_load *v, size_t n, const struct sl_tree_readers *readers,
+/* readers NULL: every tree is kept. A source that takes the cache's parse of the same bytes is
+ * replaced in v by the cache's (the caller puts it in place of the one it read, and frees that). */
+int sl_model_load_many(struct sl_model *m, struct sl_load *v, size_t n, const struct sl_tree_readers *readers,
 		       struct sl_findings *errs);
 /* Parse a source and add what it holds. Input errors go to errs; returns -1 if there was any. */
 int sl_model_load(struct sl_model *m, struct sl_source *src, enum sl_input_role role, struct sl_findings *errs);
