@@ -268,10 +268,12 @@ void sl_note_preemption(struct sl_finding *f, const struct sl_model *m, const st
 		const struct sl_node *n = m->nodes[i];
 		if (fit->excluded)
 			continue;
-		/* Pod affinity that finds no pod, and a missing topology key, are unresolvable too. */
-		bool unresolvable = fit->nreasons && (strstr(fit->reasons[0], "didn't match pod affinity rules") ||
-						      strstr(fit->reasons[0], "(missing required label)"));
-		if (fit->plugin != SL_FITS && (!sl_plugin_preemptible(fit->plugin) || unresolvable)) {
+		/* Pod affinity that finds no pod, and a missing topology key, are unresolvable too (the
+		 * texts searched only for a node a preemptible filter rejects). */
+		if (fit->plugin != SL_FITS &&
+		    (!sl_plugin_preemptible(fit->plugin) ||
+		     (fit->nreasons && (strstr(fit->reasons[0], "didn't match pod affinity rules") ||
+					strstr(fit->reasons[0], "(missing required label)"))))) {
 			filtered++;
 			continue;
 		}

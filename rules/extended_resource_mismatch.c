@@ -126,8 +126,11 @@ static bool judge(const char *name, const struct sl_ynode *req, const struct sl_
 /* The finding, in the API server's own words for the first rejection that applies (a fraction,
  * then a mismatch, then a missing limit), at the value it is about. */
 static struct sl_finding *report_rejection(const struct sl_rule *self, struct sl_check *cx, const struct ctr *c,
-					   const struct judged *j, const char *ref)
+					   const struct judged *j)
 {
+	/* The reference made here, for a finding: not for every workload checked. */
+	char ref[512];
+	sl_object_ref(&cx->w->obj, ref, sizeof ref);
 	const struct sl_ynode *at;
 	struct sl_buf msg = SL_BUF_INIT;
 	if (j->frac_l || j->frac_r) {
@@ -245,20 +248,19 @@ static void suggest_fix(struct sl_finding *f, const struct sl_source *src, struc
 /* One resource that cannot be overcommitted, of one container: judged, reported with why, and
  * fixed. */
 static void check_resource(const struct sl_rule *self, struct sl_check *cx, struct ctr *c, const char *name,
-			   const struct sl_ynode *req, const struct sl_ynode *lim, const char *ref)
+			   const struct sl_ynode *req, const struct sl_ynode *lim)
 {
 	struct judged j;
 	if (!judge(name, req, lim, &j))
 		return;
-	struct sl_finding *f = report_rejection(self, cx, c, &j, ref);
+	struct sl_finding *f = report_rejection(self, cx, c, &j);
 	note_why(f, &j);
 	suggest_fix(f, cx->w->obj.src, c, &j);
 }
 
 /* Each container of a list (containers or initContainers), each of its resources that cannot be
  * overcommitted once. */
-static void check_list(const struct sl_rule *self, struct sl_check *cx, const struct sl_ynode *list, const char *where,
-		       const char *ref)
+static void check_list(const struct sl_rule *self, struct sl_check *cx, const struct sl_ynode *list, const char *where)
 {
 	for (size_t i = 0; list && list->kind == SL_YSEQ && i < list->n; i++) {
 		const struct sl_ynode *cn = list->v[i];
@@ -280,13 +282,12 @@ static void check_list(const struct sl_rule *self, struct sl_check *cx, const st
 		for (size_t k = 0; rq && k < rq->n; k++) {
 			const struct sl_ynode *key = rq->v[2 * k];
 			if (key->kind == SL_YSCALAR && overcommit_forbidden(key->str))
-				check_resource(self, cx, &c, key->str, rq->v[2 * k + 1], sl_ymap_get(lm, key->str),
-					       ref);
+				check_resource(self, cx, &c, key->str, rq->v[2 * k + 1], sl_ymap_get(lm, key->str));
 		}
 		for (size_t k = 0; lm && k < lm->n; k++) {
 			const struct sl_ynode *key = lm->v[2 * k];
 			if (key->kind == SL_YSCALAR && is_extended(key->str) && !sl_ymap_get(rq, key->str))
-				check_resource(self, cx, &c, key->str, NULL, lm->v[2 * k + 1], ref);
+				check_resource(self, cx, &c, key->str, NULL, lm->v[2 * k + 1]);
 		}
 	}
 }
@@ -295,10 +296,8 @@ static void check_list(const struct sl_rule *self, struct sl_check *cx, const st
 static void check(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_workload *w = cx->w;
-	char ref[512];
-	sl_object_ref(&w->obj, ref, sizeof ref);
-	check_list(self, cx, w->pod.containers_node, "container", ref);
-	check_list(self, cx, sl_ymap_get(w->pod.node, "initContainers"), "init container", ref);
+	check_list(self, cx, w->pod.containers_node, "container");
+	check_list(self, cx, sl_ymap_get(w->pod.node, "initContainers"), "init container");
 }
 
 const struct sl_rule sl_rule_extended_resource_mismatch = {

@@ -63,13 +63,16 @@ static void analyze_by_slots(struct sl_reasons *pool, const struct sl_model *m, 
 			     const bool *excluded, const bool *static_ok, struct sl_analysis *a)
 {
 	size_t n = a->nnodes;
+	/* The pod's requests read once, not once per node. */
+	struct sl_podres r;
+	sl_podres_init(&r, &w->pod);
 	const char **why = pool ? sl_xcalloc(w->pod.request.n + 1, sizeof *why) : NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (static_ok[i])
-			sl_resources_short_why(pool, why, &w->pod, m->nodes[i], 0, &a->fit[i]);
+			sl_resources_short_why(pool, why, &r, &w->pod, m->nodes[i], 0, &a->fit[i]);
 		if (excluded[i])
 			continue;
-		a->slots[i] = sl_node_slots(&w->pod, m->nodes[i], &a->fit[i], &a->slot_limit[i]);
+		a->slots[i] = sl_node_slots_of(&r, &w->pod, m->nodes[i], &a->fit[i], &a->slot_limit[i]);
 		a->total_slots = sl_sat_add(a->total_slots, a->slots[i]);
 	}
 	int64_t own = a->own_running < a->replicas ? a->own_running : a->replicas;
@@ -85,7 +88,7 @@ static void analyze_by_slots(struct sl_reasons *pool, const struct sl_model *m, 
 			if (!static_ok[i])
 				full[i] = a->fit[i];
 			else
-				sl_resources_short_why(pool, why, &w->pod, m->nodes[i], a->slots[i], &full[i]);
+				sl_resources_short_why(pool, why, &r, &w->pod, m->nodes[i], a->slots[i], &full[i]);
 			full[i].excluded = excluded[i];
 		}
 	}

@@ -64,7 +64,7 @@ static bool request_all_zero(const struct sl_reslist *req)
 bool sl_resources_short(struct sl_reasons *pool, const struct sl_podspec *p, const struct sl_node *n, int64_t placed,
 			struct sl_nodefit *out)
 {
-	return sl_resources_short_why(pool, NULL, p, n, placed, out);
+	return sl_resources_short_why(pool, NULL, NULL, p, n, placed, out);
 }
 
 /* "Insufficient <name>" for p->request.v[k], joined at most once per why. */
@@ -79,8 +79,42 @@ static const char *insufficient(struct sl_reasons *pool, const char **why, const
 	return r;
 }
 
-bool sl_resources_short_why(struct sl_reasons *pool, const char **why, const struct sl_podspec *p,
-			    const struct sl_node *n, int64_t placed, struct sl_nodefit *out)
+/* Whether n lacks room for one more pod asking req of nm, `placed` of them already there. */
+static bool res_short(const struct sl_node *n, const char *nm, int64_t req, int64_t placed)
+{
+	int64_t need = sl_sat_add(sl_sat_add(req, sl_res_get(&n->used, nm)), sl_sat_mul(req, placed));
+	return sl_res_get(&n->alloc, nm) < need;
+}
+
+static const char *const basic[] = {"cpu", "memory", "ephemeral-storage"};
+/* The basic resources' reasons are static texts: no text built, no lock taken for them. */
+static const char *const basic_reason[] = {"Insufficient cpu", "Insufficient memory", "Insufficient ephemeral-storage"};
+
+/* sl_resources_short_why from the requests r read once: the basic resources, then the scalar
+ * ones in the pod's order, as the general loop takes them. */
+static bool short_of(struct sl_reasons *pool, const char **why, const struct sl_podres *r, const struct sl_podspec *p,
+		     const struct sl_node *n, int64_t placed, struct sl_nodefit *out)
+{
+	bool short_ = false;
+	const int64_t req[3] = {r->cpu, r->mem, r->eph};
+	for (size_t i = 0; i < 3 + r->nscalar; i++) {
+		const struct sl_res *e = i < 3 ? NULL : r->scalar[i - 3];
+		if (!res_short(n, e ? e->name : basic[i], e ? e->amount : req[i], placed))
+			continue;
+		if (!out)
+			return true;
+		short_ = true;
+		/* Without a pool only the verdict counts (a what-if's): no text is built. */
+		sl_nodefit_fail(out, SL_PL_NODE_RESOURCES_FIT,
+				!e     ? basic_reason[i]
+				: pool ? insufficient(pool, why, p, (size_t)(e - p->request.v))
+				       : "Insufficient resources");
+	}
+	return short_;
+}
+
+bool sl_resources_short_why(struct sl_reasons *pool, const char **why, const struct sl_podres *r,
+			    const struct sl_podspec *p, const struct sl_node *n, int64_t placed, struct sl_nodefit *out)
 {
 	bool short_ = false;
 	if (n->npods + placed + 1 > n->max_pods) {
@@ -89,31 +123,58 @@ bool sl_resources_short_why(struct sl_reasons *pool, const char **why, const str
 		short_ = true;
 		sl_nodefit_fail(out, SL_PL_NODE_RESOURCES_FIT, "Too many pods");
 	}
+	if (r && !r->many)
+		return r->all_zero ? short_ : short_of(pool, why, r, p, n, placed, out) || short_;
 	if (request_all_zero(&p->request))
 		return short_;
-	static const char *const basic[] = {"cpu", "memory", "ephemeral-storage"};
-	/* The basic resources' reasons are static texts: no text built, no lock taken for them. */
-	static const char *const basic_reason[] = {"Insufficient cpu", "Insufficient memory",
-						   "Insufficient ephemeral-storage"};
 	for (size_t i = 0; i < 3 + p->request.n; i++) {
 		const char *nm = i < 3 ? basic[i] : p->request.v[i - 3].name;
 		if (i >= 3 && !is_scalar_resource(nm))
 			continue;
 		/* The pod's names are unique (resources.c adds by name): its own entry is the amount. */
-		int64_t req = i < 3 ? sl_res_get(&p->request, nm) : p->request.v[i - 3].amount;
-		int64_t need = sl_sat_add(sl_sat_add(req, sl_res_get(&n->used, nm)), sl_sat_mul(req, placed));
-		if (sl_res_get(&n->alloc, nm) < need) {
-			if (!out)
-				return true;
-			short_ = true;
-			/* Without a pool only the verdict counts (a what-if's): no text is built. */
-			sl_nodefit_fail(out, SL_PL_NODE_RESOURCES_FIT,
-					i < 3  ? basic_reason[i]
-					: pool ? insufficient(pool, why, p, i - 3)
-					       : "Insufficient resources");
-		}
+		if (!res_short(n, nm, i < 3 ? sl_res_get(&p->request, nm) : p->request.v[i - 3].amount, placed))
+			continue;
+		if (!out)
+			return true;
+		short_ = true;
+		sl_nodefit_fail(out, SL_PL_NODE_RESOURCES_FIT,
+				i < 3  ? basic_reason[i]
+				: pool ? insufficient(pool, why, p, i - 3)
+				       : "Insufficient resources");
 	}
 	return short_;
+}
+
+int64_t sl_node_slots_of(const struct sl_podres *r, const struct sl_podspec *p, const struct sl_node *n,
+			 const struct sl_nodefit *fit, const char **limit)
+{
+	if (r->many)
+		return sl_node_slots(p, n, fit, limit);
+	*limit = NULL;
+	if (fit->plugin != SL_FITS && fit->plugin != SL_PL_NODE_RESOURCES_FIT)
+		return 0;
+	int64_t slots = n->max_pods - n->npods;
+	if (slots < 0)
+		slots = 0;
+	*limit = "pods";
+	if (r->all_zero)
+		return slots;
+	/* The general loop's order; a basic resource the pod names again among its entries gives
+	 * the same count a second time, which never lowers the minimum. */
+	const int64_t req[3] = {r->cpu, r->mem, r->eph};
+	for (size_t i = 0; i < 3 + r->nscalar; i++) {
+		const struct sl_res *e = i < 3 ? NULL : r->scalar[i - 3];
+		const char *nm = e ? e->name : basic[i];
+		int64_t q = e ? e->amount : req[i];
+		int64_t free_ = sl_res_get(&n->alloc, nm) - sl_res_get(&n->used, nm);
+		/* A zero request still fails on an overcommitted node (allocatable < requested). */
+		int64_t s = q <= 0 ? (free_ < 0 ? 0 : INT64_MAX) : free_ <= 0 ? 0 : free_ / q;
+		if (s < slots) {
+			slots = s;
+			*limit = nm;
+		}
+	}
+	return slots;
 }
 
 int64_t sl_node_slots(const struct sl_podspec *p, const struct sl_node *n, const struct sl_nodefit *fit,
@@ -128,7 +189,6 @@ int64_t sl_node_slots(const struct sl_podspec *p, const struct sl_node *n, const
 	*limit = "pods";
 	if (request_all_zero(&p->request))
 		return slots;
-	static const char *const basic[] = {"cpu", "memory", "ephemeral-storage"};
 	for (size_t i = 0; i < 3 + p->request.n; i++) {
 		const char *nm = i < 3 ? basic[i] : p->request.v[i - 3].name;
 		if (i >= 3 && !sl_resource_checked(nm))

@@ -83,10 +83,6 @@ void sl_node_resources_fit_release(struct sl_cycle *cy);
  * NULL, stops at the first shortage. Returns whether anything is short. Reasons go to pool. */
 bool sl_resources_short(struct sl_reasons *pool, const struct sl_podspec *p, const struct sl_node *n, int64_t placed,
 			struct sl_nodefit *out);
-/* The same, for many nodes and one pod: why[k] keeps the reason joined for p->request.v[k]
- * (NULL until it is first needed), so that it is joined once per pod, not once per node. */
-bool sl_resources_short_why(struct sl_reasons *pool, const char **why, const struct sl_podspec *p,
-			    const struct sl_node *n, int64_t placed, struct sl_nodefit *out);
 /* A pod's requests in the form the capacity count wants: the three resources every node has,
  * and the scalar (extended) ones it names. */
 struct sl_podres {
@@ -97,6 +93,15 @@ struct sl_podres {
 	bool many; /* more scalar resources than fit above: use the general count */
 };
 void sl_podres_init(struct sl_podres *r, const struct sl_podspec *p);
+/* sl_resources_short for many nodes and one pod, its requests r read once (sl_podres_init): why[k]
+ * keeps the reason joined for p->request.v[k] (NULL until it is first needed), so that it is
+ * joined once per pod, not once per node. */
+bool sl_resources_short_why(struct sl_reasons *pool, const char **why, const struct sl_podres *r,
+			    const struct sl_podspec *p, const struct sl_node *n, int64_t placed,
+			    struct sl_nodefit *out);
+/* sl_node_slots with the pod's requests r read once (sl_podres_init). */
+int64_t sl_node_slots_of(const struct sl_podres *r, const struct sl_podspec *p, const struct sl_node *n,
+			 const struct sl_nodefit *fit, const char **limit);
 /* sl_node_slots for node i, which passes the other filters, from the cluster's arrays. */
 int64_t sl_node_capacity(const struct sl_cluster *c, const struct sl_podres *r, const struct sl_podspec *p, size_t i);
 /* A request as scoring counts it: 0 cpu or memory becomes 100m or 200Mi. */
