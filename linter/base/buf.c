@@ -53,11 +53,9 @@ char *sl_xasprintf(const char *fmt, ...)
 	return sl_buf_detach(&b);
 }
 
-void sl_grow(void *arr, size_t *cap, size_t need, size_t sz)
+void sl_grow_slow(void *arr, size_t *cap, size_t need, size_t sz)
 {
 	void **p = arr;
-	if (need <= *cap)
-		return;
 	size_t n = *cap ? *cap : 4;
 	while (n < need)
 		n *= 2;

@@ -47,7 +47,13 @@ size_t sl_huge_size(size_t n); /* what sl_huge_alloc(n) maps: n rounded up to th
 void *sl_huge_alloc(size_t n);
 void sl_huge_free(void *p, size_t n);
 /* Grow *arr (element size sz) so that it can hold need elements. */
-void sl_grow(void *arr, size_t *cap, size_t need, size_t sz);
+void sl_grow_slow(void *arr, size_t *cap, size_t need, size_t sz);
+/* Inline: most calls find room (the trees and indexes grow an item at a time). */
+static inline void sl_grow(void *arr, size_t *cap, size_t need, size_t sz)
+{
+	if (need > *cap)
+		sl_grow_slow(arr, cap, need, sz);
+}
 
 /* A string → index map (open addressing, FNV-1a). Keys are borrowed, not copied: they must
  * outlive the map. */

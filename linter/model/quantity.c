@@ -182,29 +182,6 @@ int sl_resource_scale(const char *name)
 	return !strcmp(name, "cpu") ? 3 : 0;
 }
 
-int64_t sl_sat_add(int64_t a, int64_t b)
-{
-	if (b > 0 && a > INT64_MAX - b)
-		return INT64_MAX;
-	if (b < 0 && a < -INT64_MAX - b)
-		return -INT64_MAX;
-	return a + b;
-}
-
-int64_t sl_sat_mul(int64_t a, int64_t b)
-{
-	if (a == 0 || b == 0)
-		return 0;
-	if (a > 0 && b > 0 && a > INT64_MAX / b)
-		return INT64_MAX;
-	__int128 r = (__int128)a * b;
-	if (r > INT64_MAX)
-		return INT64_MAX;
-	if (r < -INT64_MAX)
-		return -INT64_MAX;
-	return (int64_t)r;
-}
-
 /* v then suffix into out, as snprintf's "%lld%s" would (cut to outsz): written for every amount
  * a finding or --explain shows, without parsing a format. */
 static void put_amount(char *out, unsigned outsz, int64_t v, const char *suffix)

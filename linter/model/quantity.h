@@ -27,9 +27,29 @@ bool sl_qty_exact_at(const struct sl_qty *q, int scale); /* a whole number of 10
 
 /* The scheduler's unit for a resource: 3 (milli) for cpu, 0 otherwise. */
 int sl_resource_scale(const char *name);
-/* Saturating arithmetic for resource amounts. */
-int64_t sl_sat_add(int64_t a, int64_t b);
-int64_t sl_sat_mul(int64_t a, int64_t b);
+/* Saturating arithmetic for resource amounts. Inline: the placement adds and multiplies amounts for every node of every pod it places. */
+static inline int64_t sl_sat_add(int64_t a, int64_t b)
+{
+	if (b > 0 && a > INT64_MAX - b)
+		return INT64_MAX;
+	if (b < 0 && a < -INT64_MAX - b)
+		return -INT64_MAX;
+	return a + b;
+}
+
+static inline int64_t sl_sat_mul(int64_t a, int64_t b)
+{
+	if (a == 0 || b == 0)
+		return 0;
+	if (a > 0 && b > 0 && a > INT64_MAX / b)
+		return INT64_MAX;
+	__int128 r = (__int128)a * b;
+	if (r > INT64_MAX)
+		return INT64_MAX;
+	if (r < -INT64_MAX)
+		return -INT64_MAX;
+	return (int64_t)r;
+}
 /* Print an amount in the resource's own unit: "250m", "2", "64Mi", "1.5Gi" where exact. */
 void sl_format_amount(const char *resource, int64_t v, char *out, unsigned outsz);
 
