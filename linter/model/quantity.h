@@ -27,7 +27,8 @@ bool sl_qty_exact_at(const struct sl_qty *q, int scale); /* a whole number of 10
 
 /* The scheduler's unit for a resource: 3 (milli) for cpu, 0 otherwise. */
 int sl_resource_scale(const char *name);
-/* Saturating arithmetic for resource amounts. Inline: the placement adds and multiplies amounts for every node of every pod it places. */
+/* Saturating arithmetic for resource amounts. Inline: the placement adds and multiplies amounts for every node of every
+ * pod it places. */
 static inline int64_t sl_sat_add(int64_t a, int64_t b)
 {
 	if (b > 0 && a > INT64_MAX - b)
