@@ -48,10 +48,13 @@ static void parse_error(const struct sl_ybuilder *b, const yaml_parser_t *p)
  * -1 to stop: after an error, or when the source must be parsed again whole. */
 static int take_event(struct sl_ybuilder *b, const yaml_event_t *ev)
 {
-	bool keep_all = false;
-	int out = sl_ykeep_leave_out(b, ev, &keep_all);
-	if (out)
-		return out < 0 ? -1 : 0;
+	bool keep_all = true;
+	if (!sl_ykeep_none(b, ev)) {
+		keep_all = false;
+		int out = sl_ykeep_leave_out(b, ev, &keep_all);
+		if (out)
+			return out < 0 ? -1 : 0;
+	}
 	if (sl_ybuild_event(b, ev, keep_all))
 		return -1;
 	if (b->aliased > sl_limits.alias_nodes || b->nodes > sl_limits.nodes) {
