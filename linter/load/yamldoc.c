@@ -144,7 +144,7 @@ int sl_yaml_parse_some(const struct sl_source *src, struct sl_ystream *out, stru
 	struct sl_yarena_mark start = sl_yarena_mark(sl_ystream_arena(out));
 	int rc = parse(src, out, errs, NULL, &need_full, f);
 	if (need_full) { /* an anchor or alias where values were left out: keep them all */
-		struct sl_yfilter whole = {f->wanted, f->ctx, NULL, f->forget};
+		struct sl_yfilter whole = {f->wanted, f->ctx, NULL, f->forget, NULL};
 		sl_yarena_rewind(sl_ystream_arena(out), &start);
 		sl_yarena_spares_free(sl_ystream_arena(out));
 		out->n = 0;

@@ -256,6 +256,9 @@ static int on_collection_start(struct sl_ybuilder *b, const yaml_event_t *ev, bo
 	sl_ymark_span(b->src, ev->start_mark, ev->end_mark, &f->at);
 	sl_ykeep_open(b, f, is_map); /* before the push: it reads the frame it opens in */
 	f->anchor = anchor ? sl_xstrdup(anchor) : NULL;
+	const struct sl_yfilter *yf = b->filter;
+	f->may_leave = yf && yf->unread &&
+		       (!yf->unread_in || yf->unread_in(yf->ctx, comp, b->depth ? b->stack[b->depth - 1].comp : NULL));
 	b->depth++;
 	return 0;
 }
