@@ -50,10 +50,13 @@ static void parse_error(const struct sl_ybuilder *b, const yaml_parser_t *p)
  * -1 to stop: after an error, or when the source must be parsed again whole. */
 static int take_event(struct sl_ybuilder *b, const yaml_event_t *ev)
 {
-	bool keep_all = false;
-	int out = sl_ykeep_leave_out(b, ev, &keep_all);
-	if (out)
-		return out < 0 ? -1 : 0;
+	bool keep_all = true;
+	if (!sl_ykeep_none(b, ev)) {
+		keep_all = false;
+		int out = sl_ykeep_leave_out(b, ev, &keep_all);
+		if (out)
+			return out < 0 ? -1 : 0;
+	}
 	if (sl_ybuild_event(b, ev, keep_all))
 		return -1;
 	if (b->aliased > sl_limits.alias_nodes || b->nodes > sl_limits.nodes) {
@@ -143,7 +146,7 @@ int sl_yaml_parse_some(const struct sl_source *src, struct sl_ystream *out, stru
 	struct sl_yarena_mark start = sl_yarena_mark(sl_ystream_arena(out));
 	int rc = parse(src, out, errs, NULL, &need_full, f);
 	if (need_full) { /* an anchor or alias where values were left out: keep them all */
-		struct sl_yfilter whole = {f->wanted, f->ctx, NULL, f->forget};
+		struct sl_yfilter whole = {f->wanted, f->ctx, NULL, f->forget, NULL};
 		sl_yarena_rewind(sl_ystream_arena(out), &start);
 		sl_yarena_spares_free(sl_ystream_arena(out));
 		out->n = 0;

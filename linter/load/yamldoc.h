@@ -74,6 +74,10 @@ struct sl_yfilter {
 	bool (*unread)(void *ctx, const char *key, const char *in, const char *in_in);
 	/* Whether the bytes of a document not kept are read again (no: sl_source_forget them). */
 	bool forget;
+	/* Whether unread may say yes to some key of a mapping that is the value of `in` (in_in as
+	 * above): asked once when the mapping opens, so that its keys are not each asked when it
+	 * cannot. NULL: unread is asked for every key. */
+	bool (*unread_in)(void *ctx, const char *in, const char *in_in);
 };
 /* The same as sl_yaml_parse, leaving out what f says. */
 int sl_yaml_parse_some(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs,

@@ -27,6 +27,7 @@ struct sl_yframe {
 	uint64_t alive;   /* keep patterns this frame's path is on the way along */
 	size_t plen;      /* components of that path, from the object */
 	bool objects;     /* a List's `items`: each item starts a path of its own */
+	bool may_leave;   /* the filter may leave out some of its entries (sl_yfilter.unread_in) */
 	/* Entries left out (sl_yfilter.unread): the furthest end and the nodes of them */
 	size_t dropped_end, dropped_weight;
 };
@@ -99,6 +100,14 @@ static inline size_t sl_ymark_byte(const struct sl_source *src, size_t index)
 	return sl_source_char_to_byte(src, index + (sl_source_bom(src) ? 1 : 0));
 }
 
+/* sl_source_char_to_byte, inline for an indexed ASCII source (where sl_ymark_byte is the same). */
+static inline size_t sl_ychar_byte(const struct sl_source *src, size_t index)
+{
+	if (src->lines && !src->cp)
+		return index < src->len ? index : src->len;
+	return sl_source_char_to_byte(src, index);
+}
+
 /* The span of an event's marks. In an indexed ASCII source, libyaml's line is ours whenever its
  * start is at or before the offset and the next line's after (it also breaks lines at a lone CR,
  * which only ever makes its count larger), and then the column is the bytes from that start: no
@@ -129,6 +138,19 @@ static inline size_t sl_ysat_add(size_t a, size_t b)
 
 /* --- ykeep.c: what is left out ------------------------------------------------------------ */
 
+/* Whether the event needs no decision of sl_ykeep_leave_out: no keep paths, nothing being left
+ * out, and not a key the filter could leave out (of a mapping with may_leave). Then it is built, and all of a
+ * collection it opens is kept. Inline: most events of a manifest are such, and a call for each costs more than the
+ * test. */
+static inline bool sl_ykeep_none(const struct sl_ybuilder *b, const yaml_event_t *ev)
+{
+	if (b->keep || b->dropping || b->drop_value || b->skip || b->drop_next)
+		return false;
+	if (ev->type != YAML_SCALAR_EVENT || !b->depth)
+		return true;
+	const struct sl_yframe *top = &b->stack[b->depth - 1];
+	return !top->may_leave || top->kind != SL_YMAP || top->n % 2; /* a value, or an item */
+}
 /* The keep paths (NULL-terminated, at most SL_YKEEP_PATTERNS of them) split into components. */
 void sl_ykeep_compile(struct sl_ybuilder *b, const char *const *keep);
 /* Whether the event is left out unbuilt: 1, or 0 to build it (*keep_all: all of a collection it

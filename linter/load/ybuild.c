@@ -40,12 +40,12 @@ static struct sl_ynode *finish_map(struct sl_ybuilder *b, struct sl_yframe *f)
 	if (sl_ymap_plain(items, f->n)) {
 		struct sl_ynode *node = new_collection(b, f, f->n);
 		node->n = f->n / 2;
-		size_t weight = sl_ysat_add(1, f->dropped_weight);
+		uint64_t weight = 1 + (uint64_t)f->dropped_weight; /* 32-bit weights: no overflow */
 		for (size_t i = 0; i < f->n; i++) {
 			node->v[i] = items[i];
-			weight = sl_ysat_add(weight, items[i]->weight);
+			weight += items[i]->weight;
 		}
-		node->weight = weight;
+		node->weight = weight > UINT32_MAX ? UINT32_MAX : (uint32_t)weight;
 		return node;
 	}
 	struct sl_ypair *ps;
@@ -71,12 +71,12 @@ static struct sl_ynode *finish_seq(struct sl_ybuilder *b, struct sl_yframe *f)
 	struct sl_ynode *const *items = f->n ? b->items + f->first : NULL;
 	struct sl_ynode *node = new_collection(b, f, f->n);
 	node->n = f->n;
-	size_t weight = 1;
+	uint64_t weight = 1; /* the sum of 32-bit weights: saturated once, at the end */
 	for (size_t i = 0; i < f->n; i++) {
 		node->v[i] = items[i];
-		weight = sl_ysat_add(weight, items[i]->weight);
+		weight += items[i]->weight;
 	}
-	node->weight = weight;
+	node->weight = weight > UINT32_MAX ? UINT32_MAX : (uint32_t)weight;
 	return node;
 }
 
@@ -109,7 +109,7 @@ static void clear_stack(struct sl_ybuilder *b)
 
 /* Attach a finished node to the open collection (or make it the root). It cannot fail: the
  * limits are held where a collection or a document opens and after each event (yamldoc.c). */
-static void attach(struct sl_ybuilder *b, struct sl_ynode *n)
+static inline void attach(struct sl_ybuilder *b, struct sl_ynode *n)
 {
 	if (b->depth == 0) {
 		b->root = n;
@@ -246,16 +246,20 @@ static int on_collection_start(struct sl_ybuilder *b, const yaml_event_t *ev, bo
 			   ? b->items[up->first + up->n - 1]->str
 			   : "";
 	}
-	struct sl_yframe f = {.first = b->nitems, .comp = comp, .keep_all = keep_all};
-	f.kind = is_map ? SL_YMAP : SL_YSEQ;
-	f.flow = is_map ? ev->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE
-			: ev->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
-	sl_ymark_span(b->src, ev->start_mark, ev->end_mark, &f.at);
-	sl_ykeep_open(b, &f, is_map); /* before the push: it reads the frame it opens in */
-	f.anchor = anchor ? sl_xstrdup(anchor) : NULL;
 	if (b->depth == b->cap)
 		sl_grow(&b->stack, &b->cap, b->depth + 1, sizeof *b->stack);
-	b->stack[b->depth++] = f;
+	struct sl_yframe *f = &b->stack[b->depth]; /* made in place, pushed when complete */
+	*f = (struct sl_yframe){.first = b->nitems, .comp = comp, .keep_all = keep_all};
+	f->kind = is_map ? SL_YMAP : SL_YSEQ;
+	f->flow = is_map ? ev->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE
+			 : ev->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
+	sl_ymark_span(b->src, ev->start_mark, ev->end_mark, &f->at);
+	sl_ykeep_open(b, f, is_map); /* before the push: it reads the frame it opens in */
+	f->anchor = anchor ? sl_xstrdup(anchor) : NULL;
+	const struct sl_yfilter *yf = b->filter;
+	f->may_leave = yf && yf->unread &&
+		       (!yf->unread_in || yf->unread_in(yf->ctx, comp, b->depth ? b->stack[b->depth - 1].comp : NULL));
+	b->depth++;
 	return 0;
 }
 

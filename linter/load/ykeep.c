@@ -128,9 +128,9 @@ static int drop_event(struct sl_ybuilder *b, const yaml_event_t *ev, struct sl_f
 		sl_input_error(errs, &at, "document nests deeper than %zu levels (--max-depth)", sl_limits.depth);
 		return -1;
 	}
-	size_t start = sl_source_char_to_byte(b->src, ev->start_mark.index);
+	size_t start = sl_ychar_byte(b->src, ev->start_mark.index);
 	if (ev->type == YAML_SCALAR_EVENT || (close && b->drop_flow[b->skip - 1]))
-		dropped(b, start, sl_source_char_to_byte(b->src, ev->end_mark.index), 0);
+		dropped(b, start, sl_ychar_byte(b->src, ev->end_mark.index), 0);
 	if (ev->type == YAML_SCALAR_EVENT || open)
 		dropped(b, 0, 0, 1);
 	if (open)
@@ -183,8 +183,7 @@ static bool leave_out_key(struct sl_ybuilder *b, const yaml_event_t *ev, bool *k
 		   b->filter->unread(b->filter->ctx, (const char *)ev->data.scalar.value, top->comp,
 				     b->depth > 1 ? b->stack[b->depth - 2].comp : NULL)) {
 		/* an entry nothing reads: left out, key and value, but for its extent */
-		dropped(b, sl_source_char_to_byte(b->src, ev->start_mark.index),
-			sl_source_char_to_byte(b->src, ev->end_mark.index), 1);
+		dropped(b, sl_ychar_byte(b->src, ev->start_mark.index), sl_ychar_byte(b->src, ev->end_mark.index), 1);
 		b->ys->partial = true;
 		b->drop_value = true;
 		return true;

@@ -227,6 +227,19 @@ static bool unread_entry(const char *key, const char *in, const char *in_in)
 	return false;
 }
 
+/* Whether unread_entry may leave out some key of a mapping that is the value of in: the mappings
+ * it names, and no other. */
+static bool unread_in(void *ctx, const char *in, const char *in_in)
+{
+	(void)ctx;
+	bool object = !in_in || is(in_in, "[]");
+	if (is(in, "[]"))
+		return is(in_in, "containers") || is(in_in, "initContainers") || is(in_in, "ephemeralContainers") ||
+		       is(in_in, "volumes");
+	return is(in, "nodeAffinity") || is(in, "podAffinity") || is(in, "podAntiAffinity") ||
+	       ((is(in, "metadata") || is(in, "status")) && object);
+}
+
 /* The same, unless another reader looks the key up (a policy's field names it). */
 static bool unread_value(void *ctx, const char *key, const char *in, const char *in_in)
 {
@@ -294,7 +307,7 @@ static bool parse_source(struct parse_job *j, struct sl_yarena *arena)
 		need.all =
 		    (j->readers->source && j->readers->source(j->readers->ctx, src)) || sl_manifest_has_braces(src);
 		struct sl_yfilter f = {tree_needed, &need, need.all ? NULL : unread_value,
-				       !need.all && !j->readers->all_bytes && !src->shared};
+				       !need.all && !j->readers->all_bytes && !src->shared, unread_in};
 		j->rc = sl_yaml_parse_some(src, j->ys, &j->errs, &f);
 	} else
 		j->rc = sl_yaml_parse_keep(src, j->ys, &j->errs, keep_paths(j->in->role));
