@@ -38,3 +38,8 @@ bool sl_node_ports_filter(const struct sl_cycle *cy, size_t node, struct sl_node
 		sl_nodefit_fail(out, SL_PL_NODE_PORTS, "node(s) didn't have free ports for the requested pod ports");
 	return !taken;
 }
+
+bool sl_node_ports_idle(const struct sl_cycle *cy)
+{
+	return !cy->p->nports;
+}

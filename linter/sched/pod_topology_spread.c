@@ -84,6 +84,10 @@ static void state_new(struct sl_cycle *cy)
 	const struct sl_podspec *p = cy->p;
 	const struct sl_cluster *cl = cy->cl;
 	struct sl_spread_state *ss = sl_xcalloc(1, sizeof *ss);
+	if (!p->nspread) {
+		cy->spread = ss; /* nothing to count (most pods): no arrays */
+		return;
+	}
 	ss->sp = sl_xcalloc(p->nspread + 1, sizeof *ss->sp);
 	ss->raw = sl_xcalloc(cy->n + 1, sizeof *ss->raw);
 	bool by_class = sl_judged_by_class(p);
@@ -164,6 +168,15 @@ void sl_pod_topology_spread_release(struct sl_cycle *cy)
 	free(ss->raw);
 	free(ss);
 	cy->spread = NULL;
+}
+
+/* Only DoNotSchedule constraints filter. */
+bool sl_pod_topology_spread_idle(const struct sl_cycle *cy)
+{
+	for (size_t k = 0; k < cy->spread->nsp; k++)
+		if (cy->spread->sp[k].c->hard)
+			return false;
+	return true;
 }
 
 bool sl_pod_topology_spread_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out)

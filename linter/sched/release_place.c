@@ -29,6 +29,9 @@ struct evolving {
 	struct sl_labels *labels; /* per workload: its placed pods' labels */
 	char (*hash)[32];         /* per workload without a running pod: a pod-template-hash of its own */
 	bool *excluded, *ok;      /* per node, for the workload being placed: made once, not per workload */
+	struct sl_cycle
+	    cycle; /* the workload being placed (finished between workloads): its per-node arrays made once */
+	bool has_cycle;
 };
 
 static void evolving_init(struct evolving *e, const struct sl_model *m, size_t nw, int64_t total)
@@ -57,6 +60,8 @@ static void evolving_init(struct evolving *e, const struct sl_model *m, size_t n
 
 static void evolving_free(struct evolving *e, size_t nw)
 {
+	if (e->has_cycle)
+		sl_cycle_free(&e->cycle);
 	for (size_t i = 0; i < e->m.nnodes; i++)
 		sl_res_free(&e->nodes[i].used);
 	for (size_t i = 0; i < nw; i++)
@@ -184,26 +189,30 @@ static int64_t place_one(struct evolving *e, struct sl_cluster *cl, const struct
 	memset(ok, 0, n * sizeof *ok);
 	sl_node_affinity_prefilter(&w->pod, &e->m, excluded);
 	sl_node_only_verdicts(cl, &w->pod, ok);
-	struct sl_cycle s;
 	int64_t placed, surge;
 	/* Two Deployments are two ReplicaSets: their pods never share a hash (matchLabelKeys). */
 	own_hash(e->hash[wi], wi);
-	sl_cycle_init(&s, cl, &steady, excluded, ok, hash ? hash : e->hash[wi]);
-	sl_place_all(&s, &steady, NULL, 0, &placed, &surge, NULL, NULL);
-	*work += s.work;
-	*truncated |= s.truncated || *work > SL_RELEASE_PLACE_BUDGET;
-	e->labels[wi] = s.gl[0];
-	s.gl[0] = (struct sl_labels){0}; /* the placed pods keep them */
-	if (why && placed < steady.replicas && !s.truncated)
-		out->why[wi] = why_not(&s);
+	struct sl_cycle *s = &e->cycle;
+	if (e->has_cycle)
+		sl_cycle_renew(s, cl, &steady, excluded, ok, hash ? hash : e->hash[wi]);
+	else
+		sl_cycle_init(s, cl, &steady, excluded, ok, hash ? hash : e->hash[wi]);
+	e->has_cycle = true;
+	sl_place_all(s, &steady, NULL, 0, &placed, &surge, NULL, NULL);
+	*work += s->work;
+	*truncated |= s->truncated || *work > SL_RELEASE_PLACE_BUDGET;
+	e->labels[wi] = s->gl[0];
+	s->gl[0] = (struct sl_labels){0}; /* the placed pods keep them */
+	if (why && placed < steady.replicas && !s->truncated)
+		out->why[wi] = why_not(s);
 	for (size_t k = 0; k < n; k++)
-		if (s.placed_gen[0][k] > 0) {
-			bind(e, w, &e->labels[wi], k, s.placed_gen[0][k]);
-			sl_cluster_charge(cl, k, &w->pod, s.placed_gen[0][k]);
+		if (s->placed_gen[0][k] > 0) {
+			bind(e, w, &e->labels[wi], k, s->placed_gen[0][k]);
+			sl_cluster_charge(cl, k, &w->pod, s->placed_gen[0][k]);
 			sl_grow(&out->log, &out->caplog, out->nlog + 1, sizeof *out->log);
-			out->log[out->nlog++] = (struct sl_release_binding){wi, k, s.placed_gen[0][k]};
+			out->log[out->nlog++] = (struct sl_release_binding){wi, k, s->placed_gen[0][k]};
 		}
-	sl_cycle_free(&s);
+	sl_cycle_finish(s); /* nothing of it points at steady, w or cl once placed */
 	return placed;
 }
 
