@@ -55,6 +55,9 @@ struct sl_cycle {
 	bool truncated; /* placement stopped at SL_PLACEMENT_BUDGET, not because nothing fit */
 	size_t *cand;   /* per node: scratch for an attempt's feasible nodes */
 	int64_t *score; /* and their spread scores */
+	/* per node: NodeResourcesFit's score (res_score), computed with placed[i] == res_at[i] - 1;
+	 * res_at 0: none yet. The index does not change while a cycle places. */
+	int64_t *res_at, *res_score;
 	/* The filters beyond the node-only ones that can fail a node in this cycle, in the profile's
 	 * order (sl_filter_plan): a placement attempt asks only these. */
 	sl_filter_fn active[SL_MAX_FILTERS];

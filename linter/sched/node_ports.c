@@ -24,6 +24,11 @@ static bool any_conflict(const struct sl_hostport *want, size_t nwant, const str
 	return false;
 }
 
+bool sl_ports_conflict(const struct sl_hostport *want, size_t nwant, const struct sl_hostport *used, size_t nused)
+{
+	return any_conflict(want, nwant, used, nused);
+}
+
 bool sl_node_ports_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out)
 {
 	const struct sl_podspec *p = cy->p;

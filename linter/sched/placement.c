@@ -47,10 +47,12 @@ void sl_cycle_init(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_wo
 	memset(s, 0, sizeof *s);
 	/* One block for the per-node counts: placed, each generation's, and the attempt's scores. */
 	size_t n1 = cl->n + 1;
-	s->placed = sl_xcalloc(4 * n1, sizeof *s->placed);
+	s->placed = sl_xcalloc(6 * n1, sizeof *s->placed);
 	s->placed_gen[0] = s->placed + n1;
 	s->placed_gen[1] = s->placed + 2 * n1;
-	s->score = s->placed + 3 * n1;
+	s->res_at = s->placed + 3 * n1;
+	s->res_score = s->placed + 4 * n1;
+	s->score = s->placed + 5 * n1;
 	s->cand = sl_xcalloc(n1, sizeof *s->cand);
 	cycle_set(s, cl, w, excluded, static_ok, old_hash);
 }
@@ -81,11 +83,13 @@ void sl_cycle_renew(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_w
 	s->placed = keep.placed;
 	s->placed_gen[0] = keep.placed_gen[0];
 	s->placed_gen[1] = keep.placed_gen[1];
+	s->res_at = keep.res_at;
+	s->res_score = keep.res_score;
 	s->score = keep.score;
 	s->cand = keep.cand;
 	s->log = keep.log;
 	s->caplog = keep.caplog;
-	memset(s->placed, 0, 3 * (cl->n + 1) * sizeof *s->placed);
+	memset(s->placed, 0, 4 * (cl->n + 1) * sizeof *s->placed); /* the counts and res_at */
 	cycle_set(s, cl, w, excluded, static_ok, old_hash);
 }
 
@@ -115,13 +119,24 @@ static void place(struct sl_cycle *s, size_t node, int gen)
  * here: PodTopologySpread (weight 2), NodeResourcesFit LeastAllocated and
  * NodeResourcesBalancedAllocation (weight 1 each). Ties go to the node listed first (the
  * scheduler picks among them at random). */
-static size_t choose(const struct sl_cycle *s, const size_t *cand, size_t ncand, int64_t *spread)
+/* sl_resources_score of node i, computed once per count of the workload's pods on it: between
+ * two attempts only the chosen node's count changes, and nothing else the score reads. */
+static int64_t resources_score(struct sl_cycle *s, size_t i)
+{
+	if (s->res_at[i] != s->placed[i] + 1) {
+		s->res_score[i] = sl_resources_score(s, i);
+		s->res_at[i] = s->placed[i] + 1;
+	}
+	return s->res_score[i];
+}
+
+static size_t choose(struct sl_cycle *s, const size_t *cand, size_t ncand, int64_t *spread)
 {
 	bool soft = sl_pod_topology_spread_scores(s, cand, ncand, spread);
 	int64_t best = INT64_MIN;
 	size_t pick = cand[0];
 	for (size_t c = 0; c < ncand; c++) {
-		int64_t score = (soft ? 2 * spread[c] : 0) + sl_resources_score(s, cand[c]);
+		int64_t score = (soft ? 2 * spread[c] : 0) + resources_score(s, cand[c]);
 		if (s->reverse)
 			score = -score;
 		if (score > best || (s->reverse && score == best)) {

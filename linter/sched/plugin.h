@@ -81,6 +81,9 @@ bool sl_node_affinity_prefilter(const struct sl_podspec *p, const struct sl_mode
  * workload's own placed there. */
 bool sl_node_ports_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
 bool sl_node_ports_idle(const struct sl_cycle *cy);
+/* Whether a port in want[0 .. nwant) conflicts with one in used[0 .. nused) (same protocol and
+ * port, either address the wildcard or both the same). */
+bool sl_ports_conflict(const struct sl_hostport *want, size_t nwant, const struct sl_hostport *used, size_t nused);
 
 /* NodeResourcesFit: the pod count and every resource the scheduler checks. */
 /* Whether it checks a resource of this name: cpu, memory, ephemeral-storage and the scalar ones

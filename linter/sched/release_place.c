@@ -116,12 +116,14 @@ static bool terms_select(const struct sl_podterm *t, size_t nt, const struct sl_
 }
 
 /* Whether pods of `placed` bear on placing a pod of `next`: next's terms or spread may select
- * them, their anti-affinity may repel it, or both bind host ports. */
+ * them, their anti-affinity may repel it, or they bind a host port next wants (NodePorts judges
+ * nothing else of them). */
 static bool bears_on(const struct sl_podspec *placed, const struct sl_podspec *next)
 {
 	if (terms_select(placed->anti, placed->nanti, placed, next) ||
 	    terms_select(next->affinity, next->naffinity, next, placed) ||
-	    terms_select(next->anti, next->nanti, next, placed) || (next->nports && placed->nports))
+	    terms_select(next->anti, next->nanti, next, placed) ||
+	    sl_ports_conflict(next->ports, next->nports, placed->ports, placed->nports))
 		return true;
 	for (size_t k = 0; k < next->nspread; k++)
 		if (next->spread[k].nmatch_keys || (!strcmp(next->namespace, placed->namespace) &&
@@ -259,7 +261,8 @@ bool sl_release_place(const struct sl_model *m, const struct sl_workload *const 
 	/* The workloads with pods placed since the index was built: only their pods are missing
 	 * from it, and they matter only to a workload they bear on. */
 	size_t *unbuilt = sl_xcalloc(nw + 1, sizeof *unbuilt), nunbuilt = 0;
-	bool anti = false; /* one of them carries anti-affinity */
+	/* those of them that carry anti-affinity: all that can bear on a workload that reads no pods */
+	size_t *anti = sl_xcalloc(nw + 1, sizeof *anti), nanti = 0;
 	/* Only the first workload left short has its nodes shown (release_order.c): the reasons are
 	 * formatted for it alone. */
 	bool short_seen = false;
@@ -267,24 +270,25 @@ bool sl_release_place(const struct sl_model *m, const struct sl_workload *const 
 		size_t i = reverse ? nw - 1 - k : k;
 		if (todo[i] <= 0)
 			continue;
-		bool stale = false;
 		/* Without terms, spread or ports of its own only a placed pod's anti-affinity matters. */
-		bool check = reads_pods(&ws[i]->pod) || anti;
-		for (size_t u = 0; check && u < nunbuilt && !stale; u++)
-			stale = bears_on(&ws[unbuilt[u]]->pod, &ws[i]->pod);
+		bool reads = reads_pods(&ws[i]->pod), stale = false;
+		const size_t *scan = reads ? unbuilt : anti;
+		for (size_t u = 0, nscan = reads ? nunbuilt : nanti; u < nscan && !stale; u++)
+			stale = bears_on(&ws[scan[u]]->pod, &ws[i]->pod);
 		if (stale) {
 			cl = rebuild(cl, &e.m, &work);
-			nunbuilt = 0;
-			anti = false;
+			nunbuilt = nanti = 0;
 		}
 		out->placed[i] = place_one(&e, cl, ws[i], i, todo[i], !short_seen, out, &work, &truncated);
 		short_seen |= out->placed[i] < todo[i];
 		if (out->placed[i] > 0) {
 			unbuilt[nunbuilt++] = i;
-			anti |= ws[i]->pod.nanti > 0;
+			if (ws[i]->pod.nanti)
+				anti[nanti++] = i;
 		}
 	}
 	free(unbuilt);
+	free(anti);
 	sl_cluster_free(cl);
 	evolving_free(&e, nw);
 	out->complete = !truncated;
