@@ -84,10 +84,6 @@ static void state_new(struct sl_cycle *cy)
 	const struct sl_podspec *p = cy->p;
 	const struct sl_cluster *cl = cy->cl;
 	struct sl_spread_state *ss = sl_xcalloc(1, sizeof *ss);
-	if (!p->nspread) {
-		cy->spread = ss; /* nothing to count (most pods): no arrays */
-		return;
-	}
 	ss->sp = sl_xcalloc(p->nspread + 1, sizeof *ss->sp);
 	ss->raw = sl_xcalloc(cy->n + 1, sizeof *ss->raw);
 	bool by_class = sl_judged_by_class(p);
@@ -105,6 +101,8 @@ static void state_new(struct sl_cycle *cy)
 
 void sl_pod_topology_spread_prefilter(struct sl_cycle *cy)
 {
+	if (!cy->p->nspread)
+		return; /* nothing to count (most pods): no state, and every hook below has nothing to do */
 	if (!cy->spread)
 		state_new(cy);
 	struct sl_spread_state *ss = cy->spread;
@@ -130,7 +128,8 @@ void sl_pod_topology_spread_prefilter(struct sl_cycle *cy)
 
 void sl_pod_topology_spread_add_pod(struct sl_cycle *cy, size_t node, int gen)
 {
-	count(cy, node, cy->p->namespace, &cy->gl[gen]);
+	if (cy->spread)
+		count(cy, node, cy->p->namespace, &cy->gl[gen]);
 }
 
 /* The global minimum each skew is measured from: the fewest matching pods in an eligible domain,
@@ -138,7 +137,7 @@ void sl_pod_topology_spread_add_pod(struct sl_cycle *cy, size_t node, int gen)
 void sl_pod_topology_spread_refresh(struct sl_cycle *cy)
 {
 	struct sl_spread_state *ss = cy->spread;
-	for (size_t k = 0; k < ss->nsp; k++) {
+	for (size_t k = 0; ss && k < ss->nsp; k++) {
 		struct constraint *st = &ss->sp[k];
 		size_t nd = cy->cl->topos[st->topo].ndom, ndomains = 0;
 		st->min = INT32_MAX; /* no eligible domain: every skew is negative */
@@ -173,7 +172,7 @@ void sl_pod_topology_spread_release(struct sl_cycle *cy)
 /* Only DoNotSchedule constraints filter. */
 bool sl_pod_topology_spread_idle(const struct sl_cycle *cy)
 {
-	for (size_t k = 0; k < cy->spread->nsp; k++)
+	for (size_t k = 0; cy->spread && k < cy->spread->nsp; k++)
 		if (cy->spread->sp[k].c->hard)
 			return false;
 	return true;
@@ -182,7 +181,7 @@ bool sl_pod_topology_spread_idle(const struct sl_cycle *cy)
 bool sl_pod_topology_spread_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out)
 {
 	const struct sl_spread_state *ss = cy->spread;
-	for (size_t k = 0; k < ss->nsp; k++) {
+	for (size_t k = 0; ss && k < ss->nsp; k++) {
 		const struct constraint *st = &ss->sp[k];
 		if (!st->c->hard)
 			continue;
@@ -211,6 +210,8 @@ bool sl_pod_topology_spread_filter(const struct sl_cycle *cy, size_t node, struc
 bool sl_pod_topology_spread_scores(const struct sl_cycle *cy, const size_t *cand, size_t ncand, int64_t *score)
 {
 	const struct sl_spread_state *ss = cy->spread;
+	if (!ss)
+		return false;
 	int64_t *raw = ss->raw;
 	int64_t rmin = INT64_MAX, rmax = 0;
 	double weight[16];
