@@ -21,9 +21,10 @@ struct tslot {
 struct sl_interpod_state {
 	struct tslot *ts;
 	size_t nts, capts;
-	size_t *aff_ts, *anti_ts; /* per term of the pod: its slot */
+	size_t *aff_ts, *anti_ts; /* per term of the pod: its slot (in term_ts) */
 	int64_t aff_sum, anti_sum;
-	bool self_aff; /* the pod matches its own affinity terms */
+	bool self_aff;    /* the pod matches its own affinity terms */
+	size_t term_ts[]; /* one allocation with the state: made per workload */
 };
 
 static size_t slot_of(struct sl_interpod_state *st, const struct sl_cluster *cl, const char *key)
@@ -36,9 +37,10 @@ static size_t slot_of(struct sl_interpod_state *st, const struct sl_cluster *cl,
 	struct tslot *x = &st->ts[st->nts];
 	size_t nd = cl->topos[t].ndom + 1;
 	x->topo = t;
-	x->aff = sl_xcalloc(nd, sizeof *x->aff);
-	x->anti = sl_xcalloc(nd, sizeof *x->anti);
-	x->block = sl_xcalloc(nd, sizeof *x->block);
+	/* One block: the two counts, then the blocked domains. */
+	x->aff = sl_xcalloc(nd, 2 * sizeof *x->aff + sizeof *x->block);
+	x->anti = x->aff + nd;
+	x->block = (bool *)(x->anti + nd);
 	x->any_block = false;
 	return st->nts++;
 }
@@ -153,9 +155,10 @@ static void count_running_pod(void *ctx, size_t k)
 static void state_new(struct sl_cycle *cy)
 {
 	const struct sl_podspec *p = cy->p;
-	struct sl_interpod_state *st = sl_xcalloc(1, sizeof *st);
-	st->aff_ts = sl_xcalloc(p->naffinity + 1, sizeof *st->aff_ts);
-	st->anti_ts = sl_xcalloc(p->nanti + 1, sizeof *st->anti_ts);
+	struct sl_interpod_state *st =
+	    sl_xcalloc(1, sizeof *st + (p->naffinity + p->nanti + 1) * sizeof st->term_ts[0]);
+	st->aff_ts = st->term_ts;
+	st->anti_ts = st->term_ts + p->naffinity;
 	for (size_t t = 0; t < p->naffinity; t++)
 		st->aff_ts[t] = slot_of(st, cy->cl, p->affinity[t].topology_key);
 	for (size_t t = 0; t < p->nanti; t++)
@@ -226,14 +229,9 @@ void sl_inter_pod_affinity_release(struct sl_cycle *cy)
 	struct sl_interpod_state *st = cy->interpod;
 	if (!st)
 		return;
-	for (size_t x = 0; x < st->nts; x++) {
-		free(st->ts[x].aff);
-		free(st->ts[x].anti);
-		free(st->ts[x].block);
-	}
+	for (size_t x = 0; x < st->nts; x++)
+		free(st->ts[x].aff); /* and anti, block: the same block */
 	free(st->ts);
-	free(st->aff_ts);
-	free(st->anti_ts);
 	free(st);
 	cy->interpod = NULL;
 }
