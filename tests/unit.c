@@ -1003,6 +1003,7 @@ int main(void)
 	test_cluster_derive();
 	test_release_surely();
 	test_cluster_refresh();
+	test_cycle_plan();
 	test_config();
 	test_patterns();
 	test_udiff();

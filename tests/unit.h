@@ -28,5 +28,6 @@ void test_default_tolerations(void);
 void test_cluster_derive(void);
 void test_release_surely(void);
 void test_cluster_refresh(void);
+void test_cycle_plan(void);
 
 #endif

@@ -4,7 +4,9 @@
  * running pod names a copy's name, a build of its own. And the release that surely places
  * (sl_release_places_surely): shown only with room to spare whatever the order, never for one
  * the placement leaves short. And the index refreshed with more running pods (as a release is placed)
- * is the index built anew on them. */
+ * is the index built anew on them. And a cycle planned (sl_filter_plan) asks only the filters
+ * that can fail, with the verdicts of all of them, and one renewed for another workload
+ * (sl_cycle_renew) places as a new one would. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +14,8 @@
 #include "../linter/load/source.h"
 #include "../linter/model/model.h"
 #include "../linter/sched/cluster.h"
+#include "../linter/sched/cycle.h"
+#include "../linter/sched/plugin.h"
 #include "unit.h"
 
 static const char nodes_yaml[] =
@@ -347,6 +351,97 @@ void test_cluster_refresh(void)
 	CHECK(grow_and_compare(cl, &x, made, &nmade, (const struct sl_pod *[]){q2, q1},
 			       (const char *[]){"node-b", "node-a"}, 2));
 	CHECK(cl->npods == 10 && x.npods == 13);
+	sl_cluster_free(cl);
+	sl_model_free(&m);
+	sl_findings_free(&errs);
+	for (int i = 0; i < 4; i++)
+		sl_source_free(src[i]);
+}
+
+/* Deployments on the three nodes of nodes_yaml beside the running pods of pods_yaml: web (spread
+ * and anti-affinity), a plain one, one with a host port, one p1's anti-affinity could select. */
+static const char cycle_workloads_yaml[] =
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: batch, namespace: shop}\n"
+    "spec:\n  replicas: 4\n  selector: {matchLabels: {app: batch}}\n  template:\n"
+    "    metadata: {labels: {app: batch}}\n    spec:\n"
+    "      containers: [{name: c, resources: {requests: {cpu: '1'}}}]\n"
+    "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: edge, namespace: shop}\n"
+    "spec:\n  replicas: 3\n  selector: {matchLabels: {app: edge}}\n  template:\n"
+    "    metadata: {labels: {app: edge}}\n    spec:\n"
+    "      tolerations: [{operator: Exists}]\n"
+    "      containers: [{name: c, ports: [{containerPort: 80, hostPort: 80}]}]\n"
+    "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web2, namespace: shop}\n"
+    "spec:\n  replicas: 2\n  selector: {matchLabels: {app: web, v: '2'}}\n  template:\n"
+    "    metadata: {labels: {app: web, v: '2'}}\n    spec:\n"
+    "      containers: [{name: c, resources: {requests: {cpu: 500m}}}]\n";
+
+/* Whether, for a pod of w with k of its pods placed on node `at`, the planned filters agree with
+ * all of them on every node. */
+static bool plan_agrees(struct sl_cluster *cl, const struct sl_workload *w, const bool *excluded, const bool *ok,
+			size_t at, int k)
+{
+	struct sl_cycle s;
+	sl_cycle_init(&s, cl, w, excluded, ok, "h1");
+	sl_plugins_prefilter(&s);
+	sl_plugins_refresh(&s);
+	for (int j = 0; j < k; j++) {
+		s.placed[at]++;
+		s.placed_gen[0][at]++;
+		sl_plugins_add_pod(&s, at, 0);
+		sl_plugins_refresh(&s);
+	}
+	sl_filter_plan(&s);
+	bool same = s.nactive < sl_nfilter_plugins;
+	for (size_t i = 0; i < s.n; i++)
+		same &= sl_filter_fits(&s, i) == (sl_filter_others(&s, i, NULL) == SL_FITS);
+	sl_cycle_free(&s);
+	return same;
+}
+
+/* Where w's pods go: a new cycle's placement and that of a cycle used for `before` first, then
+ * renewed (the counts per node, and how many placed). */
+static bool renew_places_alike(struct sl_cluster *cl, const struct sl_workload *before, const struct sl_workload *w,
+			       const bool *excluded, const bool *ok)
+{
+	struct sl_cycle a, b;
+	int64_t pa, sa, pb, sb;
+	sl_cycle_init(&a, cl, w, excluded, ok, "h1");
+	sl_place_all(&a, w, NULL, 0, &pa, &sa, NULL, NULL);
+	sl_cycle_init(&b, cl, before, excluded, ok, "h0");
+	sl_place_all(&b, before, NULL, 0, &pb, &sb, NULL, NULL);
+	sl_cycle_finish(&b);
+	sl_cycle_renew(&b, cl, w, excluded, ok, "h1");
+	sl_place_all(&b, w, NULL, 0, &pb, &sb, NULL, NULL);
+	bool same = pa == pb && sa == sb && a.nlog == b.nlog;
+	for (size_t i = 0; i < a.n; i++)
+		same &= a.placed_gen[0][i] == b.placed_gen[0][i] && a.placed_gen[1][i] == b.placed_gen[1][i];
+	sl_cycle_free(&a);
+	sl_cycle_free(&b);
+	return same;
+}
+
+void test_cycle_plan(void)
+{
+	struct sl_model m = {0};
+	struct sl_findings errs = {0};
+	struct sl_source *src[4];
+	load(&m, "nodes.yaml", nodes_yaml, SL_ROLE_NODES, &errs, &src[0]);
+	load(&m, "pods.yaml", pods_yaml, SL_ROLE_PODS, &errs, &src[1]);
+	load(&m, "workload.yaml", workload_yaml, SL_ROLE_MANIFESTS, &errs, &src[2]);
+	load(&m, "more.yaml", cycle_workloads_yaml, SL_ROLE_MANIFESTS, &errs, &src[3]);
+	sl_model_bind_pods(&m);
+	CHECK(errs.n == 0 && m.nnodes == 3 && m.nworkloads == 4);
+	struct sl_cluster *cl = sl_cluster_new(&m);
+	bool excluded[4] = {false}, ok[4];
+	for (size_t w = 0; w < m.nworkloads; w++) {
+		const struct sl_workload *wl = m.workloads[w];
+		memset(ok, 0, sizeof ok);
+		sl_node_only_verdicts(cl, &wl->pod, ok);
+		for (size_t at = 0; at < m.nnodes; at++)
+			for (int k = 0; k < 3; k++)
+				CHECK(plan_agrees(cl, wl, excluded, ok, at, k));
+		CHECK(renew_places_alike(cl, m.workloads[(w + 1) % m.nworkloads], wl, excluded, ok));
+	}
 	sl_cluster_free(cl);
 	sl_model_free(&m);
 	sl_findings_free(&errs);

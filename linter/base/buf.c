@@ -319,12 +319,24 @@ void sl_strmap_free(struct sl_strmap *m)
 
 size_t sl_intern_id(struct sl_strpool *p, const char *s)
 {
-	size_t i = sl_strmap_get(&p->map, s);
-	if (i != (size_t)-1)
-		return i;
+	struct sl_strmap *m = &p->map;
+	size_t at = (size_t)-1;
+	if (m->cap) {
+		/* One probe finds the string or the empty slot where it goes, hashed once: a new string
+		 * goes straight there unless the map must grow first (then sl_strmap_put places it). */
+		for (at = str_hash(s) & (m->cap - 1); m->keys[at]; at = (at + 1) & (m->cap - 1))
+			if (!strcmp(m->keys[at], s))
+				return m->vals[at];
+	}
 	sl_grow(&p->v, &p->cap, p->n + 1, sizeof *p->v);
 	p->v[p->n] = sl_xstrdup(s);
-	sl_strmap_put(&p->map, p->v[p->n], p->n);
+	if (at == (size_t)-1 || 2 * (m->n + 1) > m->cap)
+		sl_strmap_put(m, p->v[p->n], p->n);
+	else {
+		m->keys[at] = p->v[p->n];
+		m->vals[at] = p->n;
+		m->n++;
+	}
 	return p->n++;
 }
 

@@ -18,6 +18,11 @@ struct sl_placement {
 	int gen;
 };
 
+/* The most filter plugins a profile lists (plugins.c checks it). */
+#define SL_MAX_FILTERS 8
+struct sl_cycle;
+typedef bool (*sl_filter_fn)(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
+
 /* Each stateful plugin's PreFilter state, defined in the plugin's own file. */
 struct sl_fit_state;
 struct sl_spread_state;
@@ -35,7 +40,7 @@ struct sl_cycle {
 	struct sl_reasons *pool; /* where reason texts go; NULL: the verdict alone (no text formatted) */
 	const bool *excluded;    /* per node: left out by NodeAffinity's PreFilter */
 	const bool *static_ok;   /* per node: passes the node-only filters */
-	struct sl_labels gl[2];  /* the labels of a pod of each generation */
+	struct sl_labels gl[2];  /* the labels of a pod of each generation (gl[1] only for a rolling update) */
 	int gen;                 /* the generation of the incoming pod */
 	int64_t *placed;         /* per node: pods of the workload placed there, both generations */
 	int64_t *placed_gen[2];
@@ -48,6 +53,15 @@ struct sl_cycle {
 	size_t next_start;
 	uint64_t work;  /* nodes filtered and pods placed so far */
 	bool truncated; /* placement stopped at SL_PLACEMENT_BUDGET, not because nothing fit */
+	size_t *cand;   /* per node: scratch for an attempt's feasible nodes */
+	int64_t *score; /* and their spread scores */
+	/* per node: NodeResourcesFit's score (res_score), computed with placed[i] == res_at[i] - 1;
+	 * res_at 0: none yet. The index does not change while a cycle places. */
+	int64_t *res_at, *res_score;
+	/* The filters beyond the node-only ones that can fail a node in this cycle, in the profile's
+	 * order (sl_filter_plan): a placement attempt asks only these. */
+	sl_filter_fn active[SL_MAX_FILTERS];
+	size_t nactive;
 	struct sl_fit_state *fit;
 	struct sl_spread_state *spread;
 	struct sl_interpod_state *interpod;
@@ -56,6 +70,14 @@ struct sl_cycle {
 void sl_cycle_init(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_workload *w, const bool *excluded,
 		   const bool *static_ok, const char *old_hash);
 void sl_cycle_free(struct sl_cycle *s);
+/* For a caller placing many workloads on the same nodes, one after another: sl_cycle_finish
+ * releases what s holds of its workload (the plugins' states, the labels, the per-pod stamps),
+ * keeping the per-node arrays, and sl_cycle_renew then makes it what sl_cycle_init would for the
+ * next workload on cl (refreshed or charged since, its nodes s's), without making them again.
+ * sl_cycle_free still frees a finished cycle. */
+void sl_cycle_finish(struct sl_cycle *s);
+void sl_cycle_renew(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_workload *w, const bool *excluded,
+		    const bool *static_ok, const char *old_hash);
 
 /* The labels of a pod of the template in a ReplicaSet: pod-template-hash set to hash (kept as
  * the template has it when hash is NULL). out->v is the caller's to free. */

@@ -21,9 +21,10 @@ struct tslot {
 struct sl_interpod_state {
 	struct tslot *ts;
 	size_t nts, capts;
-	size_t *aff_ts, *anti_ts; /* per term of the pod: its slot */
+	size_t *aff_ts, *anti_ts; /* per term of the pod: its slot (in term_ts) */
 	int64_t aff_sum, anti_sum;
-	bool self_aff; /* the pod matches its own affinity terms */
+	bool self_aff;    /* the pod matches its own affinity terms */
+	size_t term_ts[]; /* one allocation with the state: made per workload */
 };
 
 static size_t slot_of(struct sl_interpod_state *st, const struct sl_cluster *cl, const char *key)
@@ -36,9 +37,10 @@ static size_t slot_of(struct sl_interpod_state *st, const struct sl_cluster *cl,
 	struct tslot *x = &st->ts[st->nts];
 	size_t nd = cl->topos[t].ndom + 1;
 	x->topo = t;
-	x->aff = sl_xcalloc(nd, sizeof *x->aff);
-	x->anti = sl_xcalloc(nd, sizeof *x->anti);
-	x->block = sl_xcalloc(nd, sizeof *x->block);
+	/* One block: the two counts, then the blocked domains. */
+	x->aff = sl_xcalloc(nd, 2 * sizeof *x->aff + sizeof *x->block);
+	x->anti = x->aff + nd;
+	x->block = (bool *)(x->anti + nd);
 	x->any_block = false;
 	return st->nts++;
 }
@@ -96,6 +98,54 @@ static void count_blocks(struct sl_cycle *cy, size_t i, const struct sl_podterm 
 	}
 }
 
+/* The anti-affinity terms of a running pod that select the incoming pod, remembered per
+ * template: a workload's placed replicas share their terms, labels and namespace (the same
+ * memory), and are met again and again among the candidates of a pass. */
+struct template_terms {
+	const struct sl_podterm *terms;
+	const struct sl_kv *labels;
+	size_t nlabels;
+	const char *ns;
+	uint64_t hits; /* bit t: terms[t] selects the incoming pod */
+};
+enum { TEMPLATES_KEPT = 8 };
+
+/* count_blocks for owner o on node i, with its terms' matches looked up in memo first. */
+static void count_blocks_of(struct sl_cycle *cy, size_t i, const struct sl_podspec *o, struct template_terms *memo,
+			    size_t *nmemo)
+{
+	if (o->nanti > 64) {
+		count_blocks(cy, i, o->anti, o->nanti, o->namespace, &o->labels);
+		return;
+	}
+	const struct template_terms *tt = NULL;
+	for (size_t k = 0; k < *nmemo && !tt; k++)
+		if (memo[k].terms == o->anti && memo[k].labels == o->labels.v && memo[k].nlabels == o->labels.n &&
+		    memo[k].ns == o->namespace)
+			tt = &memo[k];
+	struct template_terms fresh = {o->anti, o->labels.v, o->labels.n, o->namespace, 0};
+	if (!tt) {
+		for (size_t t = 0; t < o->nanti; t++)
+			if (sl_podterm_matches(&o->anti[t], o->namespace, &o->labels, cy->p->namespace,
+					       &cy->gl[cy->gen]))
+				fresh.hits |= (uint64_t)1 << t;
+		if (*nmemo < TEMPLATES_KEPT)
+			memo[(*nmemo)++] = fresh;
+		tt = &fresh;
+	}
+	struct sl_interpod_state *st = cy->interpod;
+	for (size_t t = 0; t < o->nanti; t++) {
+		if (!(tt->hits >> t & 1))
+			continue;
+		size_t x = slot_of(st, cy->cl, o->anti[t].topology_key);
+		int32_t d = sl_topo_dom(cy->cl, st->ts[x].topo, i);
+		if (d >= 0) {
+			st->ts[x].block[d] = true;
+			st->ts[x].any_block = true;
+		}
+	}
+}
+
 static void count_running_pod(void *ctx, size_t k)
 {
 	struct sl_cycle *cy = ctx;
@@ -105,9 +155,10 @@ static void count_running_pod(void *ctx, size_t k)
 static void state_new(struct sl_cycle *cy)
 {
 	const struct sl_podspec *p = cy->p;
-	struct sl_interpod_state *st = sl_xcalloc(1, sizeof *st);
-	st->aff_ts = sl_xcalloc(p->naffinity + 1, sizeof *st->aff_ts);
-	st->anti_ts = sl_xcalloc(p->nanti + 1, sizeof *st->anti_ts);
+	struct sl_interpod_state *st =
+	    sl_xcalloc(1, sizeof *st + (p->naffinity + p->nanti + 1) * sizeof st->term_ts[0]);
+	st->aff_ts = st->term_ts;
+	st->anti_ts = st->term_ts + p->naffinity;
 	for (size_t t = 0; t < p->naffinity; t++)
 		st->aff_ts[t] = slot_of(st, cy->cl, p->affinity[t].topology_key);
 	for (size_t t = 0; t < p->nanti; t++)
@@ -115,15 +166,40 @@ static void state_new(struct sl_cycle *cy)
 	cy->interpod = st;
 }
 
+/* The running pods the nterms terms' selectors can match, counted. */
+static void visit_running(struct sl_cycle *cy, size_t nterms)
+{
+	const struct sl_podspec *p = cy->p;
+	bool wild = false;
+	const struct sl_selector **sels = sl_xcalloc(nterms, sizeof *sels);
+	for (size_t t = 0; t < nterms; t++) {
+		const struct sl_podterm *term = t < p->naffinity ? &p->affinity[t] : &p->anti[t - p->naffinity];
+		wild |= term->nnamespaces || term->has_ns_selector;
+		sels[t] = &term->sel;
+	}
+	sl_visit_running(cy->cl, p->namespace, wild, sels, nterms, &cy->stamp, &cy->epoch, count_running_pod, cy);
+	free(sels);
+}
+
 /* The counts for an incoming pod of the cycle's generation, from the running pods: those its
  * terms' selectors can match (of its own namespace, or of any when a term names others), each
  * once, and those whose anti-affinity may exclude it. */
 void sl_inter_pod_affinity_prefilter(struct sl_cycle *cy)
 {
+	const struct sl_podspec *p = cy->p;
+	const struct sl_labels *own = &cy->gl[cy->gen];
+	size_t nterms = p->naffinity + p->nanti, nq;
+	size_t *q = sl_anti_candidates(cy->cl, p->namespace, own, 1, &nq);
+	if (!nterms && !nq) {
+		/* Nothing to count, and nothing the workload's pods add (they carry no terms): no state,
+		 * and the filter is idle. */
+		sl_inter_pod_affinity_release(cy);
+		free(q);
+		return;
+	}
 	if (!cy->interpod)
 		state_new(cy);
 	struct sl_interpod_state *st = cy->interpod;
-	const struct sl_podspec *p = cy->p;
 	st->aff_sum = st->anti_sum = 0;
 	for (size_t x = 0; x < st->nts; x++) {
 		size_t nd = cy->cl->topos[st->ts[x].topo].ndom + 1;
@@ -132,27 +208,13 @@ void sl_inter_pod_affinity_prefilter(struct sl_cycle *cy)
 		memset(st->ts[x].block, 0, nd * sizeof *st->ts[x].block);
 		st->ts[x].any_block = false;
 	}
-	const struct sl_labels *own = &cy->gl[cy->gen];
 	st->self_aff = all_terms_match(p->affinity, p->naffinity, p->namespace, own, p->namespace, own);
-	size_t nterms = p->naffinity + p->nanti;
-	if (nterms) {
-		bool wild = false;
-		const struct sl_selector **sels = sl_xcalloc(nterms, sizeof *sels);
-		for (size_t t = 0; t < nterms; t++) {
-			const struct sl_podterm *term = t < p->naffinity ? &p->affinity[t] : &p->anti[t - p->naffinity];
-			wild |= term->nnamespaces || term->has_ns_selector;
-			sels[t] = &term->sel;
-		}
-		sl_visit_running(cy->cl, p->namespace, wild, sels, nterms, &cy->stamp, &cy->epoch, count_running_pod,
-				 cy);
-		free(sels);
-	}
-	size_t nq;
-	size_t *q = sl_anti_candidates(cy->cl, p->namespace, own, 1, &nq);
-	for (size_t a = 0; a < nq; a++) {
-		const struct sl_podspec *o = &cy->cl->pods[q[a]]->spec;
-		count_blocks(cy, cy->cl->pod_node[q[a]], o->anti, o->nanti, o->namespace, &o->labels);
-	}
+	if (nterms)
+		visit_running(cy, nterms);
+	struct template_terms memo[TEMPLATES_KEPT];
+	size_t nmemo = 0;
+	for (size_t a = 0; a < nq; a++)
+		count_blocks_of(cy, cy->cl->pod_node[q[a]], &cy->cl->pods[q[a]]->spec, memo, &nmemo);
 	free(q);
 }
 
@@ -167,14 +229,9 @@ void sl_inter_pod_affinity_release(struct sl_cycle *cy)
 	struct sl_interpod_state *st = cy->interpod;
 	if (!st)
 		return;
-	for (size_t x = 0; x < st->nts; x++) {
-		free(st->ts[x].aff);
-		free(st->ts[x].anti);
-		free(st->ts[x].block);
-	}
+	for (size_t x = 0; x < st->nts; x++)
+		free(st->ts[x].aff); /* and anti, block: the same block */
 	free(st->ts);
-	free(st->aff_ts);
-	free(st->anti_ts);
 	free(st);
 	cy->interpod = NULL;
 }
@@ -186,10 +243,20 @@ static bool fail(struct sl_nodefit *out, const char *reason)
 	return false;
 }
 
+/* Without terms of its own or a running pod's anti-affinity that selects it, the pod is refused
+ * nowhere. */
+bool sl_inter_pod_affinity_idle(const struct sl_cycle *cy)
+{
+	const struct sl_interpod_state *st = cy->interpod;
+	return !st || (!cy->p->naffinity && !cy->p->nanti && !st->nts);
+}
+
 bool sl_inter_pod_affinity_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out)
 {
 	const struct sl_podspec *p = cy->p;
 	const struct sl_interpod_state *st = cy->interpod;
+	if (!st)
+		return true; /* no state: nothing to judge (see the prefilter) */
 	if (p->naffinity) {
 		bool exist = true, missing = false;
 		for (size_t t = 0; t < p->naffinity; t++) {

@@ -24,6 +24,11 @@ static bool any_conflict(const struct sl_hostport *want, size_t nwant, const str
 	return false;
 }
 
+bool sl_ports_conflict(const struct sl_hostport *want, size_t nwant, const struct sl_hostport *used, size_t nused)
+{
+	return any_conflict(want, nwant, used, nused);
+}
+
 bool sl_node_ports_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out)
 {
 	const struct sl_podspec *p = cy->p;
@@ -37,4 +42,9 @@ bool sl_node_ports_filter(const struct sl_cycle *cy, size_t node, struct sl_node
 	if (taken && out)
 		sl_nodefit_fail(out, SL_PL_NODE_PORTS, "node(s) didn't have free ports for the requested pod ports");
 	return !taken;
+}
+
+bool sl_node_ports_idle(const struct sl_cycle *cy)
+{
+	return !cy->p->nports;
 }

@@ -13,8 +13,8 @@
 /* The cycle's state: the pod's requests, counted once, and each node's capacity for it. */
 struct sl_fit_state {
 	struct sl_podres res;
-	int64_t *cap;                     /* per node: pods of the template its free resources hold; -1 not known yet */
 	int64_t pcpu, pmem, nzcpu, nzmem; /* the pod's requests, as filtered and as scored */
+	int64_t cap[];                    /* per node: pods of the template its free resources hold; -1 not known yet */
 };
 
 /* Resources the scheduler tracks as "scalar": extended (domain-qualified, outside
@@ -271,8 +271,7 @@ void sl_node_resources_fit_prefilter(struct sl_cycle *cy)
 {
 	if (cy->fit)
 		return; /* capacities do not change between generations */
-	struct sl_fit_state *st = sl_xcalloc(1, sizeof *st);
-	st->cap = sl_xcalloc(cy->n + 1, sizeof *st->cap);
+	struct sl_fit_state *st = sl_xcalloc(1, sizeof *st + (cy->n + 1) * sizeof st->cap[0]);
 	for (size_t i = 0; i < cy->n; i++)
 		st->cap[i] = -1;
 	sl_podres_init(&st->res, cy->p);
@@ -287,7 +286,6 @@ void sl_node_resources_fit_release(struct sl_cycle *cy)
 {
 	if (!cy->fit)
 		return;
-	free(cy->fit->cap);
 	free(cy->fit);
 	cy->fit = NULL;
 }

@@ -20,10 +20,10 @@ void sl_generation_labels(struct sl_labels *out, const struct sl_labels *in, con
 		out->v[out->n++] = (struct sl_kv){"pod-template-hash", hash, NULL, NULL};
 }
 
-void sl_cycle_init(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_workload *w, const bool *excluded,
-		   const bool *static_ok, const char *old_hash)
+/* What a cycle holds of one workload; the per-node arrays are the caller's. */
+static void cycle_set(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_workload *w, const bool *excluded,
+		      const bool *static_ok, const char *old_hash)
 {
-	memset(s, 0, sizeof *s);
 	s->cl = cl;
 	s->m = cl->m;
 	s->w = w;
@@ -36,22 +36,61 @@ void sl_cycle_init(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_wo
 		s->nall += !excluded[i];
 	bool deploy = w->strategy != SL_STRATEGY_NONE;
 	sl_generation_labels(&s->gl[0], &w->pod.labels, deploy ? old_hash : NULL);
-	sl_generation_labels(&s->gl[1], &w->pod.labels, deploy ? "schedlint-new" : NULL);
-	s->placed = sl_xcalloc(s->n + 1, sizeof *s->placed);
-	s->placed_gen[0] = sl_xcalloc(s->n + 1, sizeof *s->placed_gen[0]);
-	s->placed_gen[1] = sl_xcalloc(s->n + 1, sizeof *s->placed_gen[1]);
+	/* The new generation is placed only in a rolling update's surge (sl_place_all). */
+	if (w->strategy == SL_STRATEGY_ROLLING)
+		sl_generation_labels(&s->gl[1], &w->pod.labels, deploy ? "schedlint-new" : NULL);
 }
 
-void sl_cycle_free(struct sl_cycle *s)
+void sl_cycle_init(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_workload *w, const bool *excluded,
+		   const bool *static_ok, const char *old_hash)
+{
+	memset(s, 0, sizeof *s);
+	/* One block for the per-node counts: placed, each generation's, and the attempt's scores. */
+	size_t n1 = cl->n + 1;
+	s->placed = sl_xcalloc(6 * n1, sizeof *s->placed);
+	s->placed_gen[0] = s->placed + n1;
+	s->placed_gen[1] = s->placed + 2 * n1;
+	s->res_at = s->placed + 3 * n1;
+	s->res_score = s->placed + 4 * n1;
+	s->score = s->placed + 5 * n1;
+	s->cand = sl_xcalloc(n1, sizeof *s->cand);
+	cycle_set(s, cl, w, excluded, static_ok, old_hash);
+}
+
+void sl_cycle_finish(struct sl_cycle *s)
 {
 	sl_plugins_release(s);
 	free(s->gl[0].v);
 	free(s->gl[1].v);
+	free(s->stamp); /* per running pod: a refresh may add some before the cycle is renewed */
+	s->gl[0] = s->gl[1] = (struct sl_labels){0};
+	s->stamp = NULL;
+}
+
+void sl_cycle_free(struct sl_cycle *s)
+{
+	sl_cycle_finish(s);
 	free(s->placed);
-	free(s->stamp);
-	free(s->placed_gen[0]);
-	free(s->placed_gen[1]);
+	free(s->cand);
 	free(s->log);
+}
+
+void sl_cycle_renew(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_workload *w, const bool *excluded,
+		    const bool *static_ok, const char *old_hash)
+{
+	struct sl_cycle keep = *s;
+	memset(s, 0, sizeof *s);
+	s->placed = keep.placed;
+	s->placed_gen[0] = keep.placed_gen[0];
+	s->placed_gen[1] = keep.placed_gen[1];
+	s->res_at = keep.res_at;
+	s->res_score = keep.res_score;
+	s->score = keep.score;
+	s->cand = keep.cand;
+	s->log = keep.log;
+	s->caplog = keep.caplog;
+	memset(s->placed, 0, 4 * (cl->n + 1) * sizeof *s->placed); /* the counts and res_at */
+	cycle_set(s, cl, w, excluded, static_ok, old_hash);
 }
 
 /* The plugins' counts for an incoming pod of generation gen: from the running pods, then from
@@ -63,6 +102,7 @@ static void phase_begin(struct sl_cycle *s, int gen)
 	for (size_t l = 0; l < s->nlog; l++)
 		sl_plugins_add_pod(s, s->log[l].node, s->log[l].gen);
 	sl_plugins_refresh(s);
+	sl_filter_plan(s);
 }
 
 static void place(struct sl_cycle *s, size_t node, int gen)
@@ -79,13 +119,24 @@ static void place(struct sl_cycle *s, size_t node, int gen)
  * here: PodTopologySpread (weight 2), NodeResourcesFit LeastAllocated and
  * NodeResourcesBalancedAllocation (weight 1 each). Ties go to the node listed first (the
  * scheduler picks among them at random). */
-static size_t choose(const struct sl_cycle *s, const size_t *cand, size_t ncand, int64_t *spread)
+/* sl_resources_score of node i, computed once per count of the workload's pods on it: between
+ * two attempts only the chosen node's count changes, and nothing else the score reads. */
+static int64_t resources_score(struct sl_cycle *s, size_t i)
+{
+	if (s->res_at[i] != s->placed[i] + 1) {
+		s->res_score[i] = sl_resources_score(s, i);
+		s->res_at[i] = s->placed[i] + 1;
+	}
+	return s->res_score[i];
+}
+
+static size_t choose(struct sl_cycle *s, const size_t *cand, size_t ncand, int64_t *spread)
 {
 	bool soft = sl_pod_topology_spread_scores(s, cand, ncand, spread);
 	int64_t best = INT64_MIN;
 	size_t pick = cand[0];
 	for (size_t c = 0; c < ncand; c++) {
-		int64_t score = (soft ? 2 * spread[c] : 0) + sl_resources_score(s, cand[c]);
+		int64_t score = (soft ? 2 * spread[c] : 0) + resources_score(s, cand[c]);
 		if (s->reverse)
 			score = -score;
 		if (score > best || (s->reverse && score == best)) {
@@ -109,22 +160,22 @@ static size_t feasible_to_find(size_t nall)
 	return want < 100 ? 100 : want;
 }
 
-/* One scheduling attempt for the next pod: the chosen node, or (size_t)-1 when none fits. cand
- * and spread are scratch, a node each. */
-static size_t step(struct sl_cycle *s, size_t *cand, int64_t *spread)
+/* One scheduling attempt for the next pod: the chosen node, or (size_t)-1 when none fits. */
+static size_t step(struct sl_cycle *s)
 {
+	size_t *cand = s->cand;
 	/* Like the scheduler, filter from where the previous attempt stopped, and stop once enough
 	 * feasible nodes are found: placement follows, and large inventories stay cheap. */
 	size_t ncand = 0, k;
 	size_t want = feasible_to_find(s->nall);
 	for (k = 0; k < s->n && ncand < want; k++) {
 		size_t i = (s->next_start + k) % s->n;
-		if (!s->excluded[i] && s->static_ok[i] && sl_filter_others(s, i, NULL) == SL_FITS)
+		if (!s->excluded[i] && s->static_ok[i] && sl_filter_fits(s, i))
 			cand[ncand++] = i;
 	}
 	s->next_start = (s->next_start + k) % s->n;
 	s->work += k + 1;
-	return ncand ? choose(s, cand, ncand, spread) : (size_t)-1;
+	return ncand ? choose(s, cand, ncand, s->score) : (size_t)-1;
 }
 
 /* Every node's verdict for the next pod, with the reasons (for the FailedScheduling text). */
@@ -144,8 +195,6 @@ static struct sl_nodefit *explain_step(struct sl_cycle *s, const struct sl_nodef
 void sl_place_all(struct sl_cycle *s, const struct sl_workload *w, struct sl_analysis *a, int64_t own, int64_t *steady,
 		  int64_t *surge, struct sl_nodefit **steady_fit, struct sl_nodefit **rollout_fit)
 {
-	size_t *cand = sl_xcalloc(s->n + 1, sizeof *cand);
-	int64_t *spread = sl_xcalloc(s->n + 1, sizeof *spread);
 	phase_begin(s, 0);
 	if (a)
 		for (size_t i = 0; i < s->n; i++)
@@ -154,7 +203,7 @@ void sl_place_all(struct sl_cycle *s, const struct sl_workload *w, struct sl_ana
 	*steady = own;
 	*surge = 0;
 	while (*steady < w->replicas && !(s->truncated = s->work > SL_PLACEMENT_BUDGET)) {
-		size_t i = step(s, cand, spread);
+		size_t i = step(s);
 		if (i == (size_t)-1) {
 			if (a && steady_fit)
 				*steady_fit = explain_step(s, a->fit);
@@ -168,7 +217,7 @@ void sl_place_all(struct sl_cycle *s, const struct sl_workload *w, struct sl_ana
 		sl_fenceposts(w, &max_surge, &max_unavailable);
 		phase_begin(s, 1);
 		while (*surge < max_surge && !(s->truncated = s->work > SL_PLACEMENT_BUDGET)) {
-			size_t i = step(s, cand, spread);
+			size_t i = step(s);
 			if (i == (size_t)-1) {
 				if (a && rollout_fit)
 					*rollout_fit = explain_step(s, a->fit);
@@ -178,6 +227,4 @@ void sl_place_all(struct sl_cycle *s, const struct sl_workload *w, struct sl_ana
 			(*surge)++;
 		}
 	}
-	free(cand);
-	free(spread);
 }

@@ -34,6 +34,10 @@ struct sl_filter_plugin {
 	/* After prefilter or add_pod: what is derived from the counts (the spread's minimum). */
 	void (*refresh)(struct sl_cycle *cy);
 	void (*release)(struct sl_cycle *cy);
+	/* After prefilter: whether the filter passes every node for the rest of the cycle, whatever
+	 * of the workload is placed (it has nothing to judge), so placement need not ask it. NULL:
+	 * always asked. */
+	bool (*idle)(const struct sl_cycle *cy);
 };
 
 /* The profile's filters, in its order (plugins.c). */
@@ -44,6 +48,11 @@ extern const size_t sl_nfilter_plugins;
 bool sl_filter_node_only(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
 /* The others in order: the first that fails, or SL_FITS. out may be NULL (the verdict alone). */
 enum sl_plugin sl_filter_others(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
+/* The filters sl_filter_others asks that are not idle for the cycle as it now is, into
+ * cy->active (after the prefilter); sl_filter_fits asks only those, in the same order, so a node
+ * fits exactly when sl_filter_others says so. */
+void sl_filter_plan(struct sl_cycle *cy);
+bool sl_filter_fits(const struct sl_cycle *cy, size_t node);
 /* Every stateful plugin's hook, in order. */
 void sl_plugins_prefilter(struct sl_cycle *cy);
 void sl_plugins_add_pod(struct sl_cycle *cy, size_t node, int gen);
@@ -71,6 +80,10 @@ bool sl_node_affinity_prefilter(const struct sl_podspec *p, const struct sl_mode
 /* NodePorts: a host port the pod wants is taken on the node, by a running pod or one of the
  * workload's own placed there. */
 bool sl_node_ports_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
+bool sl_node_ports_idle(const struct sl_cycle *cy);
+/* Whether a port in want[0 .. nwant) conflicts with one in used[0 .. nused) (same protocol and
+ * port, either address the wildcard or both the same). */
+bool sl_ports_conflict(const struct sl_hostport *want, size_t nwant, const struct sl_hostport *used, size_t nused);
 
 /* NodeResourcesFit: the pod count and every resource the scheduler checks. */
 /* Whether it checks a resource of this name: cpu, memory, ephemeral-storage and the scalar ones
@@ -116,6 +129,7 @@ void sl_pod_topology_spread_prefilter(struct sl_cycle *cy);
 void sl_pod_topology_spread_add_pod(struct sl_cycle *cy, size_t node, int gen);
 void sl_pod_topology_spread_refresh(struct sl_cycle *cy);
 void sl_pod_topology_spread_release(struct sl_cycle *cy);
+bool sl_pod_topology_spread_idle(const struct sl_cycle *cy);
 /* Score: for each candidate, 0..100 (normalized; fewer matching pods is better) into score[c].
  * Returns false, leaving score alone, when the pod has no ScheduleAnyway constraint. */
 bool sl_pod_topology_spread_scores(const struct sl_cycle *cy, const size_t *cand, size_t ncand, int64_t *score);
@@ -125,5 +139,6 @@ bool sl_inter_pod_affinity_filter(const struct sl_cycle *cy, size_t node, struct
 void sl_inter_pod_affinity_prefilter(struct sl_cycle *cy);
 void sl_inter_pod_affinity_add_pod(struct sl_cycle *cy, size_t node, int gen);
 void sl_inter_pod_affinity_release(struct sl_cycle *cy);
+bool sl_inter_pod_affinity_idle(const struct sl_cycle *cy);
 
 #endif

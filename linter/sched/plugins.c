@@ -6,19 +6,23 @@
 #include "plugin.h"
 
 const struct sl_filter_plugin sl_filter_plugins[] = {
-    {SL_PL_NODE_UNSCHEDULABLE, "NodeUnschedulable", true, false, sl_node_unschedulable_filter, NULL, NULL, NULL, NULL},
-    {SL_PL_NODE_NAME, "NodeName", true, false, sl_node_name_filter, NULL, NULL, NULL, NULL},
-    {SL_PL_TAINT_TOLERATION, "TaintToleration", true, false, sl_taint_toleration_filter, NULL, NULL, NULL, NULL},
-    {SL_PL_NODE_AFFINITY, "NodeAffinity", true, false, sl_node_affinity_filter, NULL, NULL, NULL, NULL},
-    {SL_PL_NODE_PORTS, "NodePorts", false, true, sl_node_ports_filter, NULL, NULL, NULL, NULL},
+    {SL_PL_NODE_UNSCHEDULABLE, "NodeUnschedulable", true, false, sl_node_unschedulable_filter, NULL, NULL, NULL, NULL,
+     NULL},
+    {SL_PL_NODE_NAME, "NodeName", true, false, sl_node_name_filter, NULL, NULL, NULL, NULL, NULL},
+    {SL_PL_TAINT_TOLERATION, "TaintToleration", true, false, sl_taint_toleration_filter, NULL, NULL, NULL, NULL, NULL},
+    {SL_PL_NODE_AFFINITY, "NodeAffinity", true, false, sl_node_affinity_filter, NULL, NULL, NULL, NULL, NULL},
+    {SL_PL_NODE_PORTS, "NodePorts", false, true, sl_node_ports_filter, NULL, NULL, NULL, NULL, sl_node_ports_idle},
     {SL_PL_NODE_RESOURCES_FIT, "NodeResourcesFit", false, true, sl_node_resources_fit_filter,
-     sl_node_resources_fit_prefilter, NULL, NULL, sl_node_resources_fit_release},
+     sl_node_resources_fit_prefilter, NULL, NULL, sl_node_resources_fit_release, NULL},
     {SL_PL_POD_TOPOLOGY_SPREAD, "PodTopologySpread", false, true, sl_pod_topology_spread_filter,
      sl_pod_topology_spread_prefilter, sl_pod_topology_spread_add_pod, sl_pod_topology_spread_refresh,
-     sl_pod_topology_spread_release},
+     sl_pod_topology_spread_release, sl_pod_topology_spread_idle},
     {SL_PL_INTER_POD_AFFINITY, "InterPodAffinity", false, true, sl_inter_pod_affinity_filter,
-     sl_inter_pod_affinity_prefilter, sl_inter_pod_affinity_add_pod, NULL, sl_inter_pod_affinity_release},
+     sl_inter_pod_affinity_prefilter, sl_inter_pod_affinity_add_pod, NULL, sl_inter_pod_affinity_release,
+     sl_inter_pod_affinity_idle},
 };
+_Static_assert(sizeof sl_filter_plugins / sizeof sl_filter_plugins[0] <= SL_MAX_FILTERS,
+	       "a cycle's active list holds every filter");
 const size_t sl_nfilter_plugins = sizeof sl_filter_plugins / sizeof sl_filter_plugins[0];
 
 static const struct sl_filter_plugin *find(enum sl_plugin p)
@@ -55,6 +59,24 @@ enum sl_plugin sl_filter_others(const struct sl_cycle *cy, size_t node, struct s
 		if (!sl_filter_plugins[i].node_only && !sl_filter_plugins[i].filter(cy, node, out))
 			return sl_filter_plugins[i].id;
 	return SL_FITS;
+}
+
+void sl_filter_plan(struct sl_cycle *cy)
+{
+	cy->nactive = 0;
+	for (size_t i = 0; i < sl_nfilter_plugins; i++) {
+		const struct sl_filter_plugin *f = &sl_filter_plugins[i];
+		if (!f->node_only && !(f->idle && f->idle(cy)))
+			cy->active[cy->nactive++] = f->filter;
+	}
+}
+
+bool sl_filter_fits(const struct sl_cycle *cy, size_t node)
+{
+	for (size_t i = 0; i < cy->nactive; i++)
+		if (!cy->active[i](cy, node, NULL))
+			return false;
+	return true;
 }
 
 void sl_plugins_prefilter(struct sl_cycle *cy)

@@ -101,6 +101,8 @@ static void state_new(struct sl_cycle *cy)
 
 void sl_pod_topology_spread_prefilter(struct sl_cycle *cy)
 {
+	if (!cy->p->nspread)
+		return; /* nothing to count (most pods): no state, and every hook below has nothing to do */
 	if (!cy->spread)
 		state_new(cy);
 	struct sl_spread_state *ss = cy->spread;
@@ -126,7 +128,8 @@ void sl_pod_topology_spread_prefilter(struct sl_cycle *cy)
 
 void sl_pod_topology_spread_add_pod(struct sl_cycle *cy, size_t node, int gen)
 {
-	count(cy, node, cy->p->namespace, &cy->gl[gen]);
+	if (cy->spread)
+		count(cy, node, cy->p->namespace, &cy->gl[gen]);
 }
 
 /* The global minimum each skew is measured from: the fewest matching pods in an eligible domain,
@@ -134,7 +137,7 @@ void sl_pod_topology_spread_add_pod(struct sl_cycle *cy, size_t node, int gen)
 void sl_pod_topology_spread_refresh(struct sl_cycle *cy)
 {
 	struct sl_spread_state *ss = cy->spread;
-	for (size_t k = 0; k < ss->nsp; k++) {
+	for (size_t k = 0; ss && k < ss->nsp; k++) {
 		struct constraint *st = &ss->sp[k];
 		size_t nd = cy->cl->topos[st->topo].ndom, ndomains = 0;
 		st->min = INT32_MAX; /* no eligible domain: every skew is negative */
@@ -166,10 +169,19 @@ void sl_pod_topology_spread_release(struct sl_cycle *cy)
 	cy->spread = NULL;
 }
 
+/* Only DoNotSchedule constraints filter. */
+bool sl_pod_topology_spread_idle(const struct sl_cycle *cy)
+{
+	for (size_t k = 0; cy->spread && k < cy->spread->nsp; k++)
+		if (cy->spread->sp[k].c->hard)
+			return false;
+	return true;
+}
+
 bool sl_pod_topology_spread_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out)
 {
 	const struct sl_spread_state *ss = cy->spread;
-	for (size_t k = 0; k < ss->nsp; k++) {
+	for (size_t k = 0; ss && k < ss->nsp; k++) {
 		const struct constraint *st = &ss->sp[k];
 		if (!st->c->hard)
 			continue;
@@ -198,6 +210,8 @@ bool sl_pod_topology_spread_filter(const struct sl_cycle *cy, size_t node, struc
 bool sl_pod_topology_spread_scores(const struct sl_cycle *cy, const size_t *cand, size_t ncand, int64_t *score)
 {
 	const struct sl_spread_state *ss = cy->spread;
+	if (!ss)
+		return false;
 	int64_t *raw = ss->raw;
 	int64_t rmin = INT64_MAX, rmax = 0;
 	double weight[16];

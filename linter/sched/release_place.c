@@ -29,6 +29,9 @@ struct evolving {
 	struct sl_labels *labels; /* per workload: its placed pods' labels */
 	char (*hash)[32];         /* per workload without a running pod: a pod-template-hash of its own */
 	bool *excluded, *ok;      /* per node, for the workload being placed: made once, not per workload */
+	struct sl_cycle
+	    cycle; /* the workload being placed (finished between workloads): its per-node arrays made once */
+	bool has_cycle;
 };
 
 static void evolving_init(struct evolving *e, const struct sl_model *m, size_t nw, int64_t total)
@@ -57,6 +60,8 @@ static void evolving_init(struct evolving *e, const struct sl_model *m, size_t n
 
 static void evolving_free(struct evolving *e, size_t nw)
 {
+	if (e->has_cycle)
+		sl_cycle_free(&e->cycle);
 	for (size_t i = 0; i < e->m.nnodes; i++)
 		sl_res_free(&e->nodes[i].used);
 	for (size_t i = 0; i < nw; i++)
@@ -111,12 +116,14 @@ static bool terms_select(const struct sl_podterm *t, size_t nt, const struct sl_
 }
 
 /* Whether pods of `placed` bear on placing a pod of `next`: next's terms or spread may select
- * them, their anti-affinity may repel it, or both bind host ports. */
+ * them, their anti-affinity may repel it, or they bind a host port next wants (NodePorts judges
+ * nothing else of them). */
 static bool bears_on(const struct sl_podspec *placed, const struct sl_podspec *next)
 {
 	if (terms_select(placed->anti, placed->nanti, placed, next) ||
 	    terms_select(next->affinity, next->naffinity, next, placed) ||
-	    terms_select(next->anti, next->nanti, next, placed) || (next->nports && placed->nports))
+	    terms_select(next->anti, next->nanti, next, placed) ||
+	    sl_ports_conflict(next->ports, next->nports, placed->ports, placed->nports))
 		return true;
 	for (size_t k = 0; k < next->nspread; k++)
 		if (next->spread[k].nmatch_keys || (!strcmp(next->namespace, placed->namespace) &&
@@ -184,26 +191,30 @@ static int64_t place_one(struct evolving *e, struct sl_cluster *cl, const struct
 	memset(ok, 0, n * sizeof *ok);
 	sl_node_affinity_prefilter(&w->pod, &e->m, excluded);
 	sl_node_only_verdicts(cl, &w->pod, ok);
-	struct sl_cycle s;
 	int64_t placed, surge;
 	/* Two Deployments are two ReplicaSets: their pods never share a hash (matchLabelKeys). */
 	own_hash(e->hash[wi], wi);
-	sl_cycle_init(&s, cl, &steady, excluded, ok, hash ? hash : e->hash[wi]);
-	sl_place_all(&s, &steady, NULL, 0, &placed, &surge, NULL, NULL);
-	*work += s.work;
-	*truncated |= s.truncated || *work > SL_RELEASE_PLACE_BUDGET;
-	e->labels[wi] = s.gl[0];
-	s.gl[0] = (struct sl_labels){0}; /* the placed pods keep them */
-	if (why && placed < steady.replicas && !s.truncated)
-		out->why[wi] = why_not(&s);
+	struct sl_cycle *s = &e->cycle;
+	if (e->has_cycle)
+		sl_cycle_renew(s, cl, &steady, excluded, ok, hash ? hash : e->hash[wi]);
+	else
+		sl_cycle_init(s, cl, &steady, excluded, ok, hash ? hash : e->hash[wi]);
+	e->has_cycle = true;
+	sl_place_all(s, &steady, NULL, 0, &placed, &surge, NULL, NULL);
+	*work += s->work;
+	*truncated |= s->truncated || *work > SL_RELEASE_PLACE_BUDGET;
+	e->labels[wi] = s->gl[0];
+	s->gl[0] = (struct sl_labels){0}; /* the placed pods keep them */
+	if (why && placed < steady.replicas && !s->truncated)
+		out->why[wi] = why_not(s);
 	for (size_t k = 0; k < n; k++)
-		if (s.placed_gen[0][k] > 0) {
-			bind(e, w, &e->labels[wi], k, s.placed_gen[0][k]);
-			sl_cluster_charge(cl, k, &w->pod, s.placed_gen[0][k]);
+		if (s->placed_gen[0][k] > 0) {
+			bind(e, w, &e->labels[wi], k, s->placed_gen[0][k]);
+			sl_cluster_charge(cl, k, &w->pod, s->placed_gen[0][k]);
 			sl_grow(&out->log, &out->caplog, out->nlog + 1, sizeof *out->log);
-			out->log[out->nlog++] = (struct sl_release_binding){wi, k, s.placed_gen[0][k]};
+			out->log[out->nlog++] = (struct sl_release_binding){wi, k, s->placed_gen[0][k]};
 		}
-	sl_cycle_free(&s);
+	sl_cycle_finish(s); /* nothing of it points at steady, w or cl once placed */
 	return placed;
 }
 
@@ -250,7 +261,8 @@ bool sl_release_place(const struct sl_model *m, const struct sl_workload *const 
 	/* The workloads with pods placed since the index was built: only their pods are missing
 	 * from it, and they matter only to a workload they bear on. */
 	size_t *unbuilt = sl_xcalloc(nw + 1, sizeof *unbuilt), nunbuilt = 0;
-	bool anti = false; /* one of them carries anti-affinity */
+	/* those of them that carry anti-affinity: all that can bear on a workload that reads no pods */
+	size_t *anti = sl_xcalloc(nw + 1, sizeof *anti), nanti = 0;
 	/* Only the first workload left short has its nodes shown (release_order.c): the reasons are
 	 * formatted for it alone. */
 	bool short_seen = false;
@@ -258,24 +270,25 @@ bool sl_release_place(const struct sl_model *m, const struct sl_workload *const 
 		size_t i = reverse ? nw - 1 - k : k;
 		if (todo[i] <= 0)
 			continue;
-		bool stale = false;
 		/* Without terms, spread or ports of its own only a placed pod's anti-affinity matters. */
-		bool check = reads_pods(&ws[i]->pod) || anti;
-		for (size_t u = 0; check && u < nunbuilt && !stale; u++)
-			stale = bears_on(&ws[unbuilt[u]]->pod, &ws[i]->pod);
+		bool reads = reads_pods(&ws[i]->pod), stale = false;
+		const size_t *scan = reads ? unbuilt : anti;
+		for (size_t u = 0, nscan = reads ? nunbuilt : nanti; u < nscan && !stale; u++)
+			stale = bears_on(&ws[scan[u]]->pod, &ws[i]->pod);
 		if (stale) {
 			cl = rebuild(cl, &e.m, &work);
-			nunbuilt = 0;
-			anti = false;
+			nunbuilt = nanti = 0;
 		}
 		out->placed[i] = place_one(&e, cl, ws[i], i, todo[i], !short_seen, out, &work, &truncated);
 		short_seen |= out->placed[i] < todo[i];
 		if (out->placed[i] > 0) {
 			unbuilt[nunbuilt++] = i;
-			anti |= ws[i]->pod.nanti > 0;
+			if (ws[i]->pod.nanti)
+				anti[nanti++] = i;
 		}
 	}
 	free(unbuilt);
+	free(anti);
 	sl_cluster_free(cl);
 	evolving_free(&e, nw);
 	out->complete = !truncated;
