@@ -297,9 +297,13 @@ static void app_of(unsigned u, unsigned j, const char *ns)
 		snprintf(sel, sizeof sel, "%s-b", app);
 		pdb(sel, ns, app, "maxUnavailable: 1");
 		break;
-	case 18: /* the policy: an image without a tag (an ignore entry covers one namespace) */
+	case 18: /* the policy: an image without a tag (an ignore entry covers one namespace); and
+		  * probe-port-mismatch: its probe names a port the container does not declare */
 		deployment(u, j, ns, 2, safe, "", app);
-		container("registry.example/tool", "500m", NULL);
+		P("      containers:\n      - name: main\n        image: registry.example/tool\n        resources:\n"
+		  "          requests: {cpu: 500m, memory: 512Mi}\n        ports:\n        - {name: web, "
+		  "containerPort: 8080}\n"
+		  "        readinessProbe:\n          httpGet: {path: /ready, port: http}\n");
 		break;
 	case 19: /* an annotation that silences nothing */
 		P("# a Deployment that asks its annotation to silence a rule that finds nothing in it\n");
