@@ -171,6 +171,18 @@ static void own_hash(char *h, size_t wi)
 	h[10 + n] = '\0';
 }
 
+/* w as the placement places it: only the replicas, at most todo of them (a rollout's surge comes
+ * later, and is rollout-deadlock's question). */
+static struct sl_workload steady_of(const struct sl_workload *w, int64_t todo)
+{
+	struct sl_workload steady = *w;
+	if (steady.strategy == SL_STRATEGY_ROLLING)
+		steady.strategy = SL_STRATEGY_RECREATE;
+	if (steady.replicas > todo)
+		steady.replicas = todo;
+	return steady;
+}
+
 /* One workload on the cluster cl as it is now: how many of its todo pods the scheduler places, and
  * where (bound into e, and charged to cl's nodes); with why, why its next pod finds no node when
  * it falls short. */
@@ -180,12 +192,7 @@ static int64_t place_one(struct evolving *e, struct sl_cluster *cl, const struct
 	size_t n = e->m.nnodes;
 	const char *hash;
 	sl_own_pods(cl, w, &hash, NULL);
-	/* Only the replicas: a rollout's surge comes later, and is rollout-deadlock's question. */
-	struct sl_workload steady = *w;
-	if (steady.strategy == SL_STRATEGY_ROLLING)
-		steady.strategy = SL_STRATEGY_RECREATE;
-	if (steady.replicas > todo)
-		steady.replicas = todo;
+	struct sl_workload steady = steady_of(w, todo);
 	bool *excluded = e->excluded, *ok = e->ok;
 	memset(excluded, 0, n * sizeof *excluded);
 	memset(ok, 0, n * sizeof *ok);
@@ -321,11 +328,7 @@ static size_t fits_alone(struct sl_cluster *cl, const struct sl_workload *w, siz
 	size_t n = cl->n, count = 0;
 	const char *hash;
 	sl_own_pods(cl, w, &hash, NULL);
-	struct sl_workload steady = *w;
-	if (steady.strategy == SL_STRATEGY_ROLLING)
-		steady.strategy = SL_STRATEGY_RECREATE;
-	if (steady.replicas > todo)
-		steady.replicas = todo;
+	struct sl_workload steady = steady_of(w, todo);
 	bool *excluded = sl_xcalloc(n + 1, sizeof *excluded), *ok = sl_xcalloc(n + 1, sizeof *ok);
 	sl_node_affinity_prefilter(&w->pod, cl->m, excluded);
 	sl_node_only_verdicts(cl, &w->pod, ok);
