@@ -81,6 +81,19 @@ void sl_group_merge(struct sl_group_builder *b, const size_t *remap)
 	b->n = b->cap = 0;
 }
 
+const char *sl_group_key(struct sl_buf *b, const char *a, const char *x, const char *y)
+{
+	sl_buf_reset(b);
+	sl_buf_puts(b, a);
+	sl_buf_putc(b, '\x1f');
+	sl_buf_puts(b, x);
+	if (y) {
+		sl_buf_putc(b, '\x1f');
+		sl_buf_puts(b, y);
+	}
+	return sl_buf_str(b);
+}
+
 const size_t *sl_group_get(const struct sl_group_index *gi, const char *key, size_t *n)
 {
 	size_t g = sl_strmap_get(&gi->keys.map, key);

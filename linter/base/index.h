@@ -35,6 +35,9 @@ void sl_group_finish(struct sl_group_builder *b);
  * → new item, increasing): each group's items in increasing order, as sl_group_finish makes them
  * when every item is added in increasing order. The pairs of each group must come increasing. */
 void sl_group_merge(struct sl_group_builder *b, const size_t *remap);
+/* A key of several parts, "a\x1fx" or "a\x1fx\x1fy" (y NULL: two parts), into b: the indexes'
+ * keys are built for every label of every pod and workload, so without printf. */
+const char *sl_group_key(struct sl_buf *b, const char *a, const char *x, const char *y);
 /* The items under key (none when the key is unknown). */
 const size_t *sl_group_get(const struct sl_group_index *gi, const char *key, size_t *n);
 void sl_group_free(struct sl_group_index *gi);

@@ -8,20 +8,6 @@
 #include "../base/buf.h"
 #include "../base/index.h"
 
-/* "a\x1fb" or "a\x1fb\x1fc" (c NULL: two parts) in b: a key of one of the indexes below. */
-static const char *join(struct sl_buf *b, const char *x, const char *y, const char *z)
-{
-	sl_buf_reset(b); /* no printf: this runs for every label of every workload */
-	sl_buf_puts(b, x);
-	sl_buf_putc(b, '\x1f');
-	sl_buf_puts(b, y);
-	if (z) {
-		sl_buf_putc(b, '\x1f');
-		sl_buf_puts(b, z);
-	}
-	return sl_buf_str(b);
-}
-
 /* Workloads by namespace, by namespace and label key, by namespace, key and value. */
 struct workload_index {
 	struct sl_group_index ns, key, label;
@@ -35,8 +21,8 @@ static void index_workloads(const struct sl_model *m, struct workload_index *wi,
 		const struct sl_podspec *p = &m->workloads[i]->pod;
 		sl_group_add(&ns, p->namespace, i);
 		for (size_t l = 0; l < p->labels.n; l++) {
-			sl_group_add(&key, join(b, p->namespace, p->labels.v[l].key, NULL), i);
-			sl_group_add(&label, join(b, p->namespace, p->labels.v[l].key, p->labels.v[l].val), i);
+			sl_group_add(&key, sl_group_key(b, p->namespace, p->labels.v[l].key, NULL), i);
+			sl_group_add(&label, sl_group_key(b, p->namespace, p->labels.v[l].key, p->labels.v[l].val), i);
 		}
 	}
 	sl_group_finish(&ns);
@@ -54,12 +40,12 @@ static const size_t *candidates(const struct workload_index *wi, const char *ns,
 	for (size_t r = 0; r < sel->nreqs; r++) {
 		const struct sl_requirement *q = &sel->reqs[r];
 		if (q->op == SL_OP_IN && q->nvals == 1)
-			return sl_group_get(&wi->label, join(b, ns, q->key, q->vals[0]), n);
+			return sl_group_get(&wi->label, sl_group_key(b, ns, q->key, q->vals[0]), n);
 		if (!key && (q->op == SL_OP_IN || q->op == SL_OP_EXISTS))
 			key = q;
 	}
 	if (key)
-		return sl_group_get(&wi->key, join(b, ns, key->key, NULL), n);
+		return sl_group_get(&wi->key, sl_group_key(b, ns, key->key, NULL), n);
 	return sl_group_get(&wi->ns, ns, n);
 }
 
@@ -117,12 +103,12 @@ static void relate_autoscalers(struct sl_model *m, struct sl_buf *b)
 	struct sl_group_index gi = {0};
 	struct sl_group_builder gb = {&gi, NULL, 0, 0};
 	for (size_t k = 0; k < m->nhpas; k++)
-		sl_group_add(&gb, join(b, m->hpas[k]->namespace, m->hpas[k]->kind, m->hpas[k]->name), k);
+		sl_group_add(&gb, sl_group_key(b, m->hpas[k]->namespace, m->hpas[k]->kind, m->hpas[k]->name), k);
 	sl_group_finish(&gb);
 	for (size_t i = 0; i < m->nworkloads; i++) {
 		struct sl_workload *w = m->workloads[i];
 		size_t n;
-		const size_t *h = sl_group_get(&gi, join(b, w->obj.namespace, w->obj.kind, w->obj.name), &n);
+		const size_t *h = sl_group_get(&gi, sl_group_key(b, w->obj.namespace, w->obj.kind, w->obj.name), &n);
 		w->hpa = n ? m->hpas[h[0]] : NULL;
 	}
 	sl_group_free(&gi);
@@ -140,7 +126,7 @@ void sl_model_relate(struct sl_model *m)
 	relate_autoscalers(m, &b);
 	struct sl_group_builder claims = {&m->claims, NULL, 0, 0};
 	for (size_t k = 0; k < m->npvcs; k++)
-		sl_group_add(&claims, join(&b, m->pvcs[k]->obj.namespace, m->pvcs[k]->obj.name, NULL), k);
+		sl_group_add(&claims, sl_group_key(&b, m->pvcs[k]->obj.namespace, m->pvcs[k]->obj.name, NULL), k);
 	sl_group_finish(&claims);
 	for (size_t i = 0; i < m->npods && !m->pod_namespace_unknown; i++)
 		m->pod_namespace_unknown = !sl_model_knows_namespace(m, m->pods[i]->obj.namespace);
@@ -151,7 +137,7 @@ const struct sl_pvc *sl_model_claim(const struct sl_model *m, const char *ns, co
 {
 	struct sl_buf b = SL_BUF_INIT;
 	size_t n;
-	const size_t *c = sl_group_get(&m->claims, join(&b, ns, name, NULL), &n);
+	const size_t *c = sl_group_get(&m->claims, sl_group_key(&b, ns, name, NULL), &n);
 	sl_buf_free(&b);
 	return n ? m->pvcs[c[0]] : NULL;
 }

@@ -61,27 +61,12 @@ static void class_key(const struct sl_node *nd, struct sl_buf *b)
 
 static void topo_add(struct sl_cluster *c, const char *key);
 
-/* "a\x1fb" or "a\x1fb\x1fc" in b (no printf: it runs once per label of every running pod, and for
- * every selector looked up). */
-static const char *join_key(struct sl_buf *b, const char *a, const char *x, const char *y)
-{
-	sl_buf_reset(b);
-	sl_buf_puts(b, a);
-	sl_buf_putc(b, '\x1f');
-	sl_buf_puts(b, x);
-	if (y) {
-		sl_buf_putc(b, '\x1f');
-		sl_buf_puts(b, y);
-	}
-	return sl_buf_str(b);
-}
-
 /* The one value an In requirement of sel requires, as "key\x1fvalue" in b; NULL when none does. */
 static const char *required_pair(const struct sl_selector *sel, struct sl_buf *b)
 {
 	for (size_t r = 0; sel && !sel->nothing && r < sel->nreqs; r++)
 		if (sel->reqs[r].op == SL_OP_IN && sel->reqs[r].nvals == 1)
-			return join_key(b, sel->reqs[r].key, sel->reqs[r].vals[0], NULL);
+			return sl_group_key(b, sel->reqs[r].key, sel->reqs[r].vals[0], NULL);
 	return NULL;
 }
 
@@ -193,8 +178,9 @@ static void index_pod(struct sl_cluster *c, struct sl_group_builder *b, struct s
 	pod_group(t, BY_NS, sl_group_add(&b[BY_NS], p->namespace, k));
 	for (size_t l = 0; l < p->labels.n; l++) {
 		const struct sl_kv *lb = &p->labels.v[l];
-		pod_group(t, BY_PAIR, sl_group_add(&b[BY_PAIR], join_key(key, lb->key, lb->val, NULL), k));
-		pod_group(t, BY_LABEL, sl_group_add(&b[BY_LABEL], join_key(key, p->namespace, lb->key, lb->val), k));
+		pod_group(t, BY_PAIR, sl_group_add(&b[BY_PAIR], sl_group_key(key, lb->key, lb->val, NULL), k));
+		pod_group(t, BY_LABEL,
+			  sl_group_add(&b[BY_LABEL], sl_group_key(key, p->namespace, lb->key, lb->val), k));
 	}
 	bool keep_ns = terms_keep_namespace(p);
 	if (p->nanti && keep_ns)
@@ -666,8 +652,9 @@ const size_t *sl_running_for(const struct sl_cluster *c, const char *ns, bool an
 		if (q->op != SL_OP_IN || q->nvals != 1)
 			continue;
 		size_t ng;
-		const size_t *g = any_ns ? sl_group_get(&c->by_pair, join_key(scratch, q->key, q->vals[0], NULL), &ng)
-					 : sl_group_get(&c->by_label, join_key(scratch, ns, q->key, q->vals[0]), &ng);
+		const size_t *g = any_ns
+				      ? sl_group_get(&c->by_pair, sl_group_key(scratch, q->key, q->vals[0], NULL), &ng)
+				      : sl_group_get(&c->by_label, sl_group_key(scratch, ns, q->key, q->vals[0]), &ng);
 		if (!found || ng < *n) {
 			best = g;
 			*n = ng;
@@ -731,11 +718,8 @@ size_t *sl_anti_candidates(const struct sl_cluster *cl, const char *ns, const st
 	struct sl_buf key = SL_BUF_INIT;
 	for (size_t g = 0; g < ngl && cl->anti_wild.keys.n; g++)
 		for (size_t l = 0; l < gl[g].n; l++) {
-			sl_buf_reset(&key);
-			sl_buf_puts(&key, gl[g].v[l].key);
-			sl_buf_putc(&key, '\x1f');
-			sl_buf_puts(&key, gl[g].v[l].val);
-			add_group(&v, &cap, n, &cl->anti_wild, key.s);
+			add_group(&v, &cap, n, &cl->anti_wild,
+				  sl_group_key(&key, gl[g].v[l].key, gl[g].v[l].val, NULL));
 		}
 	sl_buf_free(&key);
 	qsort(v + from, *n - from, sizeof *v, cmp_size);
