@@ -95,7 +95,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	char ref[512];
 	sl_object_ref(&cx->w->obj, ref, sizeof ref);
 	struct sl_finding *f =
-	    sl_rule_report(self, cx, culprit(cx), "no node can run a pod of %s: %s", ref, a->fit_error);
+	    sl_rule_report(self, cx, culprit(cx), "no node can run a pod of %s: %s", ref, sl_fit_error(a));
 	if (a->nexcluded)
 		sl_note(f,
 			"%zu node%s left out before filtering: the required node affinity names other nodes in "

@@ -145,17 +145,17 @@ static int run_case(const char *dir, const char *id)
 		free(w);
 		free(g);
 	}
-	cmp_str(id, "fit_error", cJSON_GetObjectItem(e, "fit_error"), a.fit_error, &bad);
+	cmp_str(id, "fit_error", cJSON_GetObjectItem(e, "fit_error"), sl_fit_error(&a), &bad);
 	if (cJSON_GetObjectItem(e, "replicas")) {
 		cmp_int(id, "replicas", cJSON_GetObjectItem(e, "replicas"), a.replicas, &bad);
 		cmp_int(id, "steady_state_placed", cJSON_GetObjectItem(e, "steady_state_placed"), a.steady_placed,
 			&bad);
 		cmp_str(id, "steady_state_fit_error", cJSON_GetObjectItem(e, "steady_state_fit_error"),
-			a.steady_fit_error, &bad);
+			sl_steady_fit_error(&a), &bad);
 		cmp_int(id, "max_surge", cJSON_GetObjectItem(e, "max_surge"), a.max_surge, &bad);
 		cmp_int(id, "max_unavailable", cJSON_GetObjectItem(e, "max_unavailable"), a.max_unavailable, &bad);
 		cmp_int(id, "surge_placed", cJSON_GetObjectItem(e, "surge_placed"), a.surge_placed, &bad);
-		cmp_str(id, "rollout_fit_error", cJSON_GetObjectItem(e, "rollout_fit_error"), a.rollout_fit_error,
+		cmp_str(id, "rollout_fit_error", cJSON_GetObjectItem(e, "rollout_fit_error"), sl_rollout_fit_error(&a),
 			&bad);
 		const cJSON *dl = cJSON_GetObjectItem(e, "rollout_deadlock");
 		if (cJSON_IsBool(dl) && cJSON_IsTrue(dl) != a.rollout_deadlock) {

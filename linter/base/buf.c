@@ -83,6 +83,15 @@ void sl_buf_add(struct sl_buf *b, const char *s, size_t n)
 	b->s[b->len] = 0;
 }
 
+char *sl_buf_room(struct sl_buf *b, size_t n)
+{
+	reserve(b, n);
+	char *at = b->s + b->len;
+	b->len += n;
+	b->s[b->len] = 0;
+	return at;
+}
+
 void sl_buf_puts(struct sl_buf *b, const char *s)
 {
 	sl_buf_add(b, s, strlen(s));
@@ -267,12 +276,25 @@ const char *sl_buf_str(const struct sl_buf *b)
 	return b->s ? b->s : "";
 }
 
+/* Eight bytes a step, not one: the maps' keys are long (an index's "namespace\x1fkey\x1fvalue"),
+ * and a byte-at-a-time hash cost more than the probing. The length comes first (strlen reads a
+ * word at a time), so no load passes the key's end; the final mix spreads every byte into the low
+ * bits the table's mask keeps. No map is iterated in slot order, so the hash decides no output. */
 static size_t str_hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return (size_t)h;
+	size_t n = strlen(s);
+	uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w;
+	for (; n >= 8; n -= 8, s += 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+		h ^= h >> 32;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
+	h ^= h >> 29;
+	h *= 0x9E3779B97F4A7C15ull;
+	return (size_t)(h ^ (h >> 32));
 }
 
 size_t sl_strmap_get(const struct sl_strmap *m, const char *key)
@@ -287,19 +309,32 @@ size_t sl_strmap_get(const struct sl_strmap *m, const char *key)
 	}
 }
 
+/* m moved to a table of cap slots (a power of two, more than twice its keys). */
+static void rehash(struct sl_strmap *m, size_t cap)
+{
+	struct sl_strmap g = {0, 0, 0, cap};
+	g.keys = sl_xcalloc(g.cap, sizeof *g.keys);
+	g.vals = sl_xcalloc(g.cap, sizeof *g.vals);
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->keys[i])
+			sl_strmap_put(&g, m->keys[i], m->vals[i]);
+	sl_strmap_free(m);
+	*m = g;
+}
+
+void sl_strmap_reserve(struct sl_strmap *m, size_t n)
+{
+	size_t cap = m->cap ? m->cap : 16;
+	while (2 * n > cap)
+		cap *= 2;
+	if (cap != m->cap)
+		rehash(m, cap);
+}
+
 size_t sl_strmap_put(struct sl_strmap *m, const char *key, size_t val)
 {
-	if (2 * (m->n + 1) > m->cap) {
-		/* Keep the load under one half so probes stay short. */
-		struct sl_strmap g = {0, 0, 0, m->cap ? 2 * m->cap : 16};
-		g.keys = sl_xcalloc(g.cap, sizeof *g.keys);
-		g.vals = sl_xcalloc(g.cap, sizeof *g.vals);
-		for (size_t i = 0; i < m->cap; i++)
-			if (m->keys[i])
-				sl_strmap_put(&g, m->keys[i], m->vals[i]);
-		sl_strmap_free(m);
-		*m = g;
-	}
+	if (2 * (m->n + 1) > m->cap) /* keep the load under one half so probes stay short */
+		rehash(m, m->cap ? 2 * m->cap : 16);
 	size_t i;
 	for (i = str_hash(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
 		if (!strcmp(m->keys[i], key))
@@ -338,6 +373,12 @@ size_t sl_intern_id(struct sl_strpool *p, const char *s)
 		m->n++;
 	}
 	return p->n++;
+}
+
+void sl_strpool_reserve(struct sl_strpool *p, size_t n)
+{
+	sl_strmap_reserve(&p->map, n);
+	sl_grow(&p->v, &p->cap, n, sizeof *p->v);
 }
 
 const char *sl_intern(struct sl_strpool *p, const char *s)

@@ -22,6 +22,8 @@ struct sl_buf {
 
 void sl_buf_add(struct sl_buf *b, const char *s, size_t n);
 void sl_buf_puts(struct sl_buf *b, const char *s);
+/* n more bytes at the end, for the caller to fill (a key of known parts copied in one step). */
+char *sl_buf_room(struct sl_buf *b, size_t n);
 void sl_buf_putc(struct sl_buf *b, char c);
 /* A number in decimal, as "%llu" and "%lld" write it: keys and texts built on hot paths use these
  * and sl_buf_puts rather than sl_buf_printf, whose format parsing costs more than the copying. */
@@ -55,7 +57,7 @@ static inline void sl_grow(void *arr, size_t *cap, size_t need, size_t sz)
 		sl_grow_slow(arr, cap, need, sz);
 }
 
-/* A string → index map (open addressing, FNV-1a). Keys are borrowed, not copied: they must
+/* A string → index map (open addressing, a word-at-a-time hash). Keys are borrowed, not copied: they must
  * outlive the map. */
 struct sl_strmap {
 	const char **keys;
@@ -66,6 +68,8 @@ struct sl_strmap {
 size_t sl_strmap_get(const struct sl_strmap *m, const char *key);
 /* Store key → val unless key is present; returns the value now stored for key. */
 size_t sl_strmap_put(struct sl_strmap *m, const char *key, size_t val);
+/* Room for n keys in all, made at once: a map whose size is known is not rehashed as it fills. */
+void sl_strmap_reserve(struct sl_strmap *m, size_t n);
 void sl_strmap_free(struct sl_strmap *m);
 
 /* Interned strings: one copy of each, owned by the pool, stable until it is freed. */
@@ -77,6 +81,8 @@ struct sl_strpool {
 const char *sl_intern(struct sl_strpool *p, const char *s);
 /* The same, as its position in p->v. */
 size_t sl_intern_id(struct sl_strpool *p, const char *s);
+/* Room for n strings in all (sl_strmap_reserve). */
+void sl_strpool_reserve(struct sl_strpool *p, size_t n);
 void sl_strpool_free(struct sl_strpool *p);
 
 #endif

@@ -2,6 +2,7 @@
 #include "index.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 struct sl_group_pair {
 	size_t group, item;
@@ -11,6 +12,12 @@ void sl_group_add_to(struct sl_group_builder *b, size_t group, size_t item)
 {
 	sl_grow(&b->v, &b->cap, b->n + 1, sizeof *b->v);
 	b->v[b->n++] = (struct sl_group_pair){group, item};
+}
+
+void sl_group_reserve(struct sl_group_builder *b, size_t keys, size_t pairs)
+{
+	sl_strpool_reserve(&b->gi->keys, keys);
+	sl_grow(&b->v, &b->cap, b->n + pairs, sizeof *b->v);
 }
 
 size_t sl_group_add(struct sl_group_builder *b, const char *key, size_t item)
@@ -83,13 +90,17 @@ void sl_group_merge(struct sl_group_builder *b, const size_t *remap)
 
 const char *sl_group_key(struct sl_buf *b, const char *a, const char *x, const char *y)
 {
+	/* The parts measured once and copied into room made once: this runs for every label of
+	 * every pod indexed. */
+	size_t la = strlen(a), lx = strlen(x), ly = y ? strlen(y) : 0;
 	sl_buf_reset(b);
-	sl_buf_puts(b, a);
-	sl_buf_putc(b, '\x1f');
-	sl_buf_puts(b, x);
+	char *p = sl_buf_room(b, la + 1 + lx + (y ? 1 + ly : 0));
+	memcpy(p, a, la);
+	p[la] = '\x1f';
+	memcpy(p + la + 1, x, lx);
 	if (y) {
-		sl_buf_putc(b, '\x1f');
-		sl_buf_puts(b, y);
+		p[la + 1 + lx] = '\x1f';
+		memcpy(p + la + 2 + lx, y, ly);
 	}
 	return sl_buf_str(b);
 }

@@ -29,6 +29,9 @@ struct sl_group_builder {
  * looking the key up again. */
 size_t sl_group_add(struct sl_group_builder *b, const char *key, size_t item);
 void sl_group_add_to(struct sl_group_builder *b, size_t group, size_t item);
+/* Room for keys keys in all and pairs more pairs, made at once, when the builder's caller knows
+ * (at most) how many: no rehash or regrowth as it fills. */
+void sl_group_reserve(struct sl_group_builder *b, size_t keys, size_t pairs);
 /* Lay the pairs added out into b->gi, which is then read-only (and safe to share across threads). */
 void sl_group_finish(struct sl_group_builder *b);
 /* The pairs added laid out into b->gi among the items it holds, those renumbered by remap (old item

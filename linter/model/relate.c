@@ -17,6 +17,12 @@ static void index_workloads(const struct sl_model *m, struct workload_index *wi,
 {
 	struct sl_group_builder ns = {&wi->ns, NULL, 0, 0}, key = {&wi->key, NULL, 0, 0},
 				label = {&wi->label, NULL, 0, 0};
+	size_t nl = 0; /* the labels: at most as many keys, and as many pairs */
+	for (size_t i = 0; i < m->nworkloads; i++)
+		nl += m->workloads[i]->pod.labels.n;
+	sl_group_reserve(&ns, 0, m->nworkloads);
+	sl_group_reserve(&key, nl, nl);
+	sl_group_reserve(&label, nl, nl);
 	for (size_t i = 0; i < m->nworkloads; i++) {
 		const struct sl_podspec *p = &m->workloads[i]->pod;
 		sl_group_add(&ns, p->namespace, i);

@@ -96,9 +96,9 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct 
 		sl_buf_printf(out, " (%zu left out by PreFilter)", a->nexcluded);
 	if (a->own_running)
 		sl_buf_printf(out, " beside the %lld of its pods that run", (long long)a->own_running);
-	sl_buf_puts(out, a->fit_error ? ": " : "\n");
-	if (a->fit_error)
-		line_end(out, "", a->fit_error);
+	sl_buf_puts(out, sl_fit_error(a) ? ": " : "\n");
+	if (sl_fit_error(a))
+		line_end(out, "", sl_fit_error(a));
 	if (a->own_running)
 		sl_buf_printf(out, "  already running: %lld of its pods\n", (long long)a->own_running);
 	if (a->sequential)
@@ -110,8 +110,8 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct 
 		sl_buf_printf(out, "  at once: room for %lld pod%s; %lld of %lld replicas placed\n",
 			      (long long)a->total_slots, a->total_slots == 1 ? "" : "s", (long long)a->steady_placed,
 			      (long long)a->replicas);
-	if (a->steady_fit_error)
-		line_end(out, "  the next pod: ", a->steady_fit_error);
+	if (sl_steady_fit_error(a))
+		line_end(out, "  the next pod: ", sl_steady_fit_error(a));
 	if (a->strategy == SL_STRATEGY_ROLLING && a->max_surge == 0)
 		sl_buf_printf(out, "  with the surge: none (maxSurge 0)%s\n",
 			      a->rollout_deadlock ? "; the rollout can never finish" : "");
@@ -124,8 +124,8 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct 
 		 * goes on with fewer at once (the Deployment controller scales an old pod down as soon as
 		 * a new one is Ready, rolling.go scaleDownOldReplicaSetsForRollingUpdate). */
 		bool some = a->surge_placed > 0 && a->surge_placed < a->max_surge;
-		if (a->rollout_fit_error)
-			line_end(out, some ? "  the next surge pod: " : "  the surge pod: ", a->rollout_fit_error);
+		if (sl_rollout_fit_error(a))
+			line_end(out, some ? "  the next surge pod: " : "  the surge pod: ", sl_rollout_fit_error(a));
 		if (some && !a->rollout_deadlock)
 			sl_buf_puts(out,
 				    "  the rollout goes on: each new pod that is Ready lets an old one go, and its "
@@ -181,19 +181,19 @@ cJSON *sl_explain_json(const struct sl_model *m, const struct sl_workload *w, co
 		cJSON_AddItemToArray(nodes, n);
 	}
 	cJSON_AddNumberToObject(o, "feasible_nodes", (double)a->nfeasible);
-	cJSON_AddItemToObject(o, "fit_error", str_or_null(a->fit_error));
+	cJSON_AddItemToObject(o, "fit_error", str_or_null(sl_fit_error(a)));
 	cJSON_AddNumberToObject(o, "own_running", (double)a->own_running);
 	if (!a->sequential)
 		cJSON_AddNumberToObject(o, "room", (double)a->total_slots);
 	cJSON_AddNumberToObject(o, "steady_state_placed", (double)a->steady_placed);
-	cJSON_AddItemToObject(o, "steady_state_fit_error", str_or_null(a->steady_fit_error));
+	cJSON_AddItemToObject(o, "steady_state_fit_error", str_or_null(sl_steady_fit_error(a)));
 	cJSON_AddBoolToObject(o, "order_dependent", a->order_dependent);
 	if (a->strategy == SL_STRATEGY_ROLLING) {
 		cJSON_AddNumberToObject(o, "max_surge", (double)a->max_surge);
 		cJSON_AddNumberToObject(o, "max_unavailable", (double)a->max_unavailable);
 		cJSON_AddNumberToObject(o, "surge_placed", (double)a->surge_placed);
 		cJSON_AddNumberToObject(o, "with_surge", (double)(a->steady_placed + a->surge_placed));
-		cJSON_AddItemToObject(o, "rollout_fit_error", str_or_null(a->rollout_fit_error));
+		cJSON_AddItemToObject(o, "rollout_fit_error", str_or_null(sl_rollout_fit_error(a)));
 		cJSON_AddBoolToObject(o, "rollout_deadlock", a->rollout_deadlock);
 	}
 	return o;

@@ -92,17 +92,13 @@ static void analyze_by_slots(struct sl_reasons *pool, const struct sl_model *m, 
 			full[i].excluded = excluded[i];
 		}
 	}
-	if (full && a->steady_placed < a->replicas) {
+	if (full && a->steady_placed < a->replicas)
 		a->steady_fit = sl_nodefits_copy(full, n);
-		a->steady_fit_error = sl_fit_error_text(n, full, n);
-	}
 	if (w->strategy == SL_STRATEGY_ROLLING) {
 		int64_t room = a->total_slots - placed;
 		a->surge_placed = room < a->max_surge ? room : a->max_surge;
-		if (full && a->surge_placed < a->max_surge) {
+		if (full && a->surge_placed < a->max_surge)
 			a->rollout_fit = sl_nodefits_copy(full, n);
-			a->rollout_fit_error = sl_fit_error_text(n, full, n);
-		}
 	}
 	sl_nodefits_free(full, n);
 	free(why);
@@ -121,10 +117,6 @@ static void analyze_in_sequence(struct sl_cycle *s, const struct sl_workload *w,
 	bool texts = s->pool != NULL;
 	sl_place_all(s, w, a, own, &a->steady_placed, &a->surge_placed, texts ? &a->steady_fit : NULL,
 		     texts ? &a->rollout_fit : NULL);
-	if (a->steady_fit)
-		a->steady_fit_error = sl_fit_error_text(n, a->steady_fit, n);
-	if (a->rollout_fit)
-		a->rollout_fit_error = sl_fit_error_text(n, a->rollout_fit, n);
 	a->surge_slots = sl_xcalloc(n + 1, sizeof *a->surge_slots);
 	for (size_t i = 0; i < n; i++) {
 		a->slots[i] = s->placed_gen[0][i];
@@ -367,8 +359,7 @@ static void analyze_in_detail(struct sl_cluster *cl, const struct sl_workload *w
 		else if (a->fit[i].plugin == SL_FITS)
 			a->nfeasible++;
 	}
-	if (a->nfeasible == 0 && texts)
-		a->fit_error = sl_fit_error_text(n, a->fit, n);
+	a->texts = texts;
 	a->detailed = true;
 	free(excluded);
 	free(static_ok);
@@ -436,9 +427,9 @@ void sl_analysis_free(struct sl_analysis *a)
 	free(a->surge_slots);
 	free(a->own_on);
 	free(a->slot_limit);
-	free(a->fit_error);
-	free(a->steady_fit_error);
-	free(a->rollout_fit_error);
+	free(a->fit_error_text);
+	free(a->steady_fit_error_text);
+	free(a->rollout_fit_error_text);
 	sl_daemon_view_free(&a->daemon);
 	memset(a, 0, sizeof *a);
 }
@@ -454,4 +445,30 @@ void sl_node_only_verdicts(struct sl_cluster *cl, const struct sl_podspec *p, bo
 	struct sl_analysis a;
 	memset(&a, 0, sizeof a);
 	judge_node_only(cl, p, false, false, &a, ok);
+}
+
+/* The text of fits into *memo, made once. */
+static const char *memo_text(char **memo, const struct sl_nodefit *fits, size_t n)
+{
+	if (!*memo)
+		*memo = sl_fit_error_text(n, fits, n);
+	return *memo;
+}
+
+const char *sl_fit_error(const struct sl_analysis *a)
+{
+	struct sl_analysis *w = (struct sl_analysis *)a; /* the memo only (sched.h) */
+	return a->detailed && a->texts && a->nfeasible == 0 ? memo_text(&w->fit_error_text, a->fit, a->nnodes) : NULL;
+}
+
+const char *sl_steady_fit_error(const struct sl_analysis *a)
+{
+	struct sl_analysis *w = (struct sl_analysis *)a;
+	return a->steady_fit ? memo_text(&w->steady_fit_error_text, a->steady_fit, a->nnodes) : NULL;
+}
+
+const char *sl_rollout_fit_error(const struct sl_analysis *a)
+{
+	struct sl_analysis *w = (struct sl_analysis *)a;
+	return a->rollout_fit ? memo_text(&w->rollout_fit_error_text, a->rollout_fit, a->nnodes) : NULL;
 }

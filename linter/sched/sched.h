@@ -88,7 +88,11 @@ struct sl_analysis {
 	size_t nnodes;
 	struct sl_nodefit *fit; /* one pod of the template on the inventory as it is */
 	size_t nfeasible, nexcluded;
-	char *fit_error; /* the FailedScheduling text when nfeasible == 0 */
+	/* The FailedScheduling texts (of fit, steady_fit, rollout_fit) are formatted when a report
+	 * first asks for one (sl_fit_error and the others): most analyses end in no finding. */
+	bool texts;           /* reasons were gathered (sl_analyze): the texts can be made */
+	char *fit_error_text; /* made by sl_fit_error; the others' likewise */
+	char *steady_fit_error_text, *rollout_fit_error_text;
 	/* Placement. When only resources limit the pods (no inter-pod terms, spread or host ports),
 	 * slots are per-node capacities and the count is exact whatever order the scheduler picks;
 	 * otherwise pods are placed one after another, as the scheduler would (`sequential`), and
@@ -106,13 +110,11 @@ struct sl_analysis {
 	int64_t *own_on;         /* detailed: how many of them run on each node */
 	int64_t replicas;
 	int64_t steady_placed;
-	char *steady_fit_error;
 	struct sl_nodefit *steady_fit; /* per node, when steady_placed < replicas: why the next pod fails */
 	bool is_rollout;               /* a Deployment */
 	enum sl_strategy strategy;
 	int64_t max_surge, max_unavailable; /* resolved; 0/0 for Recreate */
 	int64_t surge_placed;
-	char *rollout_fit_error;
 	struct sl_nodefit *rollout_fit; /* per node, when surge_placed < max_surge */
 	bool rollout_deadlock;
 	/* Sequential placement spent its budget (SL_PLACEMENT_BUDGET, an absurd number of replicas
@@ -121,6 +123,14 @@ struct sl_analysis {
 	/* A DaemonSet: its nodes, and where a surging update's new pod never fits. */
 	struct sl_daemon_view daemon;
 };
+
+/* The FailedScheduling text of one pod of the template when no node passes every filter
+ * (nfeasible == 0, sl_analyze), of the next pod when steady_fit is set, of the surge pod when
+ * rollout_fit is set; NULL otherwise. Made on the first call and kept with the analysis, which is
+ * why a const analysis is written to: it is one thread's (a workload's checks). */
+const char *sl_fit_error(const struct sl_analysis *a);
+const char *sl_steady_fit_error(const struct sl_analysis *a);
+const char *sl_rollout_fit_error(const struct sl_analysis *a);
 
 /* The rollout arithmetic (sched/rollout.c). Fence-posts as the Deployment controller resolves
  * them (ResolveFenceposts in pkg/controller/deployment/util): maxSurge rounded up and
