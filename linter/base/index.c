@@ -48,7 +48,7 @@ void sl_group_finish(struct sl_group_builder *b)
 /* The pairs of b by group, in the order added: group g's items are at[g] .. at[g + 1] - 1. */
 static size_t *pairs_by_group(const struct sl_group_builder *b, size_t ng, size_t **at)
 {
-	size_t *s = sl_xcalloc(ng + 2, sizeof *s), *v = sl_xcalloc(b->n + 1, sizeof *v);
+	size_t *s = sl_xcalloc(ng + 2, sizeof *s), *v = sl_xmalloc((b->n + 1) * sizeof *v); /* every one written */
 	for (size_t k = 0; k < b->n; k++)
 		s[b->v[k].group + 2]++;
 	for (size_t g = 2; g < ng + 2; g++)
@@ -59,20 +59,52 @@ static size_t *pairs_by_group(const struct sl_group_builder *b, size_t ng, size_
 	return v;
 }
 
+/* sl_group_merge with no pair added: the items renumbered where they are, and the groups whose
+ * keys were interned since laid out empty. */
+static void renumber(struct sl_group_index *gi, const size_t *remap)
+{
+	size_t ng = gi->keys.n, old = gi->start ? gi->ng : 0, n = old ? gi->start[old] : 0;
+	for (size_t k = 0; k < n; k++)
+		gi->items[k] = remap[gi->items[k]];
+	if (!gi->items)
+		gi->items = sl_xcalloc(1, sizeof *gi->items); /* as a merge makes it: never a null base */
+	if (ng == old && gi->start)
+		return;
+	gi->start = sl_xrealloc(gi->start, (ng + 2) * sizeof *gi->start);
+	if (!old)
+		gi->start[0] = 0;
+	for (size_t g = old; g <= ng; g++)
+		gi->start[g + 1] = n;
+	gi->ng = ng;
+}
+
 void sl_group_merge(struct sl_group_builder *b, const size_t *remap)
 {
 	struct sl_group_index *gi = b->gi;
+	if (!b->n) { /* most groupings gain nothing in a refresh (those of anti-affinity) */
+		renumber(gi, remap);
+		free(b->v);
+		b->v = NULL;
+		b->cap = 0;
+		return;
+	}
 	size_t ng = gi->keys.n, old = gi->start ? gi->ng : 0, *at;
 	size_t *added = pairs_by_group(b, ng, &at);
-	size_t *start = sl_xcalloc(ng + 2, sizeof *start);
-	size_t *items = sl_xcalloc(b->n + (old ? gi->start[old] : 0) + 1, sizeof *items), n = 0;
+	/* Every element written below: no zeroing. */
+	size_t *start = sl_xmalloc((ng + 2) * sizeof *start);
+	size_t *items = sl_xmalloc((b->n + (old ? gi->start[old] : 0) + 1) * sizeof *items), n = 0;
+	start[0] = 0;
 	for (size_t g = 0; g < ng; g++) {
-		/* Two increasing lists merged: the renumbered items and the ones added. */
+		/* Two increasing lists merged: the renumbered items and the ones added. Most groups
+		 * gain nothing in a refresh: theirs are only renumbered. */
 		size_t i = g < old ? gi->start[g] : 0, ie = g < old ? gi->start[g + 1] : 0;
 		size_t j = at[g], je = at[g + 1];
-		while (i < ie || j < je)
-			items[n++] =
-			    j == je || (i < ie && remap[gi->items[i]] < added[j]) ? remap[gi->items[i++]] : added[j++];
+		while (i < ie && j < je)
+			items[n++] = remap[gi->items[i]] < added[j] ? remap[gi->items[i++]] : added[j++];
+		for (; i < ie; i++)
+			items[n++] = remap[gi->items[i]];
+		for (; j < je; j++)
+			items[n++] = added[j];
 		start[g + 1] = n;
 	}
 	start[ng + 1] = n;

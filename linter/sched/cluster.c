@@ -487,8 +487,9 @@ static size_t gained_pods(struct sl_cluster *c, size_t **v, size_t **at)
 	const struct sl_model *m = c->m;
 	struct sl_pod_templates *t = c->templates;
 	size_t n = 0, from = t->mpods < m->npods ? t->mpods : m->npods;
-	*v = sl_xcalloc(m->npods - from + 1, sizeof **v);
-	*at = sl_xcalloc(m->npods - from + 1, sizeof **at);
+	/* Only the first n of each are read: no zeroing. */
+	*v = sl_xmalloc((m->npods - from + 1) * sizeof **v);
+	*at = sl_xmalloc((m->npods - from + 1) * sizeof **at);
 	for (size_t i = from; i < m->npods; i++) {
 		size_t w = pod_running(m->pods[i]) ? sl_strmap_get(&t->names, m->pods[i]->spec.node_name) : (size_t)-1;
 		if (w != (size_t)-1) {
@@ -507,15 +508,16 @@ static size_t *relayout(struct sl_cluster *c, const size_t *v, const size_t *at,
 {
 	struct sl_pod_templates *t = c->templates;
 	size_t n = c->n, old = c->npods, *ps = c->pod_start;
-	size_t *start = sl_xcalloc(n + 2, sizeof *start), *fill = sl_xcalloc(n + 1, sizeof *fill);
+	/* Only start counts; every element of the others is written before it is read. */
+	size_t *start = sl_xcalloc(n + 2, sizeof *start), *fill = sl_xmalloc((n + 1) * sizeof *fill);
 	for (size_t g = 0; g < nv; g++)
 		start[at[g] + 1]++;
 	for (size_t k = 0; k < n; k++)
 		start[k + 1] += start[k] + (ps[k + 1] - ps[k]);
 	start[n + 1] = start[n];
-	const struct sl_pod **pods = sl_xcalloc(old + nv + 1, sizeof *pods);
-	size_t *node = sl_xcalloc(old + nv + 1, sizeof *node), *all = sl_xcalloc(old + nv + 1, sizeof *all);
-	size_t *remap = sl_xcalloc(old + 1, sizeof *remap);
+	const struct sl_pod **pods = sl_xmalloc((old + nv + 1) * sizeof *pods);
+	size_t *node = sl_xmalloc((old + nv + 1) * sizeof *node), *all = sl_xmalloc((old + nv + 1) * sizeof *all);
+	size_t *remap = sl_xmalloc((old + 1) * sizeof *remap);
 	for (size_t k = 0; k < n; k++) {
 		for (size_t j = ps[k]; j < ps[k + 1]; j++) {
 			remap[j] = start[k] + (j - ps[k]);
@@ -524,7 +526,7 @@ static size_t *relayout(struct sl_cluster *c, const size_t *v, const size_t *at,
 		}
 		fill[k] = start[k] + (ps[k + 1] - ps[k]);
 	}
-	*first = sl_xcalloc(n + 1, sizeof **first);
+	*first = sl_xmalloc((n + 1) * sizeof **first);
 	memcpy(*first, fill, n * sizeof *fill);
 	for (size_t g = 0; g < nv; g++) {
 		size_t k = fill[at[g]]++;
