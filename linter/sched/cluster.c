@@ -212,18 +212,27 @@ static void index_running(struct sl_cluster *c)
 	sl_buf_free(&key);
 }
 
+/* Per node, the load scoring reads, from the nodes (a refresh: their allocatable is as it was). */
+static void node_used(struct sl_cluster *c)
+{
+	const struct sl_model *m = c->m;
+	for (size_t i = 0; i < c->n; i++) {
+		c->used_eph[i] = sl_res_get(&m->nodes[i]->used, "ephemeral-storage");
+		c->used_cpu[i] = sl_res_get(&m->nodes[i]->used, "cpu");
+		c->used_mem[i] = sl_res_get(&m->nodes[i]->used, "memory");
+	}
+}
+
 /* Per node, the allocatable and the load scoring reads, from the nodes. */
 static void node_loads(struct sl_cluster *c)
 {
 	const struct sl_model *m = c->m;
 	for (size_t i = 0; i < c->n; i++) {
 		c->alloc_eph[i] = sl_res_get(&m->nodes[i]->alloc, "ephemeral-storage");
-		c->used_eph[i] = sl_res_get(&m->nodes[i]->used, "ephemeral-storage");
 		c->alloc_cpu[i] = sl_res_get(&m->nodes[i]->alloc, "cpu");
 		c->alloc_mem[i] = sl_res_get(&m->nodes[i]->alloc, "memory");
-		c->used_cpu[i] = sl_res_get(&m->nodes[i]->used, "cpu");
-		c->used_mem[i] = sl_res_get(&m->nodes[i]->used, "memory");
 	}
+	node_used(c);
 }
 
 /* Per node, the resources scoring reads, as flat arrays. */
@@ -557,7 +566,7 @@ static void grow_pods(struct sl_cluster *c)
 {
 	struct sl_pod_templates *t = c->templates;
 	size_t *v, *at, nv = gained_pods(c, &v, &at);
-	node_loads(c);
+	node_used(c);
 	if (nv) {
 		size_t *first, *remap = relayout(c, v, at, nv, &first);
 		struct sl_group_builder b[NGROUPINGS];
