@@ -26,12 +26,24 @@ static const char *level_color(enum sl_level l)
 	}
 }
 
-static void where(struct sl_buf *b, const struct sl_span *at, bool color)
+/* The last source's path as written (escaped): a report's lines come file by file, and escaping
+ * the same path again for every line was most of what writing a line cost. */
+struct path_memo {
+	const struct sl_source *src;
+	struct sl_buf esc;
+};
+
+static void where(struct sl_buf *b, const struct sl_span *at, bool color, struct path_memo *pm)
 {
 	if (color)
 		sl_buf_puts(b, BOLD);
 	if (at->src) {
-		sl_esc_puts(b, at->src->path);
+		if (pm->src != at->src) {
+			sl_buf_reset(&pm->esc);
+			sl_esc_puts(&pm->esc, at->src->path);
+			pm->src = at->src;
+		}
+		sl_buf_add(b, sl_buf_str(&pm->esc), pm->esc.len);
 		sl_buf_putc(b, ':');
 		sl_buf_putu(b, at->line);
 		sl_buf_putc(b, ':');
@@ -57,20 +69,20 @@ static void level(struct sl_buf *b, enum sl_level l, bool color)
 
 /* One line: where, level, the text escaped; then the line guarded into out. */
 static void line(struct sl_buf *out, struct sl_buf *ln, const struct sl_span *at, enum sl_level l, const char *text,
-		 bool color)
+		 bool color, struct path_memo *pm)
 {
 	sl_buf_reset(ln);
-	where(ln, at, color);
+	where(ln, at, color, pm);
 	level(ln, l, color);
 	sl_esc_puts(ln, text);
 	sl_buf_putc(ln, '\n');
 	sl_esc_lines(out, ln->s, ln->len);
 }
 
-static void finding(struct sl_buf *out, struct sl_buf *ln, const struct sl_finding *f, bool color)
+static void finding(struct sl_buf *out, struct sl_buf *ln, const struct sl_finding *f, bool color, struct path_memo *pm)
 {
 	sl_buf_reset(ln);
-	where(ln, &f->at, color);
+	where(ln, &f->at, color, pm);
 	level(ln, f->level, color);
 	if (color)
 		sl_buf_puts(ln, BOLD);
@@ -93,25 +105,27 @@ static void finding(struct sl_buf *out, struct sl_buf *ln, const struct sl_findi
 	sl_buf_putc(ln, '\n');
 	sl_esc_lines(out, ln->s, ln->len);
 	for (size_t j = 0; j < f->nnotes; j++)
-		line(out, ln, &f->at, SL_NOTE, f->notes[j], color);
+		line(out, ln, &f->at, SL_NOTE, f->notes[j], color, pm);
 	for (size_t j = 0; j < f->nrelated; j++)
-		line(out, ln, &f->related[j].at, SL_NOTE, f->related[j].text, color);
+		line(out, ln, &f->related[j].at, SL_NOTE, f->related[j].text, color, pm);
 }
 
 void sl_emit_text(FILE *out, const struct sl_findings *fs, bool color, bool errors_too, bool show_suppressed)
 {
 	struct sl_buf b = SL_BUF_INIT, ln = SL_BUF_INIT;
+	struct path_memo pm = {NULL, SL_BUF_INIT};
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct sl_finding *f = &fs->v[i];
 		if ((!f->rule && !errors_too) || (f->nsupp && !show_suppressed))
 			continue;
-		finding(&b, &ln, f, color);
+		finding(&b, &ln, f, color, &pm);
 		if (b.len >= SL_EMIT_CHUNK) { /* written as it is made: the report is not held whole */
 			fwrite(b.s, 1, b.len, out);
 			sl_buf_reset(&b);
 		}
 	}
 	fwrite(sl_buf_str(&b), 1, b.len, out);
+	sl_buf_free(&pm.esc);
 	sl_buf_free(&ln);
 	sl_buf_free(&b);
 }
