@@ -27,11 +27,17 @@ static void container_requests(struct sl_read *c, const struct sl_ynode *ctr, co
 			       struct sl_buf *path, struct sl_reslist *out)
 {
 	const struct sl_ynode *res = sl_read_want(c, ctr, "resources", SL_YMAP, "resources");
-	const char *p = container_path(path, list, i, ".resources.requests");
-	sl_read_reslist(c, sl_read_want(c, res, "requests", SL_YMAP, p), p, out);
+	/* A path is made only for a key that is there: it is needed only for an error in it. */
+	const char *p;
+	if (!sl_ynull(sl_ymap_get(res, "requests"))) {
+		p = container_path(path, list, i, ".resources.requests");
+		sl_read_reslist(c, sl_read_want(c, res, "requests", SL_YMAP, p), p, out);
+	}
 	struct sl_reslist lim = {0};
-	p = container_path(path, list, i, ".resources.limits");
-	sl_read_reslist(c, sl_read_want(c, res, "limits", SL_YMAP, p), p, &lim);
+	if (!sl_ynull(sl_ymap_get(res, "limits"))) {
+		p = container_path(path, list, i, ".resources.limits");
+		sl_read_reslist(c, sl_read_want(c, res, "limits", SL_YMAP, p), p, &lim);
+	}
 	for (size_t j = 0; j < lim.n; j++)
 		if (!sl_res_find(out, lim.v[j].name))
 			sl_res_add(out, lim.v[j].name, lim.v[j].amount, lim.v[j].node);
