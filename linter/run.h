@@ -27,7 +27,7 @@ struct sl_run {
 	 * disk), and every byte of every source kept, since positions are computed from them after
 	 * the run. */
 	struct sl_overlay *overlay;
-	bool keep_bytes;
+	bool keep_bytes; /* also --diff's, which diffs each file whole after the run */
 	/* The language server's too: sources parsed by earlier runs, taken again where their bytes
 	 * are the same (model/parsecache.h; NULL: every source is parsed). The run's sources then
 	 * include the cache's, borrowed: the cache must outlive the run. Needs keep_bytes. */
