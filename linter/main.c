@@ -553,6 +553,8 @@ static int pipeline(struct options *o, char *const *paths, size_t npaths)
 				     .explain_json = o->explain && o->format != FMT_TEXT,
 				     .stdin_name = o->stdin_name,
 				     .fix = o->fix,
+				     .keep_bytes = o->diff, /* the diff reads every file whole */
+				     .snippets = o->format == FMT_SARIF,
 				     .kube_minor = o->kube_minor,
 				     .kube_text = o->kube_text};
 		sl_run(&run, o->nodes, o->nnodes, o->pods, o->npods, paths, npaths);

@@ -424,12 +424,65 @@ static struct target *load(struct sl_run *r, const char *const *nodes, size_t nn
 	return ts;
 }
 
-/* After every target: the suppressions that suppressed nothing, the report's order, and
- * --explain's text or JSON in the order of the workloads. */
+/* Whether a finding's fixes touch a source whose bytes are lost. */
+static bool fix_lost(const struct sl_fix *fx)
+{
+	for (size_t k = 0; k < fx->nedits; k++)
+		if (fx->edits[k].at.src && sl_source_lost(fx->edits[k].at.src))
+			return true;
+	return false;
+}
+
+static void want_text(const struct sl_span *at)
+{
+	if (at->src && at->end > at->off)
+		(void)sl_source_text(at->src);
+}
+
+/* The sources whose bytes were given back after the parse and could not be read back the same
+ * (the file changed, or went, meanwhile): one input error each, and no fix that edits them (a fix
+ * made without the bytes is not one to trust). The report's snippets are read first, so that a
+ * change only they would meet is reported too. */
+static void lost_sources(struct sl_run *r)
+{
+	for (size_t i = 0; r->snippets && i < r->fs.n; i++) {
+		const struct sl_finding *f = &r->fs.v[i];
+		want_text(&f->at);
+		for (size_t k = 0; k < f->nrelated; k++)
+			want_text(&f->related[k].at);
+		for (size_t k = 0; k < f->nsupp; k++)
+			want_text(&f->supp[k].at);
+	}
+	bool any = false;
+	for (size_t s = 0; s < r->ss.n; s++) {
+		if (!sl_source_lost(r->ss.v[s]))
+			continue;
+		struct sl_span at;
+		sl_source_span(r->ss.v[s], 0, 0, &at);
+		sl_input_error(&r->fs, &at,
+			       "changed while schedlint was checking it: its fixes and snippets are left out");
+		any = true;
+	}
+	for (size_t i = 0; any && i < r->fs.n; i++) {
+		struct sl_finding *f = &r->fs.v[i];
+		size_t kept = 0;
+		for (size_t j = 0; j < f->nfixes; j++) {
+			if (fix_lost(&f->fixes[j]))
+				sl_fix_free(&f->fixes[j]);
+			else
+				f->fixes[kept++] = f->fixes[j];
+		}
+		f->nfixes = kept;
+	}
+}
+
+/* After every target: the suppressions that suppressed nothing, the sources lost since the parse,
+ * the report's order, and --explain's text or JSON in the order of the workloads. */
 static void finish(struct sl_run *r, struct sl_suppress *sup, struct explained_list *ex)
 {
 	if (!r->explain)
 		sl_suppress_unused(sup, &r->fs);
+	lost_sources(r);
 	order_findings(r);
 	if (!r->explain)
 		return;

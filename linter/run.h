@@ -27,7 +27,10 @@ struct sl_run {
 	 * disk), and every byte of every source kept, since positions are computed from them after
 	 * the run. */
 	struct sl_overlay *overlay;
-	bool keep_bytes;
+	bool keep_bytes; /* also --diff's, which diffs each file whole after the run */
+	/* The report quotes the text its findings point at (SARIF's snippets): read before the
+	 * report, so that a file changed meanwhile is reported (see lost_sources in run.c). */
+	bool snippets;
 	/* The language server's too: sources parsed by earlier runs, taken again where their bytes
 	 * are the same (model/parsecache.h; NULL: every source is parsed). The run's sources then
 	 * include the cache's, borrowed: the cache must outlive the run. Needs keep_bytes. */

@@ -362,20 +362,21 @@ static void relate(struct sl_finding *f, const struct verdict *v, size_t term, c
  * entry shares a line with anything else. */
 static bool entry_lines(const struct sl_source *src, const struct sl_kv *kv, size_t *off, size_t *end)
 {
-	if (!kv->knode || !kv->vnode || kv->knode->at.src != src || kv->vnode->at.src != src)
+	const char *d = sl_source_text(src);
+	if (!d || !kv->knode || !kv->vnode || kv->knode->at.src != src || kv->vnode->at.src != src)
 		return false;
 	size_t s = kv->knode->at.off;
-	while (s > 0 && src->data[s - 1] != '\n') {
-		if (src->data[s - 1] != ' ' && src->data[s - 1] != '\t')
+	while (s > 0 && d[s - 1] != '\n') {
+		if (d[s - 1] != ' ' && d[s - 1] != '\t')
 			return false;
 		s--;
 	}
 	size_t e = kv->vnode->at.end > kv->knode->at.end ? kv->vnode->at.end : kv->knode->at.end;
-	while (e < src->len && (src->data[e] == ' ' || src->data[e] == '\t'))
+	while (e < src->len && (d[e] == ' ' || d[e] == '\t'))
 		e++;
-	if (e < src->len && src->data[e] != '\n' && src->data[e] != '#' && src->data[e] != '\r')
+	if (e < src->len && d[e] != '\n' && d[e] != '#' && d[e] != '\r')
 		return false;
-	while (e < src->len && src->data[e] != '\n')
+	while (e < src->len && d[e] != '\n')
 		e++;
 	if (e < src->len)
 		e++;
@@ -416,7 +417,9 @@ static bool live_without(const struct sl_podspec *p, const bool *mask)
 static void offer_fix(struct sl_finding *f, const struct sl_workload *w, const struct verdict *vs, size_t nt)
 {
 	const struct sl_podspec *p = &w->pod;
-	if (!p->node_selector.n || !p->node_selector_node || p->node_selector_node->flow)
+	/* Without the bytes (the file changed since: sl_source_text) neither the fix nor the note
+	 * that tells it can be made. */
+	if (!p->node_selector.n || !p->node_selector_node || p->node_selector_node->flow || !sl_source_text(w->obj.src))
 		return;
 	bool *mask = sl_xcalloc(p->node_selector.n, sizeof *mask);
 	size_t nmask = contradicting_entries(vs, nt, mask);

@@ -11,14 +11,17 @@ static int is_flow_json(const struct sl_source *src, const struct sl_ynode *map)
 {
 	/* JSON-looking flow mappings get quoted keys, so a .json file stays JSON. An empty {} has no
 	 * key to go by: the file is JSON when it opens with a bracket. */
+	const char *d = sl_source_text(src); /* NULL: the fix goes (sl_source_text), whatever is made */
+	if (!d)
+		return 0;
 	if (map->n == 0) {
 		size_t i = sl_source_bom(src);
-		while (i < src->len && strchr(" \t\r\n", src->data[i]))
+		while (i < src->len && strchr(" \t\r\n", d[i]))
 			i++;
-		return i < src->len && (src->data[i] == '{' || src->data[i] == '[');
+		return i < src->len && (d[i] == '{' || d[i] == '[');
 	}
 	const struct sl_ynode *k = map->v[0];
-	return k->at.off < src->len && src->data[k->at.off] == '"';
+	return k->at.off < src->len && d[k->at.off] == '"';
 }
 
 static void render_flow(struct sl_buf *b, const struct sl_yentry *e, size_t n, int json)
@@ -68,16 +71,19 @@ static void render_block(struct sl_buf *b, const struct sl_yentry *e, size_t n, 
  * lines end like their neighbours, so a CRLF file stays CRLF. */
 static const char *line_end(const struct sl_source *src, size_t off)
 {
+	const char *d = sl_source_text(src);
+	if (!d)
+		return "\n";
 	size_t i = off;
-	while (i < src->len && src->data[i] != '\n')
+	while (i < src->len && d[i] != '\n')
 		i++;
 	if (i == src->len) {
-		for (i = off; i > 0 && src->data[i - 1] != '\n'; i--)
+		for (i = off; i > 0 && d[i - 1] != '\n'; i--)
 			;
 		if (i-- == 0)
 			return "\n";
 	}
-	return i > 0 && src->data[i - 1] == '\r' ? "\r\n" : "\n";
+	return i > 0 && d[i - 1] == '\r' ? "\r\n" : "\n";
 }
 
 /* The file's indentation step: how far a nested block mapping sits right of its key. */
@@ -96,7 +102,8 @@ void sl_fix_replace(struct sl_fix *fx, const struct sl_source *src, const struct
 {
 	/* An empty value ("metadata:" with nothing after it) sits right after its key's colon:
 	 * text written there needs the blank YAML wants after a colon. */
-	if (node->at.off == node->at.end && node->at.off > 0 && src->data[node->at.off - 1] == ':') {
+	const char *d = sl_source_text(src);
+	if (d && node->at.off == node->at.end && node->at.off > 0 && d[node->at.off - 1] == ':') {
 		char *spaced = sl_xasprintf(" %s", text);
 		sl_fix_edit(fx, src, node->at.off, node->at.end, spaced);
 		free(spaced);

@@ -37,10 +37,15 @@ static bool overcommit_forbidden(const char *name)
 /* The source text of a scalar node, quotes included. */
 static void node_text(const struct sl_source *src, const struct sl_ynode *n, char *out, size_t sz)
 {
+	const char *d = sl_source_text(src);
+	if (!d) { /* the bytes are gone, and the fix with them (sl_source_text) */
+		snprintf(out, sz, "%s", n->str);
+		return;
+	}
 	size_t len = n->at.end - n->at.off;
 	if (len >= sz)
 		len = sz - 1;
-	memcpy(out, src->data + n->at.off, len);
+	memcpy(out, d + n->at.off, len);
 	out[len] = 0;
 }
 

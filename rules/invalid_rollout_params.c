@@ -95,10 +95,11 @@ static void remove_entry(struct sl_fix *fx, const struct sl_source *src, const s
 {
 	const struct sl_ynode *k = sl_ymap_key(map, key), *v = last_scalar(sl_ymap_get(map, key));
 	size_t start = k ? k->at.off : 0, end = v ? v->at.end : 0;
-	while (start > 0 && src->data[start - 1] == ' ')
+	const char *d = sl_source_text(src);
+	while (d && start > 0 && d[start - 1] == ' ')
 		start--;
-	bool own_line = k && !map->flow && (start == 0 || src->data[start - 1] == '\n');
-	while (end < src->len && src->data[end] != '\n')
+	bool own_line = d && k && !map->flow && (start == 0 || d[start - 1] == '\n');
+	while (d && end < src->len && d[end] != '\n')
 		end++;
 	if (!own_line || !v || v->at.end < k->at.end || end >= src->len) {
 		fix_type_only(fx, src, map, type);

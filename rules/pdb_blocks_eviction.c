@@ -70,7 +70,8 @@ static void offer_max_unavailable_1(struct sl_finding *f, const struct sl_pdb *p
 		/* Rewrite the whole entry, key included: `minAvailable: 2` becomes `maxUnavailable: 1`. */
 		const struct sl_ynode *spec = sl_ymap_get(p->obj.root, "spec");
 		const struct sl_ynode *key = sl_ymap_key(spec, "minAvailable");
-		bool json = key && src->data[key->at.off] == '"';
+		const char *d = sl_source_text(src); /* NULL: the fix goes (sl_source_text) */
+		bool json = key && d && d[key->at.off] == '"';
 		if (key)
 			sl_fix_edit(fx, src, key->at.off, v->node->at.end,
 				    json ? "\"maxUnavailable\": 1" : "maxUnavailable: 1");

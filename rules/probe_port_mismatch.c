@@ -75,7 +75,8 @@ static unsigned distance(const char *a, const char *b)
 static void scalar_text(const struct sl_source *src, const struct sl_ynode *at, const char *name, char *out, size_t n)
 {
 	static const char *const typed[] = {"y", "n", "yes", "no", "on", "off", "true", "false", "null"};
-	char q = src->data[at->at.off];
+	const char *d = sl_source_text(src); /* NULL: the fix goes (sl_source_text) */
+	char q = d ? d[at->at.off] : 0;
 	bool quote = q == '"' || q == '\'';
 	for (size_t i = 0; !quote && i < sizeof typed / sizeof *typed; i++)
 		quote = !strcmp(name, typed[i]);

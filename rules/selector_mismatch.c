@@ -30,9 +30,11 @@ static bool applies(const struct sl_workload *w, bool *requires_selector)
 
 static char *node_text(const struct sl_ynode *n)
 {
-	const struct sl_source *src = n->at.src;
+	const char *d = sl_source_text(n->at.src); /* NULL: the fix goes (sl_source_text) */
+	if (!d)
+		return sl_xstrdup(n->str);
 	struct sl_buf b = SL_BUF_INIT;
-	sl_buf_add(&b, src->data + n->at.off, n->at.end - n->at.off);
+	sl_buf_add(&b, d + n->at.off, n->at.end - n->at.off);
 	return sl_buf_detach(&b);
 }
 

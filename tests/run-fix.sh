@@ -391,6 +391,20 @@ ok "two fixes: both applied" [ "$(grep -c 'maxUnavailable: 1' two.yaml)" = 2 ]
 diff -u --label a/two.yaml --label b/two.yaml two.orig two.yaml >two.want
 ok "two fixes: --diff is diff -u's diff of the result" same two.diff two.want
 ok "two fixes: two hunks" [ "$(grep -c '^@@' two.diff)" = 2 ]
+# a document nothing checks (a ConfigMap of several pages) before the fixed one: --diff alone
+# diffs the file as it is, not with the bytes of the unchecked document forgotten
+{
+	printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n'
+	seq 1 400 | sed 's/.*/  k&: "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"/'
+	echo ---
+	cat "$seed/manifest.yaml"
+} >big.yaml
+cp big.yaml big.orig
+run --diff --nodes "$nodes" big.yaml
+cp out big.diff
+run --fix --nodes "$nodes" big.yaml
+diff -u --label a/big.yaml --label b/big.yaml big.orig big.yaml >big.want
+ok "a page-sized document before the fix: --diff is diff -u's diff of the result" same big.diff big.want
 # standard input is never written back: no diff either
 "$bin" --diff --nodes "$nodes" - <"$seed/manifest.yaml" >out 2>err
 echo $? >rc

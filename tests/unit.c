@@ -1011,6 +1011,7 @@ int main(void)
 	test_lsp();
 	test_output();
 	test_fixwrite();
+	test_source_reread();
 	printf("unit: %d/%d checks passed\n", checks - failures, checks);
 	return failures ? 1 : 0;
 }

@@ -20,6 +20,8 @@ void test_lsp(void);
 void test_output(void);
 /* unit_fix.c: --fix's writer given a file that changed between the read and the write. */
 void test_fixwrite(void);
+/* unit_source.c: bytes given back after the parse, read again when asked; a file changed between. */
+void test_source_reread(void);
 /* unit_tolerations.c: every node-condition taint alone, with every effect, for plain and DaemonSet
  * pods; DefaultTolerationSeconds withheld where the pod covers the key. */
 void test_default_tolerations(void);

@@ -141,6 +141,14 @@ void sl_suppression_add(struct sl_finding *f, enum sl_suppress_kind kind, const 
 	s->at = *at;
 }
 
+void sl_fix_free(struct sl_fix *fx)
+{
+	for (size_t k = 0; k < fx->nedits; k++)
+		free(fx->edits[k].text);
+	free(fx->edits);
+	free(fx->desc);
+}
+
 void sl_finding_free(struct sl_finding *f)
 {
 	free(f->message);
@@ -151,12 +159,8 @@ void sl_finding_free(struct sl_finding *f)
 	for (size_t j = 0; j < f->nrelated; j++)
 		free(f->related[j].text);
 	free(f->related);
-	for (size_t j = 0; j < f->nfixes; j++) {
-		for (size_t k = 0; k < f->fixes[j].nedits; k++)
-			free(f->fixes[j].edits[k].text);
-		free(f->fixes[j].edits);
-		free(f->fixes[j].desc);
-	}
+	for (size_t j = 0; j < f->nfixes; j++)
+		sl_fix_free(&f->fixes[j]);
 	free(f->fixes);
 	for (size_t j = 0; j < f->nsupp; j++)
 		free(f->supp[j].justification);

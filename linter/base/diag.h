@@ -99,6 +99,7 @@ struct sl_fix *sl_fix_new(struct sl_finding *f, const char *desc);
  * source's lines. */
 void sl_suppression_add(struct sl_finding *f, enum sl_suppress_kind kind, const char *justification,
 			const struct sl_span *at);
+void sl_fix_free(struct sl_fix *fx);        /* what it owns, not fx itself */
 void sl_finding_free(struct sl_finding *f); /* what it owns, not f itself */
 void sl_findings_free(struct sl_findings *fs);
 /* Append src's findings to dst (in order) and empty src. */

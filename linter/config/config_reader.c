@@ -71,8 +71,8 @@ long sl_cfg_scalars(struct sl_cfg_reader *r, const struct sl_ynode *v, const cha
 
 static bool quoted(const struct sl_ynode *n)
 {
-	return !n->plain && n->at.src && n->at.end > n->at.off &&
-	       (n->at.src->data[n->at.off] == '\'' || n->at.src->data[n->at.off] == '"');
+	const char *d = n->plain || !n->at.src || n->at.end <= n->at.off ? NULL : sl_source_text(n->at.src);
+	return d && (d[n->at.off] == '\'' || d[n->at.off] == '"');
 }
 
 int sl_cfg_compile(struct sl_cfg_reader *r, const struct sl_ynode *n, struct sl_pattern *p)

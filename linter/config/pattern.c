@@ -25,7 +25,8 @@ int sl_pattern_compile(struct sl_pattern *p, const char *text, size_t len, const
 		/* Point at the character PCRE2 names when the scalar's text is the pattern as written
 		 * (no escapes to undo); otherwise at the scalar, with the offset in the message. */
 		size_t start = at->off + (quoted ? 1 : 0);
-		bool verbatim = at->src && start + len <= at->src->len && !memcmp(at->src->data + start, text, len);
+		const char *src = at->src ? sl_source_text(at->src) : NULL;
+		bool verbatim = src && start + len <= at->src->len && !memcmp(src + start, text, len);
 		if (verbatim && off <= len)
 			sl_source_span(at->src, start + off, start + off, &where);
 		sl_input_error(errs, &where, "invalid pattern '%s': %s (at offset %zu)", text, (const char *)msg,

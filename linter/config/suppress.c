@@ -205,9 +205,10 @@ static void one_comment(struct sl_suppress *s, const struct sl_source *src, cons
 
 void sl_suppress_source(struct sl_suppress *s, const struct sl_source *src, const struct sl_ystream *ys)
 {
-	/* A stream something was left out of comes from a source without a directive (those that
-	 * may hold one are parsed whole, see sl_suppress_reads_source), whose bytes may be gone. */
-	if (src->failed || is_json(src) || !src->lines || (ys && ys->partial))
+	/* A stream something was left out of, or whose bytes were given back, comes from a source
+	 * without a directive (those that may hold one are parsed whole and keep their bytes, see
+	 * sl_suppress_reads_source), whose bytes may be gone. */
+	if (src->failed || is_json(src) || !src->lines || (ys && ys->partial) || !src->data)
 		return;
 	/* strstr, much faster than a memchr per 's', stops at a NUL: the search goes on past each. */
 	const char *end = src->data + src->len;
@@ -246,7 +247,8 @@ void sl_suppress_object(struct sl_suppress *s, const struct sl_object *o)
 	d->key = o->root->at.off;
 	/* The ids are the scalar's text; where it is written verbatim, fixes can edit them. */
 	size_t q = v->plain ? 0 : 1;
-	bool verbatim = v->at.off + q + v->len <= o->src->len && !memcmp(o->src->data + v->at.off + q, v->str, v->len);
+	const char *text = sl_source_text(o->src); /* NULL: not known verbatim, so not edited */
+	bool verbatim = text && v->at.off + q + v->len <= o->src->len && !memcmp(text + v->at.off + q, v->str, v->len);
 	parse_ids(d, v->str, v->str, v->str + v->len);
 	d->ids_off = verbatim ? d->ids_off + v->at.off + (uint32_t)q : 0;
 	d->ids_end = verbatim ? d->ids_end + v->at.off + (uint32_t)q : 0;

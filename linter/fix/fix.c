@@ -53,7 +53,8 @@ char *sl_fix_apply_spans(const struct sl_source *src, const struct sl_edit *cons
 			 struct sl_udiff_span *spans)
 {
 	struct ranked *v = in_order(edits, n);
-	if (!v || (n && v[n - 1].e->at.end > src->len)) {
+	const char *data = sl_source_text(src); /* NULL: the file is not the one read any more */
+	if (!v || !data || (n && v[n - 1].e->at.end > src->len)) {
 		free(v);
 		return NULL;
 	}
@@ -61,14 +62,14 @@ char *sl_fix_apply_spans(const struct sl_source *src, const struct sl_edit *cons
 	size_t pos = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct sl_edit *e = v[i].e;
-		sl_buf_add(&b, src->data + pos, e->at.off - pos);
+		sl_buf_add(&b, data + pos, e->at.off - pos);
 		size_t at = b.len;
 		sl_buf_puts(&b, e->text);
 		if (spans)
 			spans[i] = (struct sl_udiff_span){e->at.off, e->at.end, at, b.len};
 		pos = e->at.end;
 	}
-	sl_buf_add(&b, src->data + pos, src->len - pos);
+	sl_buf_add(&b, data + pos, src->len - pos);
 	free(v);
 	*outlen = b.len;
 	return sl_buf_detach(&b);

@@ -239,7 +239,7 @@ static void print_diff(FILE *out, const struct sl_source *src, const char *text,
 	while (*rel == '/')
 		rel++;
 	struct sl_buf b = SL_BUF_INIT;
-	sl_udiff(&b, rel, src->data, src->len, text, len, spans, nspans);
+	sl_udiff(&b, rel, sl_source_text(src), src->len, text, len, spans, nspans);
 	fwrite(sl_buf_str(&b), 1, b.len, out);
 	sl_buf_free(&b);
 	free(name);
@@ -271,7 +271,7 @@ static size_t yaml_errors(const char *path, const char *text, size_t len, struct
 static int still_parses(const struct sl_source *src, const char *text, size_t len, struct sl_buf *why)
 {
 	size_t after = yaml_errors(src->path, text, len, why);
-	if (!after || after <= yaml_errors(src->path, src->data, src->len, NULL)) {
+	if (!after || after <= yaml_errors(src->path, sl_source_text(src), src->len, NULL)) {
 		sl_buf_reset(why);
 		return 0;
 	}
@@ -304,7 +304,10 @@ static int fix_one(const struct sl_source *src, const struct sl_findings *fs, co
 	char *out = n ? sl_fix_apply_spans(src, edits, n, &len, spans) : NULL;
 	struct sl_buf why = SL_BUF_INIT;
 	int rc = 0, wrote = WRITTEN;
-	if (out && still_parses(src, out, len, &why) < 0) {
+	if (n && !sl_source_text(src)) { /* its bytes were given back, and the file is another now */
+		say("%s:1:1: error: changed while fixing; not written%s\n", src->path, "");
+		rc = -1;
+	} else if (out && still_parses(src, out, len, &why) < 0) {
 		say("%s:1:1: error: cannot apply the fixes: %s; left unchanged\n", src->path, sl_buf_str(&why));
 		rc = -1;
 	} else if (out && diff)

@@ -82,23 +82,6 @@ static int path_error(struct sl_sources *ss, struct sl_findings *errs, const cha
 	return source_fail(s, errs, what, err);
 }
 
-/* Up to want bytes from fd into p (fewer only at the end of the file): how many, or -1 with errno. */
-static ssize_t read_upto(int fd, char *p, size_t want)
-{
-	size_t got = 0;
-	while (got < want) {
-		ssize_t n = read(fd, p + got, want - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
-
 /* Read all of fd into b; size_hint (a regular file's size) saves the regrowth. Straight from the
  * descriptor: stdio would fstat it again to size a buffer the bytes only pass through. */
 static int read_stream(int fd, struct sl_buf *b, size_t size_hint)
@@ -114,7 +97,7 @@ static int read_stream(int fd, struct sl_buf *b, size_t size_hint)
 			b->cap = b->cap ? 2 * b->cap : 65536;
 			b->s = sl_xrealloc(b->s, b->cap);
 		}
-		ssize_t n = read_upto(fd, b->s + b->len, b->cap - b->len - 1);
+		ssize_t n = sl_read_upto(fd, b->s + b->len, b->cap - b->len - 1);
 		if (n < 0)
 			return errno ? errno : EIO;
 		b->len += (size_t)n;
@@ -384,6 +367,15 @@ static void close_source(struct sl_source *s, int fd, const struct stat *st, siz
 {
 	if (s->origin)
 		sl_origin_record(s->origin, st, len);
+	if (st) /* what tells the file unchanged when its bytes are read again (source.h) */
+		s->stamp = (struct sl_file_stamp){.dev = (unsigned long long)st->st_dev,
+						  .ino = (unsigned long long)st->st_ino,
+						  .size = (unsigned long long)st->st_size,
+						  .mtime_s = st->st_mtim.tv_sec,
+						  .mtime_ns = st->st_mtim.tv_nsec,
+						  .ctime_s = st->st_ctim.tv_sec,
+						  .ctime_ns = st->st_ctim.tv_nsec};
+	s->stamped = st && (size_t)st->st_size == len;
 	close(fd);
 }
 
@@ -393,7 +385,7 @@ static bool read_huge(struct sl_source *s, int fd, const struct stat *st)
 {
 	size_t size = (size_t)st->st_size, cap = size + 2; /* +1 for the NUL, +1 to see the end */
 	char *data = sl_huge_alloc(cap);
-	ssize_t len = read_upto(fd, data, cap - 1);
+	ssize_t len = sl_read_upto(fd, data, cap - 1);
 	if (len < 0 || (size_t)len == cap - 1) {
 		sl_huge_free(data, cap);
 		(void)lseek(fd, 0, SEEK_SET);

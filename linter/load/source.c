@@ -2,9 +2,12 @@
  * offsets to line/column and back, spans. Reading files into sources is input.c's. */
 #include "source.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../base/buf.h"
@@ -12,6 +15,10 @@
 #include "origin.h"
 
 #define CP_STEP 64
+/* Files smaller than this keep their bytes: two thirds of a typical repository's manifests, a
+ * tenth of its bytes; giving theirs back saves little, and reading them again for a fix or a
+ * snippet costs an open, an fstat, a read and a close each. */
+#define KEEP_BELOW 1024
 
 static int is_cont(unsigned char c)
 {
@@ -92,15 +99,101 @@ void sl_source_forget(const struct sl_source *s, size_t off, size_t end)
 		madvise((void *)from, to - from, MADV_DONTNEED);
 }
 
+ssize_t sl_read_upto(int fd, char *p, size_t want)
+{
+	size_t got = 0;
+	while (got < want) {
+		ssize_t n = read(fd, p + got, want - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+static void free_bytes(struct sl_source *s)
+{
+	if (s->huge)
+		sl_huge_free(s->data, s->huge);
+	else
+		free(s->data);
+	s->data = NULL;
+	s->huge = 0;
+}
+
+bool sl_source_release(struct sl_source *s)
+{
+	/* Columns of a file that is not ASCII are counted in its bytes (sl_source_linecol), and
+	 * only a file with a stamp can be told unchanged when read again. */
+	if (!s->data || !s->stamped || s->cp || s->len != s->stamp.size || s->len < KEEP_BELOW)
+		return false;
+	free_bytes(s);
+	return true;
+}
+
+/* The file of s, read again whole into a block of its own: NULL when it is not the file that was
+ * read (its stamp differs) or cannot be read. */
+static char *read_again(const struct sl_source *s)
+{
+	int fd = open(s->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	const struct sl_file_stamp *was = &s->stamp;
+	char *text = NULL;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (unsigned long long)st.st_dev == was->dev &&
+	    (unsigned long long)st.st_ino == was->ino && (unsigned long long)st.st_size == was->size &&
+	    st.st_mtim.tv_sec == was->mtime_s && st.st_mtim.tv_nsec == was->mtime_ns &&
+	    st.st_ctim.tv_sec == was->ctime_s && st.st_ctim.tv_nsec == was->ctime_ns) {
+		text = sl_xmalloc(s->len + 2); /* +1 for the NUL, +1 to see a longer file's end */
+		if (sl_read_upto(fd, text, s->len + 1) != (ssize_t)s->len) {
+			free(text);
+			text = NULL;
+		} else
+			text[s->len] = 0;
+	}
+	close(fd);
+	return text;
+}
+
+const char *sl_source_text(const struct sl_source *cs)
+{
+	/* data is set before the parse and cleared by the thread that parsed, before any thread
+	 * that checks starts: only the copy read again is shared while they run. */
+	if (cs->data)
+		return cs->data;
+	struct sl_source *s = (struct sl_source *)cs; /* the copy is a cache: s is not changed */
+	char *text = atomic_load_explicit(&s->again, memory_order_acquire);
+	if (text || atomic_load_explicit(&s->lost, memory_order_acquire))
+		return text;
+	char *mine = read_again(s), *none = NULL;
+	if (!mine) {
+		atomic_store_explicit(&s->lost, true, memory_order_release);
+		return NULL;
+	}
+	/* Two threads may read it at once: the first to set it wins, the other frees its copy. */
+	if (atomic_compare_exchange_strong_explicit(&s->again, &none, mine, memory_order_acq_rel, memory_order_acquire))
+		return mine;
+	free(mine);
+	return none;
+}
+
+bool sl_source_lost(const struct sl_source *s)
+{
+	return atomic_load_explicit(&((struct sl_source *)s)->lost, memory_order_acquire);
+}
+
 void sl_source_free(struct sl_source *s)
 {
 	if (!s)
 		return;
 	free(s->path);
-	if (s->huge)
-		sl_huge_free(s->data, s->huge);
-	else
-		free(s->data);
+	free_bytes(s);
+	free(atomic_load_explicit(&s->again, memory_order_relaxed));
 	free(s->lines);
 	free(s->cp);
 	sl_origin_free(s->origin);
@@ -109,7 +202,8 @@ void sl_source_free(struct sl_source *s)
 
 size_t sl_source_bom(const struct sl_source *s)
 {
-	return s->len >= 3 && !memcmp(s->data, "\xEF\xBB\xBF", 3) ? 3 : 0;
+	const char *d = s->len >= 3 ? sl_source_text(s) : NULL;
+	return d && !memcmp(d, "\xEF\xBB\xBF", 3) ? 3 : 0;
 }
 
 size_t sl_source_char_to_byte(const struct sl_source *s, size_t charidx)
@@ -165,6 +259,10 @@ size_t sl_source_offset(const struct sl_source *s, unsigned line, unsigned col)
 	if (line > s->nlines)
 		return s->len;
 	size_t i = s->lines[line - 1];
+	if (!s->cp) { /* ASCII: one byte a column, up to the line's end (no bytes read: they may be gone) */
+		size_t eol = line < s->nlines ? s->lines[line] - 1 : s->len, step = col > 1 ? col - 1 : 0;
+		return step < eol - i ? i + step : eol;
+	}
 	for (unsigned c = 1; c < col && i < s->len && s->data[i] != '\n'; c++) {
 		i++;
 		while (i < s->len && is_cont((unsigned char)s->data[i]))

@@ -1,11 +1,15 @@
 /* source.h — one input's bytes, as read, and positions in them. A source owns its bytes and a
  * table of line starts so that any byte offset maps to a 1-based line/column and back; sources
- * live until the run ends because every finding points into them (input.h reads them). */
+ * live until the run ends because every finding points into them (input.h reads them). A file's
+ * bytes may be given back once parsed (sl_source_release) and read again when something asks for
+ * them (sl_source_text): the line table and the length stay. */
 #ifndef SL_SOURCE_H
 #define SL_SOURCE_H
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct sl_fix;
 struct sl_origin;
@@ -13,10 +17,20 @@ struct sl_origin_dir;
 struct sl_overlay;
 struct sl_span;
 
+/* A file as it was when read (its fstat then): the same file, unchanged, has all of these the
+ * same when read again. */
+struct sl_file_stamp {
+	unsigned long long dev, ino, size;
+	long long mtime_s, ctime_s;
+	long mtime_ns, ctime_ns;
+};
+
 struct sl_source {
 	char *path; /* as the user will recognise it: the argument, or dir/sub/file; standard input
 		     * is "-", or the name --stdin-filename gives it */
-	char *data; /* NUL-terminated copy of the bytes */
+	/* NUL-terminated copy of the bytes, as parsed; NULL once released (sl_source_release): read
+	 * them through sl_source_text after the parse. */
+	char *data;
 	size_t len;
 	size_t huge;     /* data is an sl_huge_alloc block of this size (0: malloc) */
 	uint32_t *lines; /* byte offset at which each line starts; NULL until sl_source_index */
@@ -35,6 +49,12 @@ struct sl_source {
 	struct sl_origin *origin; /* where it was read (origin.h), when wanted; owned */
 	const struct sl_origin_dir *origin_dir; /* the directory to read it in, when wanted (the sources') */
 	bool borrowed; /* another owns it (the language server's parse cache): sl_sources_free leaves it */
+	bool stamped;  /* a regular file read whole, as stamp says it was: it may be released */
+	struct sl_file_stamp stamp;
+	/* After sl_source_release: the bytes read again (owned; set once, by whichever thread read
+	 * them first), or lost when the file no longer holds them. */
+	_Atomic(char *) again;
+	atomic_bool lost;
 };
 
 /* Build the line (and code point) index that positions need. Idempotent. Sources read from
@@ -46,6 +66,18 @@ void sl_source_index(struct sl_source *s);
  * them are given back, and read as zeros after. The bytes before the first one that is not blank
  * are kept (a fix looks there to tell JSON). */
 void sl_source_forget(const struct sl_source *s, size_t off, size_t end);
+/* Give the bytes back: s was parsed and nothing reads them before sl_source_text is asked. Only
+ * for a stamped file of 1 KiB or more whose columns need no bytes (ASCII); false (kept) otherwise. */
+bool sl_source_release(struct sl_source *s);
+/* s's bytes, NUL-terminated: those parsed, read again from the file (once, then kept) when they
+ * were released. NULL when the file is not the one read any more (another stamp, another length)
+ * or cannot be read: the caller then leaves out what it would have made of them (a fix, a
+ * snippet), and sl_source_lost says so. Safe from several threads at once. */
+const char *sl_source_text(const struct sl_source *s);
+/* Whether s's bytes were released and could not be read back the same. */
+bool sl_source_lost(const struct sl_source *s);
+/* Up to want bytes from fd into p (fewer only at the end of the file): how many, or -1 with errno. */
+ssize_t sl_read_upto(int fd, char *p, size_t want);
 struct sl_source *sl_source_from_memory(const char *path, const char *data, size_t len);
 void sl_source_free(struct sl_source *s);
 

@@ -107,11 +107,12 @@ static struct sl_lsp_src *place(struct sl_lsp *s, const struct sl_source *src)
 
 static struct sl_lsp_pos pos_of(struct sl_lsp_src *p, size_t off)
 {
+	const char *text = sl_source_text(p->src); /* never given back: the server's runs keep_bytes */
 	if (!p->have_lines) {
-		sl_lsp_lines_build(&p->lines, p->src->data, p->src->len);
+		sl_lsp_lines_build(&p->lines, text, p->src->len);
 		p->have_lines = true;
 	}
-	return sl_lsp_pos_of(&p->lines, p->src->data, p->src->len, off);
+	return sl_lsp_pos_of(&p->lines, text, p->src->len, off);
 }
 
 static cJSON *position(struct sl_lsp_pos p)

@@ -259,6 +259,7 @@ struct parse_job {
 	struct sl_parsed *cached;
 	bool cacheable, hit, store;
 	struct sl_source *src; /* the source parsed: in->src, or the cache's when taken */
+	bool release;          /* nothing reads its bytes whole after the load: they go (source.h) */
 };
 
 struct parse_queue {
@@ -306,9 +307,12 @@ static bool parse_source(struct parse_job *j, struct sl_yarena *arena)
 		 * a string needs every scalar). */
 		need.all =
 		    (j->readers->source && j->readers->source(j->readers->ctx, src)) || sl_manifest_has_braces(src);
-		struct sl_yfilter f = {tree_needed, &need, need.all ? NULL : unread_value,
-				       !need.all && !j->readers->all_bytes && !src->shared, unread_in};
+		bool forget = !need.all && !j->readers->all_bytes && !src->shared;
+		struct sl_yfilter f = {tree_needed, &need, need.all ? NULL : unread_value, forget, unread_in};
 		j->rc = sl_yaml_parse_some(src, j->ys, &j->errs, &f);
+		/* What reads the bytes after the load (a fix's edits, a snippet) reads few sources,
+		 * and reads them again; standard input cannot be. */
+		j->release = forget && !src->from_stdin && !j->cacheable;
 	} else
 		j->rc = sl_yaml_parse_keep(src, j->ys, &j->errs, keep_paths(j->in->role));
 	bool skip = j->in->role == SL_ROLE_MANIFESTS && sl_manifest_screen(src, j->ys, need.object, &j->errs, &j->rc);
@@ -339,6 +343,8 @@ static void *parse_worker(void *arg)
 				j->rc = -1;
 			load_hpas(&j->part, j->src, j->ys->docs[d].root);
 		}
+		if (j->release)
+			sl_source_release(j->src);
 	}
 	return NULL;
 }

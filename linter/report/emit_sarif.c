@@ -20,9 +20,12 @@ static cJSON *region(const struct sl_span *at, bool snippet)
 	sl_span_end(at, &eline, &ecol);
 	cJSON_AddNumberToObject(r, "endLine", eline ? eline : 1);
 	cJSON_AddNumberToObject(r, "endColumn", ecol ? ecol : 1);
-	if (snippet && at->src && at->end > at->off && at->end - at->off <= 512) {
+	/* No snippet where the bytes are gone (the file changed since it was read: sl_source_text). */
+	const char *text =
+	    snippet && at->src && at->end > at->off && at->end - at->off <= 512 ? sl_source_text(at->src) : NULL;
+	if (text) {
 		struct sl_buf b = SL_BUF_INIT;
-		sl_buf_add(&b, at->src->data + at->off, at->end - at->off);
+		sl_buf_add(&b, text + at->off, at->end - at->off);
 		cJSON *s = cJSON_AddObjectToObject(r, "snippet");
 		cJSON_AddStringToObject(s, "text", b.s);
 		sl_buf_free(&b);

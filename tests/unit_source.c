@@ -1,0 +1,183 @@
+/* unit_source — a source's bytes given back after the parse and read again when asked
+ * (sl_source_release, sl_source_text): the same bytes when the file is unchanged, one copy however
+ * many threads ask at once, nothing when the file changed; and a whole run whose manifest is
+ * rewritten between the parse and the checks: the finding stays, its fix goes, and an input error
+ * says why. The file is changed through the library's hooks, so the race is no race. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../linter/base/buf.h"
+#include "../linter/config/config.h"
+#include "../linter/load/input.h"
+#include "../linter/run.h"
+#include "../rules/rules.h"
+#include "unit.h"
+
+static char base[] = "/tmp/schedlint-unit-source-XXXXXX";
+
+static char *at(const char *rel)
+{
+	return sl_xasprintf("%s/%s", base, rel);
+}
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	CHECK(f && fputs(text, f) >= 0);
+	if (f)
+		fclose(f);
+}
+
+/* text with a comment after it that makes it 1 KiB or more: smaller files keep their bytes. */
+static char *padded(const char *text)
+{
+	char pad[1100];
+	memset(pad, '-', sizeof pad - 1);
+	pad[sizeof pad - 1] = 0;
+	return sl_xasprintf("%s# %s\n", text, pad);
+}
+
+/* path read into ss as the run reads it, indexed, and its bytes given back. */
+static struct sl_source *read_released(struct sl_sources *ss, const char *path)
+{
+	struct sl_findings errs = {0};
+	CHECK(sl_input_add(ss, path, &errs, NULL) == 0 && errs.n == 0);
+	sl_findings_free(&errs);
+	struct sl_source *s = ss->v[ss->n - 1];
+	sl_source_index(s);
+	CHECK(sl_source_release(s) && !s->data);
+	return s;
+}
+
+static void *ask(void *arg)
+{
+	return (void *)sl_source_text(arg);
+}
+
+static void test_reread(void)
+{
+	char *text = padded("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n");
+	char *other = padded("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n");
+	char *utf8 = padded("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: \xc3\xa9}\n");
+	char *p = at("same.yaml"), *q = at("changed.yaml"), *r = at("gone.yaml"), *u = at("utf8.yaml");
+	char *small = at("small.yaml");
+	put(p, text);
+	put(q, text);
+	put(r, text);
+	put(u, utf8);
+	put(small, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n");
+	struct sl_sources ss = {0};
+	/* unchanged: the same bytes, read once, whichever of two threads asks first */
+	struct sl_source *s = read_released(&ss, p);
+	pthread_t t1, t2;
+	void *a = NULL, *b = NULL;
+	CHECK(pthread_create(&t1, NULL, ask, s) == 0 && pthread_create(&t2, NULL, ask, s) == 0);
+	CHECK(pthread_join(t1, &a) == 0 && pthread_join(t2, &b) == 0);
+	CHECK(a && a == b && !strcmp(a, text) && sl_source_text(s) == a && !sl_source_lost(s));
+	/* the same length, other bytes, written after the read: not the file that was parsed */
+	s = read_released(&ss, q);
+	put(q, other);
+	CHECK(!sl_source_text(s) && sl_source_lost(s) && !sl_source_text(s));
+	s = read_released(&ss, r);
+	CHECK(unlink(r) == 0 && !sl_source_text(s) && sl_source_lost(s));
+	/* columns of a file that is not ASCII are counted in its bytes, and a small file's cost
+	 * little: both kept */
+	const char *keep[] = {u, small};
+	for (size_t i = 0; i < 2; i++) {
+		struct sl_findings errs = {0};
+		CHECK(sl_input_add(&ss, keep[i], &errs, NULL) == 0);
+		s = ss.v[ss.n - 1];
+		sl_source_index(s);
+		CHECK(!sl_source_release(s) && s->data && sl_source_text(s) == s->data);
+		sl_findings_free(&errs);
+	}
+	sl_sources_free(&ss);
+	free(p);
+	free(q);
+	free(r);
+	free(u);
+	free(small);
+	free(text);
+	free(other);
+	free(utf8);
+}
+
+/* The seed's rollout deadlock: one GPU node, a Deployment of one replica that takes its GPU; its
+ * fix (maxUnavailable: 1) is written on the manifest's text. */
+static const char nodes_yaml[] =
+    "apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {kubernetes.io/hostname: n1}}\n"
+    "status: {allocatable: {cpu: '8', memory: 32Gi, pods: '110', nvidia.com/gpu: '1'}}\n";
+static const char manifest_yaml[] =
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: 1\n"
+    "  selector: {matchLabels: {app: d}}\n  template:\n    metadata: {labels: {app: d}}\n"
+    "    spec:\n      nodeSelector: {kubernetes.io/hostname: n1}\n      containers:\n"
+    "      - {name: c, image: i, resources: {limits: {nvidia.com/gpu: 1}}}\n";
+
+/* Asked before the model and after it (run.c): the second time, the manifest is rewritten. */
+struct rewrite {
+	const char *path;
+	int calls;
+};
+
+static bool rewrite_after_parse(void *ctx)
+{
+	struct rewrite *w = ctx;
+	if (++w->calls == 2 && w->path)
+		put(w->path, "# rewritten while checked\n");
+	return false;
+}
+
+/* One run of the manifest at path, as SARIF would (snippets read), rewritten between the parse
+ * and the checks when change is set. */
+static void run_once(const char *path, bool change, struct sl_run *r, struct sl_config *cfg)
+{
+	static struct rewrite w;
+	w = (struct rewrite){change ? path : NULL, 0};
+	sl_config_defaults(cfg);
+	*r = (struct sl_run){.cfg = cfg, .snippets = true, .stale = rewrite_after_parse, .stale_ctx = &w};
+	char *nodes = at("nodes.yaml"), *m = sl_xstrdup(path);
+	sl_run(r, (const char *const *)&nodes, 1, NULL, 0, &m, 1);
+	free(nodes);
+	free(m);
+}
+
+static void test_changed_in_run(void)
+{
+	char *nodes = at("nodes.yaml"), *m = at("m.yaml"), *text = padded(manifest_yaml);
+	put(nodes, nodes_yaml);
+	put(m, text);
+	struct sl_config cfg;
+	struct sl_run r;
+	run_once(m, false, &r, &cfg); /* unchanged: the finding with its fix, no input error */
+	CHECK(r.fs.n == 1 && r.fs.v[0].rule && !strcmp(r.fs.v[0].rule->id, "rollout-deadlock"));
+	CHECK(r.fs.n == 1 && r.fs.v[0].nfixes > 0 && r.fs.input_errors == 0);
+	sl_run_free(&r);
+	sl_config_free(&cfg);
+	run_once(m, true, &r, &cfg);
+	/* the input error first (the report's order), at 1:1 of the file; the finding kept, unfixed */
+	CHECK(r.fs.n == 2 && r.fs.input_errors == 1);
+	if (r.fs.n == 2) {
+		const struct sl_finding *e = &r.fs.v[0], *f = &r.fs.v[1];
+		CHECK(!e->rule && e->level == SL_ERROR && e->at.line == 1 && e->at.col == 1 && e->at.src == f->at.src);
+		CHECK(strstr(e->message, "changed while schedlint was checking it") != NULL);
+		CHECK(f->rule && !strcmp(f->rule->id, "rollout-deadlock") && f->nfixes == 0 && f->message);
+	}
+	sl_run_free(&r);
+	sl_config_free(&cfg);
+	free(nodes);
+	free(m);
+	free(text);
+}
+
+void test_source_reread(void)
+{
+	CHECK(mkdtemp(base) != NULL);
+	test_reread();
+	test_changed_in_run();
+	char *cmd = sl_xasprintf("rm -rf '%s'", base);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+}
