@@ -130,7 +130,7 @@ static inline void sl_ymark_span(const struct sl_source *src, yaml_mark_t a, yam
 	sl_source_span_hint(src, off, end, a.line, out);
 }
 
-/* Weights saturate at what a node's 32-bit weight holds, far above the alias limit. */
+/* Weights saturate at UINT32_MAX, far above the alias limit. */
 static inline size_t sl_ysat_add(size_t a, size_t b)
 {
 	return a > UINT32_MAX - b || b > UINT32_MAX ? UINT32_MAX : a + b;

@@ -22,15 +22,34 @@ static char *arena_alloc_str(struct sl_ystream *ys, size_t n)
 	return sl_yarena_text(sl_ystream_arena(ys), n);
 }
 
-/* The node of the collection f, with room for nptr children. */
+/* The nodes a node stands for, aliases expanded (saturating): what the alias limit counts. A
+ * scalar is one; a collection's weight is kept in the slot after its children, not in every
+ * node (most are scalars, and nothing reads it once the tree is built). */
+static size_t weight(const struct sl_ynode *n)
+{
+	if (n->kind == SL_YSCALAR)
+		return 1;
+	size_t w;
+	memcpy(&w, &n->v[n->kind == SL_YMAP ? 2 * (size_t)n->n : n->n], sizeof w);
+	return w;
+}
+
+/* The node of the collection f, with room for nptr children and its weight after them (set by
+ * set_weight once they are in). */
 static struct sl_ynode *new_collection(struct sl_ybuilder *b, const struct sl_yframe *f, size_t nptr)
 {
-	struct sl_ynode *n = arena_alloc(b->ys, sizeof *n + nptr * sizeof n->v[0]);
+	_Static_assert(sizeof(size_t) <= sizeof(struct sl_ynode *), "a weight fits a child's slot");
+	struct sl_ynode *n = arena_alloc(b->ys, sizeof *n + (nptr + 1) * sizeof n->v[0]);
 	memset(n, 0, sizeof *n);
 	n->at = f->at;
 	n->kind = f->kind;
 	n->flow = f->flow;
 	return n;
+}
+
+static void set_weight(struct sl_ynode *n, size_t w)
+{
+	memcpy(&n->v[n->kind == SL_YMAP ? 2 * (size_t)n->n : n->n], &w, sizeof w);
 }
 
 static struct sl_ynode *finish_map(struct sl_ybuilder *b, struct sl_yframe *f)
@@ -40,12 +59,12 @@ static struct sl_ynode *finish_map(struct sl_ybuilder *b, struct sl_yframe *f)
 	if (sl_ymap_plain(items, f->n)) {
 		struct sl_ynode *node = new_collection(b, f, f->n);
 		node->n = f->n / 2;
-		uint64_t weight = 1 + (uint64_t)f->dropped_weight; /* 32-bit weights: no overflow */
+		uint64_t w = 1 + (uint64_t)f->dropped_weight; /* weights of 32 bits: no overflow */
 		for (size_t i = 0; i < f->n; i++) {
 			node->v[i] = items[i];
-			weight += items[i]->weight;
+			w += weight(items[i]);
 		}
-		node->weight = weight > UINT32_MAX ? UINT32_MAX : (uint32_t)weight;
+		set_weight(node, w > UINT32_MAX ? UINT32_MAX : (size_t)w);
 		return node;
 	}
 	struct sl_ypair *ps;
@@ -55,13 +74,13 @@ static struct sl_ynode *finish_map(struct sl_ybuilder *b, struct sl_yframe *f)
 	b->need_full |= merged && f->dropped_weight;
 	struct sl_ynode *node = new_collection(b, f, 2 * n);
 	node->n = n;
-	size_t weight = sl_ysat_add(1, f->dropped_weight);
+	size_t w = sl_ysat_add(1, f->dropped_weight);
 	for (size_t i = 0; i < n; i++) {
 		node->v[2 * i] = ps[i].k;
 		node->v[2 * i + 1] = ps[i].v;
-		weight = sl_ysat_add(weight, sl_ysat_add(ps[i].k->weight, ps[i].v->weight));
+		w = sl_ysat_add(w, sl_ysat_add(weight(ps[i].k), weight(ps[i].v)));
 	}
-	node->weight = weight;
+	set_weight(node, w);
 	free(ps);
 	return node;
 }
@@ -71,12 +90,12 @@ static struct sl_ynode *finish_seq(struct sl_ybuilder *b, struct sl_yframe *f)
 	struct sl_ynode *const *items = f->n ? b->items + f->first : NULL;
 	struct sl_ynode *node = new_collection(b, f, f->n);
 	node->n = f->n;
-	uint64_t weight = 1; /* the sum of 32-bit weights: saturated once, at the end */
+	uint64_t w = 1; /* the sum of 32-bit weights: saturated once, at the end */
 	for (size_t i = 0; i < f->n; i++) {
 		node->v[i] = items[i];
-		weight += items[i]->weight;
+		w += weight(items[i]);
 	}
-	node->weight = weight > UINT32_MAX ? UINT32_MAX : (uint32_t)weight;
+	set_weight(node, w > UINT32_MAX ? UINT32_MAX : (size_t)w);
 	return node;
 }
 
@@ -190,7 +209,7 @@ static int on_alias(struct sl_ybuilder *b, const yaml_event_t *ev)
 		sl_input_error(b->errs, &at, "invalid YAML: alias *%s refers to no anchor", name);
 		return 1;
 	}
-	if (n->weight == 0) { /* still open: the alias is inside its own anchor */
+	if (weight(n) == 0) { /* still open: the alias is inside its own anchor */
 		struct sl_span at;
 		sl_ymark_span(b->src, ev->start_mark, ev->end_mark, &at);
 		sl_input_error(b->errs, &at, "invalid YAML: alias *%s refers to an enclosing node", name);
@@ -198,7 +217,7 @@ static int on_alias(struct sl_ybuilder *b, const yaml_event_t *ev)
 	}
 	/* Only aliases multiply what a walk of the tree visits: a large document is fine, a small one
 	 * that expands to millions of nodes is an alias bomb. */
-	b->aliased = sl_ysat_add(b->aliased, n->weight);
+	b->aliased = sl_ysat_add(b->aliased, weight(n));
 	attach(b, n);
 	return 0;
 }
@@ -215,7 +234,6 @@ static int on_scalar(struct sl_ybuilder *b, const yaml_event_t *ev)
 	memcpy(s, ev->data.scalar.value, n->len);
 	s[n->len] = 0;
 	n->str = s;
-	n->weight = 1;
 	b->nodes++;
 	const char *anchor = (const char *)ev->data.scalar.anchor;
 	if (anchor)
