@@ -29,16 +29,17 @@ struct sl_ynode {
 		uint32_t len; /* scalar: of str (a source is below 4 GiB) */
 		uint32_t n;   /* seq: items; map: pairs */
 	};
-	uint8_t kind; /* enum sl_ykind */
-	bool plain;   /* scalar written without quotes: only those are typed (null, bool, int) */
-	bool flow;    /* collection written in flow style ({} / []) */
+	uint8_t kind;  /* enum sl_ykind */
+	bool plain;    /* scalar written without quotes: only those are typed (null, bool, int) */
+	bool flow;     /* collection written in flow style ({} / []) */
+	bool anchored; /* an anchor names it: aliases may share it */
 	/* seq: n items; map: key0, val0, key1, val1 … (n pairs). Stored with the node, so that a
 	 * scalar (most nodes are) carries no pointer to children it cannot have. */
 	struct sl_ynode *v[];
 };
 /* Span, text pointer and 8 bytes: 40 on a 64-bit machine. The weight an alias bomb is measured
- * by is needed only while the tree is built, and only of collections: ybuild.c keeps it in the
- * slot after a collection's children, not in every node. */
+ * by is needed only while the tree is built, and only of collections: ybuild.c keeps it in a
+ * collection's str until nothing can ask for it (NULL once the document is complete). */
 _Static_assert(sizeof(struct sl_ynode) == sizeof(struct sl_span) + sizeof(char *) + 8, "a node is 40 bytes");
 
 /* A collection's children (items of a list, pairs of a mapping); 0 for a scalar or NULL. */

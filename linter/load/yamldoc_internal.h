@@ -28,6 +28,9 @@ struct sl_yframe {
 	size_t plen;      /* components of that path, from the object */
 	bool objects;     /* a List's `items`: each item starts a path of its own */
 	bool may_leave;   /* the filter may leave out some of its entries (sl_yfilter.unread_in) */
+	/* A mapping that may be merged (<<) into another, later: its children's weights are held
+	 * until the document ends (ybuild.c) */
+	bool merge_source;
 	/* Entries left out (sl_yfilter.unread): the furthest end and the nodes of them */
 	size_t dropped_end, dropped_weight;
 };
@@ -57,6 +60,10 @@ struct sl_ybuilder {
 	struct sl_yanchor *anchors;
 	size_t nanchors, capanchors;
 	struct sl_ynode *root;
+	/* Collections whose weight (in str) may still be asked for, until the document ends:
+	 * anchored ones and the children of mappings that may be merged */
+	struct sl_ynode **held;
+	size_t nheld, capheld;
 	size_t aliased; /* nodes the open document's aliases stand for */
 	size_t nodes;   /* nodes the open document keeps */
 	/* Keeping only some paths (sl_yaml_parse_keep) */

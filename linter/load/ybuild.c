@@ -23,33 +23,49 @@ static char *arena_alloc_str(struct sl_ystream *ys, size_t n)
 }
 
 /* The nodes a node stands for, aliases expanded (saturating): what the alias limit counts. A
- * scalar is one; a collection's weight is kept in the slot after its children, not in every
- * node (most are scalars, and nothing reads it once the tree is built). */
+ * scalar is one. A collection's is kept in its str, which a collection has no other use for,
+ * while it may be asked for: by its parent as that closes, and later only when an alias shares
+ * it (anchored) or a merge key copies its parent's pairs (held: see settle). Nothing reads it
+ * once the document is complete, when str is NULL again, so no node carries it for good. */
 static size_t weight(const struct sl_ynode *n)
 {
-	if (n->kind == SL_YSCALAR)
-		return 1;
-	size_t w;
-	memcpy(&w, &n->v[n->kind == SL_YMAP ? 2 * (size_t)n->n : n->n], sizeof w);
-	return w;
+	return n->kind == SL_YSCALAR ? 1 : (size_t)(uintptr_t)n->str;
 }
 
-/* The node of the collection f, with room for nptr children and its weight after them (set by
- * set_weight once they are in). */
+static void set_weight(struct sl_ynode *n, size_t w)
+{
+	n->str = (const char *)(uintptr_t)w;
+}
+
+static void hold(struct sl_ybuilder *b, struct sl_ynode *n)
+{
+	if (b->nheld == b->capheld)
+		sl_grow(&b->held, &b->capheld, b->nheld + 1, sizeof *b->held);
+	b->held[b->nheld++] = n;
+}
+
+/* A child's weight was counted by the parent of frame f, now closing: nothing asks for it again
+ * unless an alias shares the child (anchored: held since its anchor was defined) or f's mapping
+ * may be merged into another, later, which weighs the pairs it copies. */
+static void settle(struct sl_ybuilder *b, const struct sl_yframe *f, struct sl_ynode *child)
+{
+	if (child->kind == SL_YSCALAR || child->anchored)
+		return;
+	if (f->merge_source)
+		hold(b, child);
+	else
+		child->str = NULL;
+}
+
+/* The node of the collection f, with room for nptr children. */
 static struct sl_ynode *new_collection(struct sl_ybuilder *b, const struct sl_yframe *f, size_t nptr)
 {
-	_Static_assert(sizeof(size_t) <= sizeof(struct sl_ynode *), "a weight fits a child's slot");
-	struct sl_ynode *n = arena_alloc(b->ys, sizeof *n + (nptr + 1) * sizeof n->v[0]);
+	struct sl_ynode *n = arena_alloc(b->ys, sizeof *n + nptr * sizeof n->v[0]);
 	memset(n, 0, sizeof *n);
 	n->at = f->at;
 	n->kind = f->kind;
 	n->flow = f->flow;
 	return n;
-}
-
-static void set_weight(struct sl_ynode *n, size_t w)
-{
-	memcpy(&n->v[n->kind == SL_YMAP ? 2 * (size_t)n->n : n->n], &w, sizeof w);
 }
 
 static struct sl_ynode *finish_map(struct sl_ybuilder *b, struct sl_yframe *f)
@@ -63,6 +79,7 @@ static struct sl_ynode *finish_map(struct sl_ybuilder *b, struct sl_yframe *f)
 		for (size_t i = 0; i < f->n; i++) {
 			node->v[i] = items[i];
 			w += weight(items[i]);
+			settle(b, f, items[i]);
 		}
 		set_weight(node, w > UINT32_MAX ? UINT32_MAX : (size_t)w);
 		return node;
@@ -82,6 +99,8 @@ static struct sl_ynode *finish_map(struct sl_ybuilder *b, struct sl_yframe *f)
 	}
 	set_weight(node, w);
 	free(ps);
+	for (size_t i = 0; i < f->n; i++) /* the pairs copied from merged mappings are held */
+		settle(b, f, items[i]);
 	return node;
 }
 
@@ -94,6 +113,7 @@ static struct sl_ynode *finish_seq(struct sl_ybuilder *b, struct sl_yframe *f)
 	for (size_t i = 0; i < f->n; i++) {
 		node->v[i] = items[i];
 		w += weight(items[i]);
+		settle(b, f, items[i]);
 	}
 	set_weight(node, w > UINT32_MAX ? UINT32_MAX : (size_t)w);
 	return node;
@@ -101,6 +121,9 @@ static struct sl_ynode *finish_seq(struct sl_ybuilder *b, struct sl_yframe *f)
 
 static void define_anchor(struct sl_ybuilder *b, const char *name, struct sl_ynode *n)
 {
+	n->anchored = true;
+	if (n->kind != SL_YSCALAR) /* an alias may ask for its weight until the document ends */
+		hold(b, n);
 	for (size_t i = b->nanchors; i-- > 0;)
 		if (!strcmp(b->anchors[i].name, name)) {
 			b->anchors[i].node = n; /* a redefinition shadows the earlier anchor */
@@ -146,6 +169,12 @@ static void end_document(struct sl_ybuilder *b, unsigned docno, size_t end)
 	struct sl_ystream *out = b->ys;
 	struct sl_ydoc doc = {b->src, b->root, docno};
 	clear_anchors(b);
+	/* the weights still in collections' str: nothing asks for them any more */
+	if (b->root && b->root->kind != SL_YSCALAR)
+		b->root->str = NULL;
+	for (size_t i = 0; i < b->nheld; i++)
+		b->held[i]->str = NULL;
+	b->nheld = 0;
 	if (b->filter && b->filter->wanted && !b->filter->wanted(b->filter->ctx, &doc)) {
 		sl_yarena_rewind(sl_ystream_arena(out), &b->doc_start);
 		out->partial = true;
@@ -179,6 +208,7 @@ static int on_document_start(struct sl_ybuilder *b, const yaml_event_t *ev)
 	b->root = NULL;
 	b->aliased = 0;
 	b->nodes = 0;
+	b->nheld = 0;
 	b->doc_start = sl_yarena_mark(sl_ystream_arena(b->ys));
 	b->doc_off = sl_ymark_byte(b->src, ev->start_mark.index);
 	return 0;
@@ -242,6 +272,22 @@ static int on_scalar(struct sl_ybuilder *b, const yaml_event_t *ev)
 	return 0;
 }
 
+static bool merge_key(const char *comp)
+{
+	return comp && comp[0] == '<' && !strcmp(comp, "<<");
+}
+
+/* Whether the mapping of frame f, opening at b->depth, may be merged into another (<<) after it
+ * closes: anchored (an alias may name it), the value of a merge key, or an item of a list that
+ * is either (a merge key takes a list of mappings too). */
+static bool merge_source(const struct sl_ybuilder *b, const struct sl_yframe *f)
+{
+	if (f->anchor || merge_key(f->comp))
+		return true;
+	const struct sl_yframe *up = b->depth ? &b->stack[b->depth - 1] : NULL;
+	return up && up->kind == SL_YSEQ && (up->anchor || merge_key(up->comp));
+}
+
 /* A sequence or a mapping opens: a frame collects its children until it closes. keep_all: all of
  * it is kept (sl_ykeep_leave_out). */
 static int on_collection_start(struct sl_ybuilder *b, const yaml_event_t *ev, bool keep_all)
@@ -274,6 +320,7 @@ static int on_collection_start(struct sl_ybuilder *b, const yaml_event_t *ev, bo
 	sl_ymark_span(b->src, ev->start_mark, ev->end_mark, &f->at);
 	sl_ykeep_open(b, f, is_map); /* before the push: it reads the frame it opens in */
 	f->anchor = anchor ? sl_xstrdup(anchor) : NULL;
+	f->merge_source = is_map && merge_source(b, f);
 	const struct sl_yfilter *yf = b->filter;
 	f->may_leave = yf && yf->unread &&
 		       (!yf->unread_in || yf->unread_in(yf->ctx, comp, b->depth ? b->stack[b->depth - 1].comp : NULL));
