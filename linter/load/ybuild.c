@@ -57,6 +57,16 @@ static void settle(struct sl_ybuilder *b, const struct sl_yframe *f, struct sl_y
 		child->str = NULL;
 }
 
+/* A child's weight, settled: a scalar (most children) is one, with nothing to settle. */
+static inline size_t take_weight(struct sl_ybuilder *b, const struct sl_yframe *f, struct sl_ynode *child)
+{
+	if (child->kind == SL_YSCALAR)
+		return 1;
+	size_t w = weight(child);
+	settle(b, f, child);
+	return w;
+}
+
 /* The node of the collection f, with room for nptr children. */
 static struct sl_ynode *new_collection(struct sl_ybuilder *b, const struct sl_yframe *f, size_t nptr)
 {
@@ -78,8 +88,7 @@ static struct sl_ynode *finish_map(struct sl_ybuilder *b, struct sl_yframe *f)
 		uint64_t w = 1 + (uint64_t)f->dropped_weight; /* weights of 32 bits: no overflow */
 		for (size_t i = 0; i < f->n; i++) {
 			node->v[i] = items[i];
-			w += weight(items[i]);
-			settle(b, f, items[i]);
+			w += take_weight(b, f, items[i]);
 		}
 		set_weight(node, w > UINT32_MAX ? UINT32_MAX : (size_t)w);
 		return node;
@@ -112,8 +121,7 @@ static struct sl_ynode *finish_seq(struct sl_ybuilder *b, struct sl_yframe *f)
 	uint64_t w = 1; /* the sum of 32-bit weights: saturated once, at the end */
 	for (size_t i = 0; i < f->n; i++) {
 		node->v[i] = items[i];
-		w += weight(items[i]);
-		settle(b, f, items[i]);
+		w += take_weight(b, f, items[i]);
 	}
 	set_weight(node, w > UINT32_MAX ? UINT32_MAX : (size_t)w);
 	return node;

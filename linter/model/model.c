@@ -207,12 +207,30 @@ static bool is(const char *s, const char *t)
  * read (a named port must be declared), not the probe's timings, command, path or headers. */
 static bool probe(const char *in)
 {
-	return is(in, "readinessProbe") || is(in, "livenessProbe") || is(in, "startupProbe");
+	switch (in ? *in : 0) { /* asked of every key and mapping filtered: one byte tells most */
+	case 'r':
+		return !strcmp(in, "readinessProbe");
+	case 'l':
+		return !strcmp(in, "livenessProbe");
+	case 's':
+		return !strcmp(in, "startupProbe");
+	default:
+		return false;
+	}
 }
 
 static bool handler(const char *in)
 {
-	return is(in, "httpGet") || is(in, "tcpSocket") || is(in, "grpc");
+	switch (in ? *in : 0) {
+	case 'h':
+		return !strcmp(in, "httpGet");
+	case 't':
+		return !strcmp(in, "tcpSocket");
+	case 'g':
+		return !strcmp(in, "grpc");
+	default:
+		return false;
+	}
 }
 
 /* Entries of a manifest neither the model nor a rule or a fix reads (sl_yfilter.unread): in a
@@ -230,9 +248,9 @@ static bool unread_entry(const char *key, const char *in, const char *in_in)
 		       !is(key, "readinessProbe") && !is(key, "livenessProbe") && !is(key, "startupProbe");
 	if (is(in, "[]") && is(in_in, "volumes"))
 		return !is(key, "name") && !is(key, "persistentVolumeClaim");
-	if (probe(in) && is(in_in, "[]"))
+	if (is(in_in, "[]") && probe(in))
 		return !handler(key);
-	if (handler(in) && probe(in_in))
+	if (probe(in_in) && handler(in))
 		return !is(key, "port");
 	if (is(in, "nodeAffinity") || is(in, "podAffinity") || is(in, "podAntiAffinity"))
 		return is(key, "preferredDuringSchedulingIgnoredDuringExecution");
@@ -253,8 +271,8 @@ static bool unread_in(void *ctx, const char *in, const char *in_in)
 		return is(in_in, "containers") || is(in_in, "initContainers") || is(in_in, "ephemeralContainers") ||
 		       is(in_in, "volumes");
 	return is(in, "nodeAffinity") || is(in, "podAffinity") || is(in, "podAntiAffinity") ||
-	       ((is(in, "metadata") || is(in, "status")) && object) || (probe(in) && is(in_in, "[]")) ||
-	       (handler(in) && probe(in_in));
+	       ((is(in, "metadata") || is(in, "status")) && object) || (is(in_in, "[]") && probe(in)) ||
+	       (probe(in_in) && handler(in));
 }
 
 /* The same, unless another reader looks the key up (a policy's field names it). */
