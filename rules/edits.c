@@ -14,7 +14,7 @@ static int is_flow_json(const struct sl_source *src, const struct sl_ynode *map)
 	const char *d = sl_source_text(src); /* NULL: the fix goes (sl_source_text), whatever is made */
 	if (!d)
 		return 0;
-	if (map->n == 0) {
+	if (sl_ycount(map) == 0) {
 		size_t i = sl_source_bom(src);
 		while (i < src->len && strchr(" \t\r\n", d[i]))
 			i++;
@@ -89,7 +89,7 @@ static const char *line_end(const struct sl_source *src, size_t off)
 /* The file's indentation step: how far a nested block mapping sits right of its key. */
 static unsigned indent_step(const struct sl_ynode *map)
 {
-	for (size_t i = 0; map && i < map->n; i++) {
+	for (size_t i = 0; i < sl_ycount(map); i++) {
 		const struct sl_ynode *k = map->v[2 * i], *v = map->v[2 * i + 1];
 		if (v->kind == SL_YMAP && !v->flow && v->n && v->v[0]->at.line > k->at.line &&
 		    v->v[0]->at.col > k->at.col)
@@ -116,7 +116,7 @@ void sl_fix_insert(struct sl_fix *fx, const struct sl_source *src, const struct 
 		   const struct sl_ynode *before, const struct sl_yentry *e, size_t n)
 {
 	struct sl_buf b = SL_BUF_INIT;
-	if (map->n == 0) { /* {} or an empty value: write the whole mapping in flow style */
+	if (sl_ycount(map) == 0) { /* {} or an empty value: write the whole mapping in flow style */
 		sl_buf_putc(&b, '{');
 		render_flow(&b, e, n, is_flow_json(src, map));
 		sl_buf_putc(&b, '}');
@@ -139,7 +139,7 @@ void sl_fix_insert(struct sl_fix *fx, const struct sl_source *src, const struct 
 /* The key following `key` in map, or NULL. */
 static const struct sl_ynode *key_after(const struct sl_ynode *map, const char *key)
 {
-	for (size_t i = 0; map && i + 1 < map->n; i++)
+	for (size_t i = 0; i + 1 < sl_ycount(map); i++)
 		if (sl_yis(map->v[2 * i], key))
 			return map->v[2 * (i + 1)];
 	return NULL;

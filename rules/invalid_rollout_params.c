@@ -63,7 +63,7 @@ static void fmt_val(const struct val *x, char *out, size_t n)
 static bool json_map(const struct sl_source *src, const struct sl_ynode *map)
 {
 	(void)src;
-	return map->flow && map->n && map->v[0]->at.off < map->v[0]->at.end && !map->v[0]->plain;
+	return map->flow && sl_ycount(map) && map->v[0]->at.off < map->v[0]->at.end && !map->v[0]->plain;
 }
 
 /* Replace a strategy mapping by one that only names its type: drops the rollingUpdate block

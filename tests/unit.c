@@ -507,6 +507,17 @@ static void test_yaml(void)
 	sl_ystream_free(&ys);
 	sl_findings_free(&fs);
 	sl_source_free(src);
+
+	/* A scalar's length and a collection's count share their bytes: a list used as a key, of as
+	 * many items as the key looked up has bytes, is no match, and a scalar has no children. */
+	CHECK(load("? [a, b]\n: x\nab: y\nb: ''\n", &ys, &fs, &src) == 0);
+	r = ys.n ? ys.docs[0].root : NULL;
+	CHECK(sl_yis(sl_ymap_get(r, "ab"), "y") && sl_yis(sl_ymap_get(r, "b"), "") && !sl_ymap_get(r, ""));
+	CHECK(sl_ycount(r) == 3 && sl_ycount(sl_ymap_get(r, "ab")) == 0 && sl_ycount(NULL) == 0);
+	CHECK(!sl_ymap_get(sl_ymap_get(r, "ab"), "y") && !sl_ypath(r, "ab.y") && sl_yis(sl_ypath(r, "b"), ""));
+	sl_ystream_free(&ys);
+	sl_findings_free(&fs);
+	sl_source_free(src);
 }
 
 /* The effective request of a pod spec given as YAML. */
@@ -1004,6 +1015,7 @@ int main(void)
 	test_release_surely();
 	test_cluster_refresh();
 	test_cycle_plan();
+	test_unread_probes();
 	test_config();
 	test_patterns();
 	test_udiff();

@@ -31,5 +31,7 @@ void test_cluster_derive(void);
 void test_release_surely(void);
 void test_cluster_refresh(void);
 void test_cycle_plan(void);
+/* unit_cluster.c: a container probe's entries the model does not read are left out of the tree. */
+void test_unread_probes(void);
 
 #endif

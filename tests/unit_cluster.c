@@ -448,3 +448,41 @@ void test_cycle_plan(void)
 	for (int i = 0; i < 4; i++)
 		sl_source_free(src[i]);
 }
+
+/* What the model reads of a container's probe is its handler's port: the rest of the probe is left
+ * out of the tree as it is parsed, while the probe's span still covers it; a policy's field that
+ * names a key keeps it. */
+static bool key_timeout(void *ctx, const char *key)
+{
+	(void)ctx;
+	return !strcmp(key, "timeoutSeconds");
+}
+
+void test_unread_probes(void)
+{
+	static const char yaml[] = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n"
+				   "  template:\n    spec:\n      containers:\n      - name: c\n"
+				   "        livenessProbe:\n          httpGet: {path: /healthz, port: http}\n"
+				   "          initialDelaySeconds: 5\n          timeoutSeconds: 2\n"
+				   "        readinessProbe:\n          exec: {command: [cat, /tmp/ready]}\n";
+	for (int policy = 0; policy < 2; policy++) {
+		struct sl_model m = {0};
+		struct sl_findings errs = {0};
+		struct sl_tree_readers readers = {NULL, NULL, policy ? key_timeout : NULL, true, NULL, NULL};
+		struct sl_load one = {sl_source_from_memory("d.yaml", yaml, strlen(yaml)), SL_ROLE_MANIFESTS};
+		sl_model_load_many(&m, &one, 1, &readers, &errs);
+		CHECK(errs.n == 0 && m.nworkloads == 1);
+		const struct sl_ynode *cs = m.nworkloads ? m.workloads[0]->pod.containers_node : NULL;
+		const struct sl_ynode *c = cs && cs->n == 1 ? cs->v[0] : NULL;
+		const struct sl_ynode *live = sl_ymap_get(c, "livenessProbe");
+		CHECK(sl_yis(sl_ypath(live, "httpGet.port"), "http"));
+		CHECK(live && !sl_ypath(live, "httpGet.path") && !sl_ymap_get(live, "initialDelaySeconds"));
+		CHECK(live && (sl_ymap_get(live, "timeoutSeconds") != NULL) == (policy == 1));
+		CHECK(live && one.src->data[live->at.end - 1] == '2'); /* the span runs to its last entry */
+		const struct sl_ynode *ready = sl_ymap_get(c, "readinessProbe");
+		CHECK(ready && ready->kind == SL_YMAP && ready->n == 0);
+		sl_model_free(&m);
+		sl_findings_free(&errs);
+		sl_source_free(one.src);
+	}
+}

@@ -111,6 +111,7 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 	free(b.stack);
 	free(b.items);
 	free(b.anchors);
+	free(b.held);
 	free(b.pats);
 	yaml_parser_delete(&p);
 	sl_yarena_spares_free(sl_ystream_arena(out));

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../base/diag.h"
 #include "limits.h"
@@ -21,17 +22,31 @@ enum sl_ykind { SL_YSCALAR = 1, SL_YSEQ, SL_YMAP };
 
 struct sl_ynode {
 	struct sl_span at;
-	const char *str; /* scalar value, NUL-terminated */
-	uint32_t len;    /* of str (a source is at most 64 MiB) */
-	uint32_t n;
-	uint32_t weight; /* nodes in the expansion, saturating (the limit is far below) */
-	uint8_t kind;    /* enum sl_ykind */
-	bool plain;      /* scalar written without quotes: only those are typed (null, bool, int) */
-	bool flow;       /* collection written in flow style ({} / []) */
+	const char *str; /* scalar value, NUL-terminated; NULL in a collection */
+	/* A node is a scalar or a collection, never both: they share the bytes (nodes are most of a
+	 * tree's memory). Read len only on a scalar and n only on a collection (sl_ycount: either). */
+	union {
+		uint32_t len; /* scalar: of str (a source is below 4 GiB) */
+		uint32_t n;   /* seq: items; map: pairs */
+	};
+	uint8_t kind;  /* enum sl_ykind */
+	bool plain;    /* scalar written without quotes: only those are typed (null, bool, int) */
+	bool flow;     /* collection written in flow style ({} / []) */
+	bool anchored; /* an anchor names it: aliases may share it */
 	/* seq: n items; map: key0, val0, key1, val1 … (n pairs). Stored with the node, so that a
 	 * scalar (most nodes are) carries no pointer to children it cannot have. */
 	struct sl_ynode *v[];
 };
+/* Span, text pointer and 8 bytes: 40 on a 64-bit machine. The weight an alias bomb is measured
+ * by is needed only while the tree is built, and only of collections: ybuild.c keeps it in a
+ * collection's str until nothing can ask for it (NULL once the document is complete). */
+_Static_assert(sizeof(struct sl_ynode) == sizeof(struct sl_span) + sizeof(char *) + 8, "a node is 40 bytes");
+
+/* A collection's children (items of a list, pairs of a mapping); 0 for a scalar or NULL. */
+static inline size_t sl_ycount(const struct sl_ynode *n)
+{
+	return n && n->kind != SL_YSCALAR ? n->n : 0;
+}
 
 struct sl_ydoc {
 	const struct sl_source *src;
@@ -85,9 +100,19 @@ int sl_yaml_parse_some(const struct sl_source *src, struct sl_ystream *out, stru
 void sl_ystream_free(struct sl_ystream *ys);
 
 /* Lookups (ylookup.c). All accept NULL and return NULL / false for a wrong kind. */
-const struct sl_ynode *sl_ymap_get(const struct sl_ynode *map, const char *key);
-const struct sl_ynode *sl_ymap_key(const struct sl_ynode *map, const char *key); /* the key node */
-const struct sl_ynode *sl_ypath(const struct sl_ynode *n, const char *dotted);   /* "spec.template" */
+/* The value (or the key node) of key, kl bytes long (NUL-terminated or not). */
+const struct sl_ynode *sl_ymap_getn(const struct sl_ynode *map, const char *key, size_t kl);
+const struct sl_ynode *sl_ymap_keyn(const struct sl_ynode *map, const char *key, size_t kl);
+/* Inline, so that the length of a literal key (nearly every lookup's) is known when compiled. */
+static inline const struct sl_ynode *sl_ymap_get(const struct sl_ynode *map, const char *key)
+{
+	return sl_ymap_getn(map, key, strlen(key));
+}
+static inline const struct sl_ynode *sl_ymap_key(const struct sl_ynode *map, const char *key) /* the key node */
+{
+	return sl_ymap_keyn(map, key, strlen(key));
+}
+const struct sl_ynode *sl_ypath(const struct sl_ynode *n, const char *dotted); /* "spec.template" */
 bool sl_ynull(const struct sl_ynode *n); /* absent, or a plain null / ~ / empty scalar */
 bool sl_yscalar(const struct sl_ynode *n);
 bool sl_yis(const struct sl_ynode *n, const char *s); /* scalar equal to s */

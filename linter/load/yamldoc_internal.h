@@ -28,6 +28,9 @@ struct sl_yframe {
 	size_t plen;      /* components of that path, from the object */
 	bool objects;     /* a List's `items`: each item starts a path of its own */
 	bool may_leave;   /* the filter may leave out some of its entries (sl_yfilter.unread_in) */
+	/* A mapping that may be merged (<<) into another, later: its children's weights are held
+	 * until the document ends (ybuild.c) */
+	bool merge_source;
 	/* Entries left out (sl_yfilter.unread): the furthest end and the nodes of them */
 	size_t dropped_end, dropped_weight;
 };
@@ -57,6 +60,10 @@ struct sl_ybuilder {
 	struct sl_yanchor *anchors;
 	size_t nanchors, capanchors;
 	struct sl_ynode *root;
+	/* Collections whose weight (in str) may still be asked for, until the document ends:
+	 * anchored ones and the children of mappings that may be merged */
+	struct sl_ynode **held;
+	size_t nheld, capheld;
 	size_t aliased; /* nodes the open document's aliases stand for */
 	size_t nodes;   /* nodes the open document keeps */
 	/* Keeping only some paths (sl_yaml_parse_keep) */
@@ -130,7 +137,7 @@ static inline void sl_ymark_span(const struct sl_source *src, yaml_mark_t a, yam
 	sl_source_span_hint(src, off, end, a.line, out);
 }
 
-/* Weights saturate at what a node's 32-bit weight holds, far above the alias limit. */
+/* Weights saturate at UINT32_MAX, far above the alias limit. */
 static inline size_t sl_ysat_add(size_t a, size_t b)
 {
 	return a > UINT32_MAX - b || b > UINT32_MAX ? UINT32_MAX : a + b;

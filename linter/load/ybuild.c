@@ -22,6 +22,51 @@ static char *arena_alloc_str(struct sl_ystream *ys, size_t n)
 	return sl_yarena_text(sl_ystream_arena(ys), n);
 }
 
+/* The nodes a node stands for, aliases expanded (saturating): what the alias limit counts. A
+ * scalar is one. A collection's is kept in its str, which a collection has no other use for,
+ * while it may be asked for: by its parent as that closes, and later only when an alias shares
+ * it (anchored) or a merge key copies its parent's pairs (held: see settle). Nothing reads it
+ * once the document is complete, when str is NULL again, so no node carries it for good. */
+static size_t weight(const struct sl_ynode *n)
+{
+	return n->kind == SL_YSCALAR ? 1 : (size_t)(uintptr_t)n->str;
+}
+
+static void set_weight(struct sl_ynode *n, size_t w)
+{
+	n->str = (const char *)(uintptr_t)w;
+}
+
+static void hold(struct sl_ybuilder *b, struct sl_ynode *n)
+{
+	if (b->nheld == b->capheld)
+		sl_grow(&b->held, &b->capheld, b->nheld + 1, sizeof *b->held);
+	b->held[b->nheld++] = n;
+}
+
+/* A child's weight was counted by the parent of frame f, now closing: nothing asks for it again
+ * unless an alias shares the child (anchored: held since its anchor was defined) or f's mapping
+ * may be merged into another, later, which weighs the pairs it copies. */
+static void settle(struct sl_ybuilder *b, const struct sl_yframe *f, struct sl_ynode *child)
+{
+	if (child->kind == SL_YSCALAR || child->anchored)
+		return;
+	if (f->merge_source)
+		hold(b, child);
+	else
+		child->str = NULL;
+}
+
+/* A child's weight, settled: a scalar (most children) is one, with nothing to settle. */
+static inline size_t take_weight(struct sl_ybuilder *b, const struct sl_yframe *f, struct sl_ynode *child)
+{
+	if (child->kind == SL_YSCALAR)
+		return 1;
+	size_t w = weight(child);
+	settle(b, f, child);
+	return w;
+}
+
 /* The node of the collection f, with room for nptr children. */
 static struct sl_ynode *new_collection(struct sl_ybuilder *b, const struct sl_yframe *f, size_t nptr)
 {
@@ -40,12 +85,12 @@ static struct sl_ynode *finish_map(struct sl_ybuilder *b, struct sl_yframe *f)
 	if (sl_ymap_plain(items, f->n)) {
 		struct sl_ynode *node = new_collection(b, f, f->n);
 		node->n = f->n / 2;
-		uint64_t weight = 1 + (uint64_t)f->dropped_weight; /* 32-bit weights: no overflow */
+		uint64_t w = 1 + (uint64_t)f->dropped_weight; /* weights of 32 bits: no overflow */
 		for (size_t i = 0; i < f->n; i++) {
 			node->v[i] = items[i];
-			weight += items[i]->weight;
+			w += take_weight(b, f, items[i]);
 		}
-		node->weight = weight > UINT32_MAX ? UINT32_MAX : (uint32_t)weight;
+		set_weight(node, w > UINT32_MAX ? UINT32_MAX : (size_t)w);
 		return node;
 	}
 	struct sl_ypair *ps;
@@ -55,14 +100,16 @@ static struct sl_ynode *finish_map(struct sl_ybuilder *b, struct sl_yframe *f)
 	b->need_full |= merged && f->dropped_weight;
 	struct sl_ynode *node = new_collection(b, f, 2 * n);
 	node->n = n;
-	size_t weight = sl_ysat_add(1, f->dropped_weight);
+	size_t w = sl_ysat_add(1, f->dropped_weight);
 	for (size_t i = 0; i < n; i++) {
 		node->v[2 * i] = ps[i].k;
 		node->v[2 * i + 1] = ps[i].v;
-		weight = sl_ysat_add(weight, sl_ysat_add(ps[i].k->weight, ps[i].v->weight));
+		w = sl_ysat_add(w, sl_ysat_add(weight(ps[i].k), weight(ps[i].v)));
 	}
-	node->weight = weight;
+	set_weight(node, w);
 	free(ps);
+	for (size_t i = 0; i < f->n; i++) /* the pairs copied from merged mappings are held */
+		settle(b, f, items[i]);
 	return node;
 }
 
@@ -71,17 +118,20 @@ static struct sl_ynode *finish_seq(struct sl_ybuilder *b, struct sl_yframe *f)
 	struct sl_ynode *const *items = f->n ? b->items + f->first : NULL;
 	struct sl_ynode *node = new_collection(b, f, f->n);
 	node->n = f->n;
-	uint64_t weight = 1; /* the sum of 32-bit weights: saturated once, at the end */
+	uint64_t w = 1; /* the sum of 32-bit weights: saturated once, at the end */
 	for (size_t i = 0; i < f->n; i++) {
 		node->v[i] = items[i];
-		weight += items[i]->weight;
+		w += take_weight(b, f, items[i]);
 	}
-	node->weight = weight > UINT32_MAX ? UINT32_MAX : (uint32_t)weight;
+	set_weight(node, w > UINT32_MAX ? UINT32_MAX : (size_t)w);
 	return node;
 }
 
 static void define_anchor(struct sl_ybuilder *b, const char *name, struct sl_ynode *n)
 {
+	n->anchored = true;
+	if (n->kind != SL_YSCALAR) /* an alias may ask for its weight until the document ends */
+		hold(b, n);
 	for (size_t i = b->nanchors; i-- > 0;)
 		if (!strcmp(b->anchors[i].name, name)) {
 			b->anchors[i].node = n; /* a redefinition shadows the earlier anchor */
@@ -127,6 +177,12 @@ static void end_document(struct sl_ybuilder *b, unsigned docno, size_t end)
 	struct sl_ystream *out = b->ys;
 	struct sl_ydoc doc = {b->src, b->root, docno};
 	clear_anchors(b);
+	/* the weights still in collections' str: nothing asks for them any more */
+	if (b->root && b->root->kind != SL_YSCALAR)
+		b->root->str = NULL;
+	for (size_t i = 0; i < b->nheld; i++)
+		b->held[i]->str = NULL;
+	b->nheld = 0;
 	if (b->filter && b->filter->wanted && !b->filter->wanted(b->filter->ctx, &doc)) {
 		sl_yarena_rewind(sl_ystream_arena(out), &b->doc_start);
 		out->partial = true;
@@ -160,6 +216,7 @@ static int on_document_start(struct sl_ybuilder *b, const yaml_event_t *ev)
 	b->root = NULL;
 	b->aliased = 0;
 	b->nodes = 0;
+	b->nheld = 0;
 	b->doc_start = sl_yarena_mark(sl_ystream_arena(b->ys));
 	b->doc_off = sl_ymark_byte(b->src, ev->start_mark.index);
 	return 0;
@@ -190,7 +247,7 @@ static int on_alias(struct sl_ybuilder *b, const yaml_event_t *ev)
 		sl_input_error(b->errs, &at, "invalid YAML: alias *%s refers to no anchor", name);
 		return 1;
 	}
-	if (n->weight == 0) { /* still open: the alias is inside its own anchor */
+	if (weight(n) == 0) { /* still open: the alias is inside its own anchor */
 		struct sl_span at;
 		sl_ymark_span(b->src, ev->start_mark, ev->end_mark, &at);
 		sl_input_error(b->errs, &at, "invalid YAML: alias *%s refers to an enclosing node", name);
@@ -198,7 +255,7 @@ static int on_alias(struct sl_ybuilder *b, const yaml_event_t *ev)
 	}
 	/* Only aliases multiply what a walk of the tree visits: a large document is fine, a small one
 	 * that expands to millions of nodes is an alias bomb. */
-	b->aliased = sl_ysat_add(b->aliased, n->weight);
+	b->aliased = sl_ysat_add(b->aliased, weight(n));
 	attach(b, n);
 	return 0;
 }
@@ -215,13 +272,28 @@ static int on_scalar(struct sl_ybuilder *b, const yaml_event_t *ev)
 	memcpy(s, ev->data.scalar.value, n->len);
 	s[n->len] = 0;
 	n->str = s;
-	n->weight = 1;
 	b->nodes++;
 	const char *anchor = (const char *)ev->data.scalar.anchor;
 	if (anchor)
 		define_anchor(b, anchor, n);
 	attach(b, n);
 	return 0;
+}
+
+static bool merge_key(const char *comp)
+{
+	return comp && comp[0] == '<' && !strcmp(comp, "<<");
+}
+
+/* Whether the mapping of frame f, opening at b->depth, may be merged into another (<<) after it
+ * closes: anchored (an alias may name it), the value of a merge key, or an item of a list that
+ * is either (a merge key takes a list of mappings too). */
+static bool merge_source(const struct sl_ybuilder *b, const struct sl_yframe *f)
+{
+	if (f->anchor || merge_key(f->comp))
+		return true;
+	const struct sl_yframe *up = b->depth ? &b->stack[b->depth - 1] : NULL;
+	return up && up->kind == SL_YSEQ && (up->anchor || merge_key(up->comp));
 }
 
 /* A sequence or a mapping opens: a frame collects its children until it closes. keep_all: all of
@@ -256,6 +328,7 @@ static int on_collection_start(struct sl_ybuilder *b, const yaml_event_t *ev, bo
 	sl_ymark_span(b->src, ev->start_mark, ev->end_mark, &f->at);
 	sl_ykeep_open(b, f, is_map); /* before the push: it reads the frame it opens in */
 	f->anchor = anchor ? sl_xstrdup(anchor) : NULL;
+	f->merge_source = is_map && merge_source(b, f);
 	const struct sl_yfilter *yf = b->filter;
 	f->may_leave = yf && yf->unread &&
 		       (!yf->unread_in || yf->unread_in(yf->ctx, comp, b->depth ? b->stack[b->depth - 1].comp : NULL));

@@ -5,45 +5,53 @@
 
 #include <string.h>
 
-/* The index of key among map's pairs, or map->n. */
-static size_t pair_index(const struct sl_ynode *map, const char *key)
+/* The index of key (kl bytes) among map's pairs, or map->n. Every lookup of every rule comes
+ * here, mostly for a key that is not the first: the length is compared first (it differs for
+ * most keys), then the bytes in place; keys are short, and a call to memcmp for each costs
+ * more than the comparison. A collection used as a key (its len is its n) fails the kind test.
+ * Duplicate keys were resolved when the map was built. */
+static inline size_t pair_index(const struct sl_ynode *map, const char *key, size_t kl)
 {
-	size_t kl = strlen(key), i = 0;
-	for (; i < map->n; i++) {
-		const struct sl_ynode *k = map->v[2 * i];
-		if (k->kind == SL_YSCALAR && k->len == kl && !memcmp(k->str, key, kl))
-			break;
+	size_t n = map->n;
+	struct sl_ynode *const *v = map->v;
+	for (size_t i = 0; i < n; i++) {
+		const struct sl_ynode *k = v[2 * i];
+		if (k->len != kl || k->kind != SL_YSCALAR)
+			continue;
+		size_t j = 0;
+		while (j < kl && k->str[j] == key[j])
+			j++;
+		if (j == kl)
+			return i;
 	}
-	return i;
+	return n;
 }
 
-const struct sl_ynode *sl_ymap_key(const struct sl_ynode *map, const char *key)
+const struct sl_ynode *sl_ymap_keyn(const struct sl_ynode *map, const char *key, size_t kl)
 {
 	if (!map || map->kind != SL_YMAP)
 		return NULL;
-	size_t i = pair_index(map, key);
+	size_t i = pair_index(map, key, kl);
 	return i < map->n ? map->v[2 * i] : NULL;
 }
 
-const struct sl_ynode *sl_ymap_get(const struct sl_ynode *map, const char *key)
+const struct sl_ynode *sl_ymap_getn(const struct sl_ynode *map, const char *key, size_t kl)
 {
 	if (!map || map->kind != SL_YMAP)
 		return NULL;
-	size_t i = pair_index(map, key);
+	size_t i = pair_index(map, key, kl);
 	return i < map->n ? map->v[2 * i + 1] : NULL;
 }
 
+/* Each component is looked up in place, by its length (an empty one is the key ""). */
 const struct sl_ynode *sl_ypath(const struct sl_ynode *n, const char *dotted)
 {
-	char part[128];
 	while (n && *dotted) {
 		const char *dot = strchr(dotted, '.');
 		size_t l = dot ? (size_t)(dot - dotted) : strlen(dotted);
-		if (l >= sizeof part)
+		if (l >= 128) /* no key the tree is read by is as long */
 			return NULL;
-		memcpy(part, dotted, l);
-		part[l] = 0;
-		n = sl_ymap_get(n, part);
+		n = sl_ymap_getn(n, l ? dotted : "", l);
 		dotted += l + (dot ? 1 : 0);
 	}
 	return n;

@@ -203,12 +203,42 @@ static bool is(const char *s, const char *t)
 	return s && *s == *t && !strcmp(s, t);
 }
 
+/* A container's probe, or the handler (httpGet, tcpSocket, grpc) of one: only a handler's port is
+ * read (a named port must be declared), not the probe's timings, command, path or headers. */
+static bool probe(const char *in)
+{
+	switch (in ? *in : 0) { /* asked of every key and mapping filtered: one byte tells most */
+	case 'r':
+		return !strcmp(in, "readinessProbe");
+	case 'l':
+		return !strcmp(in, "livenessProbe");
+	case 's':
+		return !strcmp(in, "startupProbe");
+	default:
+		return false;
+	}
+}
+
+static bool handler(const char *in)
+{
+	switch (in ? *in : 0) {
+	case 'h':
+		return !strcmp(in, "httpGet");
+	case 't':
+		return !strcmp(in, "tcpSocket");
+	case 'g':
+		return !strcmp(in, "grpc");
+	default:
+		return false;
+	}
+}
+
 /* Entries of a manifest neither the model nor a rule or a fix reads (sl_yfilter.unread): in a
  * container all but its name, resources, ports, restartPolicy and probes (env, mounts…); in a
- * volume all but its name and claim; preferred (not required) affinity; an object's managedFields;
- * in an object's status all but a Pod's phase and a Node's allocatable, capacity and nodeInfo. A fix that
- * inserts into a mapping reads the indentation of its entries: none of these mappings is one a
- * fix inserts into. */
+ * probe all but its handler's port; in a volume all but its name and claim; preferred (not
+ * required) affinity; an object's managedFields; in an object's status all but a Pod's phase and
+ * a Node's allocatable, capacity and nodeInfo. A fix that inserts into a mapping reads the
+ * indentation of its entries: none of these mappings is one a fix inserts into. */
 static bool unread_entry(const char *key, const char *in, const char *in_in)
 {
 	bool object = !in_in || is(in_in, "[]"); /* in is a key of a document, or of a List's item */
@@ -218,6 +248,10 @@ static bool unread_entry(const char *key, const char *in, const char *in_in)
 		       !is(key, "readinessProbe") && !is(key, "livenessProbe") && !is(key, "startupProbe");
 	if (is(in, "[]") && is(in_in, "volumes"))
 		return !is(key, "name") && !is(key, "persistentVolumeClaim");
+	if (is(in_in, "[]") && probe(in))
+		return !handler(key);
+	if (probe(in_in) && handler(in))
+		return !is(key, "port");
 	if (is(in, "nodeAffinity") || is(in, "podAffinity") || is(in, "podAntiAffinity"))
 		return is(key, "preferredDuringSchedulingIgnoredDuringExecution");
 	if (is(in, "metadata") && object)
@@ -237,7 +271,8 @@ static bool unread_in(void *ctx, const char *in, const char *in_in)
 		return is(in_in, "containers") || is(in_in, "initContainers") || is(in_in, "ephemeralContainers") ||
 		       is(in_in, "volumes");
 	return is(in, "nodeAffinity") || is(in, "podAffinity") || is(in, "podAntiAffinity") ||
-	       ((is(in, "metadata") || is(in, "status")) && object);
+	       ((is(in, "metadata") || is(in, "status")) && object) || (is(in_in, "[]") && probe(in)) ||
+	       (probe(in_in) && handler(in));
 }
 
 /* The same, unless another reader looks the key up (a policy's field names it). */
