@@ -1004,6 +1004,7 @@ int main(void)
 	test_release_surely();
 	test_cluster_refresh();
 	test_cycle_plan();
+	test_priorities();
 	test_config();
 	test_patterns();
 	test_udiff();

@@ -29,5 +29,7 @@ void test_cluster_derive(void);
 void test_release_surely(void);
 void test_cluster_refresh(void);
 void test_cycle_plan(void);
+/* unit_priority.c: priorities and preemption policies as admission resolves them. */
+void test_priorities(void);
 
 #endif
