@@ -335,7 +335,8 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 					      (long long)a->steady_placed, (long long)a->replicas, ref, why);
 	sl_note(f, "replicas %lld%s", (long long)a->replicas, w->replicas_node ? "" : " (defaulted)");
 	sl_note_slots(f, cx->model, a);
-	sl_note(f, "the next pod: %s", a->steady_fit_error);
+	sl_note(f, "the next pod: %s%s%s%s", a->steady_fit_error, a->steady_post ? " " : "",
+		a->steady_post ? a->steady_post : "", a->steady_post ? "." : "");
 	if (sl_note_order(f, a) && f->level == SL_ERROR)
 		f->level = SL_WARNING;
 	sl_note_preemption(f, cx->model, a, a->steady_fit);

@@ -181,7 +181,11 @@ static void note_placement(struct sl_finding *f, struct sl_check *cx)
 	const struct sl_analysis *a = cx->a;
 	sl_note_rollout(f, cx->w, a->replicas, a->max_surge, a->max_unavailable);
 	sl_note_slots(f, cx->model, a);
-	sl_note(f, "the surge pod: %s", a->rollout_fit_error ? a->rollout_fit_error : "no node has room");
+	if (a->rollout_fit_error)
+		sl_note(f, "the surge pod: %s%s%s%s", a->rollout_fit_error, a->rollout_post ? " " : "",
+			a->rollout_post ? a->rollout_post : "", a->rollout_post ? "." : "");
+	else
+		sl_note(f, "the surge pod: no node has room");
 	if (sl_note_order(f, a) && f->level == SL_ERROR)
 		f->level = SL_WARNING;
 	sl_note_preemption(f, cx->model, a, a->rollout_fit ? a->rollout_fit : a->fit);

@@ -94,8 +94,9 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		return;
 	char ref[512];
 	sl_object_ref(&cx->w->obj, ref, sizeof ref);
-	struct sl_finding *f =
-	    sl_rule_report(self, cx, culprit(cx), "no node can run a pod of %s: %s", ref, a->fit_error);
+	struct sl_finding *f = sl_rule_report(self, cx, culprit(cx), "no node can run a pod of %s: %s%s%s%s", ref,
+					      a->fit_error, a->fit_post ? " " : "", a->fit_post ? a->fit_post : "",
+					      a->fit_post ? "." : "");
 	if (a->nexcluded)
 		sl_note(f,
 			"%zu node%s left out before filtering: the required node affinity names other nodes in "

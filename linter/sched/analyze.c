@@ -9,6 +9,7 @@
 #include "../model/quantity.h"
 #include "cycle.h"
 #include "plugin.h"
+#include "preemption.h"
 #include "status.h"
 
 /* Whether a running pod with required anti-affinity would exclude a pod of w (of either
@@ -334,6 +335,37 @@ static bool fits_without_detail(struct sl_cluster *cl, const struct sl_workload 
 	return false;
 }
 
+/* The PostFilter's sentence for the pod that stops each placement: the first, the next replica,
+ * the next surge pod, with the workload's pods placed before it. */
+static char *postfilter_text(struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_nodefit *fits,
+			     const int64_t *placed)
+{
+	struct sl_preemption pr;
+	struct sl_preempt_state st = {NULL, placed};
+	sl_preempt(cl, p, fits, &st, &pr);
+	char *msg = pr.message;
+	pr.message = NULL;
+	sl_preemption_free(&pr);
+	return msg;
+}
+
+static void postfilter_texts(struct sl_cluster *cl, const struct sl_workload *w, struct sl_analysis *a)
+{
+	size_t n = a->nnodes;
+	if (a->fit_error)
+		a->fit_post = postfilter_text(cl, &w->pod, a->fit, NULL);
+	int64_t *placed = sl_xcalloc(n + 1, sizeof *placed);
+	for (size_t i = 0; i < n; i++)
+		placed[i] = a->slots ? a->slots[i] : 0;
+	if (a->steady_fit)
+		a->steady_post = postfilter_text(cl, &w->pod, a->steady_fit, placed);
+	for (size_t i = 0; i < n && a->surge_slots; i++)
+		placed[i] += a->surge_slots[i];
+	if (a->rollout_fit)
+		a->rollout_post = postfilter_text(cl, &w->pod, a->rollout_fit, placed);
+	free(placed);
+}
+
 /* With detail, after the node-only verdicts: every node's picture, for the proof. */
 static void analyze_in_detail(struct sl_cluster *cl, const struct sl_workload *w, const char *old_hash, bool texts,
 			      struct sl_analysis *a)
@@ -369,6 +401,8 @@ static void analyze_in_detail(struct sl_cluster *cl, const struct sl_workload *w
 	}
 	if (a->nfeasible == 0 && texts)
 		a->fit_error = sl_fit_error_text(n, a->fit, n);
+	if (texts)
+		postfilter_texts(cl, w, a);
 	a->detailed = true;
 	free(excluded);
 	free(static_ok);
@@ -439,6 +473,9 @@ void sl_analysis_free(struct sl_analysis *a)
 	free(a->fit_error);
 	free(a->steady_fit_error);
 	free(a->rollout_fit_error);
+	free(a->fit_post);
+	free(a->steady_post);
+	free(a->rollout_post);
 	sl_daemon_view_free(&a->daemon);
 	memset(a, 0, sizeof *a);
 }

@@ -88,7 +88,10 @@ struct sl_analysis {
 	size_t nnodes;
 	struct sl_nodefit *fit; /* one pod of the template on the inventory as it is */
 	size_t nfeasible, nexcluded;
-	char *fit_error; /* the FailedScheduling text when nfeasible == 0 */
+	char *fit_error; /* the filters' FailedScheduling text when nfeasible == 0 */
+	/* The PostFilter's sentence that follows each filter text (DefaultPreemption: "preemption:
+	 * …"), when preemption finds no candidate; NULL otherwise (see the preempt_* counts). */
+	char *fit_post, *steady_post, *rollout_post;
 	/* Placement. When only resources limit the pods (no inter-pod terms, spread or host ports),
 	 * slots are per-node capacities and the count is exact whatever order the scheduler picks;
 	 * otherwise pods are placed one after another, as the scheduler would (`sequential`), and

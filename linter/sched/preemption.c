@@ -1,0 +1,231 @@
+/* preemption.c — DefaultPreemption's dry run and nomination (see preemption.h). */
+#include "preemption.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin.h"
+#include "status.h"
+
+/* Whether evicting pods could make node pass, by its first failing filter's status code:
+ * nodesWherePreemptionMightHelp skips the UnschedulableAndUnresolvable ones. Pod affinity that
+ * finds no pod and a missing topology label are unresolvable although their plugins are not. */
+static bool might_help(const struct sl_nodefit *f)
+{
+	if (f->plugin == SL_FITS || f->excluded)
+		return true; /* no status: PreFilter left the node out, and the dry run filters it */
+	if (!sl_plugin_preemptible(f->plugin))
+		return false;
+	return !(f->nreasons && (strstr(f->reasons[0], "didn't match pod affinity rules") ||
+				 strstr(f->reasons[0], "(missing required label)")));
+}
+
+/* Whether the dry run on a node reads filters it does not model: the pod's inter-pod terms or
+ * hard spread, or running pods' anti-affinity (what evicting some of them changes there). */
+static bool unmodelled(const struct sl_cluster *cl, const struct sl_podspec *p)
+{
+	bool hard_spread = false;
+	for (size_t k = 0; k < p->nspread; k++)
+		hard_spread |= p->spread[k].hard;
+	return p->naffinity || p->nanti || hard_spread || cl->anti_by_ns.keys.n || cl->anti_wild.keys.n;
+}
+
+/* A node's load with the running pods gone[] and out[] (indexes into the node's own pods) taken
+ * off: a copy of n the caller frees (sl_res_free of its used). */
+static void node_without(const struct sl_cluster *cl, size_t node, const bool *gone, const bool *out,
+			 struct sl_node *copy)
+{
+	const struct sl_node *n = cl->m->nodes[node];
+	*copy = *n;
+	memset(&copy->used, 0, sizeof copy->used);
+	for (size_t r = 0; r < n->used.n; r++)
+		sl_res_add(&copy->used, n->used.v[r].name, n->used.v[r].amount, NULL);
+	for (size_t k = cl->pod_start[node]; k < cl->pod_start[node + 1]; k++) {
+		if (!(gone && gone[k]) && !(out && out[k - cl->pod_start[node]]))
+			continue;
+		const struct sl_podspec *q = &cl->pods[k]->spec;
+		for (size_t r = 0; r < q->request.n; r++)
+			sl_res_add(&copy->used, q->request.v[r].name, -q->request.v[r].amount, NULL);
+		copy->npods--;
+	}
+}
+
+/* The filters evicting pods can change, on node with the pods gone[] and out[] taken off:
+ * NodePorts, then NodeResourcesFit. why (may be NULL) gets the first that fails. */
+static bool fits_without(struct sl_cluster *cl, const struct sl_podspec *p, size_t node, int64_t placed,
+			 const bool *gone, const bool *out, struct sl_nodefit *why)
+{
+	if (p->nports) {
+		bool taken = placed && sl_ports_conflict(p->ports, p->nports, p->ports, p->nports);
+		for (size_t k = cl->pod_start[node]; k < cl->pod_start[node + 1] && !taken; k++)
+			if (!(gone && gone[k]) && !out[k - cl->pod_start[node]])
+				taken = sl_ports_conflict(p->ports, p->nports, cl->pods[k]->spec.ports,
+							  cl->pods[k]->spec.nports);
+		if (taken) {
+			if (why)
+				sl_nodefit_fail(why, SL_PL_NODE_PORTS,
+						"node(s) didn't have free ports for the requested pod ports");
+			return false;
+		}
+	}
+	struct sl_node copy;
+	node_without(cl, node, gone, out, &copy);
+	bool short_ = sl_resources_short(&cl->reasons, p, &copy, placed, why);
+	sl_res_free(&copy.used);
+	return !short_;
+}
+
+/* MoreImportantPod: the higher priority first; the scheduler then takes the one started earlier,
+ * which the inputs do not say, so the inventory's order stands for it. */
+struct ranked {
+	size_t k; /* the running pod */
+	int64_t prio;
+};
+static int more_important(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+	if (x->prio != y->prio)
+		return x->prio > y->prio ? -1 : 1;
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* SelectVictimsOnNode: every lower-priority pod off, the filters again, then each reprieved, most
+ * important first, when the pod still fits with it back. */
+static void dry_run(struct sl_cluster *cl, const struct sl_podspec *p, size_t node, int64_t placed, const bool *gone,
+		    bool unknown_filters, struct sl_preempt_node *out)
+{
+	size_t from = cl->pod_start[node], npods = cl->pod_start[node + 1] - from;
+	bool *off = sl_xcalloc(npods + 1, sizeof *off);
+	struct ranked *lower = sl_xcalloc(npods + 1, sizeof *lower);
+	size_t nlower = 0;
+	for (size_t j = 0; j < npods; j++) {
+		const struct sl_podspec *q = &cl->pods[from + j]->spec;
+		if ((gone && gone[from + j]) || q->priority >= p->priority)
+			continue;
+		off[j] = true;
+		lower[nlower++] = (struct ranked){from + j, q->priority};
+	}
+	if (!nlower)
+		out->verdict = SL_PN_NO_VICTIMS;
+	else if (unknown_filters)
+		out->verdict = SL_PN_UNKNOWN;
+	else if (!fits_without(cl, p, node, placed, gone, off, &out->still))
+		out->verdict = SL_PN_FAILS;
+	else {
+		out->verdict = SL_PN_CANDIDATE;
+		qsort(lower, nlower, sizeof *lower, more_important);
+		out->victims = sl_xcalloc(nlower + 1, sizeof *out->victims);
+		out->top = INT64_MIN;
+		for (size_t v = 0; v < nlower; v++) {
+			size_t j = lower[v].k - from;
+			off[j] = false;
+			if (fits_without(cl, p, node, placed, gone, off, NULL))
+				continue; /* reprieved */
+			off[j] = true;
+			out->victims[out->nvictims++] = lower[v].k;
+			out->top = lower[v].prio > out->top ? lower[v].prio : out->top;
+			/* pickOneNodeForPreemption's sum: each priority shifted by MaxInt32 + 1 */
+			out->sum += lower[v].prio + 2147483648LL;
+		}
+	}
+	free(off);
+	free(lower);
+}
+
+/* pickOneNodeForPreemption, but for the PDB violations (not counted yet) and the start times
+ * (not in the inputs): the fewest, lowest victims. Equal candidates are a tie the scheduler breaks
+ * by the order it met the nodes in, which begins at a random offset. */
+static int better(const struct sl_preempt_node *a, const struct sl_preempt_node *b)
+{
+	if (a->top != b->top)
+		return a->top < b->top ? 1 : -1;
+	if (a->sum != b->sum)
+		return a->sum < b->sum ? 1 : -1;
+	if (a->nvictims != b->nvictims)
+		return a->nvictims < b->nvictims ? 1 : -1;
+	return 0;
+}
+
+static void nominate(struct sl_preemption *pr)
+{
+	pr->chosen = (size_t)-1;
+	for (size_t i = 0; i < pr->n; i++) {
+		if (pr->nodes[i].verdict != SL_PN_CANDIDATE)
+			continue;
+		int c = pr->chosen == (size_t)-1 ? 1 : better(&pr->nodes[i], &pr->nodes[pr->chosen]);
+		if (c > 0) {
+			pr->chosen = i;
+			pr->tie = false;
+		} else if (c == 0)
+			pr->tie = true;
+	}
+}
+
+/* The FitError the PostFilter returns without a candidate, every node counted. */
+static char *no_candidate_text(const struct sl_preemption *pr)
+{
+	struct sl_nodefit *st = sl_xcalloc(pr->n + 1, sizeof *st);
+	for (size_t i = 0; i < pr->n; i++) {
+		const struct sl_preempt_node *pn = &pr->nodes[i];
+		if (pn->verdict == SL_PN_FAILS)
+			st[i] = pn->still;
+		else
+			sl_nodefit_fail(&st[i], SL_PL_NODE_RESOURCES_FIT,
+					pn->verdict == SL_PN_NO_VICTIMS ? "No preemption victims found for incoming pod"
+									: "Preemption is not helpful for scheduling");
+	}
+	char *fe = sl_fit_error_text(pr->n, st, pr->n);
+	free(st);
+	struct sl_buf b = SL_BUF_INIT;
+	sl_buf_puts(&b, "preemption: ");
+	sl_buf_puts(&b, fe);
+	free(fe);
+	return sl_buf_detach(&b);
+}
+
+void sl_preempt(struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_nodefit *fits,
+		const struct sl_preempt_state *st, struct sl_preemption *out)
+{
+	memset(out, 0, sizeof *out);
+	out->n = cl->n;
+	out->chosen = (size_t)-1;
+	out->eligible = p->preempts;
+	if (!out->eligible) {
+		out->message = sl_xstrdup("preemption: not eligible due to preemptionPolicy=Never.");
+		return;
+	}
+	out->nodes = sl_xcalloc(out->n + 1, sizeof *out->nodes);
+	bool unknown_filters = unmodelled(cl, p);
+	for (size_t i = 0; i < out->n; i++) {
+		struct sl_preempt_node *pn = &out->nodes[i];
+		if (!might_help(&fits[i])) {
+			pn->verdict = SL_PN_NOT_HELPFUL;
+			continue;
+		}
+		/* A node PreFilter left out fails NodeAffinity again in the dry run, whatever goes. */
+		dry_run(cl, p, i, st && st->placed ? st->placed[i] : 0, st ? st->gone : NULL,
+			unknown_filters || fits[i].plugin == SL_PL_INTER_POD_AFFINITY ||
+			    fits[i].plugin == SL_PL_POD_TOPOLOGY_SPREAD,
+			pn);
+		if (fits[i].excluded && pn->verdict != SL_PN_NO_VICTIMS) {
+			free(pn->victims);
+			memset(pn, 0, sizeof *pn);
+			pn->verdict = SL_PN_FAILS;
+			pn->still = fits[i];
+			pn->still.excluded = false;
+		}
+		out->unknown |= pn->verdict == SL_PN_UNKNOWN;
+	}
+	nominate(out);
+	if (out->chosen == (size_t)-1 && !out->unknown)
+		out->message = no_candidate_text(out);
+}
+
+void sl_preemption_free(struct sl_preemption *pr)
+{
+	for (size_t i = 0; pr->nodes && i < pr->n; i++)
+		free(pr->nodes[i].victims);
+	free(pr->nodes);
+	free(pr->message);
+	memset(pr, 0, sizeof *pr);
+}
