@@ -366,6 +366,75 @@ static void postfilter_texts(struct sl_cluster *cl, const struct sl_workload *w,
 	free(placed);
 }
 
+/* Whether some running pod has a lower priority than p: else preemption has no victim anywhere. */
+static bool any_lower(const struct sl_cluster *cl, const struct sl_podspec *p)
+{
+	for (size_t k = 0; k < cl->npods; k++)
+		if (cl->pods[k]->spec.priority < p->priority)
+			return true;
+	return false;
+}
+
+/* The pods that did not fit, placed again as the scheduler's PostFilter does: by evicting
+ * lower-priority pods, one pod after another (preemption.c). Where resources alone decide the
+ * state is known; where placement is sequential, preemption finding room is only said. */
+static void preempt_in_detail(struct sl_cluster *cl, const struct sl_workload *w, bool texts, struct sl_analysis *a)
+{
+	int64_t short_steady = a->replicas - a->steady_placed;
+	int64_t short_surge = a->strategy == SL_STRATEGY_ROLLING ? a->max_surge - a->surge_placed : 0;
+	if ((short_steady <= 0 && short_surge <= 0) || !w->pod.preempts || !any_lower(cl, &w->pod))
+		return;
+	size_t n = a->nnodes;
+	if (a->sequential) {
+		/* The pods placed before the one that stops, as the cycle left them. */
+		int64_t *placed = sl_xcalloc(n + 1, sizeof *placed);
+		for (size_t i = 0; i < n; i++)
+			placed[i] = (a->slots ? a->slots[i] : 0) + (a->surge_slots ? a->surge_slots[i] : 0);
+		const struct sl_nodefit *f = a->steady_fit ? a->steady_fit : a->rollout_fit;
+		struct sl_preemption pr;
+		struct sl_preempt_state st = {NULL, placed};
+		sl_preempt(cl, &w->pod, f ? f : a->fit, &st, &pr);
+		a->preempt_unknown = pr.unknown || pr.chosen != (size_t)-1;
+		sl_preemption_free(&pr);
+		free(placed);
+		return;
+	}
+	struct sl_preempt_run r;
+	sl_preempt_run_init(&r, cl, a->slots);
+	if (short_steady > 0) {
+		int64_t more = sl_preempt_place(cl, &w->pod, a->fit, &r, short_steady, false);
+		a->steady_placed += more;
+		if (texts) { /* where the placement now stops (the same when nothing was evicted) */
+			sl_nodefits_free(a->steady_fit, n);
+			free(a->steady_fit_error);
+			a->steady_fit = r.fits ? sl_nodefits_copy(r.fits, n) : NULL;
+			a->steady_fit_error = r.fits ? sl_fit_error_text(n, r.fits, n) : NULL;
+			free(a->steady_post);
+			a->steady_post = r.post;
+			r.post = NULL;
+		}
+	}
+	if (a->steady_placed >= a->replicas && a->strategy == SL_STRATEGY_ROLLING && a->surge_placed < a->max_surge) {
+		int64_t more = sl_preempt_place(cl, &w->pod, a->fit, &r, a->max_surge - a->surge_placed, true);
+		a->surge_placed += more;
+		if (texts) {
+			sl_nodefits_free(a->rollout_fit, n);
+			free(a->rollout_fit_error);
+			a->rollout_fit = r.fits ? sl_nodefits_copy(r.fits, n) : NULL;
+			a->rollout_fit_error = r.fits ? sl_fit_error_text(n, r.fits, n) : NULL;
+			free(a->rollout_post);
+			a->rollout_post = r.post;
+			r.post = NULL;
+		}
+	}
+	a->preempt_unknown = r.unknown;
+	a->preempted = r.steps;
+	a->npreempted = r.nsteps;
+	r.steps = NULL;
+	r.nsteps = 0;
+	sl_preempt_run_free(&r, n);
+}
+
 /* With detail, after the node-only verdicts: every node's picture, for the proof. */
 static void analyze_in_detail(struct sl_cluster *cl, const struct sl_workload *w, const char *old_hash, bool texts,
 			      struct sl_analysis *a)
@@ -403,6 +472,7 @@ static void analyze_in_detail(struct sl_cluster *cl, const struct sl_workload *w
 		a->fit_error = sl_fit_error_text(n, a->fit, n);
 	if (texts)
 		postfilter_texts(cl, w, a);
+	preempt_in_detail(cl, w, texts, a);
 	a->detailed = true;
 	free(excluded);
 	free(static_ok);
@@ -473,6 +543,9 @@ void sl_analysis_free(struct sl_analysis *a)
 	free(a->fit_error);
 	free(a->steady_fit_error);
 	free(a->rollout_fit_error);
+	for (size_t s = 0; s < a->npreempted; s++)
+		free((void *)a->preempted[s].victims);
+	free(a->preempted);
 	free(a->fit_post);
 	free(a->steady_post);
 	free(a->rollout_post);

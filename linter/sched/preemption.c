@@ -58,7 +58,7 @@ static bool fits_without(struct sl_cluster *cl, const struct sl_podspec *p, size
 	if (p->nports) {
 		bool taken = placed && sl_ports_conflict(p->ports, p->nports, p->ports, p->nports);
 		for (size_t k = cl->pod_start[node]; k < cl->pod_start[node + 1] && !taken; k++)
-			if (!(gone && gone[k]) && !out[k - cl->pod_start[node]])
+			if (!(gone && gone[k]) && !(out && out[k - cl->pod_start[node]]))
 				taken = sl_ports_conflict(p->ports, p->nports, cl->pods[k]->spec.ports,
 							  cl->pods[k]->spec.nports);
 		if (taken) {
@@ -228,4 +228,114 @@ void sl_preemption_free(struct sl_preemption *pr)
 	free(pr->nodes);
 	free(pr->message);
 	memset(pr, 0, sizeof *pr);
+}
+
+void sl_preempt_run_init(struct sl_preempt_run *r, const struct sl_cluster *cl, const int64_t *placed)
+{
+	memset(r, 0, sizeof *r);
+	r->gone = sl_xcalloc(cl->npods + 1, sizeof *r->gone);
+	r->placed = sl_xcalloc(cl->n + 1, sizeof *r->placed);
+	for (size_t i = 0; placed && i < cl->n; i++)
+		r->placed[i] = placed[i];
+}
+
+void sl_preempt_run_free(struct sl_preempt_run *r, size_t nnodes)
+{
+	for (size_t s = 0; s < r->nsteps; s++)
+		free((void *)r->steps[s].victims);
+	free(r->steps);
+	free(r->gone);
+	free(r->placed);
+	sl_nodefits_free(r->fits, nnodes);
+	free(r->post);
+	memset(r, 0, sizeof *r);
+}
+
+/* Whether the node-only filters pass node (PreFilter kept it and they did not fail it). */
+static bool node_passes(const struct sl_nodefit *f)
+{
+	return !f->excluded && (f->plugin == SL_FITS || sl_plugin_preemptible(f->plugin));
+}
+
+/* Pods of p that fit on node beside those placed, with the evicted pods gone. */
+static int64_t room_on(const struct sl_cluster *cl, const struct sl_podspec *p, size_t node,
+		       const struct sl_preempt_run *r)
+{
+	struct sl_node copy;
+	node_without(cl, node, r->gone, NULL, &copy);
+	struct sl_podres res;
+	sl_podres_init(&res, p);
+	struct sl_nodefit fit = {0};
+	const char *limit;
+	int64_t slots = sl_node_slots_of(&res, p, &copy, &fit, &limit);
+	sl_res_free(&copy.used);
+	return slots > r->placed[node] ? slots - r->placed[node] : 0;
+}
+
+/* The verdicts for the next pod, every node full: the node-only ones, else why it is short. */
+static struct sl_nodefit *next_fits(struct sl_cluster *cl, const struct sl_podspec *p,
+				    const struct sl_nodefit *node_only, const struct sl_preempt_run *r)
+{
+	struct sl_nodefit *f = sl_xcalloc(cl->n + 1, sizeof *f);
+	for (size_t i = 0; i < cl->n; i++) {
+		if (!node_passes(&node_only[i])) {
+			f[i] = node_only[i];
+			continue;
+		}
+		fits_without(cl, p, i, r->placed[i], r->gone, NULL, &f[i]);
+	}
+	return f;
+}
+
+static void record(const struct sl_cluster *cl, struct sl_preempt_run *r, const struct sl_preempt_node *pn, size_t node,
+		   bool tie, bool surge)
+{
+	const struct sl_pod **v = sl_xcalloc(pn->nvictims + 1, sizeof *v);
+	for (size_t k = 0; k < pn->nvictims; k++) {
+		r->gone[pn->victims[k]] = true;
+		v[k] = cl->pods[pn->victims[k]];
+	}
+	sl_grow(&r->steps, &r->capsteps, r->nsteps + 1, sizeof *r->steps);
+	r->steps[r->nsteps++] = (struct sl_preempt_step){node, v, pn->nvictims, tie, surge};
+	r->placed[node]++;
+}
+
+int64_t sl_preempt_place(struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_nodefit *node_only,
+			 struct sl_preempt_run *r, int64_t want, bool surge)
+{
+	int64_t done = 0;
+	while (done < want) {
+		/* Evictions may have left room for more than the pod that made them. */
+		int64_t took = 0;
+		for (size_t i = 0; i < cl->n && done < want; i++) {
+			if (!node_passes(&node_only[i]))
+				continue;
+			int64_t room = room_on(cl, p, i, r), k = room < want - done ? room : want - done;
+			r->placed[i] += k;
+			done += k;
+			took += k;
+		}
+		if (took)
+			continue;
+		sl_nodefits_free(r->fits, cl->n);
+		free(r->post);
+		r->post = NULL;
+		r->fits = next_fits(cl, p, node_only, r);
+		struct sl_preemption pr;
+		struct sl_preempt_state st = {r->gone, r->placed};
+		sl_preempt(cl, p, r->fits, &st, &pr);
+		r->unknown |= pr.unknown;
+		if (pr.chosen == (size_t)-1) {
+			r->post = pr.message;
+			pr.message = NULL;
+			sl_preemption_free(&pr);
+			return done;
+		}
+		record(cl, r, &pr.nodes[pr.chosen], pr.chosen, pr.tie, surge);
+		sl_preemption_free(&pr);
+		done++;
+	}
+	sl_nodefits_free(r->fits, cl->n);
+	r->fits = NULL;
+	return done;
 }

@@ -52,4 +52,27 @@ void sl_preempt(struct sl_cluster *cl, const struct sl_podspec *p, const struct 
 		const struct sl_preempt_state *st, struct sl_preemption *out);
 void sl_preemption_free(struct sl_preemption *pr);
 
+/* Pods placed by preemption, one after another, where resources alone decide (no inter-pod
+ * terms, spread or host ports): the state they leave (pods gone, pods placed per node) and what
+ * each evicted. */
+struct sl_preempt_run {
+	bool *gone;      /* per running pod: evicted */
+	int64_t *placed; /* per node: pods of the workload placed there (not among the running ones) */
+	struct sl_preempt_step *steps;
+	size_t nsteps, capsteps;
+	/* Where the last pod stopped (the next one that fits nowhere, even by preemption): every node's
+	 * verdict for it and the PostFilter's sentence; NULL when every pod was placed. */
+	struct sl_nodefit *fits;
+	char *post;
+	bool unknown; /* a dry run read a filter it does not model */
+};
+/* Start a run for cl with placed[i] pods on node i (copied). Free it with sl_preempt_run_free. */
+void sl_preempt_run_init(struct sl_preempt_run *r, const struct sl_cluster *cl, const int64_t *placed);
+void sl_preempt_run_free(struct sl_preempt_run *r, size_t nnodes);
+/* Place up to `want` more pods of p, every node full already (none fits without preemption),
+ * node_only[i] the verdicts of the node-only filters (and excluded) for node i: a pod goes where
+ * evictions left room, else where the scheduler nominates. Returns how many were placed. */
+int64_t sl_preempt_place(struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_nodefit *node_only,
+			 struct sl_preempt_run *r, int64_t want, bool surge);
+
 #endif
