@@ -159,6 +159,7 @@ static const char *const *keep_paths(enum sl_input_role role)
 						"spec.priorityClassName",
 						"spec.preemptionPolicy",
 						"status.phase",
+						"status.startTime",
 						"value",
 						"globalDefault",
 						"preemptionPolicy",
@@ -239,7 +240,8 @@ static bool unread_entry(const char *key, const char *in, const char *in_in)
 	if (is(in, "metadata") && object)
 		return is(key, "managedFields");
 	if (is(in, "status") && object)
-		return !is(key, "phase") && !is(key, "allocatable") && !is(key, "capacity") && !is(key, "nodeInfo");
+		return !is(key, "phase") && !is(key, "startTime") && !is(key, "allocatable") && !is(key, "capacity") &&
+		       !is(key, "nodeInfo") && !is(key, "disruptionsAllowed");
 	return false;
 }
 

@@ -75,22 +75,51 @@ static bool fits_without(struct sl_cluster *cl, const struct sl_podspec *p, size
 	return !short_;
 }
 
-/* MoreImportantPod: the higher priority first; the scheduler then takes the one started earlier,
- * which the inputs do not say, so the inventory's order stands for it. */
+/* MoreImportantPod: the higher priority first, then the one started earlier (the inventory's order
+ * between pods started at the same second, or not at all). */
 struct ranked {
 	size_t k; /* the running pod */
-	int64_t prio;
+	int64_t prio, start;
 };
 static int more_important(const void *a, const void *b)
 {
 	const struct ranked *x = a, *y = b;
 	if (x->prio != y->prio)
 		return x->prio > y->prio ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
 	return x->k < y->k ? -1 : x->k > y->k;
 }
 
-/* SelectVictimsOnNode: every lower-priority pod off, the filters again, then each reprieved, most
- * important first, when the pod still fits with it back. */
+/* filterPodsWithPDBViolation over the victims in order: each budget that selects a pod (of its
+ * namespace, with labels; an empty selector matches nothing here) is counted down from its
+ * status.disruptionsAllowed, and a pod that takes one below 0 violates it. A budget the inputs give
+ * without a status is not counted. */
+static void mark_violating(const struct sl_model *m, const struct sl_cluster *cl, const struct ranked *v, size_t n,
+			   bool *violating)
+{
+	int64_t *allowed = sl_xcalloc(m->npdbs + 1, sizeof *allowed);
+	for (size_t b = 0; b < m->npdbs; b++)
+		allowed[b] = m->pdbs[b]->disruptions_allowed;
+	for (size_t k = 0; k < n; k++) {
+		const struct sl_pod *p = cl->pods[v[k].k];
+		if (!p->spec.labels.n)
+			continue;
+		for (size_t b = 0; b < m->npdbs; b++) {
+			const struct sl_pdb *d = m->pdbs[b];
+			if (!d->has_status || strcmp(d->obj.namespace, p->obj.namespace) || d->sel.nothing ||
+			    !d->sel.nreqs || !sl_selector_matches(&d->sel, &p->spec.labels))
+				continue;
+			if (--allowed[b] < 0)
+				violating[k] = true;
+		}
+	}
+	free(allowed);
+}
+
+/* SelectVictimsOnNode: every lower-priority pod off, the filters again, then each reprieved when
+ * the pod still fits with it back: those that would break a budget first, then the others, each
+ * most important first. */
 static void dry_run(struct sl_cluster *cl, const struct sl_podspec *p, size_t node, int64_t placed, const bool *gone,
 		    bool unknown_filters, struct sl_preempt_node *out)
 {
@@ -103,7 +132,7 @@ static void dry_run(struct sl_cluster *cl, const struct sl_podspec *p, size_t no
 		if ((gone && gone[from + j]) || q->priority >= p->priority)
 			continue;
 		off[j] = true;
-		lower[nlower++] = (struct ranked){from + j, q->priority};
+		lower[nlower++] = (struct ranked){from + j, q->priority, cl->pods[from + j]->start};
 	}
 	if (!nlower)
 		out->verdict = SL_PN_NO_VICTIMS;
@@ -114,35 +143,53 @@ static void dry_run(struct sl_cluster *cl, const struct sl_podspec *p, size_t no
 	else {
 		out->verdict = SL_PN_CANDIDATE;
 		qsort(lower, nlower, sizeof *lower, more_important);
+		bool *violating = sl_xcalloc(nlower + 1, sizeof *violating);
+		mark_violating(cl->m, cl, lower, nlower, violating);
+		size_t *order = sl_xcalloc(nlower + 1, sizeof *order), no = 0;
+		for (int pass = 0; pass < 2; pass++)
+			for (size_t v = 0; v < nlower; v++)
+				if (violating[v] == !pass)
+					order[no++] = v;
 		out->victims = sl_xcalloc(nlower + 1, sizeof *out->victims);
 		out->top = INT64_MIN;
-		for (size_t v = 0; v < nlower; v++) {
+		for (size_t o = 0; o < nlower; o++) {
+			size_t v = order[o];
 			size_t j = lower[v].k - from;
 			off[j] = false;
 			if (fits_without(cl, p, node, placed, gone, off, NULL))
 				continue; /* reprieved */
 			off[j] = true;
 			out->victims[out->nvictims++] = lower[v].k;
+			out->violations += violating[v];
+			/* GetEarliestPodStartTime: the earliest start among the highest-priority victims */
+			if (lower[v].prio > out->top || (lower[v].prio == out->top && lower[v].start < out->earliest))
+				out->earliest = lower[v].start;
 			out->top = lower[v].prio > out->top ? lower[v].prio : out->top;
 			/* pickOneNodeForPreemption's sum: each priority shifted by MaxInt32 + 1 */
 			out->sum += lower[v].prio + 2147483648LL;
 		}
+		free(order);
+		free(violating);
 	}
 	free(off);
 	free(lower);
 }
 
-/* pickOneNodeForPreemption, but for the PDB violations (not counted yet) and the start times
- * (not in the inputs): the fewest, lowest victims. Equal candidates are a tie the scheduler breaks
- * by the order it met the nodes in, which begins at a random offset. */
+/* pickOneNodeForPreemption: the fewest budgets broken, the lowest highest priority, the lowest sum, the fewest victims,
+ * then the victims started last. Equal candidates are a tie the scheduler breaks by the order it met the nodes in,
+ * which begins at a random offset. */
 static int better(const struct sl_preempt_node *a, const struct sl_preempt_node *b)
 {
+	if (a->violations != b->violations)
+		return a->violations < b->violations ? 1 : -1;
 	if (a->top != b->top)
 		return a->top < b->top ? 1 : -1;
 	if (a->sum != b->sum)
 		return a->sum < b->sum ? 1 : -1;
 	if (a->nvictims != b->nvictims)
 		return a->nvictims < b->nvictims ? 1 : -1;
+	if (a->earliest != b->earliest) /* the node whose victims started last */
+		return a->earliest > b->earliest ? 1 : -1;
 	return 0;
 }
 

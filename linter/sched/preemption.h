@@ -27,6 +27,8 @@ struct sl_preempt_node {
 	size_t *victims;         /* SL_PN_CANDIDATE: running pods (the cluster's indexes), most important first */
 	size_t nvictims;
 	int64_t top, sum; /* the victims' highest priority, and the sum the scheduler compares */
+	int64_t earliest;  /* the earliest start among the highest-priority victims */
+	size_t violations; /* victims that break a PodDisruptionBudget */
 };
 
 /* The state the pod meets: the cluster's running pods but those gone (evicted by an earlier
