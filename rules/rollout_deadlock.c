@@ -188,7 +188,7 @@ static void note_placement(struct sl_finding *f, struct sl_check *cx)
 		sl_note(f, "the surge pod: no node has room");
 	if (sl_note_order(f, a) && f->level == SL_ERROR)
 		f->level = SL_WARNING;
-	sl_note_preemption(f, cx->model, a, a->rollout_fit ? a->rollout_fit : a->fit);
+	sl_note_preemption(f, a, a->rollout_fit ? &a->rollout_pre : &a->fit_pre);
 }
 
 /* The nodes, and the template's node constraints that narrow them to these. */

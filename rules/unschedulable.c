@@ -103,7 +103,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 			"matchFields metadata.name",
 			a->nexcluded, a->nexcluded == 1 ? " is" : "s are");
 	sl_note_slots(f, cx->model, a);
-	sl_note_preemption(f, cx->model, a, a->fit);
+	sl_note_preemption(f, a, &a->fit_pre);
 	note_fixes(f, a);
 	sl_offer_smallest_changes(f, cx, SL_GOAL_ONE_POD);
 	sl_relate_nodes(f, cx->model, a, false);

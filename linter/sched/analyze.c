@@ -338,11 +338,12 @@ static bool fits_without_detail(struct sl_cluster *cl, const struct sl_workload 
 /* The PostFilter's sentence for the pod that stops each placement: the first, the next replica,
  * the next surge pod, with the workload's pods placed before it. */
 static char *postfilter_text(struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_nodefit *fits,
-			     const int64_t *placed)
+			     const int64_t *placed, struct sl_preempt_summary *sum)
 {
 	struct sl_preemption pr;
 	struct sl_preempt_state st = {NULL, placed};
 	sl_preempt(cl, p, fits, &st, &pr);
+	sl_preempt_summarize(&pr, sum);
 	char *msg = pr.message;
 	pr.message = NULL;
 	sl_preemption_free(&pr);
@@ -353,16 +354,16 @@ static void postfilter_texts(struct sl_cluster *cl, const struct sl_workload *w,
 {
 	size_t n = a->nnodes;
 	if (a->fit_error)
-		a->fit_post = postfilter_text(cl, &w->pod, a->fit, NULL);
+		a->fit_post = postfilter_text(cl, &w->pod, a->fit, NULL, &a->fit_pre);
 	int64_t *placed = sl_xcalloc(n + 1, sizeof *placed);
 	for (size_t i = 0; i < n; i++)
 		placed[i] = a->slots ? a->slots[i] : 0;
 	if (a->steady_fit)
-		a->steady_post = postfilter_text(cl, &w->pod, a->steady_fit, placed);
+		a->steady_post = postfilter_text(cl, &w->pod, a->steady_fit, placed, &a->steady_pre);
 	for (size_t i = 0; i < n && a->surge_slots; i++)
 		placed[i] += a->surge_slots[i];
 	if (a->rollout_fit)
-		a->rollout_post = postfilter_text(cl, &w->pod, a->rollout_fit, placed);
+		a->rollout_post = postfilter_text(cl, &w->pod, a->rollout_fit, placed, &a->rollout_pre);
 	free(placed);
 }
 
@@ -382,9 +383,23 @@ static void preempt_in_detail(struct sl_cluster *cl, const struct sl_workload *w
 {
 	int64_t short_steady = a->replicas - a->steady_placed;
 	int64_t short_surge = a->strategy == SL_STRATEGY_ROLLING ? a->max_surge - a->surge_placed : 0;
-	if ((short_steady <= 0 && short_surge <= 0) || !w->pod.preempts || !any_lower(cl, &w->pod))
+	if ((short_steady <= 0 && short_surge <= 0) || !w->pod.preempts)
 		return;
 	size_t n = a->nnodes;
+	if (w->pod.prio_from == SL_PRIO_UNKNOWN) {
+		/* A class the inputs do not describe: were it as high as a user's class may be, would
+		 * evicting pods make room? Then nothing is proven either way. */
+		struct sl_podspec high = w->pod;
+		high.priority = SL_HIGHEST_USER_PRIORITY;
+		const struct sl_nodefit *f = a->steady_fit ? a->steady_fit : a->rollout_fit ? a->rollout_fit : a->fit;
+		struct sl_preemption pr;
+		sl_preempt(cl, &high, f, NULL, &pr);
+		a->preempt_unknown = pr.unknown || pr.chosen != (size_t)-1;
+		sl_preemption_free(&pr);
+		return;
+	}
+	if (!any_lower(cl, &w->pod))
+		return;
 	if (a->sequential) {
 		/* The pods placed before the one that stops, as the cycle left them. */
 		int64_t *placed = sl_xcalloc(n + 1, sizeof *placed);
@@ -411,6 +426,7 @@ static void preempt_in_detail(struct sl_cluster *cl, const struct sl_workload *w
 			a->steady_fit_error = r.fits ? sl_fit_error_text(n, r.fits, n) : NULL;
 			free(a->steady_post);
 			a->steady_post = r.post;
+			a->steady_pre = r.summary;
 			r.post = NULL;
 		}
 	}
@@ -424,6 +440,7 @@ static void preempt_in_detail(struct sl_cluster *cl, const struct sl_workload *w
 			a->rollout_fit_error = r.fits ? sl_fit_error_text(n, r.fits, n) : NULL;
 			free(a->rollout_post);
 			a->rollout_post = r.post;
+			a->rollout_pre = r.summary;
 			r.post = NULL;
 		}
 	}

@@ -268,6 +268,20 @@ void sl_preempt(struct sl_cluster *cl, const struct sl_podspec *p, const struct 
 		out->message = no_candidate_text(out);
 }
 
+void sl_preempt_summarize(const struct sl_preemption *pr, struct sl_preempt_summary *s)
+{
+	memset(s, 0, sizeof *s);
+	s->evaluated = true;
+	s->eligible = pr->eligible;
+	for (size_t i = 0; pr->nodes && i < pr->n; i++) {
+		enum sl_preempt_verdict v = pr->nodes[i].verdict;
+		s->not_helpful += v == SL_PN_NOT_HELPFUL;
+		s->no_victims += v == SL_PN_NO_VICTIMS;
+		s->fails += v == SL_PN_FAILS;
+		s->unknown += v == SL_PN_UNKNOWN;
+	}
+}
+
 void sl_preemption_free(struct sl_preemption *pr)
 {
 	for (size_t i = 0; pr->nodes && i < pr->n; i++)
@@ -351,6 +365,9 @@ int64_t sl_preempt_place(struct sl_cluster *cl, const struct sl_podspec *p, cons
 			 struct sl_preempt_run *r, int64_t want, bool surge)
 {
 	int64_t done = 0;
+	memset(&r->summary, 0, sizeof r->summary);
+	free(r->post);
+	r->post = NULL;
 	while (done < want) {
 		/* Evictions may have left room for more than the pod that made them. */
 		int64_t took = 0;
@@ -373,6 +390,7 @@ int64_t sl_preempt_place(struct sl_cluster *cl, const struct sl_podspec *p, cons
 		sl_preempt(cl, p, r->fits, &st, &pr);
 		r->unknown |= pr.unknown;
 		if (pr.chosen == (size_t)-1) {
+			sl_preempt_summarize(&pr, &r->summary);
 			r->post = pr.message;
 			pr.message = NULL;
 			sl_preemption_free(&pr);

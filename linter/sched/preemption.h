@@ -53,6 +53,8 @@ struct sl_preemption {
 void sl_preempt(struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_nodefit *fits,
 		const struct sl_preempt_state *st, struct sl_preemption *out);
 void sl_preemption_free(struct sl_preemption *pr);
+/* Its verdicts counted (evaluated is set). */
+void sl_preempt_summarize(const struct sl_preemption *pr, struct sl_preempt_summary *s);
 
 /* Pods placed by preemption, one after another, where resources alone decide (no inter-pod
  * terms, spread or host ports): the state they leave (pods gone, pods placed per node) and what
@@ -66,6 +68,7 @@ struct sl_preempt_run {
 	 * verdict for it and the PostFilter's sentence; NULL when every pod was placed. */
 	struct sl_nodefit *fits;
 	char *post;
+	struct sl_preempt_summary summary;
 	bool unknown; /* a dry run read a filter it does not model */
 };
 /* Start a run for cl with placed[i] pods on node i (copied). Free it with sl_preempt_run_free. */

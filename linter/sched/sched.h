@@ -44,6 +44,16 @@ struct sl_preempt_step {
 	bool surge; /* a pod of the rollout's new generation */
 };
 
+/* What DefaultPreemption found for the pod where a placement stops, every node failing it: nodes
+ * where evicting pods cannot help (a filter they do not change), where no pod of lower priority
+ * runs, where the pod lacks room even with all of them gone, and where the dry run was not
+ * modelled. */
+struct sl_preempt_summary {
+	bool evaluated; /* the PostFilter ran */
+	bool eligible;  /* preemptionPolicy PreemptLowerPriority */
+	size_t not_helpful, no_victims, fails, unknown;
+};
+
 #define SL_MAX_REASONS 8
 struct sl_nodefit {
 	enum sl_plugin plugin; /* SL_FITS when every filter passes */
@@ -103,6 +113,7 @@ struct sl_analysis {
 	/* The PostFilter's sentence that follows each filter text (DefaultPreemption: "preemption:
 	 * …"), when preemption finds no candidate; NULL otherwise (see the preempt_* counts). */
 	char *fit_post, *steady_post, *rollout_post;
+	struct sl_preempt_summary fit_pre, steady_pre, rollout_pre; /* and what it found, node by node */
 	/* Pods placed only by evicting lower-priority running pods (counted in steady_placed and
 	 * surge_placed), in order, with their victims; NULL without. */
 	struct sl_preempt_step *preempted;
