@@ -1,7 +1,10 @@
 /* conformance — schedlint's engine against kube-scheduler v1.26.7's verdicts.
  * Usage: conformance CASES_DIR [-v]. For every case: feasible nodes, the failing plugin and
  * reasons per node, fit_error, steady_state_placed, the resolved fence-posts, surge_placed,
- * rollout_deadlock and the fit error texts. Exit 1 when any case disagrees. */
+ * rollout_deadlock and the fit error texts. A case with manifests.yaml (conformance-preempt) is
+ * judged with its PostFilter instead: the pods placed with preemption, each nomination (node and
+ * victims), the judged surge pod, and the whole FailedScheduling text. Exit 1 when any case
+ * disagrees. */
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <stdio.h>
