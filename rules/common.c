@@ -256,56 +256,58 @@ void sl_relate_nodes(struct sl_finding *f, const struct sl_model *m, const struc
 	}
 }
 
-void sl_note_preemption(struct sl_finding *f, const struct sl_model *m, const struct sl_analysis *a,
-			const struct sl_nodefit *fits)
+/* Where the pod's priority comes from, for the note. */
+static void priority_origin(struct sl_buf *b, const struct sl_podspec *p)
 {
-	/* Preemption evicts lower-priority pods. It cannot change labels, taints or cordons, it
-	 * cannot make a node larger than it is, and the workload's own pods have the same priority
-	 * as the pod that waits. So it can help only where other pods hold the resources. */
-	size_t filtered = 0, too_small = 0, own = 0, others = 0;
-	for (size_t i = 0; i < a->nnodes; i++) {
-		const struct sl_nodefit *fit = &fits[i];
-		const struct sl_node *n = m->nodes[i];
-		if (fit->excluded)
-			continue;
-		/* Pod affinity that finds no pod, and a missing topology key, are unresolvable too (the
-		 * texts searched only for a node a preemptible filter rejects). */
-		if (fit->plugin != SL_FITS &&
-		    (!sl_plugin_preemptible(fit->plugin) ||
-		     (fit->nreasons && (strstr(fit->reasons[0], "didn't match pod affinity rules") ||
-					strstr(fit->reasons[0], "(missing required label)"))))) {
-			filtered++;
-			continue;
-		}
-		bool fits_empty = true; /* would one pod fit on the node with nothing else on it? */
-		for (size_t r = 0; r < a->pod->request.n; r++)
-			if (a->pod->request.v[r].amount > sl_res_get(&n->alloc, a->pod->request.v[r].name) &&
-			    strcmp(a->pod->request.v[r].name, "pods"))
-				fits_empty = false;
-		if (!fits_empty)
-			too_small++;
-		else if (n->npods - (a->own_on ? a->own_on[i] : 0) <= 0)
-			own++; /* nothing on it but this workload's pods (running or placed) */
+	sl_buf_printf(b, "priority %lld", (long long)p->priority);
+	if (p->prio_from == SL_PRIO_CLASS || p->prio_from == SL_PRIO_RUNNING)
+		sl_buf_printf(b, " from PriorityClass %s%s", p->priority_class,
+			      p->prio_from == SL_PRIO_RUNNING ? " (as running pods of it show)" : "");
+	else if (p->prio_from == SL_PRIO_GLOBAL)
+		sl_buf_puts(b, " from the globalDefault PriorityClass");
+	else if (p->prio_from == SL_PRIO_NONE)
+		sl_buf_puts(b, ": no priorityClassName, and no globalDefault PriorityClass among the inputs");
+}
+
+void sl_note_preemption(struct sl_finding *f, const struct sl_analysis *a, const struct sl_preempt_summary *s)
+{
+	const struct sl_podspec *p = a->pod;
+	if (a->preempt_unknown) {
+		if (f->level == SL_ERROR)
+			f->level = SL_WARNING;
+		if (p->prio_from == SL_PRIO_UNKNOWN)
+			sl_note(f,
+				"preemption may make room: PriorityClass %s is not among the inputs (give the "
+				"cluster's: kubectl get priorityclasses -o yaml), and lower-priority pods may run "
+				"where the pod fails; not checked",
+				p->priority_class);
 		else
-			others++;
+			sl_note(f, "preemption may make room: pods of lower priority run where the pod fails, and "
+				   "evicting them where inter-pod affinity or topology spread decides is not modelled; "
+				   "not checked");
+		return;
+	}
+	if (!s->evaluated)
+		return;
+	if (!s->eligible) {
+		sl_note(f, "preemption cannot help: the pod's preemptionPolicy is Never%s%s",
+			p->priority_class ? ", from PriorityClass " : "", p->priority_class ? p->priority_class : "");
+		return;
 	}
 	struct sl_buf b = SL_BUF_INIT;
-	if (filtered)
-		sl_buf_printf(&b, "%zu node%s fail%s filters that evicting pods does not change", filtered,
-			      filtered == 1 ? "" : "s", filtered == 1 ? "s" : "");
-	if (too_small)
-		sl_buf_printf(&b, "%s%zu node%s ha%s less allocatable than one pod requests", b.len ? "; " : "",
-			      too_small, too_small == 1 ? "" : "s", too_small == 1 ? "s" : "ve");
-	if (own)
-		sl_buf_printf(&b, "%s%zu node%s hold%s no pods but this workload's own, which have the same priority",
-			      b.len ? "; " : "", own, own == 1 ? "" : "s", own == 1 ? "s" : "");
-	if (others == 0)
-		sl_note(f, "preemption cannot help: %s", b.s);
-	else
-		sl_note(f,
-			"preemption could make room only by evicting lower-priority pods from %zu node%s where other "
-			"pods run (%s)",
-			others, others == 1 ? "" : "s", b.len ? b.s : "no other node qualifies");
+	priority_origin(&b, p);
+	sl_buf_puts(&b, "): ");
+	size_t len0 = b.len;
+	if (s->not_helpful)
+		sl_buf_printf(&b, "%zu node%s fail%s filters that evicting pods does not change", s->not_helpful,
+			      s->not_helpful == 1 ? "" : "s", s->not_helpful == 1 ? "s" : "");
+	if (s->no_victims)
+		sl_buf_printf(&b, "%s%zu node%s run%s no pod of lower priority", b.len > len0 ? "; " : "",
+			      s->no_victims, s->no_victims == 1 ? "" : "s", s->no_victims == 1 ? "s" : "");
+	if (s->fails)
+		sl_buf_printf(&b, "%s%zu node%s lack%s room even with every lower-priority pod evicted",
+			      b.len > len0 ? "; " : "", s->fails, s->fails == 1 ? "" : "s", s->fails == 1 ? "s" : "");
+	sl_note(f, "preemption cannot help (%s", b.s);
 	sl_buf_free(&b);
 }
 
@@ -335,10 +337,11 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 					      (long long)a->steady_placed, (long long)a->replicas, ref, why);
 	sl_note(f, "replicas %lld%s", (long long)a->replicas, w->replicas_node ? "" : " (defaulted)");
 	sl_note_slots(f, cx->model, a);
-	sl_note(f, "the next pod: %s", sl_steady_fit_error(a));
+	sl_note(f, "the next pod: %s%s%s%s", sl_steady_fit_error(a), a->steady_post ? " " : "",
+		a->steady_post ? a->steady_post : "", a->steady_post ? "." : "");
 	if (sl_note_order(f, a) && f->level == SL_ERROR)
 		f->level = SL_WARNING;
-	sl_note_preemption(f, cx->model, a, a->steady_fit);
+	sl_note_preemption(f, a, &a->steady_pre);
 	return f;
 }
 

@@ -20,12 +20,14 @@ extern const struct sl_rule sl_rule_rwo_volume_rollout;
 extern const struct sl_rule sl_rule_probe_port_mismatch;
 extern const struct sl_rule sl_rule_release_capacity;
 extern const struct sl_rule sl_rule_unused_suppression;
+extern const struct sl_rule sl_rule_preemption_required;
 
 const struct sl_rule *const sl_rules[] = {
     &sl_rule_rollout_deadlock,
     &sl_rule_unschedulable,
     &sl_rule_insufficient_capacity,
     &sl_rule_release_capacity,
+    &sl_rule_preemption_required,
     &sl_rule_topology_spread_unsatisfiable,
     &sl_rule_anti_affinity_vs_node_affinity,
     &sl_rule_hostport_rollout,

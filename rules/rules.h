@@ -99,10 +99,10 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 /* Whether sl_report_shortfall reports for cause: asked first by a rule whose why costs something
  * to build, so that it is built only for a finding that is reported. */
 bool sl_shortfall_is(const struct sl_check *cx, enum sl_cause cause);
-/* Whether preemption can help the pod whose per-node verdicts are fits (a->fit, steady_fit or
- * rollout_fit), said the way the scheduler's PostFilter would. */
-void sl_note_preemption(struct sl_finding *f, const struct sl_model *m, const struct sl_analysis *a,
-			const struct sl_nodefit *fits);
+/* Why preemption does not make room for the pod where a placement stops (s: a->fit_pre,
+ * steady_pre or rollout_pre), from the priorities; or, where evicting pods was not modelled, that
+ * it may, which makes an error a warning (the cluster may run the pod). */
+void sl_note_preemption(struct sl_finding *f, const struct sl_analysis *a, const struct sl_preempt_summary *s);
 
 /* What a kubelet always reports (cpu, memory, ephemeral-storage; the os/arch labels, beta ones
  * too) that no node of the inventory lists: the mark of a hand-written inventory. Found once

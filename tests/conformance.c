@@ -1,12 +1,16 @@
 /* conformance — schedlint's engine against kube-scheduler v1.26.7's verdicts.
  * Usage: conformance CASES_DIR [-v]. For every case: feasible nodes, the failing plugin and
  * reasons per node, fit_error, steady_state_placed, the resolved fence-posts, surge_placed,
- * rollout_deadlock and the fit error texts. Exit 1 when any case disagrees. */
+ * rollout_deadlock and the fit error texts. A case with manifests.yaml (conformance-preempt) is
+ * judged with its PostFilter instead: the pods placed with preemption, each nomination (node and
+ * victims), the judged surge pod, and the whole FailedScheduling text. Exit 1 when any case
+ * disagrees. */
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../linter/base/buf.h"
 #include "../linter/load/input.h"
@@ -66,6 +70,97 @@ static int cmp_reasons(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The FailedScheduling message as the scheduler records it: the filters' text, the PostFilter's
+ * sentence, and the period FitError.Error() adds after it. NULL without a filter text. */
+static char *failed_scheduling(const char *filters, const char *post)
+{
+	if (!filters)
+		return NULL;
+	return post ? sl_xasprintf("%s %s.", filters, post) : sl_xstrdup(filters);
+}
+
+/* A nomination: the node (null in the expectation when several tie) and the victims, as sets. */
+static void cmp_nomination(const char *id, const char *what, const cJSON *node, const cJSON *victims,
+			   const struct sl_model *m, const struct sl_preempt_step *s, int *bad)
+{
+	if (cJSON_IsString(node) && (s->tie || strcmp(node->valuestring, m->nodes[s->node]->name))) {
+		mismatch(id, what, node->valuestring, s->tie ? "a tie" : m->nodes[s->node]->name);
+		*bad = 1;
+	}
+	if (cJSON_IsNull(node) && !s->tie) {
+		mismatch(id, what, "a tie between nodes", m->nodes[s->node]->name);
+		*bad = 1;
+	}
+	if (!cJSON_IsArray(victims) || cJSON_IsNull(node))
+		return;
+	size_t nw = (size_t)cJSON_GetArraySize(victims);
+	int same = nw == s->nvictims;
+	for (size_t k = 0; same && k < s->nvictims; k++) {
+		char ref[512];
+		snprintf(ref, sizeof ref, "%s/%s", s->victims[k]->obj.namespace, s->victims[k]->obj.name);
+		int found = 0;
+		const cJSON *it;
+		cJSON_ArrayForEach(it, victims) found |= cJSON_IsString(it) && !strcmp(it->valuestring, ref);
+		same = found;
+	}
+	if (!same) {
+		char got[32];
+		snprintf(got, sizeof got, "%zu other victims", s->nvictims);
+		mismatch(id, what, "the victims expected", got);
+		*bad = 1;
+	}
+}
+
+/* conformance-preempt: the pods placed with preemption, each nomination, the judged surge pod, and
+ * the whole FailedScheduling text where a pod stays Pending. */
+static void check_preemption(const char *id, const cJSON *e, const struct sl_model *m, const struct sl_analysis *a,
+			     int *bad)
+{
+	const cJSON *pod = cJSON_GetObjectItem(e, "pod"), *surge = cJSON_GetObjectItem(e, "surge");
+	cmp_int(id, "placed_with_preemption", cJSON_GetObjectItem(pod, "placed_with_preemption"), a->steady_placed,
+		bad);
+	size_t k = 0;
+	const cJSON *nom;
+	cJSON_ArrayForEach(nom, cJSON_GetObjectItem(pod, "nominations"))
+	{
+		while (k < a->npreempted && a->preempted[k].surge)
+			k++;
+		if (k == a->npreempted) {
+			mismatch(id, "nominations", "one more pod placed by preemption", "none");
+			*bad = 1;
+			break;
+		}
+		cmp_nomination(id, "nomination", cJSON_GetObjectItem(nom, "nominated_node"),
+			       cJSON_GetObjectItem(nom, "victims"), m, &a->preempted[k++], bad);
+	}
+	char *fs = a->steady_placed ? failed_scheduling(sl_steady_fit_error(a), a->steady_post)
+				    : failed_scheduling(sl_fit_error(a), a->fit_post);
+	const cJSON *wfs = cJSON_GetObjectItem(pod, "failed_scheduling");
+	if (cJSON_IsString(wfs) || a->steady_placed < a->replicas)
+		cmp_str(id, "pod failed_scheduling", wfs, fs, bad);
+	free(fs);
+	if (!cJSON_IsTrue(cJSON_GetObjectItem(surge, "judged")) || a->steady_placed < a->replicas)
+		return;
+	int want = cJSON_IsTrue(cJSON_GetObjectItem(surge, "schedules_with_preemption"));
+	if (want != (a->surge_placed > 0)) {
+		mismatch(id, "surge schedules_with_preemption", want ? "true" : "false", want ? "false" : "true");
+		*bad = 1;
+	}
+	fs = a->surge_placed ? NULL : failed_scheduling(sl_rollout_fit_error(a), a->rollout_post);
+	cmp_str(id, "surge failed_scheduling", cJSON_GetObjectItem(surge, "failed_scheduling"), fs, bad);
+	free(fs);
+	for (k = 0; k < a->npreempted && !a->preempted[k].surge; k++)
+		;
+	if (cJSON_IsTrue(cJSON_GetObjectItem(surge, "preempted"))) {
+		if (k == a->npreempted) {
+			mismatch(id, "surge", "placed by preemption", "not");
+			*bad = 1;
+		} else
+			cmp_nomination(id, "surge nomination", cJSON_GetObjectItem(surge, "nominated_node"),
+				       cJSON_GetObjectItem(surge, "victims"), m, &a->preempted[k], bad);
+	}
+}
+
 static int run_case(const char *dir, const char *id)
 {
 	char *p;
@@ -73,10 +168,14 @@ static int run_case(const char *dir, const char *id)
 	struct sl_sources ss = {0};
 	struct sl_model m = {0};
 	int bad = 0;
+	/* conformance-preempt's cases hold manifests.yaml (classes, budgets, then the workload). */
+	p = sl_xasprintf("%s/manifests.yaml", dir);
+	bool preempt = access(p, F_OK) == 0;
+	free(p);
 	static const char *const files[] = {"nodes.yaml", "pods.yaml", "workload.yaml"};
 	static const enum sl_input_role roles[] = {SL_ROLE_NODES, SL_ROLE_PODS, SL_ROLE_MANIFESTS};
 	for (int i = 0; i < 3; i++) {
-		p = sl_xasprintf("%s/%s", dir, files[i]);
+		p = sl_xasprintf("%s/%s", dir, preempt && i == 2 ? "manifests.yaml" : files[i]);
 		if (sl_input_add(&ss, p, &errs, NULL) == 0)
 			sl_model_load(&m, ss.v[ss.n - 1], roles[i], &errs);
 		free(p);
@@ -95,6 +194,10 @@ static int run_case(const char *dir, const char *id)
 	struct sl_analysis a;
 	struct sl_cluster *cl = sl_cluster_new(&m);
 	sl_analyze(cl, m.workloads[0], true, &a);
+	if (preempt) {
+		check_preemption(id, e, &m, &a, &bad);
+		goto done;
+	}
 	const cJSON *feasible = cJSON_GetObjectItem(e, "feasible_nodes");
 	const cJSON *failures = cJSON_GetObjectItem(e, "node_failures");
 	for (size_t i = 0; i < m.nnodes; i++) {
@@ -164,6 +267,7 @@ static int run_case(const char *dir, const char *id)
 			bad = 1;
 		}
 	}
+done:
 	sl_analysis_free(&a);
 	sl_cluster_free(cl);
 out:

@@ -112,6 +112,12 @@ if [ -d "$SHARED/conformance/cases" ]; then
 else
 	skip conformance "$SHARED/conformance not found"
 fi
+# Preemption: the PostFilter's victims, nominations and whole FailedScheduling texts.
+if [ -d "$SHARED/conformance-preempt/cases" ]; then
+	run conformance-preempt build/asan/conformance "$SHARED/conformance-preempt/cases" -v
+else
+	skip conformance-preempt "$SHARED/conformance-preempt not found"
+fi
 if [ -d "$SHARED/corpus" ]; then
 	run corpus sh tests/run-corpus.sh build/asan/schedlint "$SHARED/corpus"
 else

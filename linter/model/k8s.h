@@ -22,6 +22,7 @@
 #include "node.h"      /* Nodes and running Pods */
 #include "object.h"    /* an object's identity, the objects of a document */
 #include "pdb.h"       /* PodDisruptionBudgets */
+#include "priority.h"  /* PriorityClasses and pods' priorities */
 #include "podspec.h"   /* the pod spec: requests, node affinity, pod terms, spread, ports, volumes */
 #include "pvc.h"       /* PersistentVolumeClaims */
 #include "relate.h"    /* the relations between objects */

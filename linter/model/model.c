@@ -61,6 +61,13 @@ static int load_kind(struct sl_model *m, struct sl_read *c, const struct sl_obje
 		struct sl_pvc *v;
 		if ((rc = sl_pvc_read(c, o, &v)) == 0)
 			PUSH(pvcs, v);
+	} else if (!strcmp(k, "PriorityClass")) {
+		/* From an inventory (kubectl get priorityclasses) the list is the cluster's own. */
+		struct sl_priority_class *pc;
+		if ((rc = sl_priority_class_read(c, o, &pc)) == 0 && pc) {
+			pc->inventory = role != SL_ROLE_MANIFESTS;
+			PUSH(prioclasses, pc);
+		}
 	} else if (role == SL_ROLE_MANIFESTS && !strcmp(k, "PodDisruptionBudget")) {
 		struct sl_pdb *v;
 		if ((rc = sl_pdb_read(c, o, &v)) == 0)
@@ -126,6 +133,9 @@ static const char *const *keep_paths(enum sl_input_role role)
 						 "status.allocatable",
 						 "status.capacity",
 						 "status.nodeInfo.kubeletVersion",
+						 "value",
+						 "globalDefault",
+						 "preemptionPolicy",
 						 NULL};
 	static const char *const pod_paths[] = {"apiVersion",
 						"kind",
@@ -145,7 +155,14 @@ static const char *const *keep_paths(enum sl_input_role role)
 						"spec.initContainers[].name",
 						"spec.initContainers[].resources",
 						"spec.initContainers[].restartPolicy",
+						"spec.priority",
+						"spec.priorityClassName",
+						"spec.preemptionPolicy",
 						"status.phase",
+						"status.startTime",
+						"value",
+						"globalDefault",
+						"preemptionPolicy",
 						NULL};
 
 	return role == SL_ROLE_NODES ? node_paths : role == SL_ROLE_PODS ? pod_paths : NULL;
@@ -161,7 +178,7 @@ int sl_model_load(struct sl_model *m, struct sl_source *src, enum sl_input_role 
 static bool model_kind(const char *k)
 {
 	return sl_workload_kind(k) || !strcmp(k, "Node") || !strcmp(k, "Namespace") ||
-	       !strcmp(k, "PersistentVolumeClaim") || !strcmp(k, "PodDisruptionBudget");
+	       !strcmp(k, "PersistentVolumeClaim") || !strcmp(k, "PodDisruptionBudget") || !strcmp(k, "PriorityClass");
 }
 
 struct tree_need {
@@ -257,7 +274,8 @@ static bool unread_entry(const char *key, const char *in, const char *in_in)
 	if (is(in, "metadata") && object)
 		return is(key, "managedFields");
 	if (is(in, "status") && object)
-		return !is(key, "phase") && !is(key, "allocatable") && !is(key, "capacity") && !is(key, "nodeInfo");
+		return !is(key, "phase") && !is(key, "startTime") && !is(key, "allocatable") && !is(key, "capacity") &&
+		       !is(key, "nodeInfo") && !is(key, "disruptionsAllowed");
 	return false;
 }
 
@@ -441,6 +459,7 @@ static void merge_model(struct sl_model *m, struct sl_model *part)
 	APPEND(pdbs, cappdbs, npdbs);
 	APPEND(namespaces, capnamespaces, nnamespaces);
 	APPEND(hpas, caphpas, nhpas);
+	APPEND(prioclasses, capprioclasses, nprioclasses);
 #undef APPEND
 	sl_strmap_free(&part->node_index);
 	memset(part, 0, sizeof *part);
@@ -563,6 +582,10 @@ void sl_model_free(struct sl_model *m)
 	for (size_t i = 0; i < m->nhpas; i++)
 		free(m->hpas[i]);
 	free(m->hpas);
+	for (size_t i = 0; i < m->nprioclasses; i++)
+		free(m->prioclasses[i]);
+	free(m->prioclasses);
+	sl_strmap_free(&m->prioclass_index);
 	sl_group_free(&m->claims);
 	free(m->workload_pdbs);
 	for (size_t i = 0; i < m->nstreams; i++)

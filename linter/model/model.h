@@ -19,6 +19,7 @@
 #include "node.h"
 #include "object.h"
 #include "pdb.h"
+#include "priority.h"
 #include "pvc.h"
 #include "workload.h"
 
@@ -46,6 +47,9 @@ struct sl_model {
 	struct sl_strmap namespace_index; /* name → index into namespaces (bound by sl_model_bind_pods) */
 	struct sl_hpa **hpas;
 	size_t nhpas, caphpas;
+	struct sl_priority_class **prioclasses;
+	size_t nprioclasses, capprioclasses;
+	struct sl_strmap prioclass_index; /* name → index into prioclasses (sl_model_resolve_priorities) */
 	/* Relations, computed once by sl_model_bind_pods (relate.c) */
 	struct sl_group_index claims;        /* "namespace\x1fname" → pvcs */
 	const struct sl_pdb **workload_pdbs; /* every workload's pdbs, one after another */

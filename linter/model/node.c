@@ -1,6 +1,7 @@
 /* node.c — reading Nodes and running Pods (see node.h). */
 #include "node.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,6 +93,35 @@ int sl_node_read(struct sl_read *c, const struct sl_object *o, struct sl_node **
 	return 0;
 }
 
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian). */
+static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400, yoe = y - era * 400;
+	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+}
+
+bool sl_rfc3339(const char *s, int64_t *out)
+{
+	int y, mo, d, h, mi, se, n = 0;
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &se, &n) != 6 || mo < 1 || mo > 12 || d < 1 ||
+	    d > 31 || h > 23 || mi > 59 || se > 60)
+		return false;
+	const char *z = s + n;
+	if (*z == '.')
+		for (z++; *z >= '0' && *z <= '9'; z++)
+			;
+	int64_t off = 0;
+	if ((*z == '+' || *z == '-') && strlen(z) == 6 && z[3] == ':')
+		off = (*z == '-' ? -1 : 1) *
+		      ((z[1] - '0') * 36000 + (z[2] - '0') * 3600 + (z[4] - '0') * 600 + (z[5] - '0') * 60);
+	else if (strcmp(z, "Z") && strcmp(z, "z"))
+		return false;
+	*out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se - off;
+	return true;
+}
+
 int sl_pod_read(struct sl_read *c, const struct sl_object *o, struct sl_pod **out)
 {
 	*out = NULL;
@@ -104,6 +134,9 @@ int sl_pod_read(struct sl_read *c, const struct sl_object *o, struct sl_pod **ou
 		c->failed = 1;
 	const struct sl_ynode *ph = sl_ypath(o->root, "status.phase");
 	p->phase = sl_yscalar(ph) ? ph->str : "";
+	const struct sl_ynode *st = sl_ypath(o->root, "status.startTime");
+	if (!sl_yscalar(st) || !sl_rfc3339(st->str, &p->start))
+		p->start = INT64_MAX;
 	if (c->failed) {
 		sl_pod_free(p);
 		return -1;

@@ -39,6 +39,9 @@ struct sl_pod {
 	struct sl_object obj;
 	struct sl_podspec spec;
 	const char *phase;
+	/* status.startTime in seconds since the epoch, or INT64_MAX without one: the scheduler takes
+	 * a pod not started yet as started now, later than any that has. */
+	int64_t start;
 };
 
 /* Read the Node o (c: model_read.h) into *out: NULL when it is no Node object (a "kind: Node"
@@ -49,5 +52,7 @@ void sl_node_free(struct sl_node *n); /* and n itself */
 /* Read the running Pod o into *out (NULL after an input error, when it returns -1). */
 int sl_pod_read(struct sl_read *c, const struct sl_object *o, struct sl_pod **out);
 void sl_pod_free(struct sl_pod *p); /* and p itself */
+/* An RFC 3339 time (2024-05-01T08:01:00Z, fractions and offsets too) in seconds since the epoch. */
+bool sl_rfc3339(const char *s, int64_t *out);
 
 #endif

@@ -56,6 +56,8 @@ int sl_pdb_read(struct sl_read *c, const struct sl_object *o, struct sl_pdb **ou
 	else if (!sl_yis(v->unhealthy_policy, "IfHealthyBudget") && !sl_yis(v->unhealthy_policy, "AlwaysAllow"))
 		sl_read_error(c, v->unhealthy_policy,
 			      "spec.unhealthyPodEvictionPolicy must be IfHealthyBudget or AlwaysAllow");
+	const struct sl_ynode *da = sl_ypath(o->root, "status.disruptionsAllowed");
+	v->has_status = sl_yint(da, &v->disruptions_allowed) == 0;
 	if (v->min_available.set && v->max_unavailable.set)
 		sl_read_error(c, v->max_unavailable.node, "spec: minAvailable and maxUnavailable cannot be both set");
 	if (c->failed) {

@@ -20,6 +20,10 @@ struct sl_pdb {
 	struct sl_selector sel;
 	struct sl_intpct min_available, max_unavailable;
 	const struct sl_ynode *unhealthy_policy; /* spec.unhealthyPodEvictionPolicy, NULL when unset */
+	/* status.disruptionsAllowed, as the cluster shows a budget (has_status false without it):
+	 * what the scheduler's preemption counts a victim against. */
+	bool has_status;
+	int64_t disruptions_allowed;
 	/* Bound by sl_model_bind_pods, over the workloads of the input it selects: their pods, how
 	 * many workloads, whether one is a bare Pod, and whether that count is the disruption
 	 * controller's: false when one has no scale the controller reads (a DaemonSet, a Job), or is

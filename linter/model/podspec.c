@@ -402,6 +402,30 @@ void sl_podspec_free(struct sl_podspec *p)
 	memset(p, 0, sizeof *p);
 }
 
+/* priorityClassName, priority and preemptionPolicy as written; sl_model_resolve_priorities
+ * resolves them once every PriorityClass is read. */
+static void parse_priority(struct sl_read *c, const struct sl_ynode *spec, struct sl_podspec *p)
+{
+	p->priority_class = sl_read_str(c, spec, "priorityClassName", "priorityClassName");
+	if (p->priority_class && !*p->priority_class)
+		p->priority_class = NULL;
+	p->priority_class_node = p->priority_class ? sl_ymap_get(spec, "priorityClassName") : NULL;
+	const struct sl_ynode *v = sl_ymap_get(spec, "priority");
+	if (!sl_ynull(v)) {
+		if (sl_yint(v, &p->priority_given) != 0 || p->priority_given < INT32_MIN || p->priority_given > INT32_MAX)
+			sl_read_error(c, v, "priority must be a 32-bit integer");
+		else
+			p->has_priority = true;
+	}
+	const struct sl_ynode *pol = sl_ymap_get(spec, "preemptionPolicy");
+	if (sl_yis(pol, "Never"))
+		p->preempt_given = -1;
+	else if (sl_yis(pol, "PreemptLowerPriority"))
+		p->preempt_given = 1;
+	else if (!sl_ynull(pol))
+		sl_read_error(c, pol, "preemptionPolicy must be PreemptLowerPriority or Never");
+}
+
 int sl_parse_podspec(const struct sl_source *src, const struct sl_ynode *spec, const char *ns,
 		     const struct sl_ynode *labels, struct sl_podspec *p, struct sl_findings *errs)
 {
@@ -425,6 +449,7 @@ int sl_parse_podspec(const struct sl_source *src, const struct sl_ynode *spec, c
 	p->node_name = sl_read_str(&c, spec, "nodeName", "nodeName");
 	if (p->node_name && !*p->node_name)
 		p->node_name = NULL;
+	parse_priority(&c, spec, p);
 	return c.failed ? -1 : 0;
 }
 

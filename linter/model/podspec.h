@@ -109,6 +109,16 @@ struct sl_podspec {
 	bool host_network;
 	struct sl_volume *volumes; /* volumes that name a PersistentVolumeClaim */
 	size_t nvolumes;
+	/* Priority (priority.h): what the spec writes, and what admission makes of it
+	 * (sl_model_resolve_priorities). */
+	const char *priority_class; /* spec.priorityClassName, or NULL */
+	const struct sl_ynode *priority_class_node;
+	bool has_priority; /* spec.priority is written (a running pod's, as the API shows it) */
+	int64_t priority_given;
+	signed char preempt_given; /* spec.preemptionPolicy: 0 unwritten, 1 PreemptLowerPriority, -1 Never */
+	unsigned char prio_from;   /* enum sl_prio_from: where the priority below comes from */
+	bool preempts;             /* resolved: PreemptLowerPriority */
+	int64_t priority;          /* resolved (0 while unknown) */
 };
 /* Whether term (of a pod in owner_ns with owner labels) selects a pod in ns with labels. */
 bool sl_podterm_matches(const struct sl_podterm *t, const char *owner_ns, const struct sl_labels *owner, const char *ns,

@@ -130,6 +130,7 @@ void sl_model_relate(struct sl_model *m)
 	sl_group_free(&wi.key);
 	sl_group_free(&wi.label);
 	relate_autoscalers(m, &b);
+	sl_model_resolve_priorities(m);
 	struct sl_group_builder claims = {&m->claims, NULL, 0, 0};
 	for (size_t k = 0; k < m->npvcs; k++)
 		sl_group_add(&claims, sl_group_key(&b, m->pvcs[k]->obj.namespace, m->pvcs[k]->obj.name, NULL), k);

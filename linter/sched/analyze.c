@@ -9,6 +9,7 @@
 #include "../model/quantity.h"
 #include "cycle.h"
 #include "plugin.h"
+#include "preemption.h"
 #include "status.h"
 
 /* Whether a running pod with required anti-affinity would exclude a pod of w (of either
@@ -326,6 +327,123 @@ static bool fits_without_detail(struct sl_cluster *cl, const struct sl_workload 
 	return false;
 }
 
+/* The PostFilter's sentence for the pod that stops each placement: the first, the next replica,
+ * the next surge pod, with the workload's pods placed before it. */
+static char *postfilter_text(struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_nodefit *fits,
+			     const int64_t *placed, struct sl_preempt_summary *sum)
+{
+	struct sl_preemption pr;
+	struct sl_preempt_state st = {NULL, placed};
+	sl_preempt(cl, p, fits, &st, &pr);
+	sl_preempt_summarize(&pr, sum);
+	char *msg = pr.message;
+	pr.message = NULL;
+	sl_preemption_free(&pr);
+	return msg;
+}
+
+static void postfilter_texts(struct sl_cluster *cl, const struct sl_workload *w, struct sl_analysis *a)
+{
+	size_t n = a->nnodes;
+	if (a->nfeasible == 0)
+		a->fit_post = postfilter_text(cl, &w->pod, a->fit, NULL, &a->fit_pre);
+	int64_t *placed = sl_xcalloc(n + 1, sizeof *placed);
+	for (size_t i = 0; i < n; i++)
+		placed[i] = a->slots ? a->slots[i] : 0;
+	if (a->steady_fit)
+		a->steady_post = postfilter_text(cl, &w->pod, a->steady_fit, placed, &a->steady_pre);
+	for (size_t i = 0; i < n && a->surge_slots; i++)
+		placed[i] += a->surge_slots[i];
+	if (a->rollout_fit)
+		a->rollout_post = postfilter_text(cl, &w->pod, a->rollout_fit, placed, &a->rollout_pre);
+	free(placed);
+}
+
+/* Whether some running pod has a lower priority than p: else preemption has no victim anywhere. */
+static bool any_lower(const struct sl_cluster *cl, const struct sl_podspec *p)
+{
+	for (size_t k = 0; k < cl->npods; k++)
+		if (cl->pods[k]->spec.priority < p->priority)
+			return true;
+	return false;
+}
+
+/* The pods that did not fit, placed again as the scheduler's PostFilter does: by evicting
+ * lower-priority pods, one pod after another (preemption.c). Where resources alone decide the
+ * state is known; where placement is sequential, preemption finding room is only said. */
+static void preempt_in_detail(struct sl_cluster *cl, const struct sl_workload *w, bool texts, struct sl_analysis *a)
+{
+	int64_t short_steady = a->replicas - a->steady_placed;
+	int64_t short_surge = a->strategy == SL_STRATEGY_ROLLING ? a->max_surge - a->surge_placed : 0;
+	if ((short_steady <= 0 && short_surge <= 0) || !w->pod.preempts)
+		return;
+	size_t n = a->nnodes;
+	if (w->pod.prio_from == SL_PRIO_UNKNOWN) {
+		/* A class the inputs do not describe: were it as high as a user's class may be, would
+		 * evicting pods make room? Then nothing is proven either way. */
+		struct sl_podspec high = w->pod;
+		high.priority = SL_HIGHEST_USER_PRIORITY;
+		const struct sl_nodefit *f = a->steady_fit ? a->steady_fit : a->rollout_fit ? a->rollout_fit : a->fit;
+		struct sl_preemption pr;
+		sl_preempt(cl, &high, f, NULL, &pr);
+		a->preempt_unknown = pr.unknown || pr.chosen != (size_t)-1;
+		sl_preemption_free(&pr);
+		return;
+	}
+	if (!any_lower(cl, &w->pod))
+		return;
+	if (a->sequential) {
+		/* The pods placed before the one that stops, as the cycle left them. */
+		int64_t *placed = sl_xcalloc(n + 1, sizeof *placed);
+		for (size_t i = 0; i < n; i++)
+			placed[i] = (a->slots ? a->slots[i] : 0) + (a->surge_slots ? a->surge_slots[i] : 0);
+		const struct sl_nodefit *f = a->steady_fit ? a->steady_fit : a->rollout_fit;
+		struct sl_preemption pr;
+		struct sl_preempt_state st = {NULL, placed};
+		sl_preempt(cl, &w->pod, f ? f : a->fit, &st, &pr);
+		a->preempt_unknown = pr.unknown || pr.chosen != (size_t)-1;
+		sl_preemption_free(&pr);
+		free(placed);
+		return;
+	}
+	struct sl_preempt_run r;
+	sl_preempt_run_init(&r, cl, a->slots);
+	if (short_steady > 0) {
+		int64_t more = sl_preempt_place(cl, &w->pod, a->fit, &r, short_steady, false);
+		a->steady_placed += more;
+		if (texts) { /* where the placement now stops (the same when nothing was evicted) */
+			sl_nodefits_free(a->steady_fit, n);
+			free(a->steady_fit_error_text); /* made again from the new verdicts when asked */
+			a->steady_fit_error_text = NULL;
+			a->steady_fit = r.fits ? sl_nodefits_copy(r.fits, n) : NULL;
+			free(a->steady_post);
+			a->steady_post = r.post;
+			a->steady_pre = r.summary;
+			r.post = NULL;
+		}
+	}
+	if (a->steady_placed >= a->replicas && a->strategy == SL_STRATEGY_ROLLING && a->surge_placed < a->max_surge) {
+		int64_t more = sl_preempt_place(cl, &w->pod, a->fit, &r, a->max_surge - a->surge_placed, true);
+		a->surge_placed += more;
+		if (texts) {
+			sl_nodefits_free(a->rollout_fit, n);
+			free(a->rollout_fit_error_text);
+			a->rollout_fit_error_text = NULL;
+			a->rollout_fit = r.fits ? sl_nodefits_copy(r.fits, n) : NULL;
+			free(a->rollout_post);
+			a->rollout_post = r.post;
+			a->rollout_pre = r.summary;
+			r.post = NULL;
+		}
+	}
+	a->preempt_unknown = r.unknown;
+	a->preempted = r.steps;
+	a->npreempted = r.nsteps;
+	r.steps = NULL;
+	r.nsteps = 0;
+	sl_preempt_run_free(&r, n);
+}
+
 /* With detail, after the node-only verdicts: every node's picture, for the proof. */
 static void analyze_in_detail(struct sl_cluster *cl, const struct sl_workload *w, const char *old_hash, bool texts,
 			      struct sl_analysis *a)
@@ -360,6 +478,9 @@ static void analyze_in_detail(struct sl_cluster *cl, const struct sl_workload *w
 			a->nfeasible++;
 	}
 	a->texts = texts;
+	if (texts)
+		postfilter_texts(cl, w, a);
+	preempt_in_detail(cl, w, texts, a);
 	a->detailed = true;
 	free(excluded);
 	free(static_ok);
@@ -430,6 +551,12 @@ void sl_analysis_free(struct sl_analysis *a)
 	free(a->fit_error_text);
 	free(a->steady_fit_error_text);
 	free(a->rollout_fit_error_text);
+	for (size_t s = 0; s < a->npreempted; s++)
+		free((void *)a->preempted[s].victims);
+	free(a->preempted);
+	free(a->fit_post);
+	free(a->steady_post);
+	free(a->rollout_post);
 	sl_daemon_view_free(&a->daemon);
 	memset(a, 0, sizeof *a);
 }

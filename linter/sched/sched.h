@@ -33,6 +33,27 @@ const char *sl_plugin_name(enum sl_plugin p);
  * taints or cordons). */
 bool sl_plugin_preemptible(enum sl_plugin p);
 
+/* A pod placed by preemption (sched/preemption.c): the node nominated and the running pods it
+ * evicts, most important first. */
+struct sl_pod;
+struct sl_preempt_step {
+	size_t node;
+	const struct sl_pod **victims; /* the model's running pods */
+	size_t nvictims;
+	bool tie;   /* the scheduler could as well have nominated another node */
+	bool surge; /* a pod of the rollout's new generation */
+};
+
+/* What DefaultPreemption found for the pod where a placement stops, every node failing it: nodes
+ * where evicting pods cannot help (a filter they do not change), where no pod of lower priority
+ * runs, where the pod lacks room even with all of them gone, and where the dry run was not
+ * modelled. */
+struct sl_preempt_summary {
+	bool evaluated; /* the PostFilter ran */
+	bool eligible;  /* preemptionPolicy PreemptLowerPriority */
+	size_t not_helpful, no_victims, fails, unknown;
+};
+
 #define SL_MAX_REASONS 8
 struct sl_nodefit {
 	enum sl_plugin plugin; /* SL_FITS when every filter passes */
@@ -93,6 +114,17 @@ struct sl_analysis {
 	bool texts;           /* reasons were gathered (sl_analyze): the texts can be made */
 	char *fit_error_text; /* made by sl_fit_error; the others' likewise */
 	char *steady_fit_error_text, *rollout_fit_error_text;
+	/* The PostFilter's sentence that follows each filter text (DefaultPreemption: "preemption:
+	 * …"), when preemption finds no candidate; NULL otherwise (see the preempt_* counts). */
+	char *fit_post, *steady_post, *rollout_post;
+	struct sl_preempt_summary fit_pre, steady_pre, rollout_pre; /* and what it found, node by node */
+	/* Pods placed only by evicting lower-priority running pods (counted in steady_placed and
+	 * surge_placed), in order, with their victims; NULL without. */
+	struct sl_preempt_step *preempted;
+	size_t npreempted;
+	/* Preemption may place more than counted: evicting pods where inter-pod terms, topology
+	 * spread or host ports decide is not modelled. */
+	bool preempt_unknown;
 	/* Placement. When only resources limit the pods (no inter-pod terms, spread or host ports),
 	 * slots are per-node capacities and the count is exact whatever order the scheduler picks;
 	 * otherwise pods are placed one after another, as the scheduler would (`sequential`), and
