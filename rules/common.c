@@ -337,11 +337,13 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 					      (long long)a->steady_placed, (long long)a->replicas, ref, why);
 	sl_note(f, "replicas %lld%s", (long long)a->replicas, w->replicas_node ? "" : " (defaulted)");
 	sl_note_slots(f, cx->model, a);
-	sl_note(f, "the next pod: %s%s%s%s", sl_steady_fit_error(a), a->steady_post ? " " : "",
-		a->steady_post ? a->steady_post : "", a->steady_post ? "." : "");
+	const struct sl_preempt_summary *pre;
+	const char *post = sl_postfilter(a, SL_STOP_STEADY, &pre);
+	sl_note(f, "the next pod: %s%s%s%s", sl_steady_fit_error(a), post ? " " : "", post ? post : "",
+		post ? "." : "");
 	if (sl_note_order(f, a) && f->level == SL_ERROR)
 		f->level = SL_WARNING;
-	sl_note_preemption(f, a, &a->steady_pre);
+	sl_note_preemption(f, a, pre);
 	return f;
 }
 

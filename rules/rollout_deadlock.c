@@ -181,14 +181,19 @@ static void note_placement(struct sl_finding *f, struct sl_check *cx)
 	const struct sl_analysis *a = cx->a;
 	sl_note_rollout(f, cx->w, a->replicas, a->max_surge, a->max_unavailable);
 	sl_note_slots(f, cx->model, a);
+	/* The surge pod's stop, or the first pod's when not one replica fits either. */
+	const struct sl_preempt_summary *pre;
+	const char *post = sl_postfilter(a, SL_STOP_ROLLOUT, &pre);
+	if (!a->rollout_fit)
+		sl_postfilter(a, SL_STOP_FIT, &pre);
 	if (sl_rollout_fit_error(a))
-		sl_note(f, "the surge pod: %s%s%s%s", sl_rollout_fit_error(a), a->rollout_post ? " " : "",
-			a->rollout_post ? a->rollout_post : "", a->rollout_post ? "." : "");
+		sl_note(f, "the surge pod: %s%s%s%s", sl_rollout_fit_error(a), post ? " " : "", post ? post : "",
+			post ? "." : "");
 	else
 		sl_note(f, "the surge pod: no node has room");
 	if (sl_note_order(f, a) && f->level == SL_ERROR)
 		f->level = SL_WARNING;
-	sl_note_preemption(f, a, a->rollout_fit ? &a->rollout_pre : &a->fit_pre);
+	sl_note_preemption(f, a, pre);
 }
 
 /* The nodes, and the template's node constraints that narrow them to these. */

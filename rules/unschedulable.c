@@ -94,16 +94,17 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		return;
 	char ref[512];
 	sl_object_ref(&cx->w->obj, ref, sizeof ref);
-	struct sl_finding *f =
-	    sl_rule_report(self, cx, culprit(cx), "no node can run a pod of %s: %s%s%s%s", ref, sl_fit_error(a),
-			   a->fit_post ? " " : "", a->fit_post ? a->fit_post : "", a->fit_post ? "." : "");
+	const struct sl_preempt_summary *pre;
+	const char *post = sl_postfilter(a, SL_STOP_FIT, &pre);
+	struct sl_finding *f = sl_rule_report(self, cx, culprit(cx), "no node can run a pod of %s: %s%s%s%s", ref,
+					      sl_fit_error(a), post ? " " : "", post ? post : "", post ? "." : "");
 	if (a->nexcluded)
 		sl_note(f,
 			"%zu node%s left out before filtering: the required node affinity names other nodes in "
 			"matchFields metadata.name",
 			a->nexcluded, a->nexcluded == 1 ? " is" : "s are");
 	sl_note_slots(f, cx->model, a);
-	sl_note_preemption(f, a, &a->fit_pre);
+	sl_note_preemption(f, a, pre);
 	note_fixes(f, a);
 	sl_offer_smallest_changes(f, cx, SL_GOAL_ONE_POD);
 	sl_relate_nodes(f, cx->model, a, false);

@@ -133,8 +133,8 @@ static void check_preemption(const char *id, const cJSON *e, const struct sl_mod
 		cmp_nomination(id, "nomination", cJSON_GetObjectItem(nom, "nominated_node"),
 			       cJSON_GetObjectItem(nom, "victims"), m, &a->preempted[k++], bad);
 	}
-	char *fs = a->steady_placed ? failed_scheduling(sl_steady_fit_error(a), a->steady_post)
-				    : failed_scheduling(sl_fit_error(a), a->fit_post);
+	char *fs = a->steady_placed ? failed_scheduling(sl_steady_fit_error(a), sl_postfilter(a, SL_STOP_STEADY, NULL))
+				    : failed_scheduling(sl_fit_error(a), sl_postfilter(a, SL_STOP_FIT, NULL));
 	const cJSON *wfs = cJSON_GetObjectItem(pod, "failed_scheduling");
 	if (cJSON_IsString(wfs) || a->steady_placed < a->replicas)
 		cmp_str(id, "pod failed_scheduling", wfs, fs, bad);
@@ -146,7 +146,8 @@ static void check_preemption(const char *id, const cJSON *e, const struct sl_mod
 		mismatch(id, "surge schedules_with_preemption", want ? "true" : "false", want ? "false" : "true");
 		*bad = 1;
 	}
-	fs = a->surge_placed ? NULL : failed_scheduling(sl_rollout_fit_error(a), a->rollout_post);
+	fs = a->surge_placed ? NULL
+			     : failed_scheduling(sl_rollout_fit_error(a), sl_postfilter(a, SL_STOP_ROLLOUT, NULL));
 	cmp_str(id, "surge failed_scheduling", cJSON_GetObjectItem(surge, "failed_scheduling"), fs, bad);
 	free(fs);
 	for (k = 0; k < a->npreempted && !a->preempted[k].surge; k++)

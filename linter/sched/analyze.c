@@ -327,38 +327,6 @@ static bool fits_without_detail(struct sl_cluster *cl, const struct sl_workload 
 	return false;
 }
 
-/* The PostFilter's sentence for the pod that stops each placement: the first, the next replica,
- * the next surge pod, with the workload's pods placed before it. */
-static char *postfilter_text(struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_nodefit *fits,
-			     const int64_t *placed, struct sl_preempt_summary *sum)
-{
-	struct sl_preemption pr;
-	struct sl_preempt_state st = {NULL, placed};
-	sl_preempt(cl, p, fits, &st, &pr);
-	sl_preempt_summarize(&pr, sum);
-	char *msg = pr.message;
-	pr.message = NULL;
-	sl_preemption_free(&pr);
-	return msg;
-}
-
-static void postfilter_texts(struct sl_cluster *cl, const struct sl_workload *w, struct sl_analysis *a)
-{
-	size_t n = a->nnodes;
-	if (a->nfeasible == 0)
-		a->fit_post = postfilter_text(cl, &w->pod, a->fit, NULL, &a->fit_pre);
-	int64_t *placed = sl_xcalloc(n + 1, sizeof *placed);
-	for (size_t i = 0; i < n; i++)
-		placed[i] = a->slots ? a->slots[i] : 0;
-	if (a->steady_fit)
-		a->steady_post = postfilter_text(cl, &w->pod, a->steady_fit, placed, &a->steady_pre);
-	for (size_t i = 0; i < n && a->surge_slots; i++)
-		placed[i] += a->surge_slots[i];
-	if (a->rollout_fit)
-		a->rollout_post = postfilter_text(cl, &w->pod, a->rollout_fit, placed, &a->rollout_pre);
-	free(placed);
-}
-
 /* Whether some running pod has a lower priority than p: else preemption has no victim anywhere. */
 static bool any_lower(const struct sl_cluster *cl, const struct sl_podspec *p)
 {
@@ -416,9 +384,9 @@ static void preempt_in_detail(struct sl_cluster *cl, const struct sl_workload *w
 			free(a->steady_fit_error_text); /* made again from the new verdicts when asked */
 			a->steady_fit_error_text = NULL;
 			a->steady_fit = r.fits ? sl_nodefits_copy(r.fits, n) : NULL;
-			free(a->steady_post);
-			a->steady_post = r.post;
-			a->steady_pre = r.summary;
+			a->post[SL_STOP_STEADY] = r.post;
+			a->pre[SL_STOP_STEADY] = r.summary;
+			a->post_made[SL_STOP_STEADY] = true;
 			r.post = NULL;
 		}
 	}
@@ -430,9 +398,9 @@ static void preempt_in_detail(struct sl_cluster *cl, const struct sl_workload *w
 			free(a->rollout_fit_error_text);
 			a->rollout_fit_error_text = NULL;
 			a->rollout_fit = r.fits ? sl_nodefits_copy(r.fits, n) : NULL;
-			free(a->rollout_post);
-			a->rollout_post = r.post;
-			a->rollout_pre = r.summary;
+			a->post[SL_STOP_ROLLOUT] = r.post;
+			a->pre[SL_STOP_ROLLOUT] = r.summary;
+			a->post_made[SL_STOP_ROLLOUT] = true;
 			r.post = NULL;
 		}
 	}
@@ -478,8 +446,7 @@ static void analyze_in_detail(struct sl_cluster *cl, const struct sl_workload *w
 			a->nfeasible++;
 	}
 	a->texts = texts;
-	if (texts)
-		postfilter_texts(cl, w, a);
+	a->cl = texts ? cl : NULL;
 	preempt_in_detail(cl, w, texts, a);
 	a->detailed = true;
 	free(excluded);
@@ -554,9 +521,8 @@ void sl_analysis_free(struct sl_analysis *a)
 	for (size_t s = 0; s < a->npreempted; s++)
 		free((void *)a->preempted[s].victims);
 	free(a->preempted);
-	free(a->fit_post);
-	free(a->steady_post);
-	free(a->rollout_post);
+	for (int k = 0; k < 3; k++)
+		free(a->post[k]);
 	sl_daemon_view_free(&a->daemon);
 	memset(a, 0, sizeof *a);
 }
@@ -598,4 +564,36 @@ const char *sl_rollout_fit_error(const struct sl_analysis *a)
 {
 	struct sl_analysis *w = (struct sl_analysis *)a;
 	return a->rollout_fit ? memo_text(&w->rollout_fit_error_text, a->rollout_fit, a->nnodes) : NULL;
+}
+
+const char *sl_postfilter(const struct sl_analysis *a, enum sl_stop which, const struct sl_preempt_summary **sum)
+{
+	struct sl_analysis *w = (struct sl_analysis *)a; /* the memo only, as the texts above */
+	if (!a->post_made[which] && a->cl) {
+		w->post_made[which] = true;
+		const struct sl_nodefit *fits = which == SL_STOP_FIT      ? (a->nfeasible == 0 ? a->fit : NULL)
+						: which == SL_STOP_STEADY ? a->steady_fit
+									  : a->rollout_fit;
+		/* The pods placed before the one that stops: none, the replicas, and the surge too. */
+		int64_t *placed = NULL;
+		if (fits && which != SL_STOP_FIT) {
+			placed = sl_xcalloc(a->nnodes + 1, sizeof *placed);
+			for (size_t i = 0; i < a->nnodes; i++)
+				placed[i] = (a->slots ? a->slots[i] : 0) +
+					    (which == SL_STOP_ROLLOUT && a->surge_slots ? a->surge_slots[i] : 0);
+		}
+		if (fits) {
+			struct sl_preemption pr;
+			struct sl_preempt_state st = {NULL, placed};
+			sl_preempt(a->cl, a->pod, fits, &st, &pr);
+			sl_preempt_summarize(&pr, &w->pre[which]);
+			w->post[which] = pr.message;
+			pr.message = NULL;
+			sl_preemption_free(&pr);
+		}
+		free(placed);
+	}
+	if (sum)
+		*sum = &a->pre[which];
+	return a->post[which];
 }

@@ -44,6 +44,10 @@ struct sl_preempt_step {
 	bool surge; /* a pod of the rollout's new generation */
 };
 
+/* Where a placement stops: the first pod (fit), the next replica (steady_fit), the next surge pod
+ * (rollout_fit). */
+enum sl_stop { SL_STOP_FIT, SL_STOP_STEADY, SL_STOP_ROLLOUT };
+
 /* What DefaultPreemption found for the pod where a placement stops, every node failing it: nodes
  * where evicting pods cannot help (a filter they do not change), where no pod of lower priority
  * runs, where the pod lacks room even with all of them gone, and where the dry run was not
@@ -116,8 +120,10 @@ struct sl_analysis {
 	char *steady_fit_error_text, *rollout_fit_error_text;
 	/* The PostFilter's sentence that follows each filter text (DefaultPreemption: "preemption:
 	 * …"), when preemption finds no candidate; NULL otherwise (see the preempt_* counts). */
-	char *fit_post, *steady_post, *rollout_post;
-	struct sl_preempt_summary fit_pre, steady_pre, rollout_pre; /* and what it found, node by node */
+	struct sl_cluster *cl; /* with texts: the index it ran on, for the PostFilter's texts */
+	bool post_made[3];     /* by enum sl_stop: made by sl_postfilter (or the preemption run) */
+	char *post[3];
+	struct sl_preempt_summary pre[3];
 	/* Pods placed only by evicting lower-priority running pods (counted in steady_placed and
 	 * surge_placed), in order, with their victims; NULL without. */
 	struct sl_preempt_step *preempted;
@@ -161,6 +167,10 @@ struct sl_analysis {
  * rollout_fit is set; NULL otherwise. Made on the first call and kept with the analysis, which is
  * why a const analysis is written to: it is one thread's (a workload's checks). */
 const char *sl_fit_error(const struct sl_analysis *a);
+/* The PostFilter (DefaultPreemption) for the pod where a placement stops: the sentence the
+ * scheduler adds after the filters' text ("preemption: …"; NULL when there is no stop, or it
+ * nominates a node), and in *sum (may be NULL) what it found node by node. Made when first asked. */
+const char *sl_postfilter(const struct sl_analysis *a, enum sl_stop which, const struct sl_preempt_summary **sum);
 const char *sl_steady_fit_error(const struct sl_analysis *a);
 const char *sl_rollout_fit_error(const struct sl_analysis *a);
 
