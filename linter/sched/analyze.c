@@ -336,6 +336,22 @@ static bool any_lower(const struct sl_cluster *cl, const struct sl_podspec *p)
 	return false;
 }
 
+/* Where the placement now stops, after the preemption run r (the same place when nothing was
+ * evicted): its verdicts, and the PostFilter's sentence and counts; the filters' text is made again
+ * from the new verdicts when asked. */
+static void take_stop(struct sl_analysis *a, struct sl_preempt_run *r, enum sl_stop which, struct sl_nodefit **fit,
+		      char **text)
+{
+	sl_nodefits_free(*fit, a->nnodes);
+	free(*text);
+	*text = NULL;
+	*fit = r->fits ? sl_nodefits_copy(r->fits, a->nnodes) : NULL;
+	a->post[which] = r->post;
+	a->pre[which] = r->summary;
+	a->post_made[which] = true;
+	r->post = NULL;
+}
+
 /* The pods that did not fit, placed again as the scheduler's PostFilter does: by evicting
  * lower-priority pods, one pod after another (preemption.c). Where resources alone decide the
  * state is known; where placement is sequential, preemption finding room is only said. */
@@ -379,30 +395,14 @@ static void preempt_in_detail(struct sl_cluster *cl, const struct sl_workload *w
 	if (short_steady > 0) {
 		int64_t more = sl_preempt_place(cl, &w->pod, a->fit, &r, short_steady, false);
 		a->steady_placed += more;
-		if (texts) { /* where the placement now stops (the same when nothing was evicted) */
-			sl_nodefits_free(a->steady_fit, n);
-			free(a->steady_fit_error_text); /* made again from the new verdicts when asked */
-			a->steady_fit_error_text = NULL;
-			a->steady_fit = r.fits ? sl_nodefits_copy(r.fits, n) : NULL;
-			a->post[SL_STOP_STEADY] = r.post;
-			a->pre[SL_STOP_STEADY] = r.summary;
-			a->post_made[SL_STOP_STEADY] = true;
-			r.post = NULL;
-		}
+		if (texts)
+			take_stop(a, &r, SL_STOP_STEADY, &a->steady_fit, &a->steady_fit_error_text);
 	}
 	if (a->steady_placed >= a->replicas && a->strategy == SL_STRATEGY_ROLLING && a->surge_placed < a->max_surge) {
 		int64_t more = sl_preempt_place(cl, &w->pod, a->fit, &r, a->max_surge - a->surge_placed, true);
 		a->surge_placed += more;
-		if (texts) {
-			sl_nodefits_free(a->rollout_fit, n);
-			free(a->rollout_fit_error_text);
-			a->rollout_fit_error_text = NULL;
-			a->rollout_fit = r.fits ? sl_nodefits_copy(r.fits, n) : NULL;
-			a->post[SL_STOP_ROLLOUT] = r.post;
-			a->pre[SL_STOP_ROLLOUT] = r.summary;
-			a->post_made[SL_STOP_ROLLOUT] = true;
-			r.post = NULL;
-		}
+		if (texts)
+			take_stop(a, &r, SL_STOP_ROLLOUT, &a->rollout_fit, &a->rollout_fit_error_text);
 	}
 	a->preempt_unknown = r.unknown;
 	a->preempted = r.steps;
