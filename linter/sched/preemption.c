@@ -230,6 +230,40 @@ static char *no_candidate_text(const struct sl_preemption *pr)
 	return sl_buf_detach(&b);
 }
 
+/* Whether some running pod (not gone) has a lower priority than p. */
+static bool lower_anywhere(const struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_preempt_state *st)
+{
+	for (size_t k = 0; k < cl->npods; k++)
+		if (!(st && st->gone && st->gone[k]) && cl->pods[k]->spec.priority < p->priority)
+			return true;
+	return false;
+}
+
+/* no_candidate_text for a preemption without per-node verdicts: its two counts, sorted as
+ * FitError.Error() sorts "<count> <reason>" strings. */
+static char *two_counts_text(const struct sl_preemption *pr)
+{
+	struct sl_buf part[2] = {SL_BUF_INIT, SL_BUF_INIT};
+	size_t np = 0;
+	if (pr->no_victims)
+		sl_buf_printf(&part[np++], "%zu No preemption victims found for incoming pod", pr->no_victims);
+	if (pr->not_helpful)
+		sl_buf_printf(&part[np++], "%zu Preemption is not helpful for scheduling", pr->not_helpful);
+	if (np == 2 && strcmp(part[0].s, part[1].s) > 0) {
+		struct sl_buf t = part[0];
+		part[0] = part[1];
+		part[1] = t;
+	}
+	struct sl_buf b = SL_BUF_INIT;
+	sl_buf_printf(&b, "preemption: 0/%zu nodes are available: ", pr->n);
+	for (size_t k = 0; k < np; k++)
+		sl_buf_printf(&b, "%s%s", k ? ", " : "", part[k].s);
+	sl_buf_putc(&b, '.');
+	sl_buf_free(&part[0]);
+	sl_buf_free(&part[1]);
+	return sl_buf_detach(&b);
+}
+
 void sl_preempt(struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_nodefit *fits,
 		const struct sl_preempt_state *st, struct sl_preemption *out)
 {
@@ -239,6 +273,14 @@ void sl_preempt(struct sl_cluster *cl, const struct sl_podspec *p, const struct 
 	out->eligible = p->preempts;
 	if (!out->eligible) {
 		out->message = sl_xstrdup("preemption: not eligible due to preemptionPolicy=Never.");
+		return;
+	}
+	if (!lower_anywhere(cl, p, st)) {
+		/* No running pod of lower priority, as where no priorities are given at all: every
+		 * node the dry run would try has no victim, and nothing per node need be kept. */
+		for (size_t i = 0; i < out->n; i++)
+			*(might_help(&fits[i]) ? &out->no_victims : &out->not_helpful) += 1;
+		out->message = two_counts_text(out);
 		return;
 	}
 	out->nodes = sl_xcalloc(out->n + 1, sizeof *out->nodes);
@@ -273,6 +315,8 @@ void sl_preempt_summarize(const struct sl_preemption *pr, struct sl_preempt_summ
 	memset(s, 0, sizeof *s);
 	s->evaluated = true;
 	s->eligible = pr->eligible;
+	s->not_helpful = pr->not_helpful; /* counted alone when there are no per-node verdicts */
+	s->no_victims = pr->no_victims;
 	for (size_t i = 0; pr->nodes && i < pr->n; i++) {
 		enum sl_preempt_verdict v = pr->nodes[i].verdict;
 		s->not_helpful += v == SL_PN_NOT_HELPFUL;

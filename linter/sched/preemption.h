@@ -26,7 +26,7 @@ struct sl_preempt_node {
 	struct sl_nodefit still; /* SL_PN_FAILS: the first filter that still fails */
 	size_t *victims;         /* SL_PN_CANDIDATE: running pods (the cluster's indexes), most important first */
 	size_t nvictims;
-	int64_t top, sum; /* the victims' highest priority, and the sum the scheduler compares */
+	int64_t top, sum;  /* the victims' highest priority, and the sum the scheduler compares */
 	int64_t earliest;  /* the earliest start among the highest-priority victims */
 	size_t violations; /* victims that break a PodDisruptionBudget */
 };
@@ -46,6 +46,9 @@ struct sl_preemption {
 	bool tie;      /* others are as good by every criterion: the scheduler picks at random */
 	bool unknown;  /* some node's dry run was not modelled: no candidate does not prove there is none */
 	char *message; /* without a candidate: "preemption: …", the PostFilter's status as printed */
+	/* No pod of lower priority anywhere: nodes is NULL, and these count the nodes as the dry run
+	 * would have judged them. */
+	size_t not_helpful, no_victims;
 };
 
 /* The PostFilter for p, which fails on every node for the reasons fits[0 .. cl->n) (excluded
