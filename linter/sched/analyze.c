@@ -327,15 +327,6 @@ static bool fits_without_detail(struct sl_cluster *cl, const struct sl_workload 
 	return false;
 }
 
-/* Whether some running pod has a lower priority than p: else preemption has no victim anywhere. */
-static bool any_lower(const struct sl_cluster *cl, const struct sl_podspec *p)
-{
-	for (size_t k = 0; k < cl->npods; k++)
-		if (cl->pods[k]->spec.priority < p->priority)
-			return true;
-	return false;
-}
-
 /* Where the placement now stops, after the preemption run r (the same place when nothing was
  * evicted): its verdicts, and the PostFilter's sentence and counts; the filters' text is made again
  * from the new verdicts when asked. */
@@ -374,7 +365,7 @@ static void preempt_in_detail(struct sl_cluster *cl, const struct sl_workload *w
 		sl_preemption_free(&pr);
 		return;
 	}
-	if (!any_lower(cl, &w->pod))
+	if (!sl_preempt_has_victims(cl, &w->pod, NULL))
 		return;
 	if (a->sequential) {
 		/* The pods placed before the one that stops, as the cycle left them. */

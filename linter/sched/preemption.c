@@ -230,8 +230,7 @@ static char *no_candidate_text(const struct sl_preemption *pr)
 	return sl_buf_detach(&b);
 }
 
-/* Whether some running pod (not gone) has a lower priority than p. */
-static bool lower_anywhere(const struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_preempt_state *st)
+bool sl_preempt_has_victims(const struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_preempt_state *st)
 {
 	for (size_t k = 0; k < cl->npods; k++)
 		if (!(st && st->gone && st->gone[k]) && cl->pods[k]->spec.priority < p->priority)
@@ -275,7 +274,7 @@ void sl_preempt(struct sl_cluster *cl, const struct sl_podspec *p, const struct 
 		out->message = sl_xstrdup("preemption: not eligible due to preemptionPolicy=Never.");
 		return;
 	}
-	if (!lower_anywhere(cl, p, st)) {
+	if (!sl_preempt_has_victims(cl, p, st)) {
 		/* No running pod of lower priority, as where no priorities are given at all: every
 		 * node the dry run would try has no victim, and nothing per node need be kept. */
 		for (size_t i = 0; i < out->n; i++)

@@ -56,6 +56,9 @@ struct sl_preemption {
 void sl_preempt(struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_nodefit *fits,
 		const struct sl_preempt_state *st, struct sl_preemption *out);
 void sl_preemption_free(struct sl_preemption *pr);
+/* Whether some running pod (not gone in st, which may be NULL) has a lower priority than p: else
+ * preemption has no victim anywhere. */
+bool sl_preempt_has_victims(const struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_preempt_state *st);
 /* Its verdicts counted (evaluated is set). */
 void sl_preempt_summarize(const struct sl_preemption *pr, struct sl_preempt_summary *s);
 
