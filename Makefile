@@ -60,8 +60,8 @@ UNIT := tests/unit.c tests/unit_lsp.c tests/unit_output.c tests/unit_fix.c tests
 build/asan/unit: $(UNIT) tests/unit.h $(ASANLIB)
 	$(CC) $(STD) -O1 -g $(SAN) $(PKG_CFLAGS) -o $@ $(UNIT) $(ASANLIB) $(PKG_LIBS)
 
-build/asan/conformance: tests/conformance.c $(ASANLIB)
-	$(CC) $(STD) -O1 -g $(SAN) $(PKG_CFLAGS) -o $@ $< $(ASANLIB) $(PKG_LIBS)
+build/asan/conformance: tests/conformance.c tests/conformance_release.c tests/conformance.h $(ASANLIB)
+	$(CC) $(STD) -O1 -g $(SAN) $(PKG_CFLAGS) -o $@ tests/conformance.c tests/conformance_release.c $(ASANLIB) $(PKG_LIBS)
 
 # The scripted language server client (tests/run-lsp.sh): its own framing, cJSON for the rest.
 LSPCLIENT := tests/lspclient.c tests/lspclient_docs.c tests/lspclient_incr.c tests/lspclient_protocol.c

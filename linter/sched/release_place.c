@@ -214,6 +214,9 @@ static int64_t place_one(struct evolving *e, struct sl_cluster *cl, const struct
 	s->gl[0] = (struct sl_labels){0}; /* the placed pods keep them */
 	if (why && placed < steady.replicas && !s->truncated)
 		out->why[wi] = why_not(s);
+	sl_grow(&out->seq, &out->capseq, out->nseq + s->nlog, sizeof *out->seq);
+	for (size_t l = 0; l < s->nlog; l++)
+		out->seq[out->nseq++] = (struct sl_release_binding){wi, s->log[l].node, 1};
 	for (size_t k = 0; k < n; k++)
 		if (s->placed_gen[0][k] > 0) {
 			bind(e, w, &e->labels[wi], k, s->placed_gen[0][k]);
@@ -412,5 +415,6 @@ void sl_release_placement_free(struct sl_release_placement *p)
 	free(p->why);
 	free(p->placed);
 	free(p->log);
+	free(p->seq);
 	memset(p, 0, sizeof *p);
 }

@@ -273,6 +273,11 @@ struct sl_release_placement {
 	int64_t *placed;                /* per workload: how many of its todo pods the scheduler placed */
 	struct sl_release_binding *log; /* where they went, in the order placed */
 	size_t nlog, caplog;
+	/* every pod placed, one entry each (pods 1), in the order the scheduler bound them: the pod-by-
+	 * pod sequence the log sums up per node (the conformance suite compares it with the
+	 * scheduler's) */
+	struct sl_release_binding *seq;
+	size_t nseq, capseq;
 	/* for the first workload left short, in the order placed (NULL for the others): per node that
 	 * passes its node-only filters, why its next pod does not fit there (the filters' reasons; NULL
 	 * for the other nodes) */
