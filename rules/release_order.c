@@ -159,10 +159,53 @@ static void note_short(struct sl_finding *f, const struct sl_release *r, const s
 	}
 }
 
+/* The pods left Pending in each order when the release is placed otherwise (flags, SL_PLACE_*):
+ * whether that differs from nf and nr. Placed only for a warning about to be given. */
+static bool decides(const struct sl_release *r, const struct order_set *s, unsigned flags, int64_t nf, int64_t nr,
+		    int64_t *af, int64_t *ar)
+{
+	struct sl_release_placement f = {0}, v = {0};
+	bool done = sl_release_place_as(r->m, s->w, s->todo, s->n, false, flags, &f) &&
+		    sl_release_place_as(r->m, s->w, s->todo, s->n, true, flags, &v);
+	*af = done ? pending(s, &f) : nf;
+	*ar = done ? pending(s, &v) : nr;
+	sl_release_placement_free(&f);
+	sl_release_placement_free(&v);
+	return *af != nf || *ar != nr;
+}
+
+/* What decided the outcome, when it is not only the room left: the system-default spreading of
+ * the workloads placed first (scored without it, other counts), and a tie between nodes scored
+ * alike (broken the other way, other counts). */
+static void note_deciders(struct sl_finding *f, const struct sl_release *r, const struct order_set *s, int64_t nf,
+			  int64_t nr, bool tie, int64_t tf, int64_t tr)
+{
+	int64_t af, ar;
+	struct sl_buf b = SL_BUF_INIT;
+	size_t k = 0;
+	for (size_t j = 0; j < s->n; j++)
+		if (sl_spread_defaults(s->w[j], NULL) && s->todo[j] > 1 && k++ < SL_RELEASE_NAMED)
+			sl_buf_printf(&b, "%s%s/%s", k > 1 ? ", " : "", s->w[j]->obj.namespace, s->w[j]->obj.name);
+	if (k && decides(r, s, SL_PLACE_NO_DEFAULT_SPREAD, nf, nr, &af, &ar))
+		sl_note(f,
+			"the scheduler spreads the pods of %s over nodes and zones (a controller's pods without spread "
+			"constraints of their own get its system defaults: ScheduleAnyway, maxSkew 3 per "
+			"kubernetes.io/hostname and 5 per topology.kubernetes.io/zone); scored by the room left alone, "
+			"%lld pod%s would stay Pending in input order and %lld in reverse order",
+			sl_buf_str(&b), (long long)af, af == 1 ? "" : "s", (long long)ar);
+	sl_buf_free(&b);
+	if (tie)
+		sl_note(f,
+			"with ties between nodes scored alike broken the other way, %lld pod%s stay Pending in "
+			"input order and %lld in reverse order: the scheduler picks among such nodes at random",
+			(long long)tf, tf == 1 ? "" : "s", (long long)tr);
+}
+
 static void report(struct sl_release *r, const struct order_set *s, const struct sl_release_placement *fwd,
 		   const struct sl_release_placement *rev)
 {
-	int64_t nf = pending(s, fwd), nr = pending(s, rev);
+	int64_t nf = pending(s, fwd), nr = pending(s, rev), tf, tr;
+	bool tie = decides(r, s, SL_PLACE_TIES_LAST, nf, nr, &tf, &tr);
 	const struct sl_release_placement *p = nf ? fwd : rev;
 	size_t first = 0;
 	while (p->placed[first] >= s->todo[first])
@@ -185,8 +228,11 @@ static void report(struct sl_release *r, const struct order_set *s, const struct
 	struct sl_finding *f = sl_rule_report_object(
 	    r->self, r->cx, &w0->obj, w0->replicas_node,
 	    "%lld pod%s of %s stay%s Pending when the release is placed in %s order as the scheduler would place it "
-	    "(%s); %s",
-	    (long long)n, n == 1 ? "" : "s", who.s, n == 1 ? "s" : "", nf ? "input" : "reverse", other.s, why);
+	    "(%s); %s%s",
+	    (long long)n, n == 1 ? "" : "s", who.s, n == 1 ? "s" : "", nf ? "input" : "reverse", other.s, why,
+	    tie ? "; the scheduler picks at random among nodes it scores alike, and which one it picked decides this: "
+		  "the outcome may differ from run to run"
+		: "");
 	if (f->level > SL_WARNING)
 		f->level = SL_WARNING;
 	sl_buf_free(&who);
@@ -201,6 +247,7 @@ static void report(struct sl_release *r, const struct order_set *s, const struct
 		   "resource), but where the first pods go decides what is left for the later ones: room left in "
 		   "pieces by pods of different sizes, or nodes and domains closed by their anti-affinity, spread or "
 		   "host ports");
+	note_deciders(f, r, s, nf, nr, tie, tf, tr);
 	sl_note(f,
 		"fix: leave room to spare on the nodes these workloads share (lower the requests or replicas, or add "
 		"capacity), or give the workloads whose pods are larger nodes of their own");

@@ -3,8 +3,9 @@
  * reasons per node, fit_error, steady_state_placed, the resolved fence-posts, surge_placed,
  * rollout_deadlock and the fit error texts. A case with manifests.yaml (conformance-preempt) is
  * judged with its PostFilter instead: the pods placed with preemption, each nomination (node and
- * victims), the judged surge pod, and the whole FailedScheduling text. Exit 1 when any case
- * disagrees. */
+ * victims), the judged surge pod, and the whole FailedScheduling text. A case whose expected.json
+ * has "release" (conformance-release: several workloads) is judged by conformance_release.c.
+ * Exit 1 when any case disagrees. */
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -118,8 +119,8 @@ static void check_preemption(const char *id, const cJSON *e, const struct sl_mod
 			     int *bad)
 {
 	const cJSON *pod = cJSON_GetObjectItem(e, "pod"), *surge = cJSON_GetObjectItem(e, "surge");
-	sl_conf_cmp_int(id, "placed_with_preemption", cJSON_GetObjectItem(pod, "placed_with_preemption"), a->steady_placed,
-		bad);
+	sl_conf_cmp_int(id, "placed_with_preemption", cJSON_GetObjectItem(pod, "placed_with_preemption"),
+			a->steady_placed, bad);
 	size_t k = 0;
 	const cJSON *nom;
 	cJSON_ArrayForEach(nom, cJSON_GetObjectItem(pod, "nominations"))
@@ -144,7 +145,8 @@ static void check_preemption(const char *id, const cJSON *e, const struct sl_mod
 		return;
 	int want = cJSON_IsTrue(cJSON_GetObjectItem(surge, "schedules_with_preemption"));
 	if (want != (a->surge_placed > 0)) {
-		sl_conf_mismatch(id, "surge schedules_with_preemption", want ? "true" : "false", want ? "false" : "true");
+		sl_conf_mismatch(id, "surge schedules_with_preemption", want ? "true" : "false",
+				 want ? "false" : "true");
 		*bad = 1;
 	}
 	fs = a->surge_placed ? NULL
@@ -189,12 +191,13 @@ void sl_conf_compare_single(const char *id, const cJSON *e, const struct sl_mode
 		const cJSON *pl = cJSON_GetObjectItem(nf, "plugin");
 		if (!cJSON_IsString(pl) || strcmp(pl->valuestring, sl_plugin_name(f->plugin))) {
 			sl_conf_mismatch(id, what, cJSON_IsString(pl) ? pl->valuestring : "?",
-				 f->plugin ? sl_plugin_name(f->plugin) : "feasible");
+					 f->plugin ? sl_plugin_name(f->plugin) : "feasible");
 			*bad = 1;
 			continue;
 		}
 		if (cJSON_IsTrue(cJSON_GetObjectItem(nf, "excluded_by_prefilter")) != f->excluded) {
-			sl_conf_mismatch(id, what, "excluded_by_prefilter as expected", f->excluded ? "excluded" : "filtered");
+			sl_conf_mismatch(id, what, "excluded_by_prefilter as expected",
+					 f->excluded ? "excluded" : "filtered");
 			*bad = 1;
 		}
 		/* Reasons are a set: Go iterates the pod's scalar resources in map order. */
@@ -221,10 +224,10 @@ void sl_conf_compare_single(const char *id, const cJSON *e, const struct sl_mode
 	sl_conf_cmp_str(id, "fit_error", cJSON_GetObjectItem(e, "fit_error"), sl_fit_error(a), bad);
 	if (cJSON_GetObjectItem(e, "replicas")) {
 		sl_conf_cmp_int(id, "replicas", cJSON_GetObjectItem(e, "replicas"), a->replicas, bad);
-		sl_conf_cmp_int(id, "steady_state_placed", cJSON_GetObjectItem(e, "steady_state_placed"), a->steady_placed,
-			bad);
+		sl_conf_cmp_int(id, "steady_state_placed", cJSON_GetObjectItem(e, "steady_state_placed"),
+				a->steady_placed, bad);
 		sl_conf_cmp_str(id, "steady_state_fit_error", cJSON_GetObjectItem(e, "steady_state_fit_error"),
-			sl_steady_fit_error(a), bad);
+				sl_steady_fit_error(a), bad);
 		sl_conf_cmp_int(id, "max_surge", cJSON_GetObjectItem(e, "max_surge"), a->max_surge, bad);
 		/* A StatefulSet's update deletes a pod before it creates its replacement: no surge, one pod
 		 * at a time (maxUnavailable 1 in the data). The engine models no rollout for it (no surge,
@@ -234,12 +237,12 @@ void sl_conf_compare_single(const char *id, const cJSON *e, const struct sl_mode
 			sl_conf_cmp_int(id, "max_unavailable", cJSON_GetObjectItem(e, "max_unavailable"),
 					a->max_unavailable, bad);
 		sl_conf_cmp_int(id, "surge_placed", cJSON_GetObjectItem(e, "surge_placed"), a->surge_placed, bad);
-		sl_conf_cmp_str(id, "rollout_fit_error", cJSON_GetObjectItem(e, "rollout_fit_error"), sl_rollout_fit_error(a),
-			bad);
+		sl_conf_cmp_str(id, "rollout_fit_error", cJSON_GetObjectItem(e, "rollout_fit_error"),
+				sl_rollout_fit_error(a), bad);
 		const cJSON *dl = cJSON_GetObjectItem(e, "rollout_deadlock");
 		if (cJSON_IsBool(dl) && cJSON_IsTrue(dl) != a->rollout_deadlock) {
 			sl_conf_mismatch(id, "rollout_deadlock", cJSON_IsTrue(dl) ? "true" : "false",
-				 a->rollout_deadlock ? "true" : "false");
+					 a->rollout_deadlock ? "true" : "false");
 			*bad = 1;
 		}
 	}
@@ -351,11 +354,11 @@ int main(int argc, char **argv)
 		free(ids[i]);
 	}
 	free(ids);
-	sl_conf_release_summary();
+	bool release = sl_conf_release_summary();
 	/* a run that found no case checked nothing: that is no pass */
 	if (agree + disagree == 0)
 		printf("FAIL no case ran: %s holds none%s%s\n", argv[1], only ? " named " : "", only ? only : "");
-	printf("conformance: %d/%d cases agree with kube-scheduler v1.26.7, %d disagree\n", agree, agree + disagree,
-	       disagree);
+	printf("%s: %d/%d cases agree with kube-scheduler v1.26.7, %d disagree\n",
+	       release ? "conformance-release" : "conformance", agree, agree + disagree, disagree);
 	return disagree || agree + disagree == 0 ? 1 : 0;
 }

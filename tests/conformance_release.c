@@ -267,20 +267,27 @@ int sl_conf_release_case(const char *dir, const char *id, const cJSON *e, const 
 	return bad_single | bad_place | bad_rules;
 }
 
-void sl_conf_release_summary(void)
+bool sl_conf_release_summary(void)
 {
 	if (!st.cases)
-		return;
+		return false;
 	printf("release: single verdicts agree in %d/%d cases\n", st.singles_ok, st.cases);
 	printf("release: pod-by-pod placement (both orders) agrees in %d/%d cases\n", st.place_ok, st.cases);
 	printf("release: release-capacity error only where infeasible: %d/%d\n", st.error_ok, st.cases);
 	printf("release: no infeasible release passes in silence: %d/%d\n", st.silent_ok, st.cases);
 	printf("release: order warning exactly where an order leaves pods Pending: %d/%d\n", st.warn_ok, st.cases);
-	printf("release: rollout-deadlock only where the surge has no room beside the release: %d/%d\n",
-	       st.deadlock_ok, st.deadlocks);
-	printf("release: known gap (exhaustive search, not built): %d infeasible releases warned, not an error\n",
-	       st.gap_no_error);
-	printf("release: known gap (exhaustive search, not built): %d surges with no room beside the release get no "
-	       "rollout-deadlock\n",
-	       st.gap_no_deadlock);
+	printf("release: rollout-deadlock only where the surge has no room beside the release: %d/%d\n", st.deadlock_ok,
+	       st.deadlocks);
+	/* The checks not enforced yet, as the other suites list a check they skip (tests/lib.sh):
+	 * run-all.sh lists them before its summary. */
+	if (st.gap_no_error)
+		printf(
+		    "skip: infeasible release is an error: %d infeasible releases get the order warning, not an error "
+		    "(needs an exhaustive search over placements, not built)\n",
+		    st.gap_no_error);
+	if (st.gap_no_deadlock)
+		printf("skip: rollout-deadlock beside the release: %d surges with room in no placement of the release "
+		       "get no finding (needs an exhaustive search over placements, not built)\n",
+		       st.gap_no_deadlock);
+	return true;
 }

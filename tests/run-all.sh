@@ -118,6 +118,13 @@ if [ -d "$SHARED/conformance-preempt/cases" ]; then
 else
 	skip conformance-preempt "$SHARED/conformance-preempt not found"
 fi
+# Releases: several workloads placed pod by pod as the scheduler would, in both orders, and the
+# release view's findings against an exhaustive search (tests/conformance_release.c).
+if [ -d "$SHARED/conformance-release/cases" ]; then
+	run conformance-release build/asan/conformance "$SHARED/conformance-release/cases" -v
+else
+	skip conformance-release "$SHARED/conformance-release not found"
+fi
 if [ -d "$SHARED/corpus" ]; then
 	run corpus sh tests/run-corpus.sh build/asan/schedlint "$SHARED/corpus"
 else

@@ -167,10 +167,11 @@ void test_cluster_derive(void)
 	sl_model_bind_pods(&m);
 	CHECK(errs.n == 0 && m.nnodes == 3 && m.npods == 3 && m.nworkloads == 1);
 	struct sl_cluster *base = sl_cluster_new(&m);
-	CHECK(base->npods == 2 && base->ntopos == 3); /* p3's node is unknown; hostname, zone, rack */
-	check_change(base, &m, 1, 0, true);           /* more cpu on the tainted node */
-	check_change(base, &m, 2, 2, true);           /* two copies of node-c: new hostnames, zone z1 */
-	check_change(base, &m, 0, 2, false);          /* p3 names node-a-copy-1: it runs on the copy */
+	/* p3's node is unknown; hostname, zone, rack, and the system-default spreading's zone key */
+	CHECK(base->npods == 2 && base->ntopos == 4);
+	check_change(base, &m, 1, 0, true);  /* more cpu on the tainted node */
+	check_change(base, &m, 2, 2, true);  /* two copies of node-c: new hostnames, zone z1 */
+	check_change(base, &m, 0, 2, false); /* p3 names node-a-copy-1: it runs on the copy */
 	sl_cluster_free(base);
 	sl_model_free(&m);
 	sl_findings_free(&errs);

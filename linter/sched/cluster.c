@@ -284,6 +284,9 @@ static void prepare_topologies(struct sl_cluster *c)
 		for (size_t t = 0; t < p->nspread; t++)
 			topo_add(c, p->spread[t].topology_key);
 	}
+	/* The keys of PodTopologySpread's system defaults, which score most controllers' pods. */
+	topo_add(c, "kubernetes.io/hostname");
+	topo_add(c, "topology.kubernetes.io/zone");
 	prepare_pod_topologies(c);
 }
 

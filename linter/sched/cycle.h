@@ -46,7 +46,14 @@ struct sl_cycle {
 	int64_t *placed_gen[2];
 	struct sl_placement *log;
 	size_t nlog, caplog;
-	bool reverse;    /* choose the node the scheduler likes least (the order check) */
+	bool reverse; /* choose the node the scheduler likes least (the order check) */
+	/* among nodes scored alike take the last listed, not the first: the scheduler picks one at
+	 * random, and placing again with ties broken the other way shows an outcome that hinges on
+	 * one (sl_release_place_ties) */
+	bool ties_last;
+	/* score without PodTopologySpread's system defaults: what a report compares with, to say
+	 * whether they decided an outcome (SL_PLACE_NO_DEFAULT_SPREAD) */
+	bool no_sys_spread;
 	uint32_t *stamp; /* per running pod: the last visit's epoch (so each is counted once) */
 	uint32_t epoch;
 	size_t nall; /* nodes the scheduler filters at all (PreFilter may narrow them) */

@@ -117,8 +117,11 @@ static void place(struct sl_cycle *s, size_t node, int gen)
 
 /* The scheduler's choice among feasible nodes, by the default profile's scores that can differ
  * here: PodTopologySpread (weight 2), NodeResourcesFit LeastAllocated and
- * NodeResourcesBalancedAllocation (weight 1 each). Ties go to the node listed first (the
- * scheduler picks among them at random). */
+ * NodeResourcesBalancedAllocation (weight 1 each); PodTopologySpread scores the pod's own
+ * ScheduleAnyway constraints or, without constraints of its own, the system defaults a
+ * controller's pods get. The profile's other scores (TaintToleration's PreferNoSchedule,
+ * NodeAffinity's and InterPodAffinity's preferred terms, ImageLocality) are not modelled. Ties go
+ * to the node listed first (ties_last: the last), where the scheduler picks among them at random. */
 /* sl_resources_score of node i, computed once per count of the workload's pods on it: between
  * two attempts only the chosen node's count changes, and nothing else the score reads. */
 static int64_t resources_score(struct sl_cycle *s, size_t i)
@@ -139,7 +142,7 @@ static size_t choose(struct sl_cycle *s, const size_t *cand, size_t ncand, int64
 		int64_t score = (soft ? 2 * spread[c] : 0) + resources_score(s, cand[c]);
 		if (s->reverse)
 			score = -score;
-		if (score > best || (s->reverse && score == best)) {
+		if (score > best || ((s->reverse || s->ties_last) && score == best)) {
 			best = score;
 			pick = cand[c];
 		}

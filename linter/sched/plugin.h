@@ -124,6 +124,7 @@ int64_t sl_nonzero_request(const struct sl_podspec *p, const char *res);
 int64_t sl_resources_score(const struct sl_cycle *cy, size_t node);
 
 /* PodTopologySpread: DoNotSchedule constraints filter; ScheduleAnyway ones only score. */
+/* (sl_spread_defaults, in sched.h: whether a pod gets the system defaults.) */
 bool sl_pod_topology_spread_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
 void sl_pod_topology_spread_prefilter(struct sl_cycle *cy);
 void sl_pod_topology_spread_add_pod(struct sl_cycle *cy, size_t node, int gen);

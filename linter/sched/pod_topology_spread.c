@@ -1,7 +1,12 @@
 /* PodTopologySpread (pkg/scheduler/framework/plugins/podtopologyspread): for each constraint,
  * the pods its selector matches, counted per domain of its topology key over the eligible nodes
  * (those with every hard constraint's key that pass its node inclusion policies). DoNotSchedule
- * constraints filter on the skew against the global minimum; ScheduleAnyway ones score. */
+ * constraints filter on the skew against the global minimum; ScheduleAnyway ones score. A pod
+ * with no constraint of its own whose controller is a ReplicaSet (a Deployment's), StatefulSet or
+ * ReplicationController gets the plugin's system defaults (defaultingType System), which only
+ * score: maxSkew 3 per kubernetes.io/hostname and 5 per topology.kubernetes.io/zone, ScheduleAnyway,
+ * selecting by the controller's selector (helper.DefaultSelector; a Deployment's ReplicaSet adds
+ * its pod-template-hash). Services, which DefaultSelector also reads, are not in the model. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +30,36 @@ struct sl_spread_state {
 	struct constraint *sp;
 	size_t nsp;
 	int64_t *raw; /* scratch for the scores */
+	/* The system defaults, when the pod has them instead of constraints of its own: sp[k].c points
+	 * here. Their selector is the workload's (borrowed), their nodes need no key (the plugin's
+	 * requireAllTopologies is false for them). */
+	struct sl_spread sys[2];
+	bool sys_on;
+	uint32_t *mark; /* per domain of any constraint: the scoring's last epoch that saw it */
+	uint32_t epoch;
 };
+
+/* PodTopologySpreadArgs' system defaults (pkg/scheduler/apis/config/v1beta3 and v1: the
+ * systemDefaultConstraints of the plugin's args). */
+static const struct {
+	const char *key;
+	int64_t max_skew;
+} sys_defaults[2] = {{"kubernetes.io/hostname", 3}, {"topology.kubernetes.io/zone", 5}};
+static const char *const hash_key[] = {"pod-template-hash"};
+
+bool sl_spread_defaults(const struct sl_workload *w, bool *own_hash)
+{
+	const char *k = w->obj.kind;
+	bool deploy = !strcmp(k, "Deployment");
+	if (w->pod.nspread || w->sel.nothing ||
+	    (!deploy && strcmp(k, "StatefulSet") && strcmp(k, "ReplicaSet") && strcmp(k, "ReplicationController")))
+		return false;
+	if (own_hash)
+		*own_hash = deploy;
+	/* An empty selector is Empty() to the plugin (no constraint); a ReplicaSet of a Deployment
+	 * always selects its pod-template-hash. */
+	return deploy || w->sel.nreqs > 0;
+}
 
 /* A constraint's selector, with matchLabelKeys taken from the incoming pod. */
 static bool spread_selects(const struct sl_spread *c, const struct sl_labels *owner, const struct sl_labels *labels)
@@ -43,7 +77,7 @@ static bool eligible(const struct sl_cycle *cy, const struct constraint *st, siz
 	const struct sl_spread_state *ss = cy->spread;
 	const struct sl_node *nd = cy->m->nodes[i];
 	bool ok = true;
-	for (size_t k = 0; k < ss->nsp && ok; k++)
+	for (size_t k = 0; k < ss->nsp && ok && !ss->sys_on; k++)
 		if (ss->sp[k].c->hard == st->c->hard && sl_topo_dom(cy->cl, ss->sp[k].topo, i) < 0)
 			ok = false;
 	signed char *cls = st->elig_cls ? &st->elig_cls[cy->cl->cls[i]] : NULL;
@@ -69,7 +103,9 @@ static void count(struct sl_cycle *cy, size_t i, const char *ns, const struct sl
 		struct constraint *st = &ss->sp[k];
 		if (strcmp(ns, cy->p->namespace) || !spread_selects(st->c, own, labels) || !eligible(cy, st, i))
 			continue;
-		st->cnt[sl_topo_dom(cy->cl, st->topo, i)]++;
+		int32_t d = sl_topo_dom(cy->cl, st->topo, i);
+		if (d >= 0) /* a system default's node may lack the key: its pods are in no domain */
+			st->cnt[d]++;
 	}
 }
 
@@ -84,25 +120,38 @@ static void state_new(struct sl_cycle *cy)
 	const struct sl_podspec *p = cy->p;
 	const struct sl_cluster *cl = cy->cl;
 	struct sl_spread_state *ss = sl_xcalloc(1, sizeof *ss);
-	ss->sp = sl_xcalloc(p->nspread + 1, sizeof *ss->sp);
+	bool own_hash = false;
+	ss->sys_on = !p->nspread && !cy->no_sys_spread && sl_spread_defaults(cy->w, &own_hash);
+	size_t n = ss->sys_on ? 2 : p->nspread, maxdom = 0;
+	for (size_t k = 0; ss->sys_on && k < 2; k++)
+		ss->sys[k] = (struct sl_spread){.max_skew = sys_defaults[k].max_skew,
+						.topology_key = sys_defaults[k].key,
+						.honor_affinity = true,
+						.sel = cy->w->sel,
+						.match_keys = own_hash ? (const char **)hash_key : NULL,
+						.nmatch_keys = own_hash ? 1 : 0};
+	ss->sp = sl_xcalloc(n + 1, sizeof *ss->sp);
 	ss->raw = sl_xcalloc(cy->n + 1, sizeof *ss->raw);
 	bool by_class = sl_judged_by_class(p);
-	for (size_t k = 0; k < p->nspread; k++) {
+	for (size_t k = 0; k < n; k++) {
 		struct constraint *st = &ss->sp[ss->nsp++];
-		st->c = &p->spread[k];
+		st->c = ss->sys_on ? &ss->sys[k] : &p->spread[k];
 		st->topo = sl_topo_id(cl, st->c->topology_key);
-		st->cnt = sl_xcalloc(cl->topos[st->topo].ndom + 1, sizeof *st->cnt);
-		st->present = sl_xcalloc(cl->topos[st->topo].ndom + 1, sizeof *st->present);
+		size_t nd = cl->topos[st->topo].ndom;
+		maxdom = nd > maxdom ? nd : maxdom;
+		st->cnt = sl_xcalloc(nd + 1, sizeof *st->cnt);
+		st->present = sl_xcalloc(nd + 1, sizeof *st->present);
 		st->elig = sl_xcalloc(cy->n + 1, sizeof *st->elig);
 		st->elig_cls = by_class ? sl_xcalloc(cl->ncls + 1, sizeof *st->elig_cls) : NULL;
 	}
+	ss->mark = sl_xcalloc(maxdom + 1, sizeof *ss->mark);
 	cy->spread = ss;
 }
 
 void sl_pod_topology_spread_prefilter(struct sl_cycle *cy)
 {
-	if (!cy->p->nspread)
-		return; /* nothing to count (most pods): no state, and every hook below has nothing to do */
+	if (!cy->p->nspread && (cy->no_sys_spread || !sl_spread_defaults(cy->w, NULL)))
+		return; /* nothing to count: no state, and every hook below has nothing to do */
 	if (!cy->spread)
 		state_new(cy);
 	struct sl_spread_state *ss = cy->spread;
@@ -112,7 +161,7 @@ void sl_pod_topology_spread_prefilter(struct sl_cycle *cy)
 		memset(st->cnt, 0, nd * sizeof *st->cnt);
 		memset(st->present, 0, nd * sizeof *st->present);
 		for (size_t i = 0; i < cy->n; i++)
-			if (eligible(cy, st, i))
+			if (eligible(cy, st, i) && sl_topo_dom(cy->cl, st->topo, i) >= 0)
 				st->present[sl_topo_dom(cy->cl, st->topo, i)] = true;
 		st->self = spread_selects(st->c, &cy->gl[cy->gen], &cy->gl[cy->gen]);
 	}
@@ -165,6 +214,7 @@ void sl_pod_topology_spread_release(struct sl_cycle *cy)
 	}
 	free(ss->sp);
 	free(ss->raw);
+	free(ss->mark);
 	free(ss);
 	cy->spread = NULL;
 }
@@ -204,49 +254,74 @@ bool sl_pod_topology_spread_filter(const struct sl_cycle *cy, size_t node, struc
 	return true;
 }
 
-/* ScheduleAnyway constraints: matching pods in the node's domain, weighted by log(domains + 2);
- * a node without a constraint's key is ignored (scores 0). Normalized as the plugin does: the
- * fewest matching pods score 100. */
+/* The weight of a ScheduleAnyway constraint (topologyNormalizingWeight): log(size + 2), size the
+ * number of its key's values among the scored nodes, all of them for the hostname, and a node
+ * without the key counting as the value "" (possible only for the system defaults, whose nodes
+ * need no key). */
+static double soft_weight(struct sl_spread_state *ss, const struct sl_cycle *cy, const struct constraint *st,
+			  const size_t *cand, size_t ncand, size_t nscored)
+{
+	if (!strcmp(st->c->topology_key, "kubernetes.io/hostname"))
+		return log((double)nscored + 2);
+	size_t size = 0;
+	bool blank = false;
+	ss->epoch++;
+	for (size_t c = 0; c < ncand; c++) {
+		if (ss->raw[c] < 0)
+			continue;
+		int32_t d = sl_topo_dom(cy->cl, st->topo, cand[c]);
+		if (d < 0)
+			blank = true;
+		else if (ss->mark[d] != ss->epoch) {
+			ss->mark[d] = ss->epoch;
+			size++;
+		}
+	}
+	return log((double)(size + blank) + 2);
+}
+
+/* ScheduleAnyway constraints, scored as the plugin's PreScore, Score and NormalizeScore do: a
+ * node missing a key of a constraint of the pod's own is ignored (scores 0); otherwise, for each
+ * constraint whose key the node has, the matching pods in its domain times the constraint's
+ * weight, plus maxSkew - 1, summed and rounded; normalized so that the fewest score 100. */
 bool sl_pod_topology_spread_scores(const struct sl_cycle *cy, const size_t *cand, size_t ncand, int64_t *score)
 {
-	const struct sl_spread_state *ss = cy->spread;
+	struct sl_spread_state *ss = cy->spread;
 	if (!ss)
 		return false;
-	int64_t *raw = ss->raw;
-	int64_t rmin = INT64_MAX, rmax = 0;
+	const struct constraint *soft[16];
 	double weight[16];
-	size_t nw = 0;
-	for (size_t k = 0; k < ss->nsp && nw < 16; k++) {
-		const struct constraint *st = &ss->sp[k];
-		size_t ndomains = 0;
-		if (st->c->hard)
-			continue;
-		for (size_t x = 0; x < cy->cl->topos[st->topo].ndom; x++)
-			ndomains += st->present[x];
-		weight[nw++] = log((double)ndomains + 2);
-	}
-	if (!nw)
+	size_t nsoft = 0, nscored = ncand;
+	for (size_t k = 0; k < ss->nsp && nsoft < 16; k++)
+		if (!ss->sp[k].c->hard)
+			soft[nsoft++] = &ss->sp[k];
+	if (!nsoft)
 		return false;
+	int64_t *raw = ss->raw;
 	for (size_t c = 0; c < ncand; c++) {
+		raw[c] = 0;
+		for (size_t k = 0; k < nsoft && !ss->sys_on && !raw[c]; k++)
+			if (sl_topo_dom(cy->cl, soft[k]->topo, cand[c]) < 0) {
+				raw[c] = -1; /* ignored */
+				nscored--;
+			}
+	}
+	for (size_t k = 0; k < nsoft; k++)
+		weight[k] = soft_weight(ss, cy, soft[k], cand, ncand, nscored);
+	int64_t rmin = INT64_MAX, rmax = 0;
+	for (size_t c = 0; c < ncand; c++) {
+		if (raw[c] < 0)
+			continue;
 		double sc = 0;
-		size_t w = 0;
-		raw[c] = -1;
-		for (size_t k = 0; k < ss->nsp && w < nw; k++) {
-			const struct constraint *st = &ss->sp[k];
-			if (st->c->hard)
-				continue;
-			int32_t d = sl_topo_dom(cy->cl, st->topo, cand[c]);
-			if (d < 0)
-				break;
-			sc += (double)(st->present[d] ? st->cnt[d] : 0) * weight[w++];
+		for (size_t k = 0; k < nsoft; k++) {
+			int32_t d = sl_topo_dom(cy->cl, soft[k]->topo, cand[c]);
+			if (d >= 0)
+				sc += (double)(soft[k]->present[d] ? soft[k]->cnt[d] : 0) * weight[k] +
+				      (double)(soft[k]->c->max_skew - 1);
 		}
-		if (w < nw)
-			continue; /* ignored */
-		raw[c] = (int64_t)(sc + 0.5);
-		if (raw[c] < rmin)
-			rmin = raw[c];
-		if (raw[c] > rmax)
-			rmax = raw[c];
+		raw[c] = llround(sc);
+		rmin = raw[c] < rmin ? raw[c] : rmin;
+		rmax = raw[c] > rmax ? raw[c] : rmax;
 	}
 	for (size_t c = 0; c < ncand; c++)
 		score[c] = raw[c] < 0 ? 0 : rmax == 0 ? 100 : 100 * (rmax + rmin - raw[c]) / rmax;

@@ -32,6 +32,7 @@ struct evolving {
 	struct sl_cycle
 	    cycle; /* the workload being placed (finished between workloads): its per-node arrays made once */
 	bool has_cycle;
+	unsigned flags; /* SL_PLACE_*: ties broken the other way, no default spreading */
 };
 
 static void evolving_init(struct evolving *e, const struct sl_model *m, size_t nw, int64_t total)
@@ -103,6 +104,15 @@ static bool reads_pods(const struct sl_podspec *p)
 	return p->naffinity || p->nanti || p->nspread || p->nports;
 }
 
+/* Whether placing a pod of w depends on pods of other workloads: reads_pods, or the system-default
+ * spreading (scores only) with a selector that is not pinned to w's own pod-template-hash (a
+ * StatefulSet's, a ReplicaSet's or a ReplicationController's may select others' pods). */
+static bool reads_others(const struct sl_workload *w)
+{
+	bool own;
+	return reads_pods(&w->pod) || (sl_spread_defaults(w, &own) && !own);
+}
+
 /* Whether a term of `owner` may select a pod of `of` (their template labels; a term that also
  * reads label keys of its own pod is assumed to). */
 static bool terms_select(const struct sl_podterm *t, size_t nt, const struct sl_podspec *owner,
@@ -118,8 +128,13 @@ static bool terms_select(const struct sl_podterm *t, size_t nt, const struct sl_
 /* Whether pods of `placed` bear on placing a pod of `next`: next's terms or spread may select
  * them, their anti-affinity may repel it, or they bind a host port next wants (NodePorts judges
  * nothing else of them). */
-static bool bears_on(const struct sl_podspec *placed, const struct sl_podspec *next)
+static bool bears_on(const struct sl_podspec *placed, const struct sl_workload *nextw)
 {
+	const struct sl_podspec *next = &nextw->pod;
+	bool own;
+	if (sl_spread_defaults(nextw, &own) && !own && !strcmp(next->namespace, placed->namespace) &&
+	    sl_selector_matches(&nextw->sel, &placed->labels))
+		return true; /* counted by its default spreading's scores */
 	if (terms_select(placed->anti, placed->nanti, placed, next) ||
 	    terms_select(next->affinity, next->naffinity, next, placed) ||
 	    terms_select(next->anti, next->nanti, next, placed) ||
@@ -207,6 +222,8 @@ static int64_t place_one(struct evolving *e, struct sl_cluster *cl, const struct
 	else
 		sl_cycle_init(s, cl, &steady, excluded, ok, hash ? hash : e->hash[wi]);
 	e->has_cycle = true;
+	s->ties_last = e->flags & SL_PLACE_TIES_LAST;
+	s->no_sys_spread = e->flags & SL_PLACE_NO_DEFAULT_SPREAD;
 	sl_place_all(s, &steady, NULL, 0, &placed, &surge, NULL, NULL);
 	*work += s->work;
 	*truncated |= s->truncated || *work > SL_RELEASE_PLACE_BUDGET;
@@ -244,7 +261,7 @@ uint64_t sl_release_place_cost(const struct sl_model *m, const struct sl_workloa
 	 * every node. */
 	uint64_t builds = 1;
 	for (size_t i = 0; i < nw; i++)
-		builds += reads_pods(&ws[i]->pod) ? 2 : 0;
+		builds += reads_others(ws[i]) ? 2 : 0;
 	uint64_t pods = (uint64_t)(total > 0 ? total : 0);
 	/* and each of those workloads asking about every workload placed before it */
 	return builds * ((uint64_t)m->nnodes + m->npods + pods + 1) + pods * ((uint64_t)m->nnodes + 1) + builds * nw;
@@ -252,6 +269,12 @@ uint64_t sl_release_place_cost(const struct sl_model *m, const struct sl_workloa
 
 bool sl_release_place(const struct sl_model *m, const struct sl_workload *const *ws, const int64_t *todo, size_t nw,
 		      bool reverse, struct sl_release_placement *out)
+{
+	return sl_release_place_as(m, ws, todo, nw, reverse, 0, out);
+}
+
+bool sl_release_place_as(const struct sl_model *m, const struct sl_workload *const *ws, const int64_t *todo, size_t nw,
+			 bool reverse, unsigned flags, struct sl_release_placement *out)
 {
 	memset(out, 0, sizeof *out);
 	int64_t total = 0;
@@ -265,6 +288,7 @@ bool sl_release_place(const struct sl_model *m, const struct sl_workload *const 
 		return false;
 	struct evolving e;
 	evolving_init(&e, m, nw, total);
+	e.flags = flags;
 	uint64_t work = 0;
 	bool truncated = false;
 	struct sl_cluster *cl = rebuild(NULL, &e.m, &work);
@@ -280,11 +304,12 @@ bool sl_release_place(const struct sl_model *m, const struct sl_workload *const 
 		size_t i = reverse ? nw - 1 - k : k;
 		if (todo[i] <= 0)
 			continue;
-		/* Without terms, spread or ports of its own only a placed pod's anti-affinity matters. */
-		bool reads = reads_pods(&ws[i]->pod), stale = false;
+		/* Without terms, spread or ports of its own (nor default spreading that may count others'
+		 * pods) only a placed pod's anti-affinity matters. */
+		bool reads = reads_others(ws[i]), stale = false;
 		const size_t *scan = reads ? unbuilt : anti;
 		for (size_t u = 0, nscan = reads ? nunbuilt : nanti; u < nscan && !stale; u++)
-			stale = bears_on(&ws[scan[u]]->pod, &ws[i]->pod);
+			stale = bears_on(&ws[scan[u]]->pod, ws[i]);
 		if (stale) {
 			cl = rebuild(cl, &e.m, &work);
 			nunbuilt = nanti = 0;
@@ -387,6 +412,8 @@ bool sl_release_places_surely(struct sl_cluster *cl, const struct sl_workload *c
 			      size_t nw)
 {
 	int64_t total = 0;
+	/* Scores (default spreading among them) only choose among the nodes where a pod fits; the
+	 * proof below holds whichever they choose. */
 	for (size_t i = 0; i < nw; i++) {
 		if (reads_pods(&ws[i]->pod))
 			return false;

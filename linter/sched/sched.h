@@ -290,7 +290,19 @@ uint64_t sl_release_place_cost(const struct sl_model *m, const struct sl_workloa
 /* Returns out->complete. out is the caller's to free (sl_release_placement_free) either way. */
 bool sl_release_place(const struct sl_model *m, const struct sl_workload *const *ws, const int64_t *todo, size_t nw,
 		      bool reverse, struct sl_release_placement *out);
+/* The same placed otherwise, to tell what decided an outcome (flags, SL_PLACE_*): ties between
+ * nodes scored alike broken to the last listed instead of the first (the scheduler picks among
+ * them at random, so where this places otherwise the outcome may differ from run to run), or
+ * scored without PodTopologySpread's system defaults. */
+enum { SL_PLACE_TIES_LAST = 1, SL_PLACE_NO_DEFAULT_SPREAD = 2 };
+bool sl_release_place_as(const struct sl_model *m, const struct sl_workload *const *ws, const int64_t *todo, size_t nw,
+			 bool reverse, unsigned flags, struct sl_release_placement *out);
 void sl_release_placement_free(struct sl_release_placement *p);
+/* Whether w's pods get PodTopologySpread's system-default constraints (no constraint of their
+ * own, a ReplicaSet's, StatefulSet's or ReplicationController's selector): the scheduler then
+ * spreads them over nodes and zones when it scores (sched/pod_topology_spread.c). *own_hash (may
+ * be NULL): their selector asks for their own pod-template-hash (a Deployment's ReplicaSet). */
+bool sl_spread_defaults(const struct sl_workload *w, bool *own_hash);
 /* Whether sl_release_place on cl's model leaves no pod of ws Pending in any order, known without
  * placing: no workload reads or repels other pods (inter-pod terms, spread, host ports), so only
  * the nodes' load changes as pods are placed, and each workload has more nodes where a pod fits
