@@ -159,11 +159,24 @@ static void note_short(struct sl_finding *f, const struct sl_release *r, const s
 	}
 }
 
+/* The largest release (in sl_release_place_cost units) placed again to tell what decided its
+ * warning: a few dozen workloads on a few hundred nodes. A larger one is placed in each order once,
+ * and its warning says nothing of ties or spreading (four more placements would triple the work). */
+#define SL_RELEASE_DECIDE_BUDGET 100000u
+
 /* The pods left Pending in each order when the release is placed otherwise (flags, SL_PLACE_*):
- * whether that differs from nf and nr. Placed only for a warning about to be given. */
+ * whether that differs from nf and nr. Placed only for a warning about to be given, on a release
+ * within SL_RELEASE_DECIDE_BUDGET. */
 static bool decides(const struct sl_release *r, const struct order_set *s, unsigned flags, int64_t nf, int64_t nr,
 		    int64_t *af, int64_t *ar)
 {
+	int64_t total = 0;
+	for (size_t i = 0; i < s->n; i++)
+		total = sl_sat_add(total, s->todo[i]);
+	*af = nf;
+	*ar = nr;
+	if (sl_release_place_cost(r->m, s->w, s->n, total) > SL_RELEASE_DECIDE_BUDGET)
+		return false;
 	struct sl_release_placement f = {0}, v = {0};
 	bool done = sl_release_place_as(r->m, s->w, s->todo, s->n, false, flags, &f) &&
 		    sl_release_place_as(r->m, s->w, s->todo, s->n, true, flags, &v);

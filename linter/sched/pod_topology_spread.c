@@ -6,11 +6,13 @@
  * ReplicationController gets the plugin's system defaults (defaultingType System), which only
  * score: maxSkew 3 per kubernetes.io/hostname and 5 per topology.kubernetes.io/zone, ScheduleAnyway,
  * selecting by the controller's selector (helper.DefaultSelector; a Deployment's ReplicaSet adds
- * its pod-template-hash). Services, which DefaultSelector also reads, are not in the model. */
+ * its pod-template-hash, so only pods of the incoming pod's generation count). Services, which DefaultSelector also
+ * reads, are not in the model. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/buf.h"
 #include "plugin.h"
 #include "status.h"
 
@@ -35,6 +37,13 @@ struct sl_spread_state {
 	 * requireAllTopologies is false for them). */
 	struct sl_spread sys[2];
 	bool sys_on;
+	/* A Deployment's: its selector's requirements after pod-template-hash In [sys_hash], the
+	 * incoming generation's hash (set by each PreFilter). Put first, it is what the running pods'
+	 * index is asked for: no running pod carries the hash the engine makes up for a workload with
+	 * none running, so most visits find nothing at once. */
+	struct sl_requirement *sys_reqs;
+	const char *sys_hash;
+	bool sys_match; /* count's: the first default's selector matched the pod being counted */
 	uint32_t *mark; /* per domain of any constraint: the scoring's last epoch that saw it */
 	uint32_t epoch;
 };
@@ -45,7 +54,6 @@ static const struct {
 	const char *key;
 	int64_t max_skew;
 } sys_defaults[2] = {{"kubernetes.io/hostname", 3}, {"topology.kubernetes.io/zone", 5}};
-static const char *const hash_key[] = {"pod-template-hash"};
 
 bool sl_spread_defaults(const struct sl_workload *w, bool *own_hash)
 {
@@ -94,14 +102,22 @@ static bool eligible(const struct sl_cycle *cy, const struct constraint *st, siz
 	return ok;
 }
 
-/* A pod (of ns with labels) on node i enters the counts of the incoming pod. */
-static void count(struct sl_cycle *cy, size_t i, const char *ns, const struct sl_labels *labels)
+/* A pod (of ns with labels) on node i enters the counts of the incoming pod. same: it is a pod of
+ * the incoming pod's own generation, which each constraint selects or not as it does the incoming
+ * pod (st->self): no selector to match again for each of the workload's pods placed. */
+static void count(struct sl_cycle *cy, size_t i, const char *ns, const struct sl_labels *labels, bool same)
 {
 	const struct sl_labels *own = &cy->gl[cy->gen];
 	struct sl_spread_state *ss = cy->spread;
+	if (strcmp(ns, cy->p->namespace))
+		return;
 	for (size_t k = 0; k < ss->nsp; k++) {
 		struct constraint *st = &ss->sp[k];
-		if (strcmp(ns, cy->p->namespace) || !spread_selects(st->c, own, labels) || !eligible(cy, st, i))
+		/* The system defaults share one selector: matched once for both. */
+		bool sel = same              ? st->self
+			   : k && ss->sys_on ? ss->sys_match
+					     : (ss->sys_match = spread_selects(st->c, own, labels));
+		if (!sel || !eligible(cy, st, i))
 			continue;
 		int32_t d = sl_topo_dom(cy->cl, st->topo, i);
 		if (d >= 0) /* a system default's node may lack the key: its pods are in no domain */
@@ -112,7 +128,7 @@ static void count(struct sl_cycle *cy, size_t i, const char *ns, const struct sl
 static void count_running_pod(void *ctx, size_t k)
 {
 	struct sl_cycle *cy = ctx;
-	count(cy, cy->cl->pod_node[k], cy->cl->pods[k]->spec.namespace, &cy->cl->pods[k]->spec.labels);
+	count(cy, cy->cl->pod_node[k], cy->cl->pods[k]->spec.namespace, &cy->cl->pods[k]->spec.labels, false);
 }
 
 static void state_new(struct sl_cycle *cy)
@@ -123,13 +139,20 @@ static void state_new(struct sl_cycle *cy)
 	bool own_hash = false;
 	ss->sys_on = !p->nspread && !cy->no_sys_spread && sl_spread_defaults(cy->w, &own_hash);
 	size_t n = ss->sys_on ? 2 : p->nspread, maxdom = 0;
+	struct sl_selector sel = cy->w->sel;
+	if (ss->sys_on && own_hash) {
+		ss->sys_reqs = sl_xcalloc(sel.nreqs + 1, sizeof *ss->sys_reqs);
+		ss->sys_reqs[0] = (struct sl_requirement){"pod-template-hash", SL_OP_IN, &ss->sys_hash, 1, NULL};
+		if (sel.nreqs)
+			memcpy(ss->sys_reqs + 1, sel.reqs, sel.nreqs * sizeof *sel.reqs);
+		sel.reqs = ss->sys_reqs;
+		sel.nreqs++;
+	}
 	for (size_t k = 0; ss->sys_on && k < 2; k++)
 		ss->sys[k] = (struct sl_spread){.max_skew = sys_defaults[k].max_skew,
 						.topology_key = sys_defaults[k].key,
 						.honor_affinity = true,
-						.sel = cy->w->sel,
-						.match_keys = own_hash ? (const char **)hash_key : NULL,
-						.nmatch_keys = own_hash ? 1 : 0};
+						.sel = sel};
 	ss->sp = sl_xcalloc(n + 1, sizeof *ss->sp);
 	ss->raw = sl_xcalloc(cy->n + 1, sizeof *ss->raw);
 	bool by_class = sl_judged_by_class(p);
@@ -148,13 +171,39 @@ static void state_new(struct sl_cycle *cy)
 	cy->spread = ss;
 }
 
+/* Whether the system defaults can tell nodes apart for the pods of this phase: more than one is
+ * placed (the second counts the first), or a running pod may match their selector. One pod with
+ * nothing to count scores every node alike, so no state is made: most workloads of a large
+ * release have one replica. */
+static bool sys_matters(struct sl_cycle *cy, bool own_hash)
+{
+	int64_t pods = cy->w->replicas, unavailable;
+	if (cy->gen == 1)
+		sl_fenceposts(cy->w, &pods, &unavailable);
+	if (pods > 1)
+		return true;
+	const char *hash = sl_labels_get(&cy->gl[cy->gen], "pod-template-hash");
+	struct sl_requirement r = {"pod-template-hash", SL_OP_IN, &hash, 1, NULL};
+	struct sl_selector probe = own_hash && hash ? (struct sl_selector){.reqs = &r, .nreqs = 1} : cy->w->sel;
+	struct sl_buf scratch = SL_BUF_INIT;
+	size_t n = 0;
+	sl_running_for(cy->cl, cy->p->namespace, false, &probe, &scratch, &n);
+	sl_buf_free(&scratch);
+	return n > 0;
+}
+
 void sl_pod_topology_spread_prefilter(struct sl_cycle *cy)
 {
-	if (!cy->p->nspread && (cy->no_sys_spread || !sl_spread_defaults(cy->w, NULL)))
+	bool own_hash = false;
+	if (!cy->p->nspread && !cy->spread &&
+	    (cy->no_sys_spread || !sl_spread_defaults(cy->w, &own_hash) || !sys_matters(cy, own_hash)))
 		return; /* nothing to count: no state, and every hook below has nothing to do */
 	if (!cy->spread)
 		state_new(cy);
 	struct sl_spread_state *ss = cy->spread;
+	ss->sys_hash = sl_labels_get(&cy->gl[cy->gen], "pod-template-hash");
+	if (!ss->sys_hash)
+		ss->sys_hash = ""; /* not a Deployment's pod: the requirement is not read */
 	for (size_t k = 0; k < ss->nsp; k++) {
 		struct constraint *st = &ss->sp[k];
 		size_t nd = cy->cl->topos[st->topo].ndom + 1;
@@ -178,7 +227,7 @@ void sl_pod_topology_spread_prefilter(struct sl_cycle *cy)
 void sl_pod_topology_spread_add_pod(struct sl_cycle *cy, size_t node, int gen)
 {
 	if (cy->spread)
-		count(cy, node, cy->p->namespace, &cy->gl[gen]);
+		count(cy, node, cy->p->namespace, &cy->gl[gen], gen == cy->gen);
 }
 
 /* The global minimum each skew is measured from: the fewest matching pods in an eligible domain,
@@ -215,6 +264,7 @@ void sl_pod_topology_spread_release(struct sl_cycle *cy)
 	free(ss->sp);
 	free(ss->raw);
 	free(ss->mark);
+	free(ss->sys_reqs);
 	free(ss);
 	cy->spread = NULL;
 }

@@ -125,14 +125,14 @@ static bool terms_select(const struct sl_podterm *t, size_t nt, const struct sl_
 	return false;
 }
 
-/* Whether pods of `placed` bear on placing a pod of `next`: next's terms or spread may select
+/* Whether pods of `placed` bear on placing a pod of `next` (next_defaults: its default spreading
+ * may select other workloads' pods, reads_others): next's terms or spread may select
  * them, their anti-affinity may repel it, or they bind a host port next wants (NodePorts judges
  * nothing else of them). */
-static bool bears_on(const struct sl_podspec *placed, const struct sl_workload *nextw)
+static bool bears_on(const struct sl_podspec *placed, const struct sl_workload *nextw, bool next_defaults)
 {
 	const struct sl_podspec *next = &nextw->pod;
-	bool own;
-	if (sl_spread_defaults(nextw, &own) && !own && !strcmp(next->namespace, placed->namespace) &&
+	if (next_defaults && !strcmp(next->namespace, placed->namespace) &&
 	    sl_selector_matches(&nextw->sel, &placed->labels))
 		return true; /* counted by its default spreading's scores */
 	if (terms_select(placed->anti, placed->nanti, placed, next) ||
@@ -306,10 +306,11 @@ bool sl_release_place_as(const struct sl_model *m, const struct sl_workload *con
 			continue;
 		/* Without terms, spread or ports of its own (nor default spreading that may count others'
 		 * pods) only a placed pod's anti-affinity matters. */
-		bool reads = reads_others(ws[i]), stale = false;
+		bool own, defaults = sl_spread_defaults(ws[i], &own) && !own;
+		bool reads = reads_pods(&ws[i]->pod) || defaults, stale = false;
 		const size_t *scan = reads ? unbuilt : anti;
 		for (size_t u = 0, nscan = reads ? nunbuilt : nanti; u < nscan && !stale; u++)
-			stale = bears_on(&ws[scan[u]]->pod, ws[i]);
+			stale = bears_on(&ws[scan[u]]->pod, ws[i], defaults);
 		if (stale) {
 			cl = rebuild(cl, &e.m, &work);
 			nunbuilt = nanti = 0;
