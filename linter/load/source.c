@@ -44,7 +44,10 @@ void sl_source_index(struct sl_source *s)
 {
 	if (s->lines)
 		return;
-	if (!all_ascii(s->data, s->len)) {
+	bool ascii = all_ascii(s->data, s->len);
+	/* A CR (alone: CRLF too, rare enough) is a line break to libyaml and not to the table. */
+	s->lf_ascii = ascii && !memchr(s->data, '\r', s->len);
+	if (!ascii) {
 		size_t capcp = 0, chars = 0;
 		for (size_t i = 0; i <= s->len; i++) {
 			if (i < s->len && is_cont((unsigned char)s->data[i]))
