@@ -21,9 +21,19 @@ void *sl_xmalloc(size_t n)
 	return p;
 }
 
+/* Below this, malloc and memset: glibc's calloc never takes a chunk from the thread's cache, as
+ * malloc does, so each small one costs a trip through the arena (a few hundred instructions, for
+ * the model's and the engine's many small zeroed structures). Above it calloc's fresh pages need
+ * no clearing. */
+#define SMALL_ZEROED 1024
+
 void *sl_xcalloc(size_t n, size_t size)
 {
-	void *p = calloc(n ? n : 1, size ? size : 1);
+	n = n ? n : 1;
+	size = size ? size : 1;
+	if (n <= SMALL_ZEROED / size)
+		return memset(sl_xmalloc(n * size), 0, n * size);
+	void *p = calloc(n, size);
 	if (!p)
 		oom();
 	return p;

@@ -129,6 +129,18 @@ static size_t escape_one(struct sl_buf *b, const char *s, size_t n, size_t i, en
 	return len;
 }
 
+/* Whether the 8 bytes of w are all written as they are in PLAIN mode: printable ASCII (0x20 to
+ * 0x7E) but '['. Word-at-a-time tests (any byte with its high bit, below 0x20, equal to 0x7F or
+ * to '['); each is exact for the word as a whole once no byte is above 0x7F, which the first
+ * says. A report is mostly such text: eight bytes cost what one does in the table. */
+static bool plain8(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+	uint64_t del = w ^ 0x7F * ones, br = w ^ '[' * ones;
+	return !((w & high) | ((w - 0x20 * ones) & ~w & high) | ((del - ones) & ~del & high) |
+		 ((br - ones) & ~br & high));
+}
+
 static void escape(struct sl_buf *b, const char *s, size_t n, enum mode m)
 {
 	const unsigned char *u = (const unsigned char *)s;
@@ -136,6 +148,8 @@ static void escape(struct sl_buf *b, const char *s, size_t n, enum mode m)
 	size_t i = 0;
 	while (i < n) {
 		size_t j = i;
+		for (uint64_t w; m == PLAIN && j + 8 <= n && (memcpy(&w, u + j, 8), plain8(w));)
+			j += 8;
 		while (j < n && (as_is[u[j]] & bit))
 			j++;
 		if (j > i)

@@ -225,9 +225,22 @@ void sl_suppress_source(struct sl_suppress *s, const struct sl_source *src, cons
 
 bool sl_suppress_reads_source(const struct sl_source *src)
 {
-	/* The bytes end in a NUL; one inside them ends the YAML too (libyaml refuses it), so nothing
-	 * past it is in a document. */
-	return src->data && strstr(src->data, MARK);
+	/* Asked of every source: memchr for MARK's 'h' (one byte in 170 of YAML) passes over the
+	 * bytes several times faster than strstr. The bytes end in a NUL; one inside them ends the
+	 * YAML too (libyaml refuses it), so nothing past it is in a document: a hit counts only
+	 * with no NUL before it, as strstr would have found it. */
+	const char *data = src->data;
+	if (!data)
+		return false;
+	const size_t at = 2, n = sizeof MARK - 1; /* MARK[at] == 'h' */
+	for (const char *h = data + at; h < data + src->len; h++) {
+		h = memchr(h, MARK[at], src->len - (size_t)(h - data));
+		if (!h)
+			return false;
+		if ((size_t)(data + src->len - (h - at)) >= n && !memcmp(h - at, MARK, n))
+			return !memchr(data, 0, (size_t)(h - at - data));
+	}
+	return false;
 }
 
 bool sl_suppress_reads_object(const struct sl_object *o)

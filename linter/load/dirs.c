@@ -65,8 +65,33 @@ static size_t chart_at(struct sl_dirs *d, char *dir)
 	return found;
 }
 
+/* The chart of a file's directory as written (path up to its last slash, not included). */
+static size_t typed_chart(struct sl_dirs *d, const char *path, size_t dirlen)
+{
+	char *typed = sl_xmalloc(dirlen + 1);
+	memcpy(typed, path, dirlen);
+	typed[dirlen] = 0;
+	size_t id = sl_strmap_get(&d->typed.map, typed);
+	if (id == (size_t)-1) {
+		id = sl_intern_id(&d->typed, typed);
+		sl_grow(&d->typed_chart, &d->captyped, d->typed.n, sizeof *d->typed_chart);
+		char *dir = sl_dirs_absolute(d, path);
+		char *slash = strrchr(dir, '/'); /* an absolute path has one */
+		slash[slash == dir] = 0;
+		d->typed_chart[id] = chart_at(d, dir);
+		free(dir);
+	}
+	free(typed);
+	return d->typed_chart[id];
+}
+
 const char *sl_dirs_chart(struct sl_dirs *d, const char *path, bool is_dir)
 {
+	const char *last = is_dir ? NULL : strrchr(path, '/');
+	if (last && last > path && sl_dirs_cwd(d)) {
+		size_t id = typed_chart(d, path, (size_t)(last - path));
+		return id == NO_CHART ? NULL : d->seen.v[id];
+	}
 	char *dir = sl_dirs_absolute(d, path);
 	char *slash = is_dir ? NULL : strrchr(dir, '/');
 	if (slash) /* the file's directory */
@@ -83,5 +108,7 @@ void sl_dirs_free(struct sl_dirs *d)
 	free(d->cwd);
 	sl_strpool_free(&d->seen);
 	free(d->chart);
+	sl_strpool_free(&d->typed);
+	free(d->typed_chart);
 	memset(d, 0, sizeof *d);
 }

@@ -18,6 +18,12 @@ struct sl_dirs {
 	struct sl_strpool seen; /* the directories looked at: absolute, normalised */
 	size_t *chart;          /* by position in seen: the position of the chart's directory, or NO_CHART */
 	size_t capchart;
+	/* The directories of the files asked about, as written (a run names thousands of files in a
+	 * few directories): by position, the answer, so that each is made absolute and normalised
+	 * once. Relative ones are taken from cwd, which does not change during a run. */
+	struct sl_strpool typed;
+	size_t *typed_chart;
+	size_t captyped;
 };
 
 /* The working directory (NULL when it cannot be had), asked once per run. */

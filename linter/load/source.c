@@ -9,6 +9,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__SSE2__) && defined(__GNUC__)
+#include <emmintrin.h>
+#endif
 
 #include "../base/buf.h"
 #include "../base/diag.h"
@@ -25,26 +28,70 @@ static int is_cont(unsigned char c)
 	return (c & 0xC0) == 0x80;
 }
 
-/* Whether the bytes are ASCII, 32 at a time: the code-point table is for the others. */
-static bool all_ascii(const char *data, size_t len)
+enum { SEEN_HIGH = 1, SEEN_CR = 2 };
+
+/* A growing table of line starts. */
+struct lines {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+/* The line starts after the first into l, in one pass over the bytes that also notes whether any
+ * is above ASCII (SEEN_HIGH) or a CR (SEEN_CR). Every source read is indexed: with SSE2, 32
+ * bytes at a time, a mask of their newlines each (a memchr per line, lines of ~35 bytes, costs
+ * more). The table is in locals while it grows, which the compiler keeps in registers. */
+static unsigned scan_lines(const char *d, size_t len, struct lines *l)
 {
-	size_t i = 0;
-	for (uint64_t w[4]; i + sizeof w <= len; i += sizeof w) {
-		memcpy(w, data + i, sizeof w);
-		if ((w[0] | w[1] | w[2] | w[3]) & 0x8080808080808080u)
-			return false;
+	uint32_t *v = l->v;
+	size_t n = l->n, cap = l->cap, i = 0;
+	unsigned seen = 0;
+#if defined(__SSE2__) && defined(__GNUC__)
+	const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+	unsigned high = 0, crs = 0;
+	for (; i + 32 <= len; i += 32) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(d + i));
+		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(d + i + 16));
+		high |= (unsigned)_mm_movemask_epi8(_mm_or_si128(a, b));
+		crs |= (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(a, cr), _mm_cmpeq_epi8(b, cr)));
+		uint32_t m = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a, nl)) |
+			     (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(b, nl)) << 16;
+		for (; m; m &= m - 1) {
+			if (n == cap)
+				v = sl_xrealloc(v, (cap *= 2) * sizeof *v);
+			v[n++] = (uint32_t)(i + (size_t)__builtin_ctz(m) + 1);
+		}
 	}
-	for (; i < len; i++)
-		if ((unsigned char)data[i] & 0x80)
-			return false;
-	return true;
+	seen = (high ? SEEN_HIGH : 0) | (crs ? SEEN_CR : 0);
+#endif
+	for (; i < len; i++) {
+		unsigned char c = (unsigned char)d[i];
+		seen |= (c & 0x80 ? SEEN_HIGH : 0) | (c == '\r' ? SEEN_CR : 0);
+		if (c != '\n')
+			continue;
+		if (n == cap)
+			v = sl_xrealloc(v, (cap *= 2) * sizeof *v);
+		v[n++] = (uint32_t)(i + 1);
+	}
+	*l = (struct lines){v, n, cap};
+	return seen;
 }
 
 void sl_source_index(struct sl_source *s)
 {
 	if (s->lines)
 		return;
-	if (!all_ascii(s->data, s->len)) {
+	/* Room for a line every 24 bytes (YAML's are longer), doubled when a file's are shorter,
+	 * and the table cut to its size after, held as long as the source is. Offsets fit 32 bits
+	 * (SL_FILE_BYTES_CAP). */
+	struct lines l = {NULL, 1, s->len / 24 + 16};
+	l.v = sl_xmalloc(l.cap * sizeof *l.v);
+	l.v[0] = 0;
+	unsigned seen = scan_lines(s->data, s->len, &l);
+	s->lines = l.v;
+	s->nlines = l.n;
+	/* A CR (alone: CRLF too, rare enough) is a line break to libyaml and not to the table. */
+	s->lf_ascii = !seen;
+	if (seen & SEEN_HIGH) { /* the code-point table is for sources that are not ASCII */
 		size_t capcp = 0, chars = 0;
 		for (size_t i = 0; i <= s->len; i++) {
 			if (i < s->len && is_cont((unsigned char)s->data[i]))
@@ -56,18 +103,7 @@ void sl_source_index(struct sl_source *s)
 			chars++;
 		}
 	}
-	/* One pass: room for a line every 24 bytes (YAML's are longer), doubled when a file's are
-	 * shorter, and the table cut to its size after, held as long as the source is. Offsets fit
-	 * 32 bits (SL_FILE_BYTES_CAP). */
-	size_t cap = s->len / 24 + 16;
-	s->lines = sl_xmalloc(cap * sizeof *s->lines);
-	s->lines[s->nlines++] = 0;
-	for (const char *q = s->data; (q = memchr(q, '\n', s->len - (size_t)(q - s->data))); q++) {
-		if (s->nlines == cap)
-			sl_grow(&s->lines, &cap, s->nlines + 1, sizeof *s->lines);
-		s->lines[s->nlines++] = (uint32_t)(q - s->data) + 1;
-	}
-	if (s->nlines < cap)
+	if (s->nlines < l.cap)
 		s->lines = sl_xrealloc(s->lines, s->nlines * sizeof *s->lines);
 }
 

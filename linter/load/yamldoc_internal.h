@@ -115,26 +115,23 @@ static inline size_t sl_ychar_byte(const struct sl_source *src, size_t index)
 	return sl_source_char_to_byte(src, index);
 }
 
-/* The span of an event's marks. In an indexed ASCII source, libyaml's line is ours whenever its
- * start is at or before the offset and the next line's after (it also breaks lines at a lone CR,
- * which only ever makes its count larger), and then the column is the bytes from that start: no
- * call and no search for the nodes of nearly every file. Otherwise sl_source_span_hint. */
+/* The span of an event's marks. In an indexed ASCII source without a CR (lf_ascii, nearly every
+ * file), libyaml's line and column are ours before the end (at the end of a file with no final
+ * newline it counts one more line): no table, no call. Otherwise sl_source_span_hint, with
+ * libyaml's line as the guess (right unless a lone CR or a Unicode line separator came before). */
 static inline void sl_ymark_span(const struct sl_source *src, yaml_mark_t a, yaml_mark_t b, struct sl_span *out)
 {
-	size_t off = sl_ymark_byte(src, a.index);
-	size_t end = sl_ymark_byte(src, b.index);
-	end = end < off ? off : end;
-	size_t line = a.line;
-	if (src->lines && !src->cp && line < src->nlines && src->lines[line] <= off &&
-	    (line + 1 == src->nlines || src->lines[line + 1] > off)) {
+	if (src->lf_ascii && a.index < src->len) {
 		out->src = src;
-		out->off = (uint32_t)off;
-		out->end = (uint32_t)end;
-		out->line = (unsigned)line + 1;
-		out->col = (unsigned)(off - src->lines[line]) + 1;
+		out->off = (uint32_t)a.index;
+		out->end = (uint32_t)(b.index < a.index ? a.index : b.index < src->len ? b.index : src->len);
+		out->line = (unsigned)a.line + 1;
+		out->col = (unsigned)a.column + 1;
 		return;
 	}
-	sl_source_span_hint(src, off, end, a.line, out);
+	size_t off = sl_ymark_byte(src, a.index);
+	size_t end = sl_ymark_byte(src, b.index);
+	sl_source_span_hint(src, off, end < off ? off : end, a.line, out);
 }
 
 /* Weights saturate at UINT32_MAX, far above the alias limit. */

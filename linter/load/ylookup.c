@@ -68,8 +68,18 @@ bool sl_ynull(const struct sl_ynode *n)
 		return true;
 	if (n->kind != SL_YSCALAR || !n->plain)
 		return false;
-	return n->len == 0 || !strcmp(n->str, "~") || !strcmp(n->str, "null") || !strcmp(n->str, "Null") ||
-	       !strcmp(n->str, "NULL");
+	/* By length first: asked of most values read, and most are neither 1 nor 4 bytes long. A
+	 * plain scalar holds no NUL, so its length is its string's. */
+	switch (n->len) {
+	case 0:
+		return true;
+	case 1:
+		return n->str[0] == '~';
+	case 4:
+		return !memcmp(n->str, "null", 4) || !memcmp(n->str, "Null", 4) || !memcmp(n->str, "NULL", 4);
+	default:
+		return false;
+	}
 }
 
 bool sl_yis(const struct sl_ynode *n, const char *s)

@@ -280,17 +280,34 @@ static bool unread_entry(const char *key, const char *in, const char *in_in)
 }
 
 /* Whether unread_entry may leave out some key of a mapping that is the value of in: the mappings
- * it names, and no other. */
+ * it names, and no other. Asked as every mapping of every manifest opens: the first byte of in
+ * tells nearly all of them no. */
 static bool unread_in(void *ctx, const char *in, const char *in_in)
 {
 	(void)ctx;
-	bool object = !in_in || is(in_in, "[]");
-	if (is(in, "[]"))
-		return is(in_in, "containers") || is(in_in, "initContainers") || is(in_in, "ephemeralContainers") ||
-		       is(in_in, "volumes");
-	return is(in, "nodeAffinity") || is(in, "podAffinity") || is(in, "podAntiAffinity") ||
-	       ((is(in, "metadata") || is(in, "status")) && object) || (is(in_in, "[]") && probe(in)) ||
-	       (probe(in_in) && handler(in));
+	bool item = is(in_in, "[]");
+	switch (in ? *in : 0) {
+	case '[':
+		return !strcmp(in, "[]") && (is(in_in, "containers") || is(in_in, "initContainers") ||
+					     is(in_in, "ephemeralContainers") || is(in_in, "volumes"));
+	case 'n':
+		return !strcmp(in, "nodeAffinity");
+	case 'p':
+		return !strcmp(in, "podAffinity") || !strcmp(in, "podAntiAffinity");
+	case 'm':
+		return (!in_in || item) && !strcmp(in, "metadata");
+	case 's':
+		return ((!in_in || item) && !strcmp(in, "status")) || (item && probe(in));
+	case 'r':
+	case 'l':
+		return item && probe(in);
+	case 'h':
+	case 't':
+	case 'g':
+		return probe(in_in) && handler(in);
+	default:
+		return false;
+	}
 }
 
 /* The same, unless another reader looks the key up (a policy's field names it). */

@@ -9,22 +9,6 @@
 #include "model_read.h"
 #include "quantity.h"
 
-const struct sl_res *sl_res_find(const struct sl_reslist *l, const char *name)
-{
-	/* Asked for every resource of every pod and node the engine compares: the first byte rules out
-	 * most names (cpu, memory, ephemeral-storage, pods, a domain's) without a call. */
-	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i].name[0] == name[0] && !strcmp(l->v[i].name, name))
-			return &l->v[i];
-	return NULL;
-}
-
-int64_t sl_res_get(const struct sl_reslist *l, const char *name)
-{
-	const struct sl_res *r = sl_res_find(l, name);
-	return r ? r->amount : 0;
-}
-
 static struct sl_res *res_slot(struct sl_reslist *l, const char *name, const struct sl_ynode *node)
 {
 	for (size_t i = 0; i < l->n; i++)

@@ -5,6 +5,7 @@
 #define SL_RESOURCES_H
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct sl_ynode;
 struct sl_read;
@@ -18,8 +19,21 @@ struct sl_reslist {
 	struct sl_res *v;
 	size_t n, cap;
 };
-int64_t sl_res_get(const struct sl_reslist *l, const char *name);
-const struct sl_res *sl_res_find(const struct sl_reslist *l, const char *name);
+/* Inline: asked some 200,000 times in a corpus run (every resource of every pod and node the
+ * engine compares), of lists of a few entries, with names mostly known when compiled. The first
+ * byte rules out most names (cpu, memory, ephemeral-storage, pods, a domain's) without a call. */
+static inline const struct sl_res *sl_res_find(const struct sl_reslist *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].name[0] == name[0] && !strcmp(l->v[i].name, name))
+			return &l->v[i];
+	return NULL;
+}
+static inline int64_t sl_res_get(const struct sl_reslist *l, const char *name)
+{
+	const struct sl_res *r = sl_res_find(l, name);
+	return r ? r->amount : 0;
+}
 void sl_res_add(struct sl_reslist *l, const char *name, int64_t amount, const struct sl_ynode *node);
 void sl_res_max(struct sl_reslist *l, const char *name, int64_t amount, const struct sl_ynode *node);
 void sl_res_free(struct sl_reslist *l);
