@@ -196,8 +196,9 @@ static void note_deciders(struct sl_finding *f, const struct sl_release *r, cons
 	int64_t af, ar;
 	struct sl_buf b = SL_BUF_INIT;
 	size_t k = 0;
+	bool uneven = sl_spread_defaults_keys_uneven(r->m);
 	for (size_t j = 0; j < s->n; j++)
-		if (sl_spread_defaults(s->w[j], NULL) && s->todo[j] > 1 && k++ < SL_RELEASE_NAMED)
+		if (sl_spread_defaults(s->w[j], NULL) && (s->todo[j] > 1 || uneven) && k++ < SL_RELEASE_NAMED)
 			sl_buf_printf(&b, "%s%s/%s", k > 1 ? ", " : "", s->w[j]->obj.namespace, s->w[j]->obj.name);
 	if (k && decides(r, s, SL_PLACE_NO_DEFAULT_SPREAD, nf, nr, &af, &ar))
 		sl_note(f,

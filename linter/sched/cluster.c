@@ -444,6 +444,7 @@ static void derive_topologies(struct sl_cluster *c, const struct sl_cluster *bas
 		struct sl_strmap added = {0};
 		t->key = b->key;
 		t->ndom = b->ndom;
+		t->nbare = b->nbare;
 		t->dom = sl_xcalloc(c->n + 1, sizeof *t->dom);
 		memcpy(t->dom, b->dom, base->n * sizeof *t->dom);
 		for (size_t i = base->n; i < c->n; i++) {
@@ -452,6 +453,7 @@ static void derive_topologies(struct sl_cluster *c, const struct sl_cluster *bas
 			if (v && d == (size_t)-1 && (d = sl_strmap_put(&added, v, t->ndom)) == t->ndom)
 				t->ndom++;
 			t->dom[i] = v ? (int32_t)d : -1;
+			t->nbare += !v;
 		}
 		sl_strmap_free(&added);
 	}
@@ -756,11 +758,13 @@ static void topo_add(struct sl_cluster *c, const char *key)
 	t->key = key;
 	t->dom = sl_xcalloc(c->n + 1, sizeof *t->dom);
 	t->ndom = 0;
+	t->nbare = 0;
 	t->vals = (struct sl_strmap){0};
 	for (size_t i = 0; i < c->n; i++) {
 		const char *v = sl_labels_get(&c->m->nodes[i]->labels, key);
 		if (!v) {
 			t->dom[i] = -1;
+			t->nbare++;
 			continue;
 		}
 		size_t d = sl_strmap_put(&t->vals, v, t->ndom);

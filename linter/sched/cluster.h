@@ -18,6 +18,7 @@ struct sl_topo {
 	const char *key;
 	int32_t *dom; /* per node: the domain, -1 without the label */
 	size_t ndom;
+	size_t nbare;          /* nodes without the label (dom -1) */
 	struct sl_strmap vals; /* value → domain, for a cluster derived from this one (empty in a derived one) */
 };
 

@@ -43,7 +43,6 @@ struct sl_spread_state {
 	 * none running, so most visits find nothing at once. */
 	struct sl_requirement *sys_reqs;
 	const char *sys_hash;
-	bool sys_match; /* count's: the first default's selector matched the pod being counted */
 	uint32_t *mark; /* per domain of any constraint: the scoring's last epoch that saw it */
 	uint32_t epoch;
 };
@@ -67,6 +66,18 @@ bool sl_spread_defaults(const struct sl_workload *w, bool *own_hash)
 	/* An empty selector is Empty() to the plugin (no constraint); a ReplicaSet of a Deployment
 	 * always selects its pod-template-hash. */
 	return deploy || w->sel.nreqs > 0;
+}
+
+bool sl_spread_defaults_keys_uneven(const struct sl_model *m)
+{
+	for (size_t k = 0; k < 2; k++) {
+		size_t bare = 0;
+		for (size_t i = 0; i < m->nnodes; i++)
+			bare += !sl_labels_get(&m->nodes[i]->labels, sys_defaults[k].key);
+		if (bare && bare < m->nnodes)
+			return true;
+	}
+	return false;
 }
 
 /* A constraint's selector, with matchLabelKeys taken from the incoming pod. */
@@ -111,12 +122,11 @@ static void count(struct sl_cycle *cy, size_t i, const char *ns, const struct sl
 	struct sl_spread_state *ss = cy->spread;
 	if (strcmp(ns, cy->p->namespace))
 		return;
+	/* The system defaults share one selector: matched once for both. */
+	bool sys_sel = ss->sys_on && !same && spread_selects(ss->sp[0].c, own, labels);
 	for (size_t k = 0; k < ss->nsp; k++) {
 		struct constraint *st = &ss->sp[k];
-		/* The system defaults share one selector: matched once for both. */
-		bool sel = same              ? st->self
-			   : k && ss->sys_on ? ss->sys_match
-					     : (ss->sys_match = spread_selects(st->c, own, labels));
+		bool sel = same ? st->self : ss->sys_on ? sys_sel : spread_selects(st->c, own, labels);
 		if (!sel || !eligible(cy, st, i))
 			continue;
 		int32_t d = sl_topo_dom(cy->cl, st->topo, i);
@@ -171,12 +181,19 @@ static void state_new(struct sl_cycle *cy)
 	cy->spread = ss;
 }
 
-/* Whether the system defaults can tell nodes apart for the pods of this phase: more than one is
- * placed (the second counts the first), or a running pod may match their selector. One pod with
- * nothing to count scores every node alike, so no state is made: most workloads of a large
- * release have one replica. */
+/* Whether the system defaults can tell nodes apart for the pods of this phase: some nodes lack a
+ * default's key that others have (Score adds a constraint's maxSkew - 1 only on nodes with its
+ * key, so even with nothing counted those without it score better), more than one pod is placed
+ * (the second counts the first), or a running pod may match their selector. One pod with nothing
+ * to count on nodes labelled alike scores every node alike, so no state is made: most workloads
+ * of a large release have one replica. */
 static bool sys_matters(struct sl_cycle *cy, bool own_hash)
 {
+	for (size_t k = 0; k < 2; k++) {
+		size_t bare = cy->cl->topos[sl_topo_id(cy->cl, sys_defaults[k].key)].nbare;
+		if (bare && bare < cy->cl->n)
+			return true;
+	}
 	int64_t pods = cy->w->replicas, unavailable;
 	if (cy->gen == 1)
 		sl_fenceposts(cy->w, &pods, &unavailable);
@@ -210,7 +227,7 @@ void sl_pod_topology_spread_prefilter(struct sl_cycle *cy)
 		memset(st->cnt, 0, nd * sizeof *st->cnt);
 		memset(st->present, 0, nd * sizeof *st->present);
 		for (size_t i = 0; i < cy->n; i++)
-			if (eligible(cy, st, i) && sl_topo_dom(cy->cl, st->topo, i) >= 0)
+			if (sl_topo_dom(cy->cl, st->topo, i) >= 0 && eligible(cy, st, i))
 				st->present[sl_topo_dom(cy->cl, st->topo, i)] = true;
 		st->self = spread_selects(st->c, &cy->gl[cy->gen], &cy->gl[cy->gen]);
 	}

@@ -303,6 +303,10 @@ void sl_release_placement_free(struct sl_release_placement *p);
  * spreads them over nodes and zones when it scores (sched/pod_topology_spread.c). *own_hash (may
  * be NULL): their selector asks for their own pod-template-hash (a Deployment's ReplicaSet). */
 bool sl_spread_defaults(const struct sl_workload *w, bool *own_hash);
+/* Whether some of m's nodes lack a key of those defaults that others have: Score adds a
+ * constraint's maxSkew - 1 only on nodes with its key, so then the defaults tell nodes apart even
+ * for a workload's only pod with nothing to count. */
+bool sl_spread_defaults_keys_uneven(const struct sl_model *m);
 /* Whether sl_release_place on cl's model leaves no pod of ws Pending in any order, known without
  * placing: no workload reads or repels other pods (inter-pod terms, spread, host ports), so only
  * the nodes' load changes as pods are placed, and each workload has more nodes where a pod fits
