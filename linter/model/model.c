@@ -297,17 +297,14 @@ static bool unread_in(void *ctx, const char *in, const char *in_in)
 	case 'm':
 		return (!in_in || item) && !strcmp(in, "metadata");
 	case 's':
-		return ((!in_in || item) && !strcmp(in, "status")) || (item && probe(in));
-	case 'r':
-	case 'l':
-		return item && probe(in);
-	case 'h':
-	case 't':
-	case 'g':
-		return probe(in_in) && handler(in);
+		if ((!in_in || item) && !strcmp(in, "status"))
+			return true;
+		break;
 	default:
-		return false;
+		break;
 	}
+	/* probe and handler tell the rest by their first byte as well */
+	return (item && probe(in)) || (probe(in_in) && handler(in));
 }
 
 /* The same, unless another reader looks the key up (a policy's field names it). */
