@@ -691,17 +691,20 @@ const size_t *sl_running_for(const struct sl_cluster *c, const char *ns, bool an
 void sl_visit_running(const struct sl_cluster *c, const char *ns, bool any_ns, const struct sl_selector *const *sels,
 		      size_t nsels, uint32_t **stamp, uint32_t *epoch, void (*fn)(void *ctx, size_t pod), void *ctx)
 {
+	/* One selector's candidates hold each pod once: no stamps to keep (nor to allocate). */
+	bool dedup = nsels > 1;
 	(*epoch)++;
-	if (!*stamp)
+	if (dedup && !*stamp)
 		*stamp = sl_xcalloc(c->npods + 1, sizeof **stamp);
 	struct sl_buf scratch = SL_BUF_INIT;
 	for (size_t t = 0; t < nsels; t++) {
 		size_t n;
 		const size_t *ks = sl_running_for(c, ns, any_ns, sels[t], &scratch, &n);
 		for (size_t j = 0; j < n; j++) {
-			if ((*stamp)[ks[j]] == *epoch)
+			if (dedup && (*stamp)[ks[j]] == *epoch)
 				continue;
-			(*stamp)[ks[j]] = *epoch;
+			if (dedup)
+				(*stamp)[ks[j]] = *epoch;
 			fn(ctx, ks[j]);
 		}
 	}
@@ -755,11 +758,7 @@ static void topo_add(struct sl_cluster *c, const char *key)
 			return;
 	sl_grow(&c->topos, &c->captopos, c->ntopos + 1, sizeof *c->topos);
 	struct sl_topo *t = &c->topos[c->ntopos];
-	t->key = key;
-	t->dom = sl_xcalloc(c->n + 1, sizeof *t->dom);
-	t->ndom = 0;
-	t->nbare = 0;
-	t->vals = (struct sl_strmap){0};
+	*t = (struct sl_topo){.key = key, .dom = sl_xcalloc(c->n + 1, sizeof *t->dom)};
 	for (size_t i = 0; i < c->n; i++) {
 		const char *v = sl_labels_get(&c->m->nodes[i]->labels, key);
 		if (!v) {

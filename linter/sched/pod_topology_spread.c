@@ -237,7 +237,9 @@ void sl_pod_topology_spread_prefilter(struct sl_cycle *cy)
 	const struct sl_selector **sels = sl_xcalloc(ss->nsp, sizeof *sels);
 	for (size_t k = 0; k < ss->nsp; k++)
 		sels[k] = &ss->sp[k].c->sel;
-	sl_visit_running(cy->cl, cy->p->namespace, false, sels, ss->nsp, &cy->stamp, &cy->epoch, count_running_pod, cy);
+	/* The system defaults share one selector: one visit counts a pod for both (count). */
+	size_t nsels = ss->sys_on ? 1 : ss->nsp;
+	sl_visit_running(cy->cl, cy->p->namespace, false, sels, nsels, &cy->stamp, &cy->epoch, count_running_pod, cy);
 	free(sels);
 }
 
