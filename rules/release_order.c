@@ -295,6 +295,8 @@ static void report(struct sl_release *r, const struct order_set *s, const struct
 	sl_buf_free(&why);
 	sl_buf_free(&what);
 	report_notes(r, s, fwd, rev, f, nf && nr);
+	if (rs->verdict == SL_SEARCH_FOUND)
+		sl_release_note_found(f, r->m, s->w, s->n, rs, "a placement that runs every pod");
 }
 
 void sl_release_order(struct sl_release *r)
@@ -308,10 +310,11 @@ void sl_release_order(struct sl_release *r)
 	    sl_release_place(r->m, s.w, s.todo, s.n, false, &fwd) &&
 	    sl_release_place(r->m, s.w, s.todo, s.n, true, &rev) && (pending(&s, &fwd) || pending(&s, &rev))) {
 		/* Short in both orders: does any placement run them all? */
-		struct sl_release_search rs = {SL_SEARCH_NOT_SEARCHED, 0, "one order places every pod"};
+		struct sl_release_search rs = {SL_SEARCH_NOT_SEARCHED, 0, "one order places every pod", NULL, 0, 0};
 		if (pending(&s, &fwd) && pending(&s, &rev))
 			sl_release_search(r->cx->cluster, s.w, s.todo, s.n, NULL, &rs);
 		report(r, &s, &fwd, &rev, &rs);
+		sl_release_search_free(&rs);
 	}
 	sl_release_placement_free(&fwd);
 	sl_release_placement_free(&rev);

@@ -148,12 +148,22 @@ static void report_placed(struct sl_release *r, size_t i, int64_t surge, const c
 		snprintf(words, sizeof words,
 			 "and no placement that leaves it room was found: placements were not searched (%s)", rs->why);
 	const struct sl_ynode *at = w->max_unavailable.node ? w->max_unavailable.node : w->strategy_node;
-	struct sl_finding *f = sl_rule_report_object(
-	    r->self, r->cx, &w->obj, at,
-	    "rollout of %s %s finish beside the rest of the release: placed as the scheduler would, %s, the release "
-	    "leaves no node for its surge pod (what blocks: %s), %s; maxUnavailable 0 keeps its old pods until a new "
-	    "one is Ready",
-	    ref, rs->verdict == SL_SEARCH_NONE ? "can never" : "may never", orders, blocks, words);
+	struct sl_finding *f;
+	if (orders)
+		f = sl_rule_report_object(
+		    r->self, r->cx, &w->obj, at,
+		    "rollout of %s %s finish beside the rest of the release: placed as the scheduler would, %s, the "
+		    "release leaves no node for its surge pod (what blocks: %s), %s; maxUnavailable 0 keeps its old "
+		    "pods "
+		    "until a new one is Ready",
+		    ref, rs->verdict == SL_SEARCH_NONE ? "can never" : "may never", orders, blocks, words);
+	else /* placed as the scheduler would, the release itself leaves pods Pending in both orders */
+		f = sl_rule_report_object(
+		    r->self, r->cx, &w->obj, at,
+		    "rollout of %s can never finish beside the rest of the release: no placement of "
+		    "the release leaves room for its surge pod (a search over every placement, %llu "
+		    "steps, finds none); maxUnavailable 0 keeps its old pods until a new one is Ready",
+		    ref, (unsigned long long)rs->steps);
 	if (rs->verdict != SL_SEARCH_NONE && f->level > SL_WARNING)
 		f->level = SL_WARNING;
 	if (surge > 1)
@@ -164,10 +174,22 @@ static void report_placed(struct sl_release *r, size_t i, int64_t surge, const c
 	sl_note(f, "alone it would roll, and the release's totals leave room for the surge (the bound treats each "
 		   "resource as divisible); pods do not come in pieces: room left in pieces by pods of different "
 		   "sizes, or nodes and domains closed by anti-affinity, spread or host ports");
+	if (rs->verdict == SL_SEARCH_FOUND)
+		sl_release_note_found(f, r->m, r->w, r->nw, rs,
+				      "a placement of the release that leaves the surge pod room");
 	sl_note(f, "fix: set strategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1 (an old pod goes first, then its "
 		   "replacement takes its place), or make room for the surge beside the release");
 	sl_fix_rolling_params(sl_fix_new(f, "Roll with maxSurge: 0, maxUnavailable: 1 (replace one pod at a time)"), w,
 			      "0", "1");
+}
+
+/* Whether some placement may run the release itself: not when a search proves none does. */
+static bool release_may_fit(struct sl_release *r)
+{
+	struct sl_release_search rs;
+	sl_release_search(r->cx->cluster, r->w, r->pods, r->nw, NULL, &rs);
+	sl_release_search_free(&rs);
+	return rs.verdict != SL_SEARCH_NONE;
 }
 
 /* The surging rollouts the bound found room for (cand), placed as the scheduler would place the
@@ -185,16 +207,23 @@ static void placed_surges(struct sl_release *r, const size_t *cand, size_t ncand
 	}
 	for (size_t j = 0; j < ncand; j++) {
 		signed char in = fits[j], rev = fits[ncand + j];
-		/* Room in some order, or the release itself left pods Pending in both (its own warning). */
-		if (in == 1 || rev == 1 || (in < 0 && rev < 0))
-			continue;
+		if (in == 1 || rev == 1)
+			continue; /* room in some order */
 		struct sl_release_search rs;
+		if (in < 0 && rev < 0 && !release_may_fit(r))
+			continue; /* no placement runs the release itself: release-capacity's error */
 		sl_release_search(r->cx->cluster, r->w, r->pods, r->nw, r->w[cand[j]], &rs);
-		report_placed(r, cand[j], surging(r->w[cand[j]]), sl_buf_str(&why[in == 0 ? j : ncand + j]),
-			      in < 0    ? "in reverse order (in input order the release itself leaves pods Pending)"
-			      : rev < 0 ? "in input order (in reverse order the release itself leaves pods Pending)"
-					: "in input order and in reverse",
-			      &rs);
+		/* The release itself left pods Pending in both orders (release-capacity's warning): only a
+		 * proof that no placement leaves the surge room is news. */
+		if (in >= 0 || rev >= 0 || rs.verdict == SL_SEARCH_NONE)
+			report_placed(
+			    r, cand[j], surging(r->w[cand[j]]), sl_buf_str(&why[in == 0 ? j : ncand + j]),
+			    in < 0 && rev < 0 ? NULL
+			    : in < 0  ? "in reverse order (in input order the release itself leaves pods Pending)"
+			    : rev < 0 ? "in input order (in reverse order the release itself leaves pods Pending)"
+				      : "in input order and in reverse",
+			    &rs);
+		sl_release_search_free(&rs);
 	}
 	for (size_t j = 0; j < 2 * ncand; j++)
 		sl_buf_free(&why[j]);

@@ -29,6 +29,7 @@
 
 struct entry {
 	const struct sl_workload *w;
+	size_t src; /* its index in the caller's workloads (nw: the surge) */
 	int64_t todo;
 	struct sl_labels labels; /* its pods' labels, pod-template-hash included */
 	char hash[40];
@@ -77,6 +78,8 @@ struct search {
 };
 
 #define NONE_BEFORE ((size_t)-1)
+#define SL_STR_(x) #x
+#define SL_STR(x) SL_STR_(x)
 
 static int64_t *free_row(const struct search *s, size_t k)
 {
@@ -472,9 +475,9 @@ static void order_entries(struct search *s)
 static const char *unsearchable(const struct search *s)
 {
 	if (s->ne > SL_RELEASE_SEARCH_PODS)
-		return "more kinds of pod than the search takes";
+		return "more than " SL_STR(SL_RELEASE_SEARCH_PODS) " kinds of pod";
 	if (s->n > SL_RELEASE_SEARCH_NODES)
-		return "more nodes than the search takes";
+		return "more than " SL_STR(SL_RELEASE_SEARCH_NODES) " nodes";
 	for (size_t i = 0; i < s->ne; i++) {
 		const struct sl_podspec *p = &s->e[i].w->pod;
 		if (p->naffinity)
@@ -496,6 +499,7 @@ static void entries(struct search *s, const struct sl_workload *const *ws, const
 			continue;
 		struct entry *en = &s->e[s->ne++];
 		en->w = w;
+		en->src = i;
 		en->todo = i < nw ? todo[i] : 1;
 		const char *hash = NULL;
 		if (i < nw)
@@ -565,7 +569,8 @@ void sl_release_search(struct sl_cluster *cl, const struct sl_workload *const *w
 				spread_new(&s, i, &s.e[i].w->pod.spread[c]);
 	s.dsize = sl_xcalloc(cl->ntopos + 1, sizeof *s.dsize);
 	if (link_alike(&s) > SL_RELEASE_SEARCH_NODE_KINDS) {
-		out->why = "more kinds of node than the search takes";
+		out->why =
+		    "more than " SL_STR(SL_RELEASE_SEARCH_NODE_KINDS) " kinds of node";
 		search_free(&s);
 		return;
 	}
@@ -573,6 +578,19 @@ void sl_release_search(struct sl_cluster *cl, const struct sl_workload *const *w
 	order_entries(&s);
 	bool found = place_from(&s, 0, 0, s.e[s.order[0]].todo);
 	out->steps = s.steps > SL_RELEASE_SEARCH_STEPS ? SL_RELEASE_SEARCH_STEPS : s.steps;
+	if (found) { /* the placement found, for the message */
+		out->nw = nw + 1;
+		out->nnodes = s.n;
+		out->at = sl_xcalloc(out->nw * s.n + 1, sizeof *out->at);
+		for (size_t i = 0; i < s.ne; i++)
+			memcpy(&out->at[s.e[i].src * s.n], &s.at[i * s.n], s.n * sizeof *s.at);
+	}
 	out->verdict = found ? SL_SEARCH_FOUND : s.out_of_steps ? SL_SEARCH_GAVE_UP : SL_SEARCH_NONE;
 	search_free(&s);
+}
+
+void sl_release_search_free(struct sl_release_search *out)
+{
+	free(out->at);
+	out->at = NULL;
 }

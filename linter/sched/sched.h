@@ -297,7 +297,8 @@ struct sl_release_surges {
 	struct sl_buf *why;
 };
 bool sl_release_place_surges(const struct sl_model *m, const struct sl_workload *const *ws, const int64_t *todo,
-			     size_t nw, bool reverse, struct sl_release_surges *surges, struct sl_release_placement *out);
+			     size_t nw, bool reverse, struct sl_release_surges *surges,
+			     struct sl_release_placement *out);
 /* Whether sl_release_place on cl's model leaves no pod of ws Pending in any order, known without
  * placing: no workload reads or repels other pods (inter-pod terms, spread, host ports), so only
  * the nodes' load changes as pods are placed, and each workload has more nodes where a pod fits
@@ -320,18 +321,22 @@ bool sl_whatif_release(const struct sl_model *m, const struct sl_whatif *c, cons
  * nodes of at most SL_RELEASE_SEARCH_NODE_KINDS kinds (nodes alike for the release), and
  * SL_RELEASE_SEARCH_STEPS steps (a node tried for a workload's pods). cl: the index of the
  * model, the running pods as they are. */
-#define SL_RELEASE_SEARCH_PODS 12u
-#define SL_RELEASE_SEARCH_NODES 128u
-#define SL_RELEASE_SEARCH_NODE_KINDS 32u
-#define SL_RELEASE_SEARCH_STEPS 200000u
+#define SL_RELEASE_SEARCH_PODS 12
+#define SL_RELEASE_SEARCH_NODES 128
+#define SL_RELEASE_SEARCH_NODE_KINDS 32
+#define SL_RELEASE_SEARCH_STEPS 200000
 enum sl_search_verdict { SL_SEARCH_FOUND, SL_SEARCH_NONE, SL_SEARCH_NOT_SEARCHED, SL_SEARCH_GAVE_UP };
 struct sl_release_search {
 	enum sl_search_verdict verdict;
 	uint64_t steps;
 	const char *why; /* NOT_SEARCHED: why (static text) */
+	/* FOUND: the placement, pods of ws[i] on node k at at[i * nnodes + k] (i == nw: the surge) */
+	int64_t *at;
+	size_t nw, nnodes;
 };
 void sl_release_search(struct sl_cluster *cl, const struct sl_workload *const *ws, const int64_t *todo, size_t nw,
 		       const struct sl_workload *surge, struct sl_release_search *out);
+void sl_release_search_free(struct sl_release_search *out);
 
 /* LeastAllocated's 0..100 share of a resource left free: (alloc - req) * 100 / alloc, exact for
  * any alloc up to INT64_MAX. */
