@@ -10,7 +10,10 @@
  * node; required anti-affinity (a term of either pod selecting the other) keeps two pods out of
  * one domain of the term's key; and DoNotSchedule spread is judged on the final counts, each pod
  * against the others (the incoming pod not counted, as the scheduler counts it). Required pod
- * affinity is not modelled (the search says so and does not run).
+ * affinity is not modelled (the search says so and does not run). A rollout's surge pod comes
+ * once the release runs: it must pass the filters given the release, whose pods fit given each
+ * other but not given it; the other filters are symmetric, so only the spread counts of the
+ * release's own constraints leave it out.
  *
  * Pods of one workload are alike, and nodes alike for the release (the same verdicts, room,
  * domains and counts) are interchangeable: the search chooses how many pods of each workload go
@@ -60,6 +63,7 @@ struct search {
 	struct sl_cluster *cl;
 	const struct sl_model *m;
 	size_t n, ne, nres;
+	size_t nw; /* the caller's workloads: an entry whose src is nw is the surge pod */
 	struct entry *e;
 	size_t *order; /* the entries in the order the search places them */
 	const char **res;
@@ -227,8 +231,11 @@ static void spread_new(struct search *s, size_t i, const struct sl_spread *c)
 		if (sp->elig[k] && spread_selects(c, &en->labels, ns, pod->spec.namespace, &pod->spec.labels))
 			sp->cnt[sl_topo_dom(s->cl, sp->topo, k)]++;
 	}
+	/* The release's pods are running when the surge pod comes: their constraints were met without
+	 * it (the scheduler judges only the incoming pod), so it enters only its own counts. */
 	for (size_t j = 0; j < s->ne; j++)
-		if ((sp->sel[j] = spread_selects(c, &en->labels, ns, s->e[j].w->pod.namespace, &s->e[j].labels)))
+		if ((sp->sel[j] = (s->e[j].src < s->nw || i == j) &&
+				  spread_selects(c, &en->labels, ns, s->e[j].w->pod.namespace, &s->e[j].labels)))
 			sp->left += s->e[j].todo;
 }
 
@@ -553,6 +560,7 @@ void sl_release_search(struct sl_cluster *cl, const struct sl_workload *const *w
 	s.cl = cl;
 	s.m = cl->m;
 	s.n = cl->n;
+	s.nw = nw;
 	entries(&s, ws, todo, nw, surge);
 	out->verdict = SL_SEARCH_NOT_SEARCHED;
 	if ((out->why = unsearchable(&s)) || !s.ne) {
@@ -569,8 +577,7 @@ void sl_release_search(struct sl_cluster *cl, const struct sl_workload *const *w
 				spread_new(&s, i, &s.e[i].w->pod.spread[c]);
 	s.dsize = sl_xcalloc(cl->ntopos + 1, sizeof *s.dsize);
 	if (link_alike(&s) > SL_RELEASE_SEARCH_NODE_KINDS) {
-		out->why =
-		    "more than " SL_STR(SL_RELEASE_SEARCH_NODE_KINDS) " kinds of node";
+		out->why = "more than " SL_STR(SL_RELEASE_SEARCH_NODE_KINDS) " kinds of node";
 		search_free(&s);
 		return;
 	}
