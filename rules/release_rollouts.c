@@ -235,6 +235,13 @@ static void placed_surges(struct sl_release *r, const size_t *cand, size_t ncand
  * placed unless the release with the surge pod places surely (sl_release_places_surely). */
 static void check_placed(struct sl_release *r, const bool *reported, const unsigned char *alone)
 {
+	int64_t total = 1; /* the release and one surge pod */
+	for (size_t i = 0; i < r->nw; i++)
+		total = sl_sat_add(total, r->pods[i] > 0 ? r->pods[i] : 0);
+	/* Larger than one placement places (sl_release_place would refuse it): nothing to ask, and
+	 * asking sl_release_places_surely per rollout would cost the release's size each time. */
+	if (sl_release_place_cost(r->m, r->w, r->nw, total) > SL_RELEASE_PLACE_BUDGET)
+		return;
 	size_t *cand = sl_xcalloc(r->nw + 1, sizeof *cand), ncand = 0;
 	const struct sl_workload **ws = sl_xcalloc(r->nw + 2, sizeof *ws);
 	int64_t *todo = sl_xcalloc(r->nw + 2, sizeof *todo);
