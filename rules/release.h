@@ -61,6 +61,12 @@ void sl_release_flow_free(struct sl_release_flow *rf);
 int64_t sl_release_free_of(const struct sl_node *n, const char *res);
 int64_t sl_release_request(const struct sl_workload *w, const char *res);
 
+/* A note on f: the placement a search over placements found (rs FOUND), node by node, the
+ * workloads ws[0 .. nw) and the surge pod (nw) on each; what: the note's opening words. */
+struct sl_release_search;
+void sl_release_note_found(struct sl_finding *f, const struct sl_model *m, const struct sl_workload *const *ws,
+			   size_t nw, const struct sl_release_search *rs, const char *what);
+
 /* How many workloads or nodes a message names before "and N more". */
 #define SL_RELEASE_NAMED 6
 

@@ -261,3 +261,38 @@ struct sl_release *sl_release_get(const struct sl_rule *self, struct sl_model_ch
 	r->cx = cx;
 	return r->nw > 1 ? r : NULL;
 }
+
+void sl_release_note_found(struct sl_finding *f, const struct sl_model *m, const struct sl_workload *const *ws,
+			   size_t nw, const struct sl_release_search *rs, const char *what)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	size_t listed = 0, more = 0;
+	for (size_t k = 0; rs->at && k < rs->nnodes; k++) {
+		size_t before = b.len;
+		const char *sep = "";
+		for (size_t i = 0; i < rs->nw && i <= nw; i++) {
+			int64_t c = rs->at[i * rs->nnodes + k];
+			if (c <= 0)
+				continue;
+			if (listed >= SL_RELEASE_NAMED) {
+				more++;
+				break;
+			}
+			if (!*sep)
+				sl_buf_printf(&b, "%snode %s: ", before ? "; " : "", m->nodes[k]->name);
+			const struct sl_workload *w = i < nw ? ws[i] : NULL;
+			if (w)
+				sl_buf_printf(&b, "%s%s/%s", sep, w->obj.namespace, w->obj.name);
+			else
+				sl_buf_printf(&b, "%sthe surge pod", sep);
+			if (c > 1)
+				sl_buf_printf(&b, " (%lld pods)", (long long)c);
+			sep = ", ";
+		}
+		listed += b.len > before;
+	}
+	if (more)
+		sl_buf_printf(&b, "; and %zu more nodes", more);
+	sl_note(f, "%s (found by the search): %s", what, b.len ? sl_buf_str(&b) : "none");
+	sl_buf_free(&b);
+}

@@ -6,8 +6,11 @@
  * 4 CPU, though 8 CPU are asked of 8. Whether that happens depends on the order the pods reach
  * the scheduler. So every workload that takes part and is named in no broken bound is placed, pod
  * by pod, with the scheduler's filters and scores (sched/release_place.c), one workload after
- * another in input order, and again in reverse; pods left Pending in either order are a warning
- * that says it depends on order, with the nodes as the workloads before left them. */
+ * another in input order, and again in reverse. Pods left Pending in one order only: a warning
+ * that says the order decides. Left Pending in both: an exhaustive search over placements
+ * (sched/release_search.c) asks whether any placement runs them all; none, from a search that
+ * ran to its end, is an error (some pod stays Pending whatever the order); otherwise a warning
+ * that says what the search found, or why it did not run. */
 #include <cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,11 +190,19 @@ static bool decides(const struct sl_release *r, const struct order_set *s, unsig
 	return *af != nf || *ar != nr;
 }
 
+/* Whether the placement, not only the room, decides the outcome (not when a search proved that no
+ * placement runs every pod), and whether a tie between nodes scored alike does: broken the other
+ * way, tf and tr pods stay Pending. */
+struct deciders {
+	bool look, tie;
+	int64_t tf, tr;
+};
+
 /* What decided the outcome, when it is not only the room left: the system-default spreading of
  * the workloads placed first (scored without it, other counts), and a tie between nodes scored
  * alike (broken the other way, other counts). */
 static void note_deciders(struct sl_finding *f, const struct sl_release *r, const struct order_set *s, int64_t nf,
-			  int64_t nr, bool tie, int64_t tf, int64_t tr)
+			  int64_t nr, const struct deciders *d)
 {
 	int64_t af, ar;
 	struct sl_buf b = SL_BUF_INIT;
@@ -208,60 +219,43 @@ static void note_deciders(struct sl_finding *f, const struct sl_release *r, cons
 			"%lld pod%s would stay Pending in input order and %lld in reverse order",
 			sl_buf_str(&b), (long long)af, af == 1 ? "" : "s", (long long)ar);
 	sl_buf_free(&b);
-	if (tie)
+	if (d->tie)
 		sl_note(f,
 			"with ties between nodes scored alike broken the other way, %lld pod%s stay Pending in "
 			"input order and %lld in reverse order: the scheduler picks among such nodes at random",
-			(long long)tf, tf == 1 ? "" : "s", (long long)tr);
+			(long long)d->tf, d->tf == 1 ? "" : "s", (long long)d->tr);
 }
 
-static void report(struct sl_release *r, const struct order_set *s, const struct sl_release_placement *fwd,
-		   const struct sl_release_placement *rev)
+/* The notes of the finding: the nodes of the first workload left short in each order, what the
+ * bounds say, the fix, and the nodes and workloads that took the room. */
+static void report_notes(struct sl_release *r, const struct order_set *s, const struct sl_release_placement *fwd,
+			 const struct sl_release_placement *rev, struct sl_finding *f, bool both,
+			 const struct deciders *d)
 {
-	int64_t nf = pending(s, fwd), nr = pending(s, rev), tf, tr;
-	bool tie = decides(r, s, SL_PLACE_TIES_LAST, nf, nr, &tf, &tr);
+	int64_t nf = pending(s, fwd), nr = pending(s, rev);
 	const struct sl_release_placement *p = nf ? fwd : rev;
 	size_t first = 0;
 	while (p->placed[first] >= s->todo[first])
 		first++;
-	const struct sl_workload *w0 = s->w[first];
-	struct sl_buf who = SL_BUF_INIT, other = SL_BUF_INIT;
-	short_words(s, p, &who);
-	if (nf && nr) {
-		sl_buf_puts(&other, "in reverse order too, ");
-		short_words(s, rev, &other);
-	} else
-		sl_buf_printf(&other, "in %s order every pod is placed", nf ? "reverse" : "input");
-	int64_t n = nf ? nf : nr;
-	/* Short in one order only: the order decides. Short in both: no bound is broken, so another
-	 * order may still fit, but it is not likely; the message says both. */
-	const char *why = nf && nr ? "in neither order does every pod find a node, and no bound on the totals is "
-				     "broken: the pods may not pack onto these nodes in any order (not proven)"
-				   : "no bound on the totals is broken, so whether the release fits depends on the "
-				     "order its pods are scheduled in";
-	struct sl_finding *f = sl_rule_report_object(
-	    r->self, r->cx, &w0->obj, w0->replicas_node,
-	    "%lld pod%s of %s stay%s Pending when the release is placed in %s order as the scheduler would place it "
-	    "(%s); %s%s",
-	    (long long)n, n == 1 ? "" : "s", who.s, n == 1 ? "s" : "", nf ? "input" : "reverse", other.s, why,
-	    tie ? "; the scheduler picks at random among nodes it scores alike, and which one it picked decides this: "
-		  "the outcome may differ from run to run"
-		: "");
-	if (f->level > SL_WARNING)
-		f->level = SL_WARNING;
-	sl_buf_free(&who);
-	sl_buf_free(&other);
 	bool *related = sl_xcalloc(s->n + 1, sizeof *related);
 	bool *nodes = sl_xcalloc(r->m->nnodes + 1, sizeof *nodes);
 	if (nf)
 		note_short(f, r, s, fwd, false, related, nodes);
 	if (nr)
 		note_short(f, r, s, rev, true, related, nodes);
-	sl_note(f, "each workload fits alone and the release's totals fit its nodes (Hall's condition holds for every "
-		   "resource), but where the first pods go decides what is left for the later ones: room left in "
-		   "pieces by pods of different sizes, or nodes and domains closed by their anti-affinity, spread or "
-		   "host ports");
-	note_deciders(f, r, s, nf, nr, tie, tf, tr);
+	if (both)
+		sl_note(f,
+			"each workload fits alone and the release's totals fit its nodes (Hall's condition holds for "
+			"every resource), but pods do not come in pieces: room left in pieces by pods of different "
+			"sizes, or nodes and domains closed by their anti-affinity, spread or host ports");
+	else
+		sl_note(f,
+			"each workload fits alone and the release's totals fit its nodes (Hall's condition holds for "
+			"every resource), but where the first pods go decides what is left for the later ones: room "
+			"left in pieces by pods of different sizes, or nodes and domains closed by their "
+			"anti-affinity, spread or host ports");
+	if (d->look)
+		note_deciders(f, r, s, nf, nr, d);
 	sl_note(f,
 		"fix: leave room to spare on the nodes these workloads share (lower the requests or replicas, or add "
 		"capacity), or give the workloads whose pods are larger nodes of their own");
@@ -279,6 +273,106 @@ static void report(struct sl_release *r, const struct order_set *s, const struct
 	free(related);
 }
 
+/* The filters' reasons for workload i's next pod on the nodes it may use, each once: what
+ * blocks it, into b. */
+static void blocks(const struct sl_release_placement *p, size_t i, size_t nnodes, struct sl_buf *b)
+{
+	struct sl_strpool seen = {0};
+	for (size_t k = 0; p->why[i] && k < nnodes; k++) {
+		const char *w = p->why[i][k];
+		while (w && *w) {
+			const char *end = strstr(w, ", ");
+			size_t len = end ? (size_t)(end - w) : strlen(w);
+			char one[256];
+			snprintf(one, sizeof one, "%.*s", (int)len, w);
+			size_t before = seen.n;
+			if (strcmp(one, "fits") && (sl_intern(&seen, one), seen.n > before))
+				sl_buf_printf(b, "%s%s", before ? "; " : "", one);
+			w = end ? end + 2 : NULL;
+		}
+	}
+	sl_strpool_free(&seen);
+}
+
+/* Why the pods stay Pending, after the counts: the order, or what the search over placements
+ * said when neither order places them all. */
+static void why_words(struct sl_buf *b, bool both, const struct sl_release_search *rs)
+{
+	if (!both) {
+		sl_buf_puts(
+		    b,
+		    "no bound on the totals is broken, so whether the release fits depends on the order its pods are "
+		    "scheduled in");
+		return;
+	}
+	sl_buf_puts(b, "in neither order does every pod find a node, ");
+	if (rs->verdict == SL_SEARCH_NONE)
+		sl_buf_printf(b,
+			      "and no placement of all of them exists: a search over every placement (%llu steps) "
+			      "finds none, so some pod stays Pending whatever the order",
+			      (unsigned long long)rs->steps);
+	else if (rs->verdict == SL_SEARCH_FOUND)
+		sl_buf_puts(b, "though a placement of all of them exists (a search over placements found one): the "
+			       "scheduler, placing pod by pod, does not reach it in these orders");
+	else if (rs->verdict == SL_SEARCH_GAVE_UP)
+		sl_buf_printf(
+		    b,
+		    "and no placement of all of them was found: the search over placements stopped after %llu "
+		    "steps, so it is not proven that none exists",
+		    (unsigned long long)rs->steps);
+	else
+		sl_buf_printf(
+		    b,
+		    "and no placement of all of them was found: placements were not searched (%s), so it is not "
+		    "proven that none exists",
+		    rs->why);
+}
+
+static void report(struct sl_release *r, const struct order_set *s, const struct sl_release_placement *fwd,
+		   const struct sl_release_placement *rev, const struct sl_release_search *rs)
+{
+	int64_t nf = pending(s, fwd), nr = pending(s, rev);
+	const struct sl_release_placement *p = nf ? fwd : rev;
+	size_t first = 0;
+	while (p->placed[first] >= s->todo[first])
+		first++;
+	const struct sl_workload *w0 = s->w[first];
+	struct sl_buf who = SL_BUF_INIT, other = SL_BUF_INIT, why = SL_BUF_INIT, what = SL_BUF_INIT;
+	short_words(s, p, &who);
+	if (nf && nr) {
+		sl_buf_puts(&other, "in reverse order too, ");
+		short_words(s, rev, &other);
+	} else
+		sl_buf_printf(&other, "in %s order every pod is placed", nf ? "reverse" : "input");
+	int64_t n = nf ? nf : nr;
+	why_words(&why, nf && nr, rs);
+	/* proven that no placement runs every pod: neither a tie nor the spreading decided that */
+	struct deciders d = {!(nf && nr && rs->verdict == SL_SEARCH_NONE), false, nf, nr};
+	if (d.look)
+		d.tie = decides(r, s, SL_PLACE_TIES_LAST, nf, nr, &d.tf, &d.tr);
+	/* short in both orders: what blocks the first workload left short, in input order */
+	for (size_t k = 0; nf && nr && k < s->n && !what.len; k++)
+		blocks(p, nf ? k : s->n - 1 - k, r->m->nnodes, &what);
+	struct sl_finding *f = sl_rule_report_object(
+	    r->self, r->cx, &w0->obj, w0->replicas_node,
+	    "%lld pod%s of %s stay%s Pending when the release is placed in %s order as the scheduler would place it "
+	    "(%s); %s%s%s%s%s",
+	    (long long)n, n == 1 ? "" : "s", who.s, n == 1 ? "s" : "", nf ? "input" : "reverse", other.s, why.s,
+	    what.len ? " (what blocks: " : "", what.len ? what.s : "", what.len ? ")" : "",
+	    d.tie ? "; the scheduler picks at random among nodes it scores alike, and which one it picked decides "
+		    "this: the outcome may differ from run to run"
+		  : "");
+	if (f->level > SL_WARNING && !(nf && nr && rs->verdict == SL_SEARCH_NONE))
+		f->level = SL_WARNING;
+	sl_buf_free(&who);
+	sl_buf_free(&other);
+	sl_buf_free(&why);
+	sl_buf_free(&what);
+	report_notes(r, s, fwd, rev, f, nf && nr, &d);
+	if (rs->verdict == SL_SEARCH_FOUND)
+		sl_release_note_found(f, r->m, s->w, s->n, rs, "a placement that runs every pod");
+}
+
 void sl_release_order(struct sl_release *r)
 {
 	struct order_set s;
@@ -288,8 +382,14 @@ void sl_release_order(struct sl_release *r)
 	 * workload, whatever the others took, has no warning to give. */
 	if (s.n > 1 && !sl_release_places_surely(r->cx->cluster, s.w, s.todo, s.n) &&
 	    sl_release_place(r->m, s.w, s.todo, s.n, false, &fwd) &&
-	    sl_release_place(r->m, s.w, s.todo, s.n, true, &rev) && (pending(&s, &fwd) || pending(&s, &rev)))
-		report(r, &s, &fwd, &rev);
+	    sl_release_place(r->m, s.w, s.todo, s.n, true, &rev) && (pending(&s, &fwd) || pending(&s, &rev))) {
+		/* Short in both orders: does any placement run them all? */
+		struct sl_release_search rs = {SL_SEARCH_NOT_SEARCHED, 0, "one order places every pod", NULL, 0, 0};
+		if (pending(&s, &fwd) && pending(&s, &rev))
+			sl_release_search(r->cx->cluster, s.w, s.todo, s.n, NULL, &rs);
+		report(r, &s, &fwd, &rev, &rs);
+		sl_release_search_free(&rs);
+	}
 	sl_release_placement_free(&fwd);
 	sl_release_placement_free(&rev);
 	order_set_free(&s);

@@ -122,6 +122,146 @@ static int64_t room_for(const struct sl_release *r, const struct sl_release_flow
 	return direct >= need ? direct : room_left(r, rf, q);
 }
 
+/* A surge the bound leaves room for, but that the release placed as the scheduler would leaves no
+ * node for, in input order and in reverse: a warning that says what blocks it, or an error when a
+ * search over every placement of the release finds none that leaves it room. */
+static void report_placed(struct sl_release *r, size_t i, int64_t surge, const char *blocks, const char *orders,
+			  const struct sl_release_search *rs)
+{
+	const struct sl_workload *w = r->w[i];
+	char ref[512], words[256];
+	sl_object_ref(&w->obj, ref, sizeof ref);
+	if (rs->verdict == SL_SEARCH_NONE)
+		snprintf(words, sizeof words,
+			 "and no placement of the release leaves it room: a search over every placement (%llu steps) "
+			 "finds none",
+			 (unsigned long long)rs->steps);
+	else if (rs->verdict == SL_SEARCH_FOUND)
+		snprintf(words, sizeof words,
+			 "though some placement of the release leaves it room (a search over placements found one)");
+	else if (rs->verdict == SL_SEARCH_GAVE_UP)
+		snprintf(words, sizeof words,
+			 "and no placement that leaves it room was found: the search over placements stopped after "
+			 "%llu steps",
+			 (unsigned long long)rs->steps);
+	else
+		snprintf(words, sizeof words,
+			 "and no placement that leaves it room was found: placements were not searched (%s)", rs->why);
+	const struct sl_ynode *at = w->max_unavailable.node ? w->max_unavailable.node : w->strategy_node;
+	struct sl_finding *f;
+	if (orders)
+		f = sl_rule_report_object(
+		    r->self, r->cx, &w->obj, at,
+		    "rollout of %s %s finish beside the rest of the release: placed as the scheduler would, %s, the "
+		    "release leaves no node for its surge pod (what blocks: %s), %s; maxUnavailable 0 keeps its old "
+		    "pods "
+		    "until a new one is Ready",
+		    ref, rs->verdict == SL_SEARCH_NONE ? "can never" : "may never", orders, blocks, words);
+	else /* placed as the scheduler would, the release itself leaves pods Pending in both orders */
+		f = sl_rule_report_object(
+		    r->self, r->cx, &w->obj, at,
+		    "rollout of %s can never finish beside the rest of the release: no placement of "
+		    "the release leaves room for its surge pod (a search over every placement, %llu "
+		    "steps, finds none); maxUnavailable 0 keeps its old pods until a new one is Ready",
+		    ref, (unsigned long long)rs->steps);
+	if (rs->verdict != SL_SEARCH_NONE && f->level > SL_WARNING)
+		f->level = SL_WARNING;
+	if (surge > 1)
+		sl_note(f,
+			"maxSurge allows %lld surge pods at once, but one is enough for the rollout to go on; here "
+			"not even one finds a node",
+			(long long)surge);
+	sl_note(f, "alone it would roll, and the release's totals leave room for the surge (the bound treats each "
+		   "resource as divisible); pods do not come in pieces: room left in pieces by pods of different "
+		   "sizes, or nodes and domains closed by anti-affinity, spread or host ports");
+	if (rs->verdict == SL_SEARCH_FOUND)
+		sl_release_note_found(f, r->m, r->w, r->nw, rs,
+				      "a placement of the release that leaves the surge pod room");
+	sl_note(f, "fix: set strategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1 (an old pod goes first, then its "
+		   "replacement takes its place), or make room for the surge beside the release");
+	sl_fix_rolling_params(sl_fix_new(f, "Roll with maxSurge: 0, maxUnavailable: 1 (replace one pod at a time)"), w,
+			      "0", "1");
+}
+
+/* Whether some placement may run the release itself: not when a search proves none does. */
+static bool release_may_fit(struct sl_release *r)
+{
+	struct sl_release_search rs;
+	sl_release_search(r->cx->cluster, r->w, r->pods, r->nw, NULL, &rs);
+	sl_release_search_free(&rs);
+	return rs.verdict != SL_SEARCH_NONE;
+}
+
+/* The surging rollouts the bound found room for (cand), placed as the scheduler would place the
+ * release: each surge pod after the whole release, in input order and in reverse. */
+static void placed_surges(struct sl_release *r, const size_t *cand, size_t ncand)
+{
+	struct sl_release_placement p[2];
+	signed char *fits = sl_xcalloc(2 * ncand + 1, sizeof *fits);
+	struct sl_buf *why = sl_xcalloc(2 * ncand + 1, sizeof *why);
+	memset(fits, -1, 2 * ncand);
+	for (int o = 0; o < 2; o++) {
+		struct sl_release_surges su = {cand, ncand, fits + o * ncand, why + o * ncand};
+		sl_release_place_surges(r->m, r->w, r->pods, r->nw, o == 1, &su, &p[o]);
+		sl_release_placement_free(&p[o]);
+	}
+	for (size_t j = 0; j < ncand; j++) {
+		signed char in = fits[j], rev = fits[ncand + j];
+		if (in == 1 || rev == 1)
+			continue; /* room in some order */
+		struct sl_release_search rs;
+		if (in < 0 && rev < 0 && !release_may_fit(r))
+			continue; /* no placement runs the release itself: release-capacity's error */
+		sl_release_search(r->cx->cluster, r->w, r->pods, r->nw, r->w[cand[j]], &rs);
+		/* The release itself left pods Pending in both orders (release-capacity's warning): only a
+		 * proof that no placement leaves the surge room is news. */
+		if (in >= 0 || rev >= 0 || rs.verdict == SL_SEARCH_NONE)
+			report_placed(
+			    r, cand[j], surging(r->w[cand[j]]), sl_buf_str(&why[in == 0 ? j : ncand + j]),
+			    in < 0 && rev < 0 ? NULL
+			    : in < 0  ? "in reverse order (in input order the release itself leaves pods Pending)"
+			    : rev < 0 ? "in input order (in reverse order the release itself leaves pods Pending)"
+				      : "in input order and in reverse",
+			    &rs);
+		sl_release_search_free(&rs);
+	}
+	for (size_t j = 0; j < 2 * ncand; j++)
+		sl_buf_free(&why[j]);
+	free(why);
+	free(fits);
+}
+
+/* The surging rollouts the bound leaves room for, and that the placement may yet find none for:
+ * placed unless the release with the surge pod places surely (sl_release_places_surely). */
+static void check_placed(struct sl_release *r, const bool *reported, const unsigned char *alone)
+{
+	int64_t total = 1; /* the release and one surge pod */
+	for (size_t i = 0; i < r->nw; i++)
+		total = sl_sat_add(total, r->pods[i] > 0 ? r->pods[i] : 0);
+	/* Larger than one placement places (sl_release_place would refuse it): nothing to ask, and
+	 * asking sl_release_places_surely per rollout would cost the release's size each time. */
+	if (sl_release_place_cost(r->m, r->w, r->nw, total) > SL_RELEASE_PLACE_BUDGET)
+		return;
+	size_t *cand = sl_xcalloc(r->nw + 1, sizeof *cand), ncand = 0;
+	const struct sl_workload **ws = sl_xcalloc(r->nw + 2, sizeof *ws);
+	int64_t *todo = sl_xcalloc(r->nw + 2, sizeof *todo);
+	memcpy(ws, r->w, r->nw * sizeof *ws);
+	memcpy(todo, r->pods, r->nw * sizeof *todo);
+	for (size_t i = 0; i < r->nw; i++) {
+		if (reported[i] || surging(r->w[i]) <= 0 || (alone[r->index[i]] & SL_ALONE_DEADLOCK))
+			continue;
+		ws[r->nw] = r->w[i];
+		todo[r->nw] = 1;
+		if (!sl_release_places_surely(r->cx->cluster, ws, todo, r->nw + 1))
+			cand[ncand++] = i;
+	}
+	if (ncand)
+		placed_surges(r, cand, ncand);
+	free(ws);
+	free(todo);
+	free(cand);
+}
+
 void sl_release_rollouts(const struct sl_rule *self, struct sl_model_check *cx)
 {
 	struct sl_release *r = sl_release_get(self, cx);
@@ -129,7 +269,7 @@ void sl_release_rollouts(const struct sl_rule *self, struct sl_model_check *cx)
 		return;
 	bool *reported = sl_xcalloc(r->nw + 1, sizeof *reported);
 	int64_t *room = sl_xcalloc(r->nsigs + 1, sizeof *room);
-	bool *known = sl_xcalloc(r->nsigs + 1, sizeof *known);
+	bool *known = sl_xcalloc(r->nsigs + 1, sizeof *known), fits_all = true;
 	for (size_t k = 0; k < r->resources.n; k++) {
 		const char *res = r->resources.v[k];
 		struct sl_release_flow rf;
@@ -153,9 +293,12 @@ void sl_release_rollouts(const struct sl_rule *self, struct sl_model_check *cx)
 				reported[i] = true;
 			}
 		}
+		fits_all &= rf.flow >= rf.total;
 		free(left);
 		sl_release_flow_free(&rf);
 	}
+	if (fits_all)
+		check_placed(r, reported, cx->alone);
 	free(known);
 	free(room);
 	free(reported);

@@ -1013,6 +1013,7 @@ int main(void)
 	test_scores();
 	test_cluster_derive();
 	test_release_surely();
+	test_release_search();
 	test_cluster_refresh();
 	test_cycle_plan();
 	test_unread_probes();

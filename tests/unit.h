@@ -31,6 +31,8 @@ void test_cluster_derive(void);
 void test_release_surely(void);
 void test_cluster_refresh(void);
 void test_cycle_plan(void);
+/* unit_search.c: the search over placements of a release, a surge pod beside it. */
+void test_release_search(void);
 /* unit_cluster.c: a container probe's entries the model does not read are left out of the tree. */
 void test_unread_probes(void);
 /* unit_priority.c: priorities and preemption policies as admission resolves them. */

@@ -267,14 +267,71 @@ uint64_t sl_release_place_cost(const struct sl_model *m, const struct sl_workloa
 	return builds * ((uint64_t)m->nnodes + m->npods + pods + 1) + pods * ((uint64_t)m->nnodes + 1) + builds * nw;
 }
 
+/* Whether one more pod of w, of a new ReplicaSet (a rollout's surge), passes every filter on some
+ * node of cl as the release left it; when not, what blocks it into why (each reason once). */
+static bool surge_fits(struct sl_cluster *cl, const struct sl_workload *w, struct sl_buf *why)
+{
+	size_t n = cl->n;
+	const char *hash;
+	sl_own_pods(cl, w, &hash, NULL);
+	bool *excluded = sl_xcalloc(n + 1, sizeof *excluded), *ok = sl_xcalloc(n + 1, sizeof *ok), fits = false;
+	sl_node_affinity_prefilter(&w->pod, cl->m, excluded);
+	sl_node_only_verdicts(cl, &w->pod, ok);
+	struct sl_cycle s;
+	sl_cycle_init(&s, cl, w, excluded, ok, hash);
+	s.gen = 1; /* the new ReplicaSet's pod: its own pod-template-hash */
+	sl_plugins_prefilter(&s);
+	sl_plugins_refresh(&s);
+	struct sl_strpool seen = {0};
+	for (size_t k = 0; k < n && !fits; k++) {
+		if (excluded[k] || !ok[k])
+			continue;
+		struct sl_nodefit f;
+		memset(&f, 0, sizeof f);
+		fits = sl_filter_others(&s, k, &f) == SL_FITS;
+		for (size_t r = 0; !fits && r < f.nreasons; r++) {
+			size_t before = seen.n;
+			sl_intern(&seen, f.reasons[r]);
+			if (seen.n > before)
+				sl_buf_printf(why, "%s%s", before ? "; " : "", f.reasons[r]);
+		}
+	}
+	if (fits)
+		sl_buf_reset(why);
+	sl_strpool_free(&seen);
+	sl_cycle_free(&s);
+	free(excluded);
+	free(ok);
+	return fits;
+}
+
+static bool place_release(const struct sl_model *m, const struct sl_workload *const *ws, const int64_t *todo, size_t nw,
+			  bool reverse, unsigned flags, struct sl_release_surges *surges,
+			  struct sl_release_placement *out);
+
 bool sl_release_place(const struct sl_model *m, const struct sl_workload *const *ws, const int64_t *todo, size_t nw,
 		      bool reverse, struct sl_release_placement *out)
 {
-	return sl_release_place_as(m, ws, todo, nw, reverse, 0, out);
+	return place_release(m, ws, todo, nw, reverse, 0, NULL, out);
 }
 
 bool sl_release_place_as(const struct sl_model *m, const struct sl_workload *const *ws, const int64_t *todo, size_t nw,
 			 bool reverse, unsigned flags, struct sl_release_placement *out)
+{
+	return place_release(m, ws, todo, nw, reverse, flags, NULL, out);
+}
+
+bool sl_release_place_surges(const struct sl_model *m, const struct sl_workload *const *ws, const int64_t *todo,
+			     size_t nw, bool reverse, struct sl_release_surges *surges,
+			     struct sl_release_placement *out)
+{
+	return place_release(m, ws, todo, nw, reverse, 0, surges, out);
+}
+
+/* sl_release_place's work: placed as flags say (SL_PLACE_*), then the surges (may be NULL). */
+static bool place_release(const struct sl_model *m, const struct sl_workload *const *ws, const int64_t *todo, size_t nw,
+			  bool reverse, unsigned flags, struct sl_release_surges *surges,
+			  struct sl_release_placement *out)
 {
 	memset(out, 0, sizeof *out);
 	int64_t total = 0;
@@ -325,6 +382,15 @@ bool sl_release_place_as(const struct sl_model *m, const struct sl_workload *con
 	}
 	free(unbuilt);
 	free(anti);
+	bool all = !truncated;
+	for (size_t i = 0; i < nw && all; i++)
+		all = out->placed[i] >= todo[i] || todo[i] <= 0;
+	/* The surges, once every pod of the release has found a node: its pods indexed as running. */
+	for (size_t j = 0; surges && all && j < surges->n; j++) {
+		if (!j)
+			cl = rebuild(cl, &e.m, &work);
+		surges->fits[j] = surge_fits(cl, ws[surges->of[j]], &surges->why[j]) ? 1 : 0;
+	}
 	sl_cluster_free(cl);
 	evolving_free(&e, nw);
 	out->complete = !truncated;

@@ -307,6 +307,19 @@ bool sl_spread_defaults(const struct sl_workload *w, bool *own_hash);
  * constraint's maxSkew - 1 only on nodes with its key, so then the defaults tell nodes apart even
  * for a workload's only pod with nothing to count. */
 bool sl_spread_defaults_keys_uneven(const struct sl_model *m);
+/* Rollouts beside the release: once every pod of it is placed, whether one more pod of ws[of[j]]'s
+ * template, of a new ReplicaSet (its surge), passes every filter on some node: fits[j] 1 or 0
+ * (left as the caller set it when the release left pods Pending or the budget ran out), and when
+ * 0, what blocks it in why[j] (each reason once). The caller owns the arrays and the buffers. */
+struct sl_release_surges {
+	const size_t *of;
+	size_t n;
+	signed char *fits;
+	struct sl_buf *why;
+};
+bool sl_release_place_surges(const struct sl_model *m, const struct sl_workload *const *ws, const int64_t *todo,
+			     size_t nw, bool reverse, struct sl_release_surges *surges,
+			     struct sl_release_placement *out);
 /* Whether sl_release_place on cl's model leaves no pod of ws Pending in any order, known without
  * placing: no workload reads or repels other pods (inter-pod terms, spread, host ports), so only
  * the nodes' load changes as pods are placed, and each workload has more nodes where a pod fits
@@ -319,6 +332,32 @@ bool sl_release_places_surely(struct sl_cluster *cl, const struct sl_workload *c
  * input order and in reverse. */
 bool sl_whatif_release(const struct sl_model *m, const struct sl_whatif *c, const struct sl_workload *const *ws,
 		       const int64_t *todo, size_t nw);
+
+/* Whether any placement runs every pod of a small release at once (sched/release_search.c): ws[i]
+ * with todo[i] pods to place and, when surge is not NULL, one more pod of surge's template in a
+ * new ReplicaSet (a rollout's surge beside the release); every pod passing every filter given
+ * all the others. FOUND and NONE are exact (NONE: no placement exists, so some pod stays Pending
+ * whatever the order); NOT_SEARCHED (why says why) and GAVE_UP (the steps ran out) say nothing.
+ * The bounds keep it small: at most SL_RELEASE_SEARCH_PODS workloads, SL_RELEASE_SEARCH_NODES
+ * nodes of at most SL_RELEASE_SEARCH_NODE_KINDS kinds (nodes alike for the release), and
+ * SL_RELEASE_SEARCH_STEPS steps (a node tried for a workload's pods). cl: the index of the
+ * model, the running pods as they are. */
+#define SL_RELEASE_SEARCH_PODS 12
+#define SL_RELEASE_SEARCH_NODES 128
+#define SL_RELEASE_SEARCH_NODE_KINDS 32
+#define SL_RELEASE_SEARCH_STEPS 200000
+enum sl_search_verdict { SL_SEARCH_FOUND, SL_SEARCH_NONE, SL_SEARCH_NOT_SEARCHED, SL_SEARCH_GAVE_UP };
+struct sl_release_search {
+	enum sl_search_verdict verdict;
+	uint64_t steps;
+	const char *why; /* NOT_SEARCHED: why (static text) */
+	/* FOUND: the placement, pods of ws[i] on node k at at[i * nnodes + k] (i == nw: the surge) */
+	int64_t *at;
+	size_t nw, nnodes;
+};
+void sl_release_search(struct sl_cluster *cl, const struct sl_workload *const *ws, const int64_t *todo, size_t nw,
+		       const struct sl_workload *surge, struct sl_release_search *out);
+void sl_release_search_free(struct sl_release_search *out);
 
 /* LeastAllocated's 0..100 share of a resource left free: (alloc - req) * 100 / alloc, exact for
  * any alloc up to INT64_MAX. */
