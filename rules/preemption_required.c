@@ -10,13 +10,18 @@
 #include "../linter/base/buf.h"
 #include "rules.h"
 
-/* "ns/name (priority P)" for each victim, six at most named. */
+/* "ns/name (priority P)" for each victim, six at most named, with the budget its eviction breaks:
+ * the scheduler evicts such a pod only where no other victim makes room. */
 static void victims_text(struct sl_buf *b, const struct sl_preempt_step *s)
 {
 	for (size_t v = 0; v < s->nvictims && v < 6; v++) {
 		const struct sl_pod *p = s->victims[v];
-		sl_buf_printf(b, "%s%s/%s (priority %lld)", v ? ", " : "", p->obj.namespace, p->obj.name,
+		const struct sl_pdb *d = s->broken[v];
+		sl_buf_printf(b, "%s%s/%s (priority %lld", v ? ", " : "", p->obj.namespace, p->obj.name,
 			      (long long)p->spec.priority);
+		if (d)
+			sl_buf_printf(b, "; breaks PodDisruptionBudget %s/%s", d->obj.namespace, d->obj.name);
+		sl_buf_putc(b, ')');
 	}
 	if (s->nvictims > 6)
 		sl_buf_printf(b, " and %zu more", s->nvictims - 6);

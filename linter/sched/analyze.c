@@ -398,8 +398,12 @@ static void preempt_in_detail(struct sl_cluster *cl, const struct sl_workload *w
 	a->preempt_unknown = r.unknown;
 	a->preempted = r.steps;
 	a->npreempted = r.nsteps;
+	a->preempt_gone = r.gone;
+	a->preempt_placed = r.placed;
 	r.steps = NULL;
 	r.nsteps = 0;
+	r.gone = NULL;
+	r.placed = NULL;
 	sl_preempt_run_free(&r, n);
 }
 
@@ -509,9 +513,13 @@ void sl_analysis_free(struct sl_analysis *a)
 	free(a->fit_error_text);
 	free(a->steady_fit_error_text);
 	free(a->rollout_fit_error_text);
-	for (size_t s = 0; s < a->npreempted; s++)
+	for (size_t s = 0; s < a->npreempted; s++) {
 		free((void *)a->preempted[s].victims);
+		free((void *)a->preempted[s].broken);
+	}
 	free(a->preempted);
+	free(a->preempt_gone);
+	free(a->preempt_placed);
 	for (int k = 0; k < 3; k++)
 		free(a->post[k]);
 	sl_daemon_view_free(&a->daemon);
@@ -557,25 +565,39 @@ const char *sl_rollout_fit_error(const struct sl_analysis *a)
 	return a->rollout_fit ? memo_text(&w->rollout_fit_error_text, a->rollout_fit, a->nnodes) : NULL;
 }
 
+/* The fits of the pod where the placement stops at which (NULL: no such stop) and the state it
+ * meets there: the pods placed before it (none, the replicas, and the surge too), and those a
+ * preemption run evicted and placed. *placed is the caller's to free. */
+static const struct sl_nodefit *stop_state(const struct sl_analysis *a, enum sl_stop which, struct sl_preempt_state *st,
+					   int64_t **placed)
+{
+	const struct sl_nodefit *fits = which == SL_STOP_FIT      ? (a->nfeasible == 0 ? a->fit : NULL)
+					: which == SL_STOP_STEADY ? a->steady_fit
+								  : a->rollout_fit;
+	*placed = NULL;
+	*st = (struct sl_preempt_state){NULL, NULL};
+	if (!fits || which == SL_STOP_FIT)
+		return fits;
+	*placed = sl_xcalloc(a->nnodes + 1, sizeof **placed);
+	for (size_t i = 0; i < a->nnodes; i++)
+		(*placed)[i] = a->preempt_placed
+				   ? a->preempt_placed[i]
+				   : (a->slots ? a->slots[i] : 0) +
+					 (which == SL_STOP_ROLLOUT && a->surge_slots ? a->surge_slots[i] : 0);
+	*st = (struct sl_preempt_state){a->preempt_gone, *placed};
+	return fits;
+}
+
 const char *sl_postfilter(const struct sl_analysis *a, enum sl_stop which, const struct sl_preempt_summary **sum)
 {
 	struct sl_analysis *w = (struct sl_analysis *)a; /* the memo only, as the texts above */
 	if (!a->post_made[which] && a->cl) {
 		w->post_made[which] = true;
-		const struct sl_nodefit *fits = which == SL_STOP_FIT      ? (a->nfeasible == 0 ? a->fit : NULL)
-						: which == SL_STOP_STEADY ? a->steady_fit
-									  : a->rollout_fit;
-		/* The pods placed before the one that stops: none, the replicas, and the surge too. */
-		int64_t *placed = NULL;
-		if (fits && which != SL_STOP_FIT) {
-			placed = sl_xcalloc(a->nnodes + 1, sizeof *placed);
-			for (size_t i = 0; i < a->nnodes; i++)
-				placed[i] = (a->slots ? a->slots[i] : 0) +
-					    (which == SL_STOP_ROLLOUT && a->surge_slots ? a->surge_slots[i] : 0);
-		}
+		int64_t *placed;
+		struct sl_preempt_state st;
+		const struct sl_nodefit *fits = stop_state(a, which, &st, &placed);
 		if (fits) {
 			struct sl_preemption pr;
-			struct sl_preempt_state st = {NULL, placed};
 			sl_preempt(a->cl, a->pod, fits, &st, &pr);
 			sl_preempt_summarize(&pr, &w->pre[which]);
 			w->post[which] = pr.message;
@@ -587,4 +609,16 @@ const char *sl_postfilter(const struct sl_analysis *a, enum sl_stop which, const
 	if (sum)
 		*sum = &a->pre[which];
 	return a->post[which];
+}
+
+void sl_preempt_view(const struct sl_analysis *a, enum sl_stop which, struct sl_preempt_view *v)
+{
+	memset(v, 0, sizeof *v);
+	int64_t *placed;
+	struct sl_preempt_state st;
+	const struct sl_nodefit *fits = a->cl ? stop_state(a, which, &st, &placed) : NULL;
+	if (!fits)
+		return;
+	sl_preempt_view_of(a->cl, a->pod, fits, &st, v);
+	free(placed);
 }
