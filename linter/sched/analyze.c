@@ -374,7 +374,7 @@ static void preempt_in_detail(struct sl_cluster *cl, const struct sl_workload *w
 			placed[i] = (a->slots ? a->slots[i] : 0) + (a->surge_slots ? a->surge_slots[i] : 0);
 		const struct sl_nodefit *f = a->steady_fit ? a->steady_fit : a->rollout_fit;
 		struct sl_preemption pr;
-		struct sl_preempt_state st = {NULL, placed};
+		struct sl_preempt_state st = {NULL, placed, false};
 		sl_preempt(cl, &w->pod, f ? f : a->fit, &st, &pr);
 		a->preempt_unknown = pr.unknown || pr.chosen != (size_t)-1;
 		sl_preemption_free(&pr);
@@ -405,6 +405,38 @@ static void preempt_in_detail(struct sl_cluster *cl, const struct sl_workload *w
 	r.gone = NULL;
 	r.placed = NULL;
 	sl_preempt_run_free(&r, n);
+}
+
+/* Running pods whose priority is not known are taken as 0, as a pod without a class. Where the
+ * placement still stops, would evicting them make room were their priorities below the pod's?
+ * Then no shortfall is proven: a->preempt_unknown, and the pod it depends on. (Pods placed by
+ * evicting one of them say so in their own finding.) */
+static void unknown_victims(struct sl_cluster *cl, const struct sl_workload *w, struct sl_analysis *a)
+{
+	bool some = false;
+	for (size_t k = 0; k < cl->npods && !some; k++)
+		some = cl->pods[k]->spec.prio_from == SL_PRIO_UNKNOWN && !(a->preempt_gone && a->preempt_gone[k]);
+	bool short_ =
+	    a->steady_placed < a->replicas || (a->strategy == SL_STRATEGY_ROLLING && a->surge_placed < a->max_surge);
+	if (!some || !short_ || a->preempt_unknown || !w->pod.preempts)
+		return;
+	int64_t *placed = sl_xcalloc(a->nnodes + 1, sizeof *placed);
+	for (size_t i = 0; i < a->nnodes; i++)
+		placed[i] = a->preempt_placed ? a->preempt_placed[i]
+					      : (a->slots ? a->slots[i] : 0) + (a->surge_slots ? a->surge_slots[i] : 0);
+	const struct sl_nodefit *f = a->steady_fit ? a->steady_fit : a->rollout_fit;
+	struct sl_preemption pr;
+	struct sl_preempt_state st = {a->preempt_gone, placed, true};
+	sl_preempt(cl, &w->pod, f ? f : a->fit, &st, &pr);
+	if (pr.chosen != (size_t)-1) {
+		a->preempt_unknown = true;
+		const struct sl_preempt_node *pn = &pr.nodes[pr.chosen];
+		for (size_t v = 0; v < pn->nvictims && !a->preempt_unknown_pod; v++)
+			if (cl->pods[pn->victims[v]]->spec.prio_from == SL_PRIO_UNKNOWN)
+				a->preempt_unknown_pod = cl->pods[pn->victims[v]];
+	}
+	sl_preemption_free(&pr);
+	free(placed);
 }
 
 /* With detail, after the node-only verdicts: every node's picture, for the proof. */
@@ -443,6 +475,7 @@ static void analyze_in_detail(struct sl_cluster *cl, const struct sl_workload *w
 	a->texts = texts;
 	a->cl = texts ? cl : NULL;
 	preempt_in_detail(cl, w, texts, a);
+	unknown_victims(cl, w, a);
 	a->detailed = true;
 	free(excluded);
 	free(static_ok);
@@ -575,7 +608,7 @@ static const struct sl_nodefit *stop_state(const struct sl_analysis *a, enum sl_
 					: which == SL_STOP_STEADY ? a->steady_fit
 								  : a->rollout_fit;
 	*placed = NULL;
-	*st = (struct sl_preempt_state){NULL, NULL};
+	*st = (struct sl_preempt_state){NULL, NULL, false};
 	if (!fits || which == SL_STOP_FIT)
 		return fits;
 	*placed = sl_xcalloc(a->nnodes + 1, sizeof **placed);
@@ -584,7 +617,7 @@ static const struct sl_nodefit *stop_state(const struct sl_analysis *a, enum sl_
 				   ? a->preempt_placed[i]
 				   : (a->slots ? a->slots[i] : 0) +
 					 (which == SL_STOP_ROLLOUT && a->surge_slots ? a->surge_slots[i] : 0);
-	*st = (struct sl_preempt_state){a->preempt_gone, *placed};
+	*st = (struct sl_preempt_state){a->preempt_gone, *placed, false};
 	return fits;
 }
 

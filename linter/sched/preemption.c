@@ -30,6 +30,14 @@ static bool unmodelled(const struct sl_cluster *cl, const struct sl_podspec *p)
 	return p->naffinity || p->nanti || hard_spread || cl->anti_by_ns.keys.n || cl->anti_wild.keys.n;
 }
 
+/* Running pod k's priority as the dry run takes it: an unknown one is 0 (as admission gives a pod
+ * without a class), or with lowest the least an int32 priority may be. */
+static int64_t prio_of(const struct sl_cluster *cl, size_t k, bool lowest)
+{
+	const struct sl_podspec *q = &cl->pods[k]->spec;
+	return lowest && q->prio_from == SL_PRIO_UNKNOWN ? INT32_MIN : q->priority;
+}
+
 /* A node's load with the running pods gone[] and out[] (indexes into the node's own pods) taken
  * off: a copy of n the caller frees (sl_res_free of its used). */
 static void node_without(const struct sl_cluster *cl, size_t node, const bool *gone, const bool *out,
@@ -122,19 +130,21 @@ static void mark_violating(const struct sl_model *m, const struct sl_cluster *cl
 /* SelectVictimsOnNode: every lower-priority pod off, the filters again, then each reprieved when
  * the pod still fits with it back: those that would break a budget first, then the others, each
  * most important first. */
-static void dry_run(struct sl_cluster *cl, const struct sl_podspec *p, size_t node, int64_t placed, const bool *gone,
-		    bool unknown_filters, struct sl_preempt_node *out)
+static void dry_run(struct sl_cluster *cl, const struct sl_podspec *p, size_t node, int64_t placed,
+		    const struct sl_preempt_state *st, bool unknown_filters, struct sl_preempt_node *out)
 {
+	const bool *gone = st ? st->gone : NULL;
+	bool lowest = st && st->unknown_lowest;
 	size_t from = cl->pod_start[node], npods = cl->pod_start[node + 1] - from;
 	bool *off = sl_xcalloc(npods + 1, sizeof *off);
 	struct ranked *lower = sl_xcalloc(npods + 1, sizeof *lower);
 	size_t nlower = 0;
 	for (size_t j = 0; j < npods; j++) {
-		const struct sl_podspec *q = &cl->pods[from + j]->spec;
-		if ((gone && gone[from + j]) || q->priority >= p->priority)
+		int64_t q = prio_of(cl, from + j, lowest);
+		if ((gone && gone[from + j]) || q >= p->priority)
 			continue;
 		off[j] = true;
-		lower[nlower++] = (struct ranked){from + j, q->priority, cl->pods[from + j]->start};
+		lower[nlower++] = (struct ranked){from + j, q, cl->pods[from + j]->start};
 	}
 	if (!nlower)
 		out->verdict = SL_PN_NO_VICTIMS;
@@ -237,7 +247,7 @@ static char *no_candidate_text(const struct sl_preemption *pr)
 bool sl_preempt_has_victims(const struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_preempt_state *st)
 {
 	for (size_t k = 0; k < cl->npods; k++)
-		if (!(st && st->gone && st->gone[k]) && cl->pods[k]->spec.priority < p->priority)
+		if (!(st && st->gone && st->gone[k]) && prio_of(cl, k, st && st->unknown_lowest) < p->priority)
 			return true;
 	return false;
 }
@@ -295,7 +305,7 @@ void sl_preempt(struct sl_cluster *cl, const struct sl_podspec *p, const struct 
 			continue;
 		}
 		/* A node PreFilter left out fails NodeAffinity again in the dry run, whatever goes. */
-		dry_run(cl, p, i, st && st->placed ? st->placed[i] : 0, st ? st->gone : NULL,
+		dry_run(cl, p, i, st && st->placed ? st->placed[i] : 0, st,
 			unknown_filters || fits[i].plugin == SL_PL_INTER_POD_AFFINITY ||
 			    fits[i].plugin == SL_PL_POD_TOPOLOGY_SPREAD,
 			pn);
@@ -491,7 +501,7 @@ int64_t sl_preempt_place(struct sl_cluster *cl, const struct sl_podspec *p, cons
 		r->post = NULL;
 		r->fits = next_fits(cl, p, node_only, r);
 		struct sl_preemption pr;
-		struct sl_preempt_state st = {r->gone, r->placed};
+		struct sl_preempt_state st = {r->gone, r->placed, false};
 		sl_preempt(cl, p, r->fits, &st, &pr);
 		r->unknown |= pr.unknown;
 		if (pr.chosen == (size_t)-1) {

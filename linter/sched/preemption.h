@@ -29,6 +29,10 @@ struct sl_preempt_node {
 struct sl_preempt_state {
 	const bool *gone;
 	const int64_t *placed;
+	/* Running pods whose priority is not known (their class is not among the inputs, and they
+	 * show no spec.priority) taken as the lowest a pod may have, rather than 0: whether an
+	 * unknown priority could let preemption make room. */
+	bool unknown_lowest;
 };
 
 struct sl_preemption {

@@ -158,6 +158,9 @@ struct sl_analysis {
 	/* Preemption may place more than counted: evicting pods where inter-pod terms, topology
 	 * spread or host ports decide is not modelled. */
 	bool preempt_unknown;
+	/* With preempt_unknown: a running pod whose priority is not known and that evicting could make
+	 * room, were its priority below the pod's (NULL when something else is not known). */
+	const struct sl_pod *preempt_unknown_pod;
 	/* After pods placed by preemption: the running pods evicted, and the pods placed per node
 	 * (those the room took and those preemption placed), where the placement stopped; NULL
 	 * without such a run. */
