@@ -275,7 +275,15 @@ void sl_note_preemption(struct sl_finding *f, const struct sl_analysis *a, const
 	if (a->preempt_unknown) {
 		if (f->level == SL_ERROR)
 			f->level = SL_WARNING;
-		if (p->prio_from == SL_PRIO_UNKNOWN)
+		const struct sl_pod *u = a->preempt_unknown_pod;
+		if (u && p->prio_from != SL_PRIO_UNKNOWN)
+			sl_note(
+			    f,
+			    "preemption may make room: running pod %s/%s names PriorityClass %s, which is not among "
+			    "the inputs, and shows no spec.priority; taken as 0, it is no victim of a pod at "
+			    "priority %lld, but were its priority lower, evicting it would make room; not checked",
+			    u->obj.namespace, u->obj.name, u->spec.priority_class, (long long)p->priority);
+		else if (p->prio_from == SL_PRIO_UNKNOWN)
 			sl_note(f,
 				"preemption may make room: PriorityClass %s is not among the inputs (give the "
 				"cluster's: kubectl get priorityclasses -o yaml), and lower-priority pods may run "

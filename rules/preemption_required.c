@@ -10,16 +10,40 @@
 #include "../linter/base/buf.h"
 #include "rules.h"
 
-/* "ns/name (priority P)" for each victim, six at most named. */
+/* "ns/name (priority P)" for each victim, six at most named, with the budget its eviction breaks:
+ * the scheduler evicts such a pod only where no other victim makes room. */
 static void victims_text(struct sl_buf *b, const struct sl_preempt_step *s)
 {
 	for (size_t v = 0; v < s->nvictims && v < 6; v++) {
 		const struct sl_pod *p = s->victims[v];
-		sl_buf_printf(b, "%s%s/%s (priority %lld)", v ? ", " : "", p->obj.namespace, p->obj.name,
+		const struct sl_pdb *d = s->broken[v];
+		sl_buf_printf(b, "%s%s/%s (priority %lld", v ? ", " : "", p->obj.namespace, p->obj.name,
 			      (long long)p->spec.priority);
+		if (d)
+			sl_buf_printf(b, "; breaks PodDisruptionBudget %s/%s", d->obj.namespace, d->obj.name);
+		sl_buf_putc(b, ')');
 	}
 	if (s->nvictims > 6)
 		sl_buf_printf(b, " and %zu more", s->nvictims - 6);
+}
+
+/* Victims whose priority is not known were taken as 0: the claim depends on them. */
+static void note_unknown_victims(struct sl_finding *f, const struct sl_analysis *a, int64_t prio)
+{
+	for (size_t s = 0; s < a->npreempted; s++)
+		for (size_t v = 0; v < a->preempted[s].nvictims; v++) {
+			const struct sl_pod *p = a->preempted[s].victims[v];
+			if (p->spec.prio_from != SL_PRIO_UNKNOWN)
+				continue;
+			sl_note(
+			    f,
+			    "this depends on the priority of %s/%s, which is not known: it names PriorityClass %s, "
+			    "which is not among the inputs, and shows no spec.priority; taken as 0, but at %lld or "
+			    "more it is no victim, and the pod may not fit (give the cluster's classes: kubectl get "
+			    "priorityclasses -o yaml)",
+			    p->obj.namespace, p->obj.name, p->spec.priority_class, (long long)prio);
+			return;
+		}
 }
 
 static void check(const struct sl_rule *self, struct sl_check *cx)
@@ -56,6 +80,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	}
 	if (a->npreempted > 10)
 		sl_note(f, "and %zu more pods placed by preemption", a->npreempted - 10);
+	note_unknown_victims(f, a, w->pod.priority);
 	sl_buf_free(&b);
 }
 

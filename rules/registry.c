@@ -21,6 +21,7 @@ extern const struct sl_rule sl_rule_probe_port_mismatch;
 extern const struct sl_rule sl_rule_release_capacity;
 extern const struct sl_rule sl_rule_unused_suppression;
 extern const struct sl_rule sl_rule_preemption_required;
+extern const struct sl_rule sl_rule_unknown_priority_class;
 
 const struct sl_rule *const sl_rules[] = {
     &sl_rule_rollout_deadlock,
@@ -40,6 +41,7 @@ const struct sl_rule *const sl_rules[] = {
     &sl_rule_rwo_volume_rollout,
     &sl_rule_probe_port_mismatch,
     &sl_rule_unused_suppression,
+    &sl_rule_unknown_priority_class,
 };
 const unsigned sl_nrules = sizeof sl_rules / sizeof sl_rules[0];
 

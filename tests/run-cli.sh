@@ -213,6 +213,26 @@ has "--explain placed" "$tmp/out" "at once: 2 of 3 replicas, placed one after an
 expect "--explain json" 0 "$bin" --explain --format json --nodes $seed/nodes.yaml $seed/manifest.yaml
 has "--explain json deadlock" "$tmp/out" '"rollout_deadlock":	true'
 has "--explain json reasons" "$tmp/out" '"limited_by":	"nvidia.com/gpu"'
+# --explain where no node passes: the whole message, and each node's preemption verdict
+pm=preemption-required/preemption-makes-room
+expect "--explain preemption" 0 "$bin" --explain --nodes $pm/nodes.yaml --pods $pm/pods.yaml $pm/manifest.yaml
+has "--explain victims" "$tmp/out" "    preemption on gpu-node-1  victims: batch/nightly-batch-5d8f7 (priority 0); nominated"
+has "--explain not helpful" "$tmp/out" "    preemption on cpu-node-1  not helpful: NodeAffinity fails, which evicting pods does not change"
+has "--explain placed by preemption" "$tmp/out" "  placed by preemption: replica pod 1 on gpu-node-1, evicting batch/nightly-batch-5d8f7 (priority 0)"
+expect "--explain preemption json" 0 "$bin" --explain --format json --nodes $pm/nodes.yaml --pods $pm/pods.yaml $pm/manifest.yaml
+has "--explain json victims" "$tmp/out" '"verdict":	"victims"'
+has "--explain json nominated" "$tmp/out" '"nominated":	true'
+pv=preemption-required/pdb-protected-victim
+expect "--explain budget" 0 "$bin" --explain --nodes $pv/nodes.yaml --pods $pv/pods.yaml $pv/manifest.yaml $pv/pdbs.yaml
+has "--explain budget" "$tmp/out" "    preemption on gpu-node-1  victims: batch/nightly-batch-5d8f7 (priority 0; breaks PodDisruptionBudget batch/nightly-batch)"
+has "--explain budget nominated" "$tmp/out" "    preemption on gpu-node-2  victims: research/sweep-2c4x9 (priority 0); nominated"
+ep=preemption-required/equal-priority-near-miss
+expect "--explain no victims" 0 "$bin" --explain --nodes $ep/nodes.yaml --pods $ep/pods.yaml $ep/manifest.yaml
+has "--explain whole message" "$tmp/out" "Pod's node affinity/selector. preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.."
+has "--explain no victims" "$tmp/out" "    preemption: no victims on any node: no running pod's priority is below the pod's (1000000)"
+np=preemption-required/preemption-policy-never-near-miss
+expect "--explain Never" 0 "$bin" --explain --nodes $np/nodes.yaml --pods $np/pods.yaml $np/manifest.yaml
+has "--explain Never" "$tmp/out" "    preemption: none, the pod's preemptionPolicy is Never"
 expect "--explain without nodes" 0 "$bin" --explain $seed/manifest.yaml
 has "--explain no nodes" "$tmp/out" "no nodes known"
 

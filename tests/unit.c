@@ -24,6 +24,14 @@
 
 int checks, failures;
 
+void unit_put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	CHECK(f && fputs(text, f) >= 0);
+	if (f)
+		fclose(f);
+}
+
 static int64_t q(const char *s, int scale)
 {
 	struct sl_qty x;

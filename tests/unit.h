@@ -14,6 +14,9 @@ extern int checks, failures;
 		}                                                                                                      \
 	} while (0)
 
+/* Write text to path (a checked failure when it cannot): the files the tests read. */
+void unit_put(const char *path, const char *text);
+
 /* unit_lsp.c: positions in UTF-16 units, URIs, the framing, the overlay, a cancelled run. */
 void test_lsp(void);
 /* unit_output.c: escaping for terminals and logs, UTF-8, --output replaced whole. */

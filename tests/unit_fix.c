@@ -25,14 +25,6 @@ static const char manifest_yaml[] =
     "    spec:\n      nodeSelector: {kubernetes.io/hostname: n1}\n      containers:\n"
     "      - {name: c, image: i, resources: {limits: {nvidia.com/gpu: 1}}}\n";
 
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	CHECK(f && fputs(text, f) >= 0);
-	if (f)
-		fclose(f);
-}
-
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "rb");
@@ -130,7 +122,7 @@ static void append(const char *path)
 static void replace(const char *path)
 {
 	char *tmp = sl_xasprintf("%s.new", path);
-	put(tmp, manifest_yaml);
+	unit_put(tmp, manifest_yaml);
 	CHECK(rename(tmp, path) == 0);
 	free(tmp);
 }
@@ -150,7 +142,7 @@ static void repoint(const char *link)
 static void test_fix_unchanged(void)
 {
 	char *m = at("plain/m.yaml");
-	put(m, manifest_yaml);
+	unit_put(m, manifest_yaml);
 	CHECK(fix_run(base, m, NULL, NULL) == 0 && fixed(m)); /* nothing changed: written */
 	free(m);
 }
@@ -158,8 +150,8 @@ static void test_fix_unchanged(void)
 static void test_fix_dir_swapped(void)
 {
 	char *m = at("app/m.yaml"), *other = at("elsewhere/m.yaml"), *old = at("app.old/m.yaml");
-	put(m, manifest_yaml);
-	put(other, manifest_yaml);
+	unit_put(m, manifest_yaml);
+	unit_put(other, manifest_yaml);
 	CHECK(fix_run(base, m, swap_dir, NULL) == -1);
 	CHECK(has_text(other, manifest_yaml)); /* the file never read is left alone */
 	CHECK(has_text(old, manifest_yaml));
@@ -172,11 +164,11 @@ static void test_fix_dir_swapped(void)
 static void test_fix_file_changed(void)
 {
 	char *m = at("edited/m.yaml"), *edited = sl_xasprintf("%s# edited meanwhile\n", manifest_yaml);
-	put(m, manifest_yaml);
+	unit_put(m, manifest_yaml);
 	CHECK(fix_run(base, m, append, m) == -1 && has_text(m, edited));
 	CHECK(said(base, "edited/m.yaml:1:1: error: changed while fixing; not written"));
 	free(edited);
-	put(m, manifest_yaml);
+	unit_put(m, manifest_yaml);
 	CHECK(fix_run(base, m, replace, m) == -1 && has_text(m, manifest_yaml));
 	CHECK(said(base, "changed while fixing; not written"));
 	CHECK(fix_run(base, m, removed, m) == -1 && access(m, F_OK) < 0); /* not made again */
@@ -188,8 +180,8 @@ static void test_fix_file_changed(void)
 static void test_fix_link_repointed(void)
 {
 	char *link = at("link.yaml"), *one = at("real1/m.yaml"), *two = at("real2/m.yaml");
-	put(one, manifest_yaml);
-	put(two, manifest_yaml);
+	unit_put(one, manifest_yaml);
+	unit_put(two, manifest_yaml);
 	CHECK(symlink(one, link) == 0);
 	CHECK(fix_run(base, link, repoint, link) == 0 && fixed(one) && has_text(two, manifest_yaml));
 	struct stat st;
@@ -209,7 +201,7 @@ void test_fixwrite(void)
 		free(d);
 	}
 	char *nodes = at("nodes.yaml");
-	put(nodes, nodes_yaml);
+	unit_put(nodes, nodes_yaml);
 	free(nodes);
 	test_fix_unchanged();
 	test_fix_dir_swapped();

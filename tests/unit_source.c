@@ -23,14 +23,6 @@ static char *at(const char *rel)
 	return sl_xasprintf("%s/%s", base, rel);
 }
 
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	CHECK(f && fputs(text, f) >= 0);
-	if (f)
-		fclose(f);
-}
-
 /* text with a comment after it that makes it 1 KiB or more: smaller files keep their bytes. */
 static char *padded(const char *text)
 {
@@ -64,11 +56,11 @@ static void test_reread(void)
 	char *utf8 = padded("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: \xc3\xa9}\n");
 	char *p = at("same.yaml"), *q = at("changed.yaml"), *r = at("gone.yaml"), *u = at("utf8.yaml");
 	char *small = at("small.yaml");
-	put(p, text);
-	put(q, text);
-	put(r, text);
-	put(u, utf8);
-	put(small, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n");
+	unit_put(p, text);
+	unit_put(q, text);
+	unit_put(r, text);
+	unit_put(u, utf8);
+	unit_put(small, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n");
 	struct sl_sources ss = {0};
 	/* unchanged: the same bytes, read once, whichever of two threads asks first */
 	struct sl_source *s = read_released(&ss, p);
@@ -79,7 +71,7 @@ static void test_reread(void)
 	CHECK(a && a == b && !strcmp(a, text) && sl_source_text(s) == a && !sl_source_lost(s));
 	/* the same length, other bytes, written after the read: not the file that was parsed */
 	s = read_released(&ss, q);
-	put(q, other);
+	unit_put(q, other);
 	CHECK(!sl_source_text(s) && sl_source_lost(s) && !sl_source_text(s));
 	s = read_released(&ss, r);
 	CHECK(unlink(r) == 0 && !sl_source_text(s) && sl_source_lost(s));
@@ -126,7 +118,7 @@ static bool rewrite_after_parse(void *ctx)
 {
 	struct rewrite *w = ctx;
 	if (++w->calls == 2 && w->path)
-		put(w->path, "# rewritten while checked\n");
+		unit_put(w->path, "# rewritten while checked\n");
 	return false;
 }
 
@@ -147,8 +139,8 @@ static void run_once(const char *path, bool change, struct sl_run *r, struct sl_
 static void test_changed_in_run(void)
 {
 	char *nodes = at("nodes.yaml"), *m = at("m.yaml"), *text = padded(manifest_yaml);
-	put(nodes, nodes_yaml);
-	put(m, text);
+	unit_put(nodes, nodes_yaml);
+	unit_put(m, text);
 	struct sl_config cfg;
 	struct sl_run r;
 	run_once(m, false, &r, &cfg); /* unchanged: the finding with its fix, no input error */

@@ -537,18 +537,7 @@ static void bind_terms(const struct sl_model *m, struct sl_podspec *p)
 
 void sl_model_bind_pods(struct sl_model *m)
 {
-	/* A Namespace named twice: the later description wins, in the earlier one's place. */
-	size_t w = 0;
-	for (size_t i = 0; i < m->nnamespaces; i++) {
-		struct sl_namespace *ns = m->namespaces[i];
-		size_t at = sl_strmap_put(&m->namespace_index, ns->obj.name, w);
-		if (at != w) {
-			sl_namespace_free(m->namespaces[at]);
-			m->namespaces[at] = ns;
-		} else
-			m->namespaces[w++] = ns;
-	}
-	m->nnamespaces = w;
+	SL_KEEP_LAST_BY_NAME(m->namespaces, m->nnamespaces, &m->namespace_index, sl_namespace_free);
 	if (m->nnamespaces) {
 		for (size_t i = 0; i < m->nworkloads; i++)
 			bind_terms(m, &m->workloads[i]->pod);

@@ -38,4 +38,22 @@ void sl_read_requirements(struct sl_read *c, const struct sl_ynode *seq, const c
 /* A metav1.LabelSelector at v (absent or null: selects nothing). Free with sl_selector_free. */
 void sl_read_selector(struct sl_read *c, const struct sl_ynode *v, const char *path, struct sl_selector *out);
 
+/* Objects of one kind named twice (a manifest and an inventory): the later description takes the
+ * earlier one's place, as a later `kubectl apply` would. arr[0 .. n) point to structs that begin
+ * with `struct sl_object obj`; index (a struct sl_strmap *) gets each name's place; free_one frees
+ * a replaced one; n becomes the count kept. A macro, as the kinds' types differ. */
+#define SL_KEEP_LAST_BY_NAME(arr, n, index, free_one)                                                                  \
+	do {                                                                                                           \
+		size_t kept_ = 0;                                                                                      \
+		for (size_t i_ = 0; i_ < (n); i_++) {                                                                  \
+			size_t at_ = sl_strmap_put((index), (arr)[i_]->obj.name, kept_);                               \
+			if (at_ != kept_) {                                                                            \
+				free_one((arr)[at_]);                                                                  \
+				(arr)[at_] = (arr)[i_];                                                                \
+			} else                                                                                         \
+				(arr)[kept_++] = (arr)[i_];                                                            \
+		}                                                                                                      \
+		(n) = kept_;                                                                                           \
+	} while (0)
+
 #endif

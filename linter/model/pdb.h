@@ -21,7 +21,7 @@ struct sl_pdb {
 	struct sl_intpct min_available, max_unavailable;
 	const struct sl_ynode *unhealthy_policy; /* spec.unhealthyPodEvictionPolicy, NULL when unset */
 	/* status.disruptionsAllowed, as the cluster shows a budget (has_status false without it):
-	 * what the scheduler's preemption counts a victim against. */
+	 * what the scheduler's preemption counts a victim against (0 without a status, as it does). */
 	bool has_status;
 	int64_t disruptions_allowed;
 	/* Bound by sl_model_bind_pods, over the workloads of the input it selects: their pods, how

@@ -68,23 +68,6 @@ bool sl_model_knows_all_classes(const struct sl_model *m)
 	return false;
 }
 
-/* A class named twice (a manifest and an inventory): the later description, in the earlier's
- * place, as for Namespaces. */
-static void index_classes(struct sl_model *m)
-{
-	size_t w = 0;
-	for (size_t i = 0; i < m->nprioclasses; i++) {
-		struct sl_priority_class *pc = m->prioclasses[i];
-		size_t at = sl_strmap_put(&m->prioclass_index, pc->obj.name, w);
-		if (at != w) {
-			free(m->prioclasses[at]);
-			m->prioclasses[at] = pc;
-		} else
-			m->prioclasses[w++] = pc;
-	}
-	m->nprioclasses = w;
-}
-
 /* The globalDefault class with the lowest value (getDefaultPriorityClass: two defaults can exist
  * after a race, and the lowest wins), or NULL. */
 static const struct sl_priority_class *default_class(const struct sl_model *m)
@@ -143,7 +126,7 @@ static void resolve(const struct sl_model *m, const struct sl_priority_class *df
 
 void sl_model_resolve_priorities(struct sl_model *m)
 {
-	index_classes(m);
+	SL_KEEP_LAST_BY_NAME(m->prioclasses, m->nprioclasses, &m->prioclass_index, free);
 	const struct sl_priority_class *dflt = default_class(m);
 	struct learned l = {0};
 	learn_from_running(m, &l.names, &l.values, &l.cap);

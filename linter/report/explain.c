@@ -21,6 +21,24 @@ static void line_end(struct sl_buf *b, const char *text, const char *said)
 	sl_buf_putc(b, '\n');
 }
 
+/* The scheduler's whole message where the placement stops at which: the filters' text, then the
+ * PostFilter's sentence as the event prints it. */
+static void failed_scheduling(struct sl_buf *b, const char *text, const struct sl_analysis *a, enum sl_stop which)
+{
+	const char *fe = which == SL_STOP_FIT      ? sl_fit_error(a)
+			 : which == SL_STOP_STEADY ? sl_steady_fit_error(a)
+						   : sl_rollout_fit_error(a);
+	const char *post = sl_postfilter(a, which, NULL);
+	sl_buf_puts(b, text);
+	sl_esc_puts(b, fe);
+	if (post) {
+		sl_buf_putc(b, ' ');
+		sl_esc_puts(b, post);
+		sl_buf_putc(b, '.');
+	}
+	sl_buf_putc(b, '\n');
+}
+
 static void verdict(const struct sl_nodefit *f, struct sl_buf *b)
 {
 	if (f->plugin == SL_FITS) {
@@ -32,6 +50,81 @@ static void verdict(const struct sl_nodefit *f, struct sl_buf *b)
 		sl_buf_puts(b, r ? ", " : "");
 		sl_esc_puts(b, f->reasons[r]);
 	}
+}
+
+static void victims(const struct sl_preempt_step *s, struct sl_buf *b);
+
+/* One node's preemption verdict: what DefaultPreemption's dry run finds there. */
+static void preempt_verdict(const struct sl_preempt_view_node *pn, struct sl_buf *b)
+{
+	switch (pn->verdict) {
+	case SL_PN_NOT_HELPFUL:
+		sl_buf_printf(b, "not helpful: %s%s fails, which evicting pods does not change",
+			      pn->why.excluded ? "left out by PreFilter; " : "", sl_plugin_name(pn->why.plugin));
+		break;
+	case SL_PN_NO_VICTIMS:
+		sl_buf_puts(b, "no victims: no running pod of lower priority");
+		break;
+	case SL_PN_FAILS:
+		sl_buf_puts(b, "not helpful: with every lower-priority pod evicted, ");
+		verdict(&pn->why, b);
+		break;
+	case SL_PN_UNKNOWN:
+		sl_buf_puts(b, "not checked: inter-pod affinity or topology spread decides (not modelled)");
+		break;
+	case SL_PN_CANDIDATE:
+		sl_buf_puts(b, "victims: ");
+		victims(&pn->victims, b);
+		if (pn->nominated)
+			sl_buf_puts(b, pn->victims.tie ? "; nominated, or another as good (at random)" : "; nominated");
+		break;
+	}
+}
+
+/* "ns/name (priority P; breaks PodDisruptionBudget ns/name)" for each victim of s. */
+static void victims(const struct sl_preempt_step *s, struct sl_buf *b)
+{
+	for (size_t v = 0; v < s->nvictims; v++) {
+		const struct sl_pod *p = s->victims[v];
+		sl_buf_puts(b, v ? ", " : "");
+		sl_esc_puts(b, p->obj.namespace);
+		sl_buf_putc(b, '/');
+		sl_esc_puts(b, p->obj.name);
+		sl_buf_printf(b, " (priority %lld", (long long)p->spec.priority);
+		if (s->broken[v]) {
+			sl_buf_puts(b, "; breaks PodDisruptionBudget ");
+			sl_esc_puts(b, s->broken[v]->obj.namespace);
+			sl_buf_putc(b, '/');
+			sl_esc_puts(b, s->broken[v]->obj.name);
+		}
+		sl_buf_putc(b, ')');
+	}
+}
+
+/* The PostFilter node by node for the pod where the placement stops at which, under the line that
+ * gives its FailedScheduling text. */
+static void preempt_lines(struct sl_buf *out, const struct sl_analysis *a, enum sl_stop which, char **names,
+			  size_t width)
+{
+	struct sl_preempt_view v;
+	sl_preempt_view(a, which, &v);
+	if (!v.evaluated)
+		return;
+	if (!v.eligible)
+		sl_buf_printf(out, "    preemption: none, the pod's preemptionPolicy is Never\n");
+	else if (!v.lower)
+		sl_buf_printf(
+		    out,
+		    "    preemption: no victims on any node: no running pod's priority is below the pod's (%lld)\n",
+		    (long long)a->pod->priority);
+	struct sl_buf t = SL_BUF_INIT;
+	for (size_t i = 0; v.lower && i < v.n; i++) {
+		sl_buf_reset(&t);
+		preempt_verdict(&v.nodes[i], &t);
+		sl_buf_printf(out, "    preemption on %-*s  %s\n", (int)width, names[i], sl_buf_str(&t));
+	}
+	sl_buf_free(&t);
+	sl_preempt_view_free(&v);
 }
 
 static void header(const struct sl_workload *w, const struct sl_analysis *a, struct sl_buf *b)
@@ -52,6 +145,25 @@ static void header(const struct sl_workload *w, const struct sl_analysis *a, str
 			      (long long)a->max_unavailable);
 	else if (a->strategy == SL_STRATEGY_RECREATE)
 		sl_buf_puts(b, ", Recreate");
+}
+
+static void totals(struct sl_buf *out, const struct sl_analysis *a, char **names, size_t width);
+
+/* The pods placed only by evicting others, one line each (counted in the totals). */
+static void placed_by_preemption(struct sl_buf *out, const struct sl_analysis *a, char **names)
+{
+	struct sl_buf t = SL_BUF_INIT;
+	for (size_t k = 0; k < a->npreempted && k < 10; k++) {
+		const struct sl_preempt_step *st = &a->preempted[k];
+		sl_buf_reset(&t);
+		victims(st, &t);
+		sl_buf_printf(out, "  placed by preemption: %s pod %zu on %s, evicting %s%s\n",
+			      st->surge ? "surge" : "replica", k + 1, names[st->node], sl_buf_str(&t),
+			      st->tie ? " (or another node as good, at random)" : "");
+	}
+	if (a->npreempted > 10)
+		sl_buf_printf(out, "  placed by preemption: %zu more pods\n", a->npreempted - 10);
+	sl_buf_free(&t);
 }
 
 void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct sl_workload *w,
@@ -86,10 +198,18 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct 
 			snprintf(surge, sizeof surge, "%lld", (long long)a->surge_slots[i]);
 		sl_buf_printf(out, "  %-*s  %6lld  %5s  %s\n", (int)width, names[i], (long long)a->slots[i], surge,
 			      sl_buf_str(&v));
-		free(names[i]);
 	}
-	free(names);
 	sl_buf_free(&v);
+	totals(out, a, names, width);
+	for (size_t i = 0; i < a->nnodes; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* The totals under the table, each FailedScheduling text with the PostFilter's sentence and its
+ * verdict node by node. */
+static void totals(struct sl_buf *out, const struct sl_analysis *a, char **names, size_t width)
+{
 	sl_buf_printf(out, "  one pod: %zu of %zu node%s pass every filter", a->nfeasible, a->nnodes,
 		      a->nnodes == 1 ? "" : "s");
 	if (a->nexcluded)
@@ -97,8 +217,10 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct 
 	if (a->own_running)
 		sl_buf_printf(out, " beside the %lld of its pods that run", (long long)a->own_running);
 	sl_buf_puts(out, sl_fit_error(a) ? ": " : "\n");
-	if (sl_fit_error(a))
-		line_end(out, "", sl_fit_error(a));
+	if (sl_fit_error(a)) {
+		failed_scheduling(out, "", a, SL_STOP_FIT);
+		preempt_lines(out, a, SL_STOP_FIT, names, width);
+	}
 	if (a->own_running)
 		sl_buf_printf(out, "  already running: %lld of its pods\n", (long long)a->own_running);
 	if (a->sequential)
@@ -110,8 +232,13 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct 
 		sl_buf_printf(out, "  at once: room for %lld pod%s; %lld of %lld replicas placed\n",
 			      (long long)a->total_slots, a->total_slots == 1 ? "" : "s", (long long)a->steady_placed,
 			      (long long)a->replicas);
-	if (sl_steady_fit_error(a))
-		line_end(out, "  the next pod: ", sl_steady_fit_error(a));
+	if (sl_steady_fit_error(a)) {
+		failed_scheduling(out, "  the next pod: ", a, SL_STOP_STEADY);
+		/* no pod placed: the next pod is the first, whose verdicts are above */
+		if (a->steady_placed || !sl_fit_error(a))
+			preempt_lines(out, a, SL_STOP_STEADY, names, width);
+	}
+	placed_by_preemption(out, a, names);
 	if (a->strategy == SL_STRATEGY_ROLLING && a->max_surge == 0)
 		sl_buf_printf(out, "  with the surge: none (maxSurge 0)%s\n",
 			      a->rollout_deadlock ? "; the rollout can never finish" : "");
@@ -124,8 +251,11 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct 
 		 * goes on with fewer at once (the Deployment controller scales an old pod down as soon as
 		 * a new one is Ready, rolling.go scaleDownOldReplicaSetsForRollingUpdate). */
 		bool some = a->surge_placed > 0 && a->surge_placed < a->max_surge;
-		if (sl_rollout_fit_error(a))
-			line_end(out, some ? "  the next surge pod: " : "  the surge pod: ", sl_rollout_fit_error(a));
+		if (sl_rollout_fit_error(a)) {
+			failed_scheduling(out, some ? "  the next surge pod: " : "  the surge pod: ", a,
+					  SL_STOP_ROLLOUT);
+			preempt_lines(out, a, SL_STOP_ROLLOUT, names, width);
+		}
 		if (some && !a->rollout_deadlock)
 			sl_buf_puts(out,
 				    "  the rollout goes on: each new pod that is Ready lets an old one go, and its "
@@ -136,6 +266,58 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct 
 static cJSON *str_or_null(const char *s)
 {
 	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+static const char *const verdict_word[] = {
+    [SL_PN_NOT_HELPFUL] = "not_helpful", [SL_PN_NO_VICTIMS] = "no_victims", [SL_PN_FAILS] = "fails",
+    [SL_PN_CANDIDATE] = "victims",       [SL_PN_UNKNOWN] = "not_checked",
+};
+
+/* The PostFilter where the placement stops at which: its sentence and its verdict node by node
+ * (null where there is no such stop). */
+static cJSON *preemption_json(const struct sl_model *m, const struct sl_analysis *a, enum sl_stop which)
+{
+	struct sl_preempt_view v;
+	sl_preempt_view(a, which, &v);
+	if (!v.evaluated)
+		return cJSON_CreateNull();
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "eligible", v.eligible);
+	cJSON_AddItemToObject(o, "message", str_or_null(sl_postfilter(a, which, NULL)));
+	cJSON *nodes = cJSON_AddArrayToObject(o, "nodes");
+	for (size_t i = 0; v.nodes && i < v.n; i++) {
+		const struct sl_preempt_view_node *pn = &v.nodes[i];
+		cJSON *n = cJSON_CreateObject();
+		cJSON_AddStringToObject(n, "name", m->nodes[i]->name);
+		cJSON_AddStringToObject(n, "verdict", verdict_word[pn->verdict]);
+		if (pn->verdict == SL_PN_NOT_HELPFUL || pn->verdict == SL_PN_FAILS) {
+			cJSON_AddStringToObject(n, "plugin", sl_plugin_name(pn->why.plugin));
+			cJSON *rs = cJSON_AddArrayToObject(n, "reasons");
+			for (size_t r = 0; r < pn->why.nreasons; r++)
+				cJSON_AddItemToArray(rs, cJSON_CreateString(pn->why.reasons[r]));
+		}
+		if (pn->verdict == SL_PN_CANDIDATE) {
+			cJSON *vs = cJSON_AddArrayToObject(n, "victims");
+			for (size_t k = 0; k < pn->victims.nvictims; k++) {
+				const struct sl_pod *p = pn->victims.victims[k];
+				const struct sl_pdb *d = pn->victims.broken[k];
+				cJSON *vo = cJSON_CreateObject();
+				cJSON_AddStringToObject(vo, "namespace", p->obj.namespace);
+				cJSON_AddStringToObject(vo, "name", p->obj.name);
+				cJSON_AddNumberToObject(vo, "priority", (double)p->spec.priority);
+				if (d) {
+					char ref[512];
+					snprintf(ref, sizeof ref, "%s/%s", d->obj.namespace, d->obj.name);
+					cJSON_AddStringToObject(vo, "breaks_budget", ref);
+				}
+				cJSON_AddItemToArray(vs, vo);
+			}
+			cJSON_AddBoolToObject(n, "nominated", pn->nominated);
+		}
+		cJSON_AddItemToArray(nodes, n);
+	}
+	sl_preempt_view_free(&v);
+	return o;
 }
 
 cJSON *sl_explain_json(const struct sl_model *m, const struct sl_workload *w, const struct sl_analysis *a)
@@ -182,11 +364,13 @@ cJSON *sl_explain_json(const struct sl_model *m, const struct sl_workload *w, co
 	}
 	cJSON_AddNumberToObject(o, "feasible_nodes", (double)a->nfeasible);
 	cJSON_AddItemToObject(o, "fit_error", str_or_null(sl_fit_error(a)));
+	cJSON_AddItemToObject(o, "preemption", preemption_json(m, a, SL_STOP_FIT));
 	cJSON_AddNumberToObject(o, "own_running", (double)a->own_running);
 	if (!a->sequential)
 		cJSON_AddNumberToObject(o, "room", (double)a->total_slots);
 	cJSON_AddNumberToObject(o, "steady_state_placed", (double)a->steady_placed);
 	cJSON_AddItemToObject(o, "steady_state_fit_error", str_or_null(sl_steady_fit_error(a)));
+	cJSON_AddItemToObject(o, "steady_state_preemption", preemption_json(m, a, SL_STOP_STEADY));
 	cJSON_AddBoolToObject(o, "order_dependent", a->order_dependent);
 	if (a->strategy == SL_STRATEGY_ROLLING) {
 		cJSON_AddNumberToObject(o, "max_surge", (double)a->max_surge);
@@ -194,6 +378,7 @@ cJSON *sl_explain_json(const struct sl_model *m, const struct sl_workload *w, co
 		cJSON_AddNumberToObject(o, "surge_placed", (double)a->surge_placed);
 		cJSON_AddNumberToObject(o, "with_surge", (double)(a->steady_placed + a->surge_placed));
 		cJSON_AddItemToObject(o, "rollout_fit_error", str_or_null(sl_rollout_fit_error(a)));
+		cJSON_AddItemToObject(o, "rollout_preemption", preemption_json(m, a, SL_STOP_ROLLOUT));
 		cJSON_AddBoolToObject(o, "rollout_deadlock", a->rollout_deadlock);
 	}
 	return o;

@@ -374,7 +374,7 @@ static void preempt_in_detail(struct sl_cluster *cl, const struct sl_workload *w
 			placed[i] = (a->slots ? a->slots[i] : 0) + (a->surge_slots ? a->surge_slots[i] : 0);
 		const struct sl_nodefit *f = a->steady_fit ? a->steady_fit : a->rollout_fit;
 		struct sl_preemption pr;
-		struct sl_preempt_state st = {NULL, placed};
+		struct sl_preempt_state st = {NULL, placed, false};
 		sl_preempt(cl, &w->pod, f ? f : a->fit, &st, &pr);
 		a->preempt_unknown = pr.unknown || pr.chosen != (size_t)-1;
 		sl_preemption_free(&pr);
@@ -398,9 +398,45 @@ static void preempt_in_detail(struct sl_cluster *cl, const struct sl_workload *w
 	a->preempt_unknown = r.unknown;
 	a->preempted = r.steps;
 	a->npreempted = r.nsteps;
+	a->preempt_gone = r.gone;
+	a->preempt_placed = r.placed;
 	r.steps = NULL;
 	r.nsteps = 0;
+	r.gone = NULL;
+	r.placed = NULL;
 	sl_preempt_run_free(&r, n);
+}
+
+/* Running pods whose priority is not known are taken as 0, as a pod without a class. Where the
+ * placement still stops, would evicting them make room were their priorities below the pod's?
+ * Then no shortfall is proven: a->preempt_unknown, and the pod it depends on. (Pods placed by
+ * evicting one of them say so in their own finding.) */
+static void unknown_victims(struct sl_cluster *cl, const struct sl_workload *w, struct sl_analysis *a)
+{
+	bool some = false;
+	for (size_t k = 0; k < cl->npods && !some; k++)
+		some = cl->pods[k]->spec.prio_from == SL_PRIO_UNKNOWN && !(a->preempt_gone && a->preempt_gone[k]);
+	bool short_ =
+	    a->steady_placed < a->replicas || (a->strategy == SL_STRATEGY_ROLLING && a->surge_placed < a->max_surge);
+	if (!some || !short_ || a->preempt_unknown || !w->pod.preempts)
+		return;
+	int64_t *placed = sl_xcalloc(a->nnodes + 1, sizeof *placed);
+	for (size_t i = 0; i < a->nnodes; i++)
+		placed[i] = a->preempt_placed ? a->preempt_placed[i]
+					      : (a->slots ? a->slots[i] : 0) + (a->surge_slots ? a->surge_slots[i] : 0);
+	const struct sl_nodefit *f = a->steady_fit ? a->steady_fit : a->rollout_fit;
+	struct sl_preemption pr;
+	struct sl_preempt_state st = {a->preempt_gone, placed, true};
+	sl_preempt(cl, &w->pod, f ? f : a->fit, &st, &pr);
+	if (pr.chosen != (size_t)-1) {
+		a->preempt_unknown = true;
+		const struct sl_preempt_node *pn = &pr.nodes[pr.chosen];
+		for (size_t v = 0; v < pn->nvictims && !a->preempt_unknown_pod; v++)
+			if (cl->pods[pn->victims[v]]->spec.prio_from == SL_PRIO_UNKNOWN)
+				a->preempt_unknown_pod = cl->pods[pn->victims[v]];
+	}
+	sl_preemption_free(&pr);
+	free(placed);
 }
 
 /* With detail, after the node-only verdicts: every node's picture, for the proof. */
@@ -439,6 +475,7 @@ static void analyze_in_detail(struct sl_cluster *cl, const struct sl_workload *w
 	a->texts = texts;
 	a->cl = texts ? cl : NULL;
 	preempt_in_detail(cl, w, texts, a);
+	unknown_victims(cl, w, a);
 	a->detailed = true;
 	free(excluded);
 	free(static_ok);
@@ -509,9 +546,13 @@ void sl_analysis_free(struct sl_analysis *a)
 	free(a->fit_error_text);
 	free(a->steady_fit_error_text);
 	free(a->rollout_fit_error_text);
-	for (size_t s = 0; s < a->npreempted; s++)
+	for (size_t s = 0; s < a->npreempted; s++) {
 		free((void *)a->preempted[s].victims);
+		free((void *)a->preempted[s].broken);
+	}
 	free(a->preempted);
+	free(a->preempt_gone);
+	free(a->preempt_placed);
 	for (int k = 0; k < 3; k++)
 		free(a->post[k]);
 	sl_daemon_view_free(&a->daemon);
@@ -557,25 +598,39 @@ const char *sl_rollout_fit_error(const struct sl_analysis *a)
 	return a->rollout_fit ? memo_text(&w->rollout_fit_error_text, a->rollout_fit, a->nnodes) : NULL;
 }
 
+/* The fits of the pod where the placement stops at which (NULL: no such stop) and the state it
+ * meets there: the pods placed before it (none, the replicas, and the surge too), and those a
+ * preemption run evicted and placed. *placed is the caller's to free. */
+static const struct sl_nodefit *stop_state(const struct sl_analysis *a, enum sl_stop which, struct sl_preempt_state *st,
+					   int64_t **placed)
+{
+	const struct sl_nodefit *fits = which == SL_STOP_FIT      ? (a->nfeasible == 0 ? a->fit : NULL)
+					: which == SL_STOP_STEADY ? a->steady_fit
+								  : a->rollout_fit;
+	*placed = NULL;
+	*st = (struct sl_preempt_state){NULL, NULL, false};
+	if (!fits || which == SL_STOP_FIT)
+		return fits;
+	*placed = sl_xcalloc(a->nnodes + 1, sizeof **placed);
+	for (size_t i = 0; i < a->nnodes; i++)
+		(*placed)[i] = a->preempt_placed
+				   ? a->preempt_placed[i]
+				   : (a->slots ? a->slots[i] : 0) +
+					 (which == SL_STOP_ROLLOUT && a->surge_slots ? a->surge_slots[i] : 0);
+	*st = (struct sl_preempt_state){a->preempt_gone, *placed, false};
+	return fits;
+}
+
 const char *sl_postfilter(const struct sl_analysis *a, enum sl_stop which, const struct sl_preempt_summary **sum)
 {
 	struct sl_analysis *w = (struct sl_analysis *)a; /* the memo only, as the texts above */
 	if (!a->post_made[which] && a->cl) {
 		w->post_made[which] = true;
-		const struct sl_nodefit *fits = which == SL_STOP_FIT      ? (a->nfeasible == 0 ? a->fit : NULL)
-						: which == SL_STOP_STEADY ? a->steady_fit
-									  : a->rollout_fit;
-		/* The pods placed before the one that stops: none, the replicas, and the surge too. */
-		int64_t *placed = NULL;
-		if (fits && which != SL_STOP_FIT) {
-			placed = sl_xcalloc(a->nnodes + 1, sizeof *placed);
-			for (size_t i = 0; i < a->nnodes; i++)
-				placed[i] = (a->slots ? a->slots[i] : 0) +
-					    (which == SL_STOP_ROLLOUT && a->surge_slots ? a->surge_slots[i] : 0);
-		}
+		int64_t *placed;
+		struct sl_preempt_state st;
+		const struct sl_nodefit *fits = stop_state(a, which, &st, &placed);
 		if (fits) {
 			struct sl_preemption pr;
-			struct sl_preempt_state st = {NULL, placed};
 			sl_preempt(a->cl, a->pod, fits, &st, &pr);
 			sl_preempt_summarize(&pr, &w->pre[which]);
 			w->post[which] = pr.message;
@@ -587,4 +642,16 @@ const char *sl_postfilter(const struct sl_analysis *a, enum sl_stop which, const
 	if (sum)
 		*sum = &a->pre[which];
 	return a->post[which];
+}
+
+void sl_preempt_view(const struct sl_analysis *a, enum sl_stop which, struct sl_preempt_view *v)
+{
+	memset(v, 0, sizeof *v);
+	int64_t *placed;
+	struct sl_preempt_state st;
+	const struct sl_nodefit *fits = a->cl ? stop_state(a, which, &st, &placed) : NULL;
+	if (!fits)
+		return;
+	sl_preempt_view_of(a->cl, a->pod, fits, &st, v);
+	free(placed);
 }

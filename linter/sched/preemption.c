@@ -30,6 +30,14 @@ static bool unmodelled(const struct sl_cluster *cl, const struct sl_podspec *p)
 	return p->naffinity || p->nanti || hard_spread || cl->anti_by_ns.keys.n || cl->anti_wild.keys.n;
 }
 
+/* Running pod k's priority as the dry run takes it: an unknown one is 0 (as admission gives a pod
+ * without a class), or with lowest the least an int32 priority may be. */
+static int64_t prio_of(const struct sl_cluster *cl, size_t k, bool lowest)
+{
+	const struct sl_podspec *q = &cl->pods[k]->spec;
+	return lowest && q->prio_from == SL_PRIO_UNKNOWN ? INT32_MIN : q->priority;
+}
+
 /* A node's load with the running pods gone[] and out[] (indexes into the node's own pods) taken
  * off: a copy of n the caller frees (sl_res_free of its used). */
 static void node_without(const struct sl_cluster *cl, size_t node, const bool *gone, const bool *out,
@@ -93,25 +101,27 @@ static int more_important(const void *a, const void *b)
 
 /* filterPodsWithPDBViolation over the victims in order: each budget that selects a pod (of its
  * namespace, with labels; an empty selector matches nothing here) is counted down from its
- * status.disruptionsAllowed, and a pod that takes one below 0 violates it. A budget the inputs give
- * without a status is not counted. */
+ * status.disruptionsAllowed, and a pod that takes one below 0 violates it. The scheduler reads the
+ * allowance from the budget's status alone: a budget without one allows no disruption.
+ * violating[k] gets the first budget pod k breaks, or stays NULL. */
 static void mark_violating(const struct sl_model *m, const struct sl_cluster *cl, const struct ranked *v, size_t n,
-			   bool *violating)
+			   const struct sl_pdb **violating)
 {
 	int64_t *allowed = sl_xcalloc(m->npdbs + 1, sizeof *allowed);
 	for (size_t b = 0; b < m->npdbs; b++)
-		allowed[b] = m->pdbs[b]->disruptions_allowed;
+		allowed[b] = m->pdbs[b]->has_status ? m->pdbs[b]->disruptions_allowed : 0;
 	for (size_t k = 0; k < n; k++) {
 		const struct sl_pod *p = cl->pods[v[k].k];
 		if (!p->spec.labels.n)
 			continue;
 		for (size_t b = 0; b < m->npdbs; b++) {
 			const struct sl_pdb *d = m->pdbs[b];
-			if (!d->has_status || strcmp(d->obj.namespace, p->obj.namespace) || d->sel.nothing ||
-			    !d->sel.nreqs || !sl_selector_matches(&d->sel, &p->spec.labels))
+			if (strcmp(d->obj.namespace, p->obj.namespace) || d->sel.nothing || !d->sel.nreqs ||
+			    !sl_selector_matches(&d->sel, &p->spec.labels))
 				continue;
-			if (--allowed[b] < 0)
-				violating[k] = true;
+			/* every budget that selects it is counted down, as the scheduler does */
+			if (--allowed[b] < 0 && !violating[k])
+				violating[k] = d;
 		}
 	}
 	free(allowed);
@@ -120,19 +130,21 @@ static void mark_violating(const struct sl_model *m, const struct sl_cluster *cl
 /* SelectVictimsOnNode: every lower-priority pod off, the filters again, then each reprieved when
  * the pod still fits with it back: those that would break a budget first, then the others, each
  * most important first. */
-static void dry_run(struct sl_cluster *cl, const struct sl_podspec *p, size_t node, int64_t placed, const bool *gone,
-		    bool unknown_filters, struct sl_preempt_node *out)
+static void dry_run(struct sl_cluster *cl, const struct sl_podspec *p, size_t node, int64_t placed,
+		    const struct sl_preempt_state *st, bool unknown_filters, struct sl_preempt_node *out)
 {
+	const bool *gone = st ? st->gone : NULL;
+	bool lowest = st && st->unknown_lowest;
 	size_t from = cl->pod_start[node], npods = cl->pod_start[node + 1] - from;
 	bool *off = sl_xcalloc(npods + 1, sizeof *off);
 	struct ranked *lower = sl_xcalloc(npods + 1, sizeof *lower);
 	size_t nlower = 0;
 	for (size_t j = 0; j < npods; j++) {
-		const struct sl_podspec *q = &cl->pods[from + j]->spec;
-		if ((gone && gone[from + j]) || q->priority >= p->priority)
+		int64_t q = prio_of(cl, from + j, lowest);
+		if ((gone && gone[from + j]) || q >= p->priority)
 			continue;
 		off[j] = true;
-		lower[nlower++] = (struct ranked){from + j, q->priority, cl->pods[from + j]->start};
+		lower[nlower++] = (struct ranked){from + j, q, cl->pods[from + j]->start};
 	}
 	if (!nlower)
 		out->verdict = SL_PN_NO_VICTIMS;
@@ -143,14 +155,15 @@ static void dry_run(struct sl_cluster *cl, const struct sl_podspec *p, size_t no
 	else {
 		out->verdict = SL_PN_CANDIDATE;
 		qsort(lower, nlower, sizeof *lower, more_important);
-		bool *violating = sl_xcalloc(nlower + 1, sizeof *violating);
+		const struct sl_pdb **violating = sl_xcalloc(nlower + 1, sizeof *violating);
 		mark_violating(cl->m, cl, lower, nlower, violating);
 		size_t *order = sl_xcalloc(nlower + 1, sizeof *order), no = 0;
 		for (int pass = 0; pass < 2; pass++)
 			for (size_t v = 0; v < nlower; v++)
-				if (violating[v] == !pass)
+				if (!violating[v] == (bool)pass)
 					order[no++] = v;
 		out->victims = sl_xcalloc(nlower + 1, sizeof *out->victims);
+		out->broken = sl_xcalloc(nlower + 1, sizeof *out->broken);
 		out->top = INT64_MIN;
 		for (size_t o = 0; o < nlower; o++) {
 			size_t v = order[o];
@@ -159,8 +172,9 @@ static void dry_run(struct sl_cluster *cl, const struct sl_podspec *p, size_t no
 			if (fits_without(cl, p, node, placed, gone, off, NULL))
 				continue; /* reprieved */
 			off[j] = true;
+			out->broken[out->nvictims] = violating[v];
 			out->victims[out->nvictims++] = lower[v].k;
-			out->violations += violating[v];
+			out->violations += violating[v] != NULL;
 			/* GetEarliestPodStartTime: the earliest start among the highest-priority victims */
 			if (lower[v].prio > out->top || (lower[v].prio == out->top && lower[v].start < out->earliest))
 				out->earliest = lower[v].start;
@@ -233,7 +247,7 @@ static char *no_candidate_text(const struct sl_preemption *pr)
 bool sl_preempt_has_victims(const struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_preempt_state *st)
 {
 	for (size_t k = 0; k < cl->npods; k++)
-		if (!(st && st->gone && st->gone[k]) && cl->pods[k]->spec.priority < p->priority)
+		if (!(st && st->gone && st->gone[k]) && prio_of(cl, k, st && st->unknown_lowest) < p->priority)
 			return true;
 	return false;
 }
@@ -291,12 +305,13 @@ void sl_preempt(struct sl_cluster *cl, const struct sl_podspec *p, const struct 
 			continue;
 		}
 		/* A node PreFilter left out fails NodeAffinity again in the dry run, whatever goes. */
-		dry_run(cl, p, i, st && st->placed ? st->placed[i] : 0, st ? st->gone : NULL,
+		dry_run(cl, p, i, st && st->placed ? st->placed[i] : 0, st,
 			unknown_filters || fits[i].plugin == SL_PL_INTER_POD_AFFINITY ||
 			    fits[i].plugin == SL_PL_POD_TOPOLOGY_SPREAD,
 			pn);
 		if (fits[i].excluded && pn->verdict != SL_PN_NO_VICTIMS) {
 			free(pn->victims);
+			free(pn->broken);
 			memset(pn, 0, sizeof *pn);
 			pn->verdict = SL_PN_FAILS;
 			pn->still = fits[i];
@@ -307,6 +322,57 @@ void sl_preempt(struct sl_cluster *cl, const struct sl_podspec *p, const struct 
 	nominate(out);
 	if (out->chosen == (size_t)-1 && !out->unknown)
 		out->message = no_candidate_text(out);
+}
+
+void sl_preempt_view_of(struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_nodefit *fits,
+			const struct sl_preempt_state *st, struct sl_preempt_view *v)
+{
+	struct sl_preemption pr;
+	sl_preempt(cl, p, fits, st, &pr);
+	memset(v, 0, sizeof *v);
+	v->evaluated = true;
+	v->eligible = pr.eligible;
+	v->n = pr.n;
+	if (!pr.eligible) {
+		sl_preemption_free(&pr);
+		return;
+	}
+	v->lower = pr.nodes != NULL;
+	v->nodes = sl_xcalloc(pr.n + 1, sizeof *v->nodes);
+	for (size_t i = 0; i < pr.n; i++) {
+		struct sl_preempt_view_node *vn = &v->nodes[i];
+		/* Without per-node verdicts (no lower-priority pod anywhere) they are might_help's. */
+		const struct sl_preempt_node *pn = pr.nodes ? &pr.nodes[i] : NULL;
+		vn->verdict = pn ? pn->verdict : might_help(&fits[i]) ? SL_PN_NO_VICTIMS : SL_PN_NOT_HELPFUL;
+		if (vn->verdict == SL_PN_NOT_HELPFUL)
+			vn->why = fits[i];
+		else if (vn->verdict == SL_PN_FAILS)
+			vn->why = pn->still;
+		if (vn->verdict != SL_PN_CANDIDATE)
+			continue;
+		vn->nominated = i == pr.chosen || (pr.tie && !better(pn, &pr.nodes[pr.chosen]));
+		struct sl_preempt_step *s = &vn->victims;
+		s->node = i;
+		s->nvictims = pn->nvictims;
+		s->victims = sl_xcalloc(pn->nvictims + 1, sizeof *s->victims);
+		s->broken = sl_xcalloc(pn->nvictims + 1, sizeof *s->broken);
+		for (size_t k = 0; k < pn->nvictims; k++) {
+			s->victims[k] = cl->pods[pn->victims[k]];
+			s->broken[k] = pn->broken[k];
+		}
+		s->tie = pr.tie && vn->nominated;
+	}
+	sl_preemption_free(&pr);
+}
+
+void sl_preempt_view_free(struct sl_preempt_view *v)
+{
+	for (size_t i = 0; v->nodes && i < v->n; i++) {
+		free((void *)v->nodes[i].victims.victims);
+		free((void *)v->nodes[i].victims.broken);
+	}
+	free(v->nodes);
+	memset(v, 0, sizeof *v);
 }
 
 void sl_preempt_summarize(const struct sl_preemption *pr, struct sl_preempt_summary *s)
@@ -327,8 +393,10 @@ void sl_preempt_summarize(const struct sl_preemption *pr, struct sl_preempt_summ
 
 void sl_preemption_free(struct sl_preemption *pr)
 {
-	for (size_t i = 0; pr->nodes && i < pr->n; i++)
+	for (size_t i = 0; pr->nodes && i < pr->n; i++) {
 		free(pr->nodes[i].victims);
+		free(pr->nodes[i].broken);
+	}
 	free(pr->nodes);
 	free(pr->message);
 	memset(pr, 0, sizeof *pr);
@@ -345,8 +413,10 @@ void sl_preempt_run_init(struct sl_preempt_run *r, const struct sl_cluster *cl, 
 
 void sl_preempt_run_free(struct sl_preempt_run *r, size_t nnodes)
 {
-	for (size_t s = 0; s < r->nsteps; s++)
+	for (size_t s = 0; s < r->nsteps; s++) {
 		free((void *)r->steps[s].victims);
+		free((void *)r->steps[s].broken);
+	}
 	free(r->steps);
 	free(r->gone);
 	free(r->placed);
@@ -395,12 +465,14 @@ static void record(const struct sl_cluster *cl, struct sl_preempt_run *r, const 
 		   bool tie, bool surge)
 {
 	const struct sl_pod **v = sl_xcalloc(pn->nvictims + 1, sizeof *v);
+	const struct sl_pdb **broken = sl_xcalloc(pn->nvictims + 1, sizeof *broken);
 	for (size_t k = 0; k < pn->nvictims; k++) {
 		r->gone[pn->victims[k]] = true;
 		v[k] = cl->pods[pn->victims[k]];
+		broken[k] = pn->broken[k];
 	}
 	sl_grow(&r->steps, &r->capsteps, r->nsteps + 1, sizeof *r->steps);
-	r->steps[r->nsteps++] = (struct sl_preempt_step){node, v, pn->nvictims, tie, surge};
+	r->steps[r->nsteps++] = (struct sl_preempt_step){node, v, broken, pn->nvictims, tie, surge};
 	r->placed[node]++;
 }
 
@@ -429,7 +501,7 @@ int64_t sl_preempt_place(struct sl_cluster *cl, const struct sl_podspec *p, cons
 		r->post = NULL;
 		r->fits = next_fits(cl, p, node_only, r);
 		struct sl_preemption pr;
-		struct sl_preempt_state st = {r->gone, r->placed};
+		struct sl_preempt_state st = {r->gone, r->placed, false};
 		sl_preempt(cl, p, r->fits, &st, &pr);
 		r->unknown |= pr.unknown;
 		if (pr.chosen == (size_t)-1) {

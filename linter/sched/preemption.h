@@ -13,18 +13,11 @@
 
 #include "cluster.h"
 
-enum sl_preempt_verdict {
-	SL_PN_NOT_HELPFUL = 0, /* a filter evicting pods does not change: "Preemption is not helpful…" */
-	SL_PN_NO_VICTIMS,      /* no running pod of lower priority: "No preemption victims found…" */
-	SL_PN_FAILS,           /* the pod does not fit even with every lower-priority pod gone */
-	SL_PN_CANDIDATE,       /* it fits once the victims go */
-	SL_PN_UNKNOWN,         /* a filter this dry run does not model decides (inter-pod terms, spread) */
-};
-
 struct sl_preempt_node {
 	enum sl_preempt_verdict verdict;
-	struct sl_nodefit still; /* SL_PN_FAILS: the first filter that still fails */
-	size_t *victims;         /* SL_PN_CANDIDATE: running pods (the cluster's indexes), most important first */
+	struct sl_nodefit still;      /* SL_PN_FAILS: the first filter that still fails */
+	size_t *victims;              /* SL_PN_CANDIDATE: running pods (the cluster's indexes), most important first */
+	const struct sl_pdb **broken; /* per victim: the first budget its eviction breaks, or NULL */
 	size_t nvictims;
 	int64_t top, sum;  /* the victims' highest priority, and the sum the scheduler compares */
 	int64_t earliest;  /* the earliest start among the highest-priority victims */
@@ -36,6 +29,10 @@ struct sl_preempt_node {
 struct sl_preempt_state {
 	const bool *gone;
 	const int64_t *placed;
+	/* Running pods whose priority is not known (their class is not among the inputs, and they
+	 * show no spec.priority) taken as the lowest a pod may have, rather than 0: whether an
+	 * unknown priority could let preemption make room. */
+	bool unknown_lowest;
 };
 
 struct sl_preemption {
@@ -56,6 +53,9 @@ struct sl_preemption {
 void sl_preempt(struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_nodefit *fits,
 		const struct sl_preempt_state *st, struct sl_preemption *out);
 void sl_preemption_free(struct sl_preemption *pr);
+/* sl_preempt's verdicts node by node, for people (sl_preempt_view in sched.h): v owns its arrays. */
+void sl_preempt_view_of(struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_nodefit *fits,
+			const struct sl_preempt_state *st, struct sl_preempt_view *v);
 /* Whether some running pod (not gone in st, which may be NULL) has a lower priority than p: else
  * preemption has no victim anywhere. */
 bool sl_preempt_has_victims(const struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_preempt_state *st);

@@ -39,6 +39,7 @@ struct sl_pod;
 struct sl_preempt_step {
 	size_t node;
 	const struct sl_pod **victims; /* the model's running pods */
+	const struct sl_pdb **broken;  /* per victim: the first PodDisruptionBudget its eviction breaks, or NULL */
 	size_t nvictims;
 	bool tie;   /* the scheduler could as well have nominated another node */
 	bool surge; /* a pod of the rollout's new generation */
@@ -58,6 +59,15 @@ struct sl_preempt_summary {
 	size_t not_helpful, no_victims, fails, unknown;
 };
 
+/* DefaultPreemption's verdict on one node (sched/preemption.c). */
+enum sl_preempt_verdict {
+	SL_PN_NOT_HELPFUL = 0, /* a filter evicting pods does not change: "Preemption is not helpful…" */
+	SL_PN_NO_VICTIMS,      /* no running pod of lower priority: "No preemption victims found…" */
+	SL_PN_FAILS,           /* the pod does not fit even with every lower-priority pod gone */
+	SL_PN_CANDIDATE,       /* it fits once the victims go */
+	SL_PN_UNKNOWN,         /* a filter this dry run does not model decides (inter-pod terms, spread) */
+};
+
 #define SL_MAX_REASONS 8
 struct sl_nodefit {
 	enum sl_plugin plugin; /* SL_FITS when every filter passes */
@@ -66,6 +76,23 @@ struct sl_nodefit {
 	const char *reasons[SL_MAX_REASONS]; /* static or interned by the cluster: never freed here */
 };
 void sl_nodefit_clear(struct sl_nodefit *f);
+
+/* What DefaultPreemption finds on each node for the pod where a placement stops (--explain). */
+struct sl_preempt_view_node {
+	enum sl_preempt_verdict verdict;
+	/* SL_PN_NOT_HELPFUL: the filter that fails, which evicting pods does not change; SL_PN_FAILS:
+	 * the filter that still fails with every lower-priority pod gone. */
+	struct sl_nodefit why;
+	struct sl_preempt_step victims; /* SL_PN_CANDIDATE: the victims, as a step would evict them */
+	bool nominated;                 /* the candidate the scheduler nominates (or one of the tie) */
+};
+struct sl_preempt_view {
+	bool evaluated; /* there is such a pod, and no node passes for it */
+	bool eligible;  /* preemptionPolicy PreemptLowerPriority: else nodes is NULL */
+	bool lower;     /* some running pod has a lower priority: else no node has a victim */
+	size_t n;
+	struct sl_preempt_view_node *nodes;
+};
 
 bool sl_field_matches(const struct sl_requirement *r, const char *node_name);
 bool sl_term_matches(const struct sl_term *t, const struct sl_node *n);
@@ -131,6 +158,14 @@ struct sl_analysis {
 	/* Preemption may place more than counted: evicting pods where inter-pod terms, topology
 	 * spread or host ports decide is not modelled. */
 	bool preempt_unknown;
+	/* With preempt_unknown: a running pod whose priority is not known and that evicting could make
+	 * room, were its priority below the pod's (NULL when something else is not known). */
+	const struct sl_pod *preempt_unknown_pod;
+	/* After pods placed by preemption: the running pods evicted, and the pods placed per node
+	 * (those the room took and those preemption placed), where the placement stopped; NULL
+	 * without such a run. */
+	bool *preempt_gone;
+	int64_t *preempt_placed;
 	/* Placement. When only resources limit the pods (no inter-pod terms, spread or host ports),
 	 * slots are per-node capacities and the count is exact whatever order the scheduler picks;
 	 * otherwise pods are placed one after another, as the scheduler would (`sequential`), and
@@ -171,6 +206,11 @@ const char *sl_fit_error(const struct sl_analysis *a);
  * scheduler adds after the filters' text ("preemption: …"; NULL when there is no stop, or it
  * nominates a node), and in *sum (may be NULL) what it found node by node. Made when first asked. */
 const char *sl_postfilter(const struct sl_analysis *a, enum sl_stop which, const struct sl_preempt_summary **sum);
+/* The PostFilter node by node for the pod where the placement stops at which, in the state the
+ * placement left (the pods placed before it, and those evicted by the ones before it placed by
+ * preemption); v->evaluated is false where there is no such stop. Free with sl_preempt_view_free. */
+void sl_preempt_view(const struct sl_analysis *a, enum sl_stop which, struct sl_preempt_view *v);
+void sl_preempt_view_free(struct sl_preempt_view *v);
 const char *sl_steady_fit_error(const struct sl_analysis *a);
 const char *sl_rollout_fit_error(const struct sl_analysis *a);
 
