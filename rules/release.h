@@ -29,7 +29,14 @@ struct sl_release {
 	bool *adm;        /* nsigs × ngroups: may a workload of signature s use group g */
 	size_t nsigs;
 	struct sl_strpool resources; /* "pods" and every resource a taking-part template requests */
-	uint64_t change_left;        /* work left for checking smallest changes (release_change.c) */
+	/* Preemption: a running pod of priority below evict_below may be evicted for a pod of the
+	 * release (DefaultPreemption evicts only lower-priority pods, for a preemptor whose policy is
+	 * PreemptLowerPriority); INT64_MIN when no workload of the release preempts, INT64_MAX when
+	 * one's priority is not known. evictable: nnodes × resources.n, what such pods hold on each
+	 * node (NULL when none runs). */
+	int64_t evict_below;
+	int64_t *evictable;
+	uint64_t change_left; /* work left for checking smallest changes (release_change.c) */
 };
 
 /* The work the smallest changes of one target may take, in sl_release_place_cost units: a few
@@ -55,7 +62,14 @@ void sl_release_free(struct sl_release *r);
  * NULL when fewer than two workloads take part. Reports made through it are self's, into cx. */
 struct sl_release *sl_release_get(const struct sl_rule *self, struct sl_model_check *cx);
 /* Build and run one resource's flow. */
-void sl_release_flow(struct sl_release *r, const char *res, struct sl_release_flow *rf);
+/* evictions: count what lower-priority running pods hold as free too (r->evictable), an upper
+ * bound on the room preemption may make: a set short even so is short in the cluster as it is. */
+void sl_release_flow(struct sl_release *r, const char *res, bool evictions, struct sl_release_flow *rf);
+/* Whether preemption may evict running pod p for some pod of the release (a pod whose priority
+ * is not known may be). */
+bool sl_release_evictable(const struct sl_release *r, const struct sl_pod *p);
+/* What node k's running pods of lower priority (r->evictable) hold of res. */
+int64_t sl_release_evictable_of(const struct sl_release *r, size_t k, const char *res);
 void sl_release_flow_free(struct sl_release_flow *rf);
 /* What node n has free of res (the pod count for "pods"), and what a pod of w asks of it. */
 int64_t sl_release_free_of(const struct sl_node *n, const char *res);

@@ -58,46 +58,145 @@ static void note_nodes(struct sl_finding *f, const struct sl_release *r, const b
 		sl_note(f, "and %zu more nodes", listed - SL_RELEASE_NAMED);
 }
 
-/* The violating set: the workloads of the signatures the source reaches in the residual graph
- * (in) and the groups they may use (used); reported at the first of them. */
-static void report(struct sl_release *r, const char *res, const bool *in, const bool *used, int64_t demand,
-		   int64_t supply)
+/* A violating set: the workloads of the signatures the source reaches in the residual graph (in),
+ * the groups they may use (used), what they ask (demand) and what those groups have free (free)
+ * and what running pods of lower priority hold there (evict). */
+struct short_set {
+	bool *in, *used;
+	size_t nin;
+	int64_t demand, free, evict;
+};
+
+static void short_set(struct sl_release *r, const char *res, const struct sl_release_flow *rf, struct short_set *v)
 {
-	size_t nin = 0, first = (size_t)-1, nnodes = 0;
+	bool *reach = sl_xcalloc(rf->g.n + 1, sizeof *reach);
+	sl_flow_reach(&rf->g, 0, reach);
+	*v = (struct short_set){
+	    sl_xcalloc(r->nw + 1, sizeof *v->in), sl_xcalloc(r->ngroups + 1, sizeof *v->used), 0, 0, 0, 0};
 	for (size_t i = 0; i < r->nw; i++)
-		if (in[i]) {
-			first = first == (size_t)-1 ? i : first;
-			nin++;
-			r->broken[i] = true;
+		if (reach[1 + r->sig[i]] && r->pods[i] > 0 && sl_release_request(r->w[i], res) > 0) {
+			v->in[i] = true;
+			v->demand = sl_sat_add(v->demand, sl_sat_mul(r->pods[i], sl_release_request(r->w[i], res)));
+			v->nin++;
 		}
-	char kinds[64];
-	sl_release_kinds(r, in, kinds, sizeof kinds);
-	for (size_t g = 0; g < r->ngroups; g++)
-		nnodes += used[g] ? r->nodes_in[g] : 0;
+	for (size_t k = 0; k < r->ngroups; k++)
+		v->used[k] = reach[1 + r->nsigs + k];
+	for (size_t n = 0; n < r->m->nnodes; n++)
+		if (v->used[r->group[n]]) {
+			v->free = sl_sat_add(v->free, sl_release_free_of(r->m->nodes[n], res));
+			v->evict = sl_sat_add(v->evict, sl_release_evictable_of(r, n, res));
+		}
+	free(reach);
+}
+
+static void short_set_free(struct short_set *v)
+{
+	free(v->in);
+	free(v->used);
+}
+
+/* The headline: short in any placement (an error: even what preemption could evict would not
+ * make the room), or only unless preemption evicts running pods of lower priority (a warning). */
+static struct sl_finding *report_head(struct sl_release *r, const char *res, const struct short_set *v,
+				      bool by_preemption, size_t nnodes, size_t first)
+{
+	char kinds[64], dem[48], sup[48], ev[48];
+	sl_release_kinds(r, v->in, kinds, sizeof kinds);
+	sl_format_amount(res, v->demand, dem, sizeof dem);
+	sl_format_amount(res, v->free, sup, sizeof sup);
+	sl_format_amount(res, v->evict, ev, sizeof ev);
+	struct sl_buf who = SL_BUF_INIT, held = SL_BUF_INIT;
+	sl_release_names(r, v->in, v->nin, &who);
+	if (v->evict > 0)
+		sl_buf_printf(&held, " (and %s more held by running pods of lower priority)", ev);
 	const struct sl_workload *w0 = r->w[first];
-	char dem[48], sup[48];
-	sl_format_amount(res, demand, dem, sizeof dem);
-	sl_format_amount(res, supply, sup, sizeof sup);
-	struct sl_buf who = SL_BUF_INIT;
-	sl_release_names(r, in, nin, &who);
 	struct sl_finding *f = sl_rule_report_object(
 	    r->self, r->cx, &w0->obj, w0->replicas_node,
-	    "%s %s need %s %s together on the %zu node%s they may use, which %s %s free: not all of their pods "
-	    "can run at once, in any placement",
-	    kinds, who.s, dem, res, nnodes, nnodes == 1 ? "" : "s", nnodes == 1 ? "has" : "have", sup);
+	    "%s %s need %s %s together on the %zu node%s they may use, which %s %s free%s: %s", kinds, who.s, dem, res,
+	    nnodes, nnodes == 1 ? "" : "s", nnodes == 1 ? "has" : "have", sup, sl_buf_str(&held),
+	    by_preemption  ? "all of their pods run only if the scheduler's preemption evicts some of those"
+	    : v->evict > 0 ? "not all of their pods can run at once, in any placement, even with every such pod evicted"
+			   : "not all of their pods can run at once, in any placement");
+	if (by_preemption && f->level > SL_WARNING)
+		f->level = SL_WARNING;
 	sl_buf_free(&who);
+	sl_buf_free(&held);
+	return f;
+}
+
+/* The running pods of lower priority that hold res on the nodes of a violating set: the victims
+ * preemption may choose among, named (SL_RELEASE_NAMED of them). */
+struct victims {
+	const struct sl_release *r;
+	const bool *used;
+	const char *res;
+	struct sl_buf b;
+	size_t n;
+};
+
+static void add_victim(void *ctx, const struct sl_pod *p, size_t node)
+{
+	struct victims *v = ctx;
+	bool holds = !strcmp(v->res, "pods") || sl_res_get(&p->spec.request, v->res) > 0;
+	if (!v->used[v->r->group[node]] || !holds || !sl_release_evictable(v->r, p))
+		return;
+	if (v->n++ < SL_RELEASE_NAMED) {
+		sl_buf_printf(&v->b, "%s%s/%s on %s (priority ", v->n > 1 ? ", " : "", p->obj.namespace, p->obj.name,
+			      v->r->m->nodes[node]->name);
+		if (p->spec.prio_from == SL_PRIO_UNKNOWN)
+			sl_buf_printf(&v->b, "not known: class %s is not among the inputs)", p->spec.priority_class);
+		else
+			sl_buf_printf(&v->b, "%lld)", (long long)p->spec.priority);
+	}
+}
+
+static void note_victims(struct sl_finding *f, const struct sl_release *r, const bool *used, const char *res)
+{
+	struct victims v = {r, used, res, SL_BUF_INIT, 0};
+	sl_each_running_pod(r->cx->cluster, add_victim, &v);
+	if (v.n > SL_RELEASE_NAMED)
+		sl_buf_printf(&v.b, " and %zu more", v.n - SL_RELEASE_NAMED);
+	if (v.n)
+		sl_note(f, "running pods of lower priority than a workload here, which its pods may preempt: %s",
+			v.b.s);
+	sl_buf_free(&v.b);
+}
+
+/* The violating set v, reported at the first of its workloads. */
+static void report(struct sl_release *r, const char *res, const struct short_set *v, bool by_preemption)
+{
+	size_t first = (size_t)-1, nnodes = 0;
+	for (size_t i = 0; i < r->nw; i++)
+		if (v->in[i]) {
+			first = first == (size_t)-1 ? i : first;
+			r->broken[i] = true;
+		}
+	for (size_t g = 0; g < r->ngroups; g++)
+		nnodes += v->used[g] ? r->nodes_in[g] : 0;
+	struct sl_finding *f = report_head(r, res, v, by_preemption, nnodes, first);
 	for (size_t i = 0, k = 0; i < r->nw && k < SL_RELEASE_NAMED; i++)
-		if (in[i] && ++k)
+		if (v->in[i] && ++k)
 			note_demand(f, r->w[i], r->pods[i], res);
-	note_nodes(f, r, used, res);
-	sl_note(f, "each workload fits alone; together they ask for more than the nodes they may use have, so some "
-		   "pods stay Pending whichever order they are placed in (Hall's condition, checked as a flow from the "
-		   "workloads to the node classes they pass the node-only filters of)");
+	note_nodes(f, r, v->used, res);
+	if (v->evict > 0)
+		note_victims(f, r, v->used, res);
+	if (by_preemption)
+		sl_note(
+		    f, "each workload fits alone; together they ask for more than the nodes they may use have free, "
+		       "and the scheduler's DefaultPreemption evicts running pods of lower priority for them: real "
+		       "work lost on every release (Hall's condition, checked as a flow from the workloads to the node "
+		       "classes they pass the node-only filters of, once with what those pods hold counted free)");
+	else
+		sl_note(
+		    f, "each workload fits alone; together they ask for more than the nodes they may use have, so "
+		       "some pods stay Pending whichever order they are placed in (Hall's condition, checked as a flow "
+		       "from the workloads to the node classes they pass the node-only filters of)");
 	sl_note(f, "fix: lower the replicas or the requests so that the total fits, add capacity on those nodes, or "
 		   "let some of these workloads use other nodes");
-	sl_release_offer_copies(r, f, in, res, sl_release_copies_for(r, in, res, demand - supply));
+	int64_t room = by_preemption ? v->free : sl_sat_add(v->free, v->evict);
+	sl_release_offer_copies(r, f, v->in, res, sl_release_copies_for(r, v->in, res, v->demand - room));
 	for (size_t i = first + 1, k = 0; i < r->nw && k < SL_RELEASE_NAMED; i++)
-		if (in[i] && ++k) {
+		if (v->in[i] && ++k) {
 			char ref[512];
 			sl_object_ref(&r->w[i]->obj, ref, sizeof ref);
 			const struct sl_ynode *at = r->w[i]->obj.kind_node ? r->w[i]->obj.kind_node : r->w[i]->obj.root;
@@ -105,32 +204,27 @@ static void report(struct sl_release *r, const char *res, const bool *in, const 
 		}
 }
 
-/* One resource: demand against supply through the admissible groups. */
+/* One resource: demand against supply through the admissible groups; where a set is short, again
+ * with what running pods of lower priority hold counted free (preemption's most): short even so,
+ * an error; not, a warning that the release runs only by evicting them. */
 static void check_resource(struct sl_release *r, const char *res)
 {
-	struct sl_release_flow rf;
-	sl_release_flow(r, res, &rf);
+	struct sl_release_flow rf, all;
+	sl_release_flow(r, res, false, &rf);
 	if (rf.flow < rf.total) {
-		bool *reach = sl_xcalloc(rf.g.n + 1, sizeof *reach);
-		sl_flow_reach(&rf.g, 0, reach);
-		bool *in = sl_xcalloc(r->nw + 1, sizeof *in), *used = sl_xcalloc(r->ngroups + 1, sizeof *used);
-		int64_t d = 0, sup = 0;
-		size_t nin = 0;
-		for (size_t i = 0; i < r->nw; i++)
-			if (reach[1 + r->sig[i]] && r->pods[i] > 0 && sl_release_request(r->w[i], res) > 0) {
-				in[i] = true;
-				d = sl_sat_add(d, sl_sat_mul(r->pods[i], sl_release_request(r->w[i], res)));
-				nin++;
-			}
-		for (size_t k = 0; k < r->ngroups; k++)
-			if ((used[k] = reach[1 + r->nsigs + k]))
-				sup = sl_sat_add(sup, rf.supply[k]);
+		bool by_preemption = false;
+		struct short_set v;
+		if (r->evictable) {
+			sl_release_flow(r, res, true, &all);
+			by_preemption = all.flow >= all.total;
+			short_set(r, res, by_preemption ? &rf : &all, &v);
+			sl_release_flow_free(&all);
+		} else
+			short_set(r, res, &rf, &v);
 		/* One workload alone short is its own rule's finding (it took no part unless it fit). */
-		if (nin > 1)
-			report(r, res, in, used, d, sup);
-		free(in);
-		free(used);
-		free(reach);
+		if (v.nin > 1)
+			report(r, res, &v, by_preemption);
+		short_set_free(&v);
 	}
 	sl_release_flow_free(&rf);
 }
@@ -204,7 +298,7 @@ static size_t *representatives(const struct sl_release *r)
 static void explain_resource(struct sl_release *r, const char *res, struct sl_buf *out, cJSON *arr)
 {
 	struct sl_release_flow rf;
-	sl_release_flow(r, res, &rf);
+	sl_release_flow(r, res, false, &rf);
 	size_t *rep = representatives(r);
 	char dem[48], got[48];
 	sl_format_amount(res, rf.total, dem, sizeof dem);

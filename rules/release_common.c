@@ -159,7 +159,7 @@ void sl_release_names(const struct sl_release *r, const bool *in, size_t nin, st
 
 /* One resource: demand against supply through the admissible groups. Vertices: the source, one
  * per signature, one per group, the sink. */
-void sl_release_flow(struct sl_release *r, const char *res, struct sl_release_flow *rf)
+void sl_release_flow(struct sl_release *r, const char *res, bool evictions, struct sl_release_flow *rf)
 {
 	size_t s = 0, t = 1 + r->nsigs + r->ngroups;
 	sl_flow_init(&rf->g, t + 1);
@@ -180,8 +180,12 @@ void sl_release_flow(struct sl_release *r, const char *res, struct sl_release_fl
 			if (r->adm[q * r->ngroups + k])
 				sl_flow_add(&rf->g, 1 + q, 1 + r->nsigs + k, SL_FLOW_INF);
 	}
-	for (size_t n = 0; n < r->m->nnodes; n++)
-		rf->supply[r->group[n]] = sl_sat_add(rf->supply[r->group[n]], sl_release_free_of(r->m->nodes[n], res));
+	for (size_t n = 0; n < r->m->nnodes; n++) {
+		int64_t room = sl_release_free_of(r->m->nodes[n], res);
+		if (evictions)
+			room = sl_sat_add(room, sl_release_evictable_of(r, n, res));
+		rf->supply[r->group[n]] = sl_sat_add(rf->supply[r->group[n]], room);
+	}
 	for (size_t k = 0; k < r->ngroups; k++)
 		if (rf->supply[k] > 0)
 			sl_flow_add(&rf->g, 1 + r->nsigs + k, t, rf->supply[k]);
@@ -193,6 +197,50 @@ void sl_release_flow_free(struct sl_release_flow *rf)
 	sl_flow_free(&rf->g);
 	free(rf->demand);
 	free(rf->supply);
+}
+
+bool sl_release_evictable(const struct sl_release *r, const struct sl_pod *p)
+{
+	if (r->evict_below == INT64_MIN)
+		return false;
+	return p->spec.prio_from == SL_PRIO_UNKNOWN || p->spec.priority < r->evict_below;
+}
+
+int64_t sl_release_evictable_of(const struct sl_release *r, size_t k, const char *res)
+{
+	size_t id = r->evictable ? sl_strmap_get(&r->resources.map, res) : (size_t)-1;
+	return id == (size_t)-1 ? 0 : r->evictable[k * r->resources.n + id];
+}
+
+static void add_evictable(void *ctx, const struct sl_pod *p, size_t node)
+{
+	struct sl_release *r = ctx;
+	if (!sl_release_evictable(r, p))
+		return;
+	size_t nres = r->resources.n;
+	if (!r->evictable)
+		r->evictable = sl_xcalloc(r->m->nnodes * nres + 1, sizeof *r->evictable);
+	int64_t *at = &r->evictable[node * nres];
+	for (size_t k = 0; k < nres; k++) {
+		const char *res = r->resources.v[k];
+		at[k] = sl_sat_add(at[k], !strcmp(res, "pods") ? 1 : sl_res_get(&p->spec.request, res));
+	}
+}
+
+/* The priority below which a running pod may be a victim of some pod of the release, and what
+ * such pods hold, node by node. */
+static void find_evictable(struct sl_release *r)
+{
+	r->evict_below = INT64_MIN;
+	for (size_t i = 0; i < r->nw; i++) {
+		const struct sl_podspec *p = &r->w[i]->pod;
+		if (!p->preempts)
+			continue;
+		int64_t v = p->prio_from == SL_PRIO_UNKNOWN ? INT64_MAX : p->priority;
+		r->evict_below = v > r->evict_below ? v : r->evict_below;
+	}
+	if (r->evict_below != INT64_MIN)
+		sl_each_running_pod(r->cx->cluster, add_evictable, r);
 }
 
 bool sl_release_build(struct sl_release *r, const struct sl_rule *self, struct sl_model_check *cx)
@@ -224,6 +272,7 @@ bool sl_release_build(struct sl_release *r, const struct sl_rule *self, struct s
 		return false;
 	group_nodes(r);
 	sign(r);
+	find_evictable(r);
 	return true;
 }
 
@@ -234,6 +283,7 @@ void sl_release_free(struct sl_release *r)
 	free(r->pods);
 	free(r->index);
 	free(r->broken);
+	free(r->evictable);
 	free(r->group);
 	free(r->adm);
 	free(r->nodes_in);

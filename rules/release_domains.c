@@ -100,6 +100,9 @@ static void take_domain(void *ctx, const struct sl_pod *p, size_t node)
 	for (size_t i = 0; i < tk->d->m.n; i++)
 		if (sl_selector_matches(&tk->r->w[tk->d->m.members[i]]->sel, &p->spec.labels))
 			return; /* one of theirs: counted in their replicas */
+	/* Preemption may evict it for a pod of the release: an error must hold even so. */
+	if (sl_release_evictable(tk->r, p))
+		return;
 	const char *v = sl_labels_get(&tk->r->m->nodes[node]->labels, tk->d->t->topology_key);
 	size_t k = v ? sl_strmap_get(tk->domains, v) : (size_t)-1;
 	if (k != (size_t)-1)
@@ -268,6 +271,8 @@ static void mark_held(void *ctx, const struct sl_pod *p, size_t node)
 {
 	struct held_pass *h = ctx;
 	char key[64];
+	if (sl_release_evictable(h->r, p))
+		return; /* preemption may evict it for a pod of the release: an error must hold even so */
 	for (size_t k = 0; k < p->spec.nports; k++) {
 		snprintf(key, sizeof key, "%lld/%s", (long long)p->spec.ports[k].port, p->spec.ports[k].proto);
 		size_t id = sl_strmap_get(&h->keys->map, key);

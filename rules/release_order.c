@@ -226,6 +226,21 @@ static void note_deciders(struct sl_finding *f, const struct sl_release *r, cons
 			(long long)d->tf, d->tf == 1 ? "" : "s", (long long)d->tr);
 }
 
+/* Whether a workload of the set may preempt another's pods: a preempting one of higher priority
+ * than another (or of a priority not known). */
+static bool preempts_within(const struct order_set *s)
+{
+	int64_t lowest = INT64_MAX, highest = INT64_MIN;
+	for (size_t j = 0; j < s->n; j++) {
+		const struct sl_podspec *p = &s->w[j]->pod;
+		bool unknown = p->prio_from == SL_PRIO_UNKNOWN;
+		lowest = unknown ? INT64_MIN : p->priority < lowest ? p->priority : lowest;
+		if (p->preempts)
+			highest = unknown ? INT64_MAX : p->priority > highest ? p->priority : highest;
+	}
+	return highest > lowest;
+}
+
 /* The notes of the finding: the nodes of the first workload left short in each order, what the
  * bounds say, the fix, and the nodes and workloads that took the room. */
 static void report_notes(struct sl_release *r, const struct order_set *s, const struct sl_release_placement *fwd,
@@ -256,6 +271,11 @@ static void report_notes(struct sl_release *r, const struct order_set *s, const 
 			"anti-affinity, spread or host ports");
 	if (d->look)
 		note_deciders(f, r, s, nf, nr, d);
+	if (preempts_within(s) || r->evictable)
+		sl_note(f,
+			"the scheduler's preemption may change this: a pod that finds no node evicts pods of lower "
+			"priority (%s) to make room, and this placement evicts none",
+			r->evictable ? "running pods here are" : "the release's own pods placed earlier may be");
 	sl_note(f,
 		"fix: leave room to spare on the nodes these workloads share (lower the requests or replicas, or add "
 		"capacity), or give the workloads whose pods are larger nodes of their own");

@@ -273,7 +273,7 @@ void sl_release_rollouts(const struct sl_rule *self, struct sl_model_check *cx)
 	for (size_t k = 0; k < r->resources.n; k++) {
 		const char *res = r->resources.v[k];
 		struct sl_release_flow rf;
-		sl_release_flow(r, res, &rf);
+		sl_release_flow(r, res, true, &rf);
 		int64_t *left = residual_to_sink(r, &rf);
 		memset(known, 0, r->nsigs * sizeof *known);
 		for (size_t i = 0; rf.flow >= rf.total && i < r->nw; i++) {
