@@ -8,6 +8,46 @@
 #include "../linter/model/quantity.h"
 #include "release.h"
 
+/* What running pods hold of the domains (or nodes) a set may use: a domain held by a pod that
+ * preemption may not evict is gone (hard); one held only by pods it may evict (sl_release_evictable)
+ * is room the release gets only by evicting them (soft). */
+enum { SL_HELD = 1, SL_HELD_EVICTABLE = 2 };
+struct held {
+	size_t have, hard, soft;
+};
+
+static void count_held(struct held *h, unsigned char by)
+{
+	h->hard += (by & SL_HELD) != 0;
+	h->soft += by == SL_HELD_EVICTABLE;
+}
+
+/* More pods than domains free even with every evictable pod gone (an error), or than those free
+ * of running pods (a warning: they run only by preemption). */
+static bool held_short(const struct held *h, int64_t pods)
+{
+	return pods > (int64_t)(h->have - h->hard - h->soft);
+}
+
+/* The headline's end and the notes on what running pods hold: short even with the evictable pods
+ * gone, "in any placement"; short only of what they hold, a warning, and said so. */
+static void held_words(struct sl_finding *f, const struct held *h, int64_t pods, const char *hard, const char *soft)
+{
+	bool by_preemption = pods <= (int64_t)(h->have - h->hard);
+	if (h->hard)
+		sl_note(f, "%zu of them hold a running pod %s", h->hard, hard);
+	if (h->soft)
+		sl_note(
+		    f,
+		    "%zu more of them hold%s only running pods of lower priority than a workload here (%s), which its "
+		    "pods may preempt%s",
+		    h->soft, h->soft == 1 ? "s" : "", soft,
+		    by_preemption ? ": they all run only if the scheduler evicts those pods"
+				  : "; counted free, they are still too few");
+	if (by_preemption && f->level > SL_WARNING)
+		f->level = SL_WARNING;
+}
+
 /* Workloads whose pods may not share a domain (or a node), and how many pods they have. */
 struct member_set {
 	size_t *members, n;
@@ -91,7 +131,7 @@ struct taken {
 	const struct sl_release *r;
 	const struct domain_set *d;
 	struct sl_strmap *domains; /* a value of the key → its index in gone */
-	bool *gone;                /* per domain index */
+	unsigned char *gone;       /* per domain index: SL_HELD_* */
 };
 
 static void take_domain(void *ctx, const struct sl_pod *p, size_t node)
@@ -100,33 +140,36 @@ static void take_domain(void *ctx, const struct sl_pod *p, size_t node)
 	for (size_t i = 0; i < tk->d->m.n; i++)
 		if (sl_selector_matches(&tk->r->w[tk->d->m.members[i]]->sel, &p->spec.labels))
 			return; /* one of theirs: counted in their replicas */
-	/* Preemption may evict it for a pod of the release: an error must hold even so. */
-	if (sl_release_evictable(tk->r, p))
-		return;
 	const char *v = sl_labels_get(&tk->r->m->nodes[node]->labels, tk->d->t->topology_key);
 	size_t k = v ? sl_strmap_get(tk->domains, v) : (size_t)-1;
 	if (k != (size_t)-1)
-		tk->gone[k] = true;
+		tk->gone[k] |= sl_release_evictable(tk->r, p) ? SL_HELD_EVICTABLE : SL_HELD;
 }
 
-static void report_domains(struct sl_release *r, const struct domain_set *d, size_t have, size_t taken)
+static void report_domains(struct sl_release *r, const struct domain_set *d, const struct held *h)
 {
 	for (size_t i = 0; i < d->m.n; i++)
 		r->broken[d->m.members[i]] = true;
 	const struct sl_workload *w0 = r->w[d->m.members[0]];
 	struct sl_buf who = SL_BUF_INIT;
 	set_words(r, &d->m, &who);
-	int64_t left = (int64_t)(have - taken), out = d->m.pods - left;
+	bool by_preemption = d->m.pods <= (int64_t)(h->have - h->hard);
+	int64_t left = (int64_t)(h->have - h->hard - (by_preemption ? h->soft : 0)), out = d->m.pods - left;
 	struct sl_finding *f = sl_rule_report_object(
 	    r->self, r->cx, &w0->obj, d->t->node,
 	    "%s: their %lld pods must each run in a %s of its own (their required anti-affinity repels all of "
-	    "them), and the nodes they may use offer %lld: %lld of them never schedule%s, in any placement",
-	    who.s, (long long)d->m.pods, d->t->topology_key, (long long)left, (long long)out, out == 1 ? "s" : "");
+	    "them), and the nodes they may use offer %lld%s: %lld of them %s",
+	    who.s, (long long)d->m.pods, d->t->topology_key, (long long)left,
+	    by_preemption ? " free of running pods the term selects" : "", (long long)out,
+	    by_preemption
+		? (out == 1 ? "schedules only by preempting such a pod" : "schedule only by preempting such pods")
+	    : out == 1 ? "never schedules, in any placement"
+		       : "never schedule, in any placement");
 	sl_buf_free(&who);
 	note_members(f, r, &d->m, "has the same term");
-	sl_note(f, "%zu %s domain%s among the nodes they may use", have, d->t->topology_key, have == 1 ? "" : "s");
-	if (taken)
-		sl_note(f, "%zu of them hold a running pod the term selects, which repels theirs", taken);
+	sl_note(f, "%zu %s domain%s among the nodes they may use", h->have, d->t->topology_key,
+		h->have == 1 ? "" : "s");
+	held_words(f, h, d->m.pods, "the term selects, which repels theirs", "selected by the term");
 	sl_note(f, "each workload fits alone; the same anti-affinity term in all of them makes every pod of each "
 		   "repel every pod of the others (the scheduler checks a pod's terms and, by symmetry, those of the "
 		   "pods already placed)");
@@ -160,14 +203,14 @@ static void check_domain_set(struct sl_release *r, const struct domain_set *d)
 		if (sl_strmap_put(&domains, v, have) == have)
 			have++;
 	}
-	bool *gone = sl_xcalloc(have + 1, sizeof *gone);
+	unsigned char *gone = sl_xcalloc(have + 1, sizeof *gone);
 	struct taken tk = {r, d, &domains, gone};
 	sl_each_running(r->cx->cluster, r->w[d->m.members[0]]->obj.namespace, &d->t->sel, take_domain, &tk);
-	size_t taken = 0;
+	struct held h = {have, 0, 0};
 	for (size_t k = 0; k < have; k++)
-		taken += gone[k];
-	if (d->m.pods > (int64_t)(have - taken))
-		report_domains(r, d, have, taken);
+		count_held(&h, gone[k]);
+	if (held_short(&h, d->m.pods))
+		report_domains(r, d, &h);
 	free(gone);
 	sl_strmap_free(&domains);
 }
@@ -215,26 +258,33 @@ struct port_set {
 	struct member_set m;
 };
 
-static void report_ports(struct sl_release *r, const struct port_set *d, size_t have, size_t taken)
+static void report_ports(struct sl_release *r, const struct port_set *d, const struct held *h)
 {
 	for (size_t i = 0; i < d->m.n; i++)
 		r->broken[d->m.members[i]] = true;
 	const struct sl_workload *w0 = r->w[d->m.members[0]];
-	struct sl_buf who = SL_BUF_INIT;
+	struct sl_buf who = SL_BUF_INIT, what = SL_BUF_INIT, binding = SL_BUF_INIT;
 	set_words(r, &d->m, &who);
-	int64_t left = (int64_t)(have - taken), out = d->m.pods - left;
+	bool by_preemption = d->m.pods <= (int64_t)(h->have - h->hard);
+	int64_t left = (int64_t)(h->have - h->hard - (by_preemption ? h->soft : 0)), out = d->m.pods - left;
 	struct sl_finding *f = sl_rule_report_object(
 	    r->self, r->cx, &w0->obj, d->hp->node,
-	    "%s bind host port %lld/%s: their %lld pods need a node each, and the nodes they may use offer %lld: "
-	    "%lld of them never schedule%s, in any placement",
-	    who.s, (long long)d->hp->port, d->hp->proto, (long long)d->m.pods, (long long)left, (long long)out,
-	    out == 1 ? "s" : "");
+	    "%s bind host port %lld/%s: their %lld pods need a node each, and the nodes they may use offer %lld%s: "
+	    "%lld of them %s",
+	    who.s, (long long)d->hp->port, d->hp->proto, (long long)d->m.pods, (long long)left,
+	    by_preemption ? " where no running pod binds it" : "", (long long)out,
+	    by_preemption
+		? (out == 1 ? "schedules only by preempting such a pod" : "schedule only by preempting such pods")
+	    : out == 1 ? "never schedules, in any placement"
+		       : "never schedule, in any placement");
 	sl_buf_free(&who);
 	note_members(f, r, &d->m, "binds it too");
-	sl_note(f, "they may use %zu node%s", have, have == 1 ? "" : "s");
-	if (taken)
-		sl_note(f, "%zu of them hold a running pod that binds %lld/%s", taken, (long long)d->hp->port,
-			d->hp->proto);
+	sl_note(f, "they may use %zu node%s", h->have, h->have == 1 ? "" : "s");
+	sl_buf_printf(&what, "that binds %lld/%s", (long long)d->hp->port, d->hp->proto);
+	sl_buf_printf(&binding, "binding %lld/%s", (long long)d->hp->port, d->hp->proto);
+	held_words(f, h, d->m.pods, what.s, binding.s);
+	sl_buf_free(&what);
+	sl_buf_free(&binding);
 	sl_note(f, "NodePorts admits one pod per node for a port and protocol on 0.0.0.0 (every address), whichever "
 		   "workload it belongs to");
 	sl_note(f, "fix: give the workloads different host ports, drop hostPort (a Service), lower the replicas, or "
@@ -242,20 +292,20 @@ static void report_ports(struct sl_release *r, const struct port_set *d, size_t 
 	offer_copies(r, f, &d->m, out);
 }
 
-static void check_port_set(struct sl_release *r, const struct port_set *d, const bool *held)
+static void check_port_set(struct sl_release *r, const struct port_set *d, const unsigned char *held)
 {
-	size_t have = 0, taken = 0;
+	struct held h = {0, 0, 0};
 	for (size_t n = 0; n < r->m->nnodes; n++) {
 		bool may = false;
 		for (size_t i = 0; i < d->m.n && !may; i++)
 			may = r->adm[r->sig[d->m.members[i]] * r->ngroups + r->group[n]];
 		if (may) {
-			have++;
-			taken += held[n];
+			h.have++;
+			count_held(&h, held[n]);
 		}
 	}
-	if (d->m.pods > (int64_t)(have - taken))
-		report_ports(r, d, have, taken);
+	if (held_short(&h, d->m.pods))
+		report_ports(r, d, &h);
 }
 
 /* The nodes where a running pod that belongs to none of a set's workloads binds its port: one
@@ -264,15 +314,14 @@ struct held_pass {
 	const struct sl_release *r;
 	const struct port_set *sets;
 	struct sl_strpool *keys;
-	bool **held; /* per set with two workloads or more: per node */
+	unsigned char **held; /* per set with two workloads or more: per node, SL_HELD_* */
 };
 
 static void mark_held(void *ctx, const struct sl_pod *p, size_t node)
 {
 	struct held_pass *h = ctx;
 	char key[64];
-	if (sl_release_evictable(h->r, p))
-		return; /* preemption may evict it for a pod of the release: an error must hold even so */
+	unsigned char by = sl_release_evictable(h->r, p) ? SL_HELD_EVICTABLE : SL_HELD;
 	for (size_t k = 0; k < p->spec.nports; k++) {
 		snprintf(key, sizeof key, "%lld/%s", (long long)p->spec.ports[k].port, p->spec.ports[k].proto);
 		size_t id = sl_strmap_get(&h->keys->map, key);
@@ -283,7 +332,8 @@ static void mark_held(void *ctx, const struct sl_pod *p, size_t node)
 		for (size_t i = 0; i < m->n && !own; i++)
 			own = !strcmp(p->spec.namespace, h->r->w[m->members[i]]->obj.namespace) &&
 			      sl_selector_matches(&h->r->w[m->members[i]]->sel, &p->spec.labels);
-		h->held[id][node] |= !own;
+		if (!own)
+			h->held[id][node] |= by;
 	}
 }
 
@@ -308,7 +358,7 @@ void sl_release_ports(struct sl_release *r)
 			add_member(&sets[id].m, i, r->w[i]->replicas);
 		}
 	}
-	bool **held = sl_xcalloc(nsets + 1, sizeof *held);
+	unsigned char **held = sl_xcalloc(nsets + 1, sizeof *held);
 	for (size_t k = 0; k < nsets; k++)
 		if (sets[k].m.n > 1)
 			held[k] = sl_xcalloc(r->m->nnodes + 1, sizeof **held);
