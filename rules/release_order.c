@@ -226,19 +226,30 @@ static void note_deciders(struct sl_finding *f, const struct sl_release *r, cons
 			(long long)d->tf, d->tf == 1 ? "" : "s", (long long)d->tr);
 }
 
-/* Whether a workload of the set may preempt another's pods: a preempting one of higher priority
- * than another (or of a priority not known). */
-static bool preempts_within(const struct order_set *s)
+/* What preemption did in one order's placement, or that it was not modelled there. */
+static void note_preemption(struct sl_finding *f, const struct sl_release_placement *p, const char *order)
 {
-	int64_t lowest = INT64_MAX, highest = INT64_MIN;
-	for (size_t j = 0; j < s->n; j++) {
-		const struct sl_podspec *p = &s->w[j]->pod;
-		bool unknown = p->prio_from == SL_PRIO_UNKNOWN;
-		lowest = unknown ? INT64_MIN : p->priority < lowest ? p->priority : lowest;
-		if (p->preempts)
-			highest = unknown ? INT64_MAX : p->priority > highest ? p->priority : highest;
+	if (p->by_preemption) {
+		struct sl_buf b = SL_BUF_INIT;
+		if (p->evicted_running)
+			sl_buf_printf(&b, "%lld running pod%s", (long long)p->evicted_running,
+				      p->evicted_running == 1 ? "" : "s");
+		if (p->evicted_own)
+			sl_buf_printf(&b,
+				      "%s%lld of the release's own placed earlier (created again and placed where "
+				      "room was left)",
+				      b.len ? " and " : "", (long long)p->evicted_own);
+		sl_note(f,
+			"in %s order %lld pod%s found a node only by preemption, evicting pods of lower priority: %s",
+			order, (long long)p->by_preemption, p->by_preemption == 1 ? "" : "s", sl_buf_str(&b));
+		sl_buf_free(&b);
 	}
-	return highest > lowest;
+	if (p->preempt_unmodelled)
+		sl_note(f,
+			"in %s order a pod that found no node may have made room by preemption, which is not modelled "
+			"where pods read other pods (inter-pod terms, spread, host ports): this placement evicts "
+			"nothing there",
+			order);
 }
 
 /* The notes of the finding: the nodes of the first workload left short in each order, what the
@@ -271,11 +282,8 @@ static void report_notes(struct sl_release *r, const struct order_set *s, const 
 			"anti-affinity, spread or host ports");
 	if (d->look)
 		note_deciders(f, r, s, nf, nr, d);
-	if (preempts_within(s) || r->evictable)
-		sl_note(f,
-			"the scheduler's preemption may change this: a pod that finds no node evicts pods of lower "
-			"priority (%s) to make room, and this placement evicts none",
-			r->evictable ? "running pods here are" : "the release's own pods placed earlier may be");
+	note_preemption(f, fwd, "input");
+	note_preemption(f, rev, "reverse");
 	sl_note(f,
 		"fix: leave room to spare on the nodes these workloads share (lower the requests or replicas, or add "
 		"capacity), or give the workloads whose pods are larger nodes of their own");
@@ -420,13 +428,19 @@ static void explain_order(const struct order_set *s, const struct sl_release_pla
 			  struct sl_buf *out)
 {
 	int64_t n = pending(s, p);
+	char by[96] = "";
+	if (p->by_preemption)
+		snprintf(by, sizeof by, " (%lld by preemption, evicting %lld pod%s of lower priority)",
+			 (long long)p->by_preemption, (long long)(p->evicted_running + p->evicted_own),
+			 p->evicted_running + p->evicted_own == 1 ? "" : "s");
 	if (!n) {
-		sl_buf_printf(out, "  placed in %s order as the scheduler would: every pod finds a node\n", order);
+		sl_buf_printf(out, "  placed in %s order as the scheduler would: every pod finds a node%s\n", order,
+			      by);
 		return;
 	}
 	struct sl_buf who = SL_BUF_INIT;
 	short_words(s, p, &who);
-	sl_buf_printf(out, "  placed in %s order as the scheduler would: %lld pod%s stay%s Pending: ", order,
+	sl_buf_printf(out, "  placed in %s order as the scheduler would%s: %lld pod%s stay%s Pending: ", order, by,
 		      (long long)n, n == 1 ? "" : "s", n == 1 ? "s" : "");
 	sl_esc_puts(out, sl_buf_str(&who)); /* --explain's text: names escaped for a terminal (escape.h) */
 	sl_buf_putc(out, '\n');
@@ -437,6 +451,9 @@ static cJSON *order_json(const struct order_set *s, const struct sl_release_plac
 {
 	cJSON *o = cJSON_CreateObject(), *ws = cJSON_AddArrayToObject(o, "pending");
 	cJSON_AddNumberToObject(o, "pendingPods", (double)pending(s, p));
+	cJSON_AddNumberToObject(o, "byPreemption", (double)p->by_preemption);
+	cJSON_AddNumberToObject(o, "evictedRunning", (double)p->evicted_running);
+	cJSON_AddNumberToObject(o, "evictedOwn", (double)p->evicted_own);
 	for (size_t i = 0; i < s->n; i++)
 		if (p->placed[i] < s->todo[i]) {
 			char ref[512];

@@ -18,14 +18,18 @@
 #include "../model/quantity.h"
 #include "cycle.h"
 #include "plugin.h"
+#include "preemption.h"
 
 /* The cluster as the placement changes it: the original model but with its own node copies
  * (their load grows) and its own list of running pods (the placed ones appended). */
 struct evolving {
 	struct sl_model m;
 	struct sl_node *nodes; /* copies; their used lists are their own */
-	struct sl_pod *placed; /* the placed pods, room for every pod to place */
-	size_t nplaced;
+	struct sl_pod *placed; /* the placed pods: room for every pod to place, and as many again for
+				* pods evicted by preemption and placed anew */
+	size_t *owner;         /* per placed pod: its workload */
+	size_t nplaced, capplaced;
+	int64_t *lost;            /* per workload: pods evicted by preemption, not placed again yet */
 	struct sl_labels *labels; /* per workload: its placed pods' labels */
 	char (*hash)[32];         /* per workload without a running pod: a pod-template-hash of its own */
 	bool *excluded, *ok;      /* per node, for the workload being placed: made once, not per workload */
@@ -49,8 +53,11 @@ static void evolving_init(struct evolving *e, const struct sl_model *m, size_t n
 			sl_res_add(&e->nodes[i].used, u->v[r].name, u->v[r].amount, NULL);
 		e->m.nodes[i] = &e->nodes[i];
 	}
-	e->placed = sl_xcalloc((size_t)total + 1, sizeof *e->placed);
-	e->m.pods = sl_xcalloc(m->npods + (size_t)total + 1, sizeof *e->m.pods);
+	e->capplaced = 2 * (size_t)total + 1;
+	e->placed = sl_xcalloc(e->capplaced, sizeof *e->placed);
+	e->owner = sl_xcalloc(e->capplaced, sizeof *e->owner);
+	e->lost = sl_xcalloc(nw + 1, sizeof *e->lost);
+	e->m.pods = sl_xcalloc(m->npods + e->capplaced, sizeof *e->m.pods);
 	if (m->npods)
 		memcpy(e->m.pods, m->pods, m->npods * sizeof *e->m.pods);
 	e->labels = sl_xcalloc(nw + 1, sizeof *e->labels);
@@ -75,15 +82,18 @@ static void evolving_free(struct evolving *e, size_t nw)
 	free(e->m.nodes);
 	free(e->m.pods);
 	free(e->placed);
+	free(e->owner);
+	free(e->lost);
 }
 
 /* Bind `count` pods of w to node k: running pods of their own (w's template with the labels its
  * pods carry), charged to the node. */
-static void bind(struct evolving *e, const struct sl_workload *w, const struct sl_labels *labels, size_t k,
+static void bind(struct evolving *e, const struct sl_workload *w, size_t wi, const struct sl_labels *labels, size_t k,
 		 int64_t count)
 {
 	struct sl_node *n = &e->nodes[k];
 	for (int64_t c = 0; c < count; c++) {
+		e->owner[e->nplaced] = wi;
 		struct sl_pod *p = &e->placed[e->nplaced++];
 		p->obj = w->obj;
 		p->obj.kind = "Pod";
@@ -171,6 +181,13 @@ static char **why_not(const struct sl_cycle *s)
 	return why;
 }
 
+static void why_free(char **why, size_t n)
+{
+	for (size_t k = 0; why && k < n; k++)
+		free(why[k]);
+	free(why);
+}
+
 /* "schedlint-<wi>" into h (32 bytes): a workload's own pod-template-hash, written without printf
  * (once per workload placed). */
 static void own_hash(char *h, size_t wi)
@@ -227,16 +244,22 @@ static int64_t place_one(struct evolving *e, struct sl_cluster *cl, const struct
 	sl_place_all(s, &steady, NULL, 0, &placed, &surge, NULL, NULL);
 	*work += s->work;
 	*truncated |= s->truncated || *work > SL_RELEASE_PLACE_BUDGET;
-	e->labels[wi] = s->gl[0];
-	s->gl[0] = (struct sl_labels){0}; /* the placed pods keep them */
-	if (why && placed < steady.replicas && !s->truncated)
+	/* The placed pods keep them (placed again after a preemption: the same labels, kept once). */
+	if (e->labels[wi].v)
+		free(s->gl[0].v);
+	else
+		e->labels[wi] = s->gl[0];
+	s->gl[0] = (struct sl_labels){0};
+	if (why && placed < steady.replicas && !s->truncated) {
+		why_free(out->why[wi], n);
 		out->why[wi] = why_not(s);
+	}
 	sl_grow(&out->seq, &out->capseq, out->nseq + s->nlog, sizeof *out->seq);
 	for (size_t l = 0; l < s->nlog; l++)
 		out->seq[out->nseq++] = (struct sl_release_binding){wi, s->log[l].node, 1};
 	for (size_t k = 0; k < n; k++)
 		if (s->placed_gen[0][k] > 0) {
-			bind(e, w, &e->labels[wi], k, s->placed_gen[0][k]);
+			bind(e, w, wi, &e->labels[wi], k, s->placed_gen[0][k]);
 			sl_cluster_charge(cl, k, &w->pod, s->placed_gen[0][k]);
 			sl_grow(&out->log, &out->caplog, out->nlog + 1, sizeof *out->log);
 			out->log[out->nlog++] = (struct sl_release_binding){wi, k, s->placed_gen[0][k]};
@@ -253,6 +276,123 @@ static struct sl_cluster *rebuild(struct sl_cluster *cl, const struct sl_model *
 		return sl_cluster_new(m);
 	sl_cluster_refresh(cl);
 	return cl;
+}
+
+/* Preemption inside the release. A pod that finds no node runs DefaultPreemption (PostFilter,
+ * sched/preemption.c): pods of lower priority are evicted on the node the scheduler nominates,
+ * running pods or the release's own placed earlier, and the pod binds there; a pod of the release
+ * evicted so is created again by its controller and placed anew after the workload that evicted
+ * it. Modelled where resources alone decide (the pod reads no other pods and no pod in the cluster
+ * carries anti-affinity), as sl_preempt_place is; elsewhere the placement says it evicted nothing
+ * where preemption may have made room (preempt_unmodelled). */
+
+/* Evict running pod v from node k of e (its load goes); a pod of the release is lost to its
+ * workload, to be placed again. */
+static void evict(struct evolving *e, const struct sl_pod *v, size_t k, struct sl_release_placement *out)
+{
+	for (size_t i = 0; i < e->m.npods; i++)
+		if (e->m.pods[i] == v) {
+			memmove(&e->m.pods[i], &e->m.pods[i + 1], (e->m.npods - i - 1) * sizeof *e->m.pods);
+			e->m.npods--;
+			break;
+		}
+	struct sl_node *n = &e->nodes[k];
+	for (size_t r = 0; r < v->spec.request.n; r++)
+		sl_res_add(&n->used, v->spec.request.v[r].name, -v->spec.request.v[r].amount, NULL);
+	n->npods--;
+	if (v < e->placed || v >= e->placed + e->nplaced) {
+		out->evicted_running++;
+		return;
+	}
+	size_t j = e->owner[v - e->placed];
+	e->lost[j]++;
+	out->placed[j]--;
+	out->evicted_own++;
+	/* The log sums pods per node: the evicted one no longer counts where it was. */
+	for (size_t b = out->nlog; b-- > 0;)
+		if (out->log[b].workload == j && out->log[b].node == k && out->log[b].pods > 0) {
+			out->log[b].pods--;
+			break;
+		}
+}
+
+/* One pod of ws[wi] placed by preemption on cl (built with every pod placed so far): the victims
+ * evicted and the pod bound where the scheduler nominates. False when no candidate exists. */
+static bool preempt_one(struct evolving *e, struct sl_cluster *cl, const struct sl_workload *w, size_t wi,
+			struct sl_release_placement *out)
+{
+	size_t n = cl->n;
+	struct sl_nodefit *node_only = sl_xcalloc(n + 1, sizeof *node_only);
+	struct sl_cycle cy = {.cl = cl, .m = cl->m, .p = &w->pod, .n = n};
+	for (size_t k = 0; k < n; k++)
+		sl_filter_node_only(&cy, k, &node_only[k]);
+	struct sl_preempt_run r;
+	sl_preempt_run_init(&r, cl, NULL);
+	bool done = sl_preempt_place(cl, &w->pod, node_only, &r, 1, false) == 1 && r.nsteps == 1 && !r.unknown;
+	if (done) {
+		const struct sl_preempt_step *st = &r.steps[0];
+		for (size_t v = 0; v < st->nvictims; v++)
+			evict(e, st->victims[v], st->node, out);
+		bind(e, w, wi, &e->labels[wi], st->node, 1);
+		sl_grow(&out->log, &out->caplog, out->nlog + 1, sizeof *out->log);
+		out->log[out->nlog++] = (struct sl_release_binding){wi, st->node, 1};
+		sl_grow(&out->seq, &out->capseq, out->nseq + 1, sizeof *out->seq);
+		out->seq[out->nseq++] = (struct sl_release_binding){wi, st->node, 1};
+		out->by_preemption++;
+	}
+	out->preempt_unmodelled |= r.unknown;
+	sl_preempt_run_free(&r, n);
+	free(node_only);
+	return done;
+}
+
+/* ws[wi]'s todo pods placed as place_one places them, and those that find no node by preemption,
+ * where it is modelled: how many run. *cl is built again after each eviction. */
+static int64_t place_preempting(struct evolving *e, struct sl_cluster **cl, const struct sl_workload *w, size_t wi,
+				int64_t todo, bool why, struct sl_release_placement *out, uint64_t *work,
+				bool *truncated)
+{
+	if (e->nplaced + (size_t)todo > e->capplaced) {
+		*truncated = true; /* evictions and placements again past every pod twice: not followed */
+		return 0;
+	}
+	int64_t placed = place_one(e, *cl, w, wi, todo, why, out, work, truncated);
+	while (placed < todo && !*truncated && w->pod.preempts) {
+		*cl = rebuild(*cl, &e->m, work);
+		if (!sl_preempt_has_victims(*cl, &w->pod, NULL))
+			break;
+		if (reads_pods(&w->pod) || (*cl)->anti_by_ns.keys.n || (*cl)->anti_wild.keys.n) {
+			out->preempt_unmodelled = true;
+			break;
+		}
+		if (e->nplaced + (size_t)(todo - placed) > e->capplaced || !preempt_one(e, *cl, w, wi, out))
+			break;
+		placed++;
+		*cl = rebuild(*cl, &e->m, work);
+		if (placed < todo)
+			placed += place_one(e, *cl, w, wi, todo - placed, why, out, work, truncated);
+	}
+	return placed;
+}
+
+/* The pods of the release that preemption evicted, placed again (their controllers create them
+ * anew) once the workload that evicted them is placed: in input order of their workloads, each
+ * able to preempt pods of lower priority still. */
+static void place_lost(struct evolving *e, struct sl_cluster **cl, const struct sl_workload *const *ws, size_t nw,
+		       struct sl_release_placement *out, uint64_t *work, bool *truncated)
+{
+	for (bool again = true; again && !*truncated;) {
+		again = false;
+		for (size_t j = 0; j < nw && !*truncated; j++) {
+			if (e->lost[j] <= 0)
+				continue;
+			int64_t lost = e->lost[j];
+			e->lost[j] = 0;
+			*cl = rebuild(*cl, &e->m, work);
+			out->placed[j] += place_preempting(e, cl, ws[j], j, lost, false, out, work, truncated);
+			again = true; /* that may have evicted others in turn */
+		}
+	}
 }
 
 uint64_t sl_release_place_cost(const struct sl_model *m, const struct sl_workload *const *ws, size_t nw, int64_t total)
@@ -372,7 +512,12 @@ static bool place_release(const struct sl_model *m, const struct sl_workload *co
 			cl = rebuild(cl, &e.m, &work);
 			nunbuilt = nanti = 0;
 		}
-		out->placed[i] = place_one(&e, cl, ws[i], i, todo[i], !short_seen, out, &work, &truncated);
+		int64_t evicted = out->evicted_own;
+		out->placed[i] += place_preempting(&e, &cl, ws[i], i, todo[i], !short_seen, out, &work, &truncated);
+		if (out->evicted_own > evicted) {
+			place_lost(&e, &cl, ws, nw, out, &work, &truncated);
+			nunbuilt = nanti = 0; /* built again */
+		}
 		short_seen |= out->placed[i] < todo[i];
 		if (out->placed[i] > 0) {
 			unbuilt[nunbuilt++] = i;
@@ -501,11 +646,8 @@ bool sl_release_places_surely(struct sl_cluster *cl, const struct sl_workload *c
 
 void sl_release_placement_free(struct sl_release_placement *p)
 {
-	for (size_t i = 0; p->why && i < p->nw; i++) {
-		for (size_t k = 0; p->why[i] && k < p->nnodes; k++)
-			free(p->why[i][k]);
-		free(p->why[i]);
-	}
+	for (size_t i = 0; p->why && i < p->nw; i++)
+		why_free(p->why[i], p->nnodes);
 	free(p->why);
 	free(p->placed);
 	free(p->log);

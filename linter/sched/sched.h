@@ -324,6 +324,12 @@ struct sl_release_placement {
 	char ***why;
 	size_t nw, nnodes;
 	bool complete; /* false: the budget ran out first, and placed says nothing */
+	/* Preemption: pods placed only by evicting pods of lower priority, the running pods and the
+	 * release's own pods evicted (placed again where room was left), and whether a pod that found
+	 * no node might have preempted where this placement does not model it (it reads other pods,
+	 * or a pod carries anti-affinity). */
+	int64_t by_preemption, evicted_running, evicted_own;
+	bool preempt_unmodelled;
 };
 /* An upper bound on that work, known before placing. */
 uint64_t sl_release_place_cost(const struct sl_model *m, const struct sl_workload *const *ws, size_t nw, int64_t total);
