@@ -1016,6 +1016,7 @@ int main(void)
 	test_cluster_refresh();
 	test_cycle_plan();
 	test_unread_probes();
+	test_braces_documents();
 	test_priorities();
 	test_config();
 	test_patterns();

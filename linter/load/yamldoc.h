@@ -122,5 +122,7 @@ const char *sl_ykind_name(const struct sl_ynode *n);
 /* Whether byte off of the source lies inside a scalar of the tree (a block scalar's script, a
  * quoted string): text there is data, not YAML structure or a comment. ys may be NULL. */
 bool sl_ystream_in_scalar(const struct sl_ystream *ys, size_t off);
+/* The same within the tree of one document (n: its root; NULL: false). */
+bool sl_ynode_in_scalar(const struct sl_ynode *n, size_t off);
 
 #endif
