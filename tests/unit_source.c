@@ -172,10 +172,60 @@ static void test_changed_in_run(void)
 	free(text);
 }
 
+/* A released file's line table is packed (a byte a line, the long ones aside): every offset has the
+ * line and column it had, and every line starts where it did, across blocks of lines, lines of
+ * 254 to 256 bytes and more, empty ones and a last one without a newline. */
+static void test_packed_lines(void)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	for (int i = 0; i < 100; i++) {
+		size_t len = i % 7 == 3 ? 251 + (size_t)(i % 13) : i % 11 == 5 ? 0 : (size_t)(i * 37 % 90);
+		sl_buf_putc(&b, '#');
+		for (size_t k = 0; k < len; k++)
+			sl_buf_putc(&b, (char)('a' + k % 26));
+		sl_buf_putc(&b, '\n');
+	}
+	sl_buf_puts(&b, "# the last line, unended");
+	char *p = at("lines.yaml");
+	put(p, b.s);
+	struct sl_sources ss = {0};
+	struct sl_findings errs = {0};
+	CHECK(sl_input_add(&ss, p, &errs, NULL) == 0 && errs.n == 0);
+	struct sl_source *s = ss.v[ss.n - 1];
+	sl_source_index(s);
+	size_t n = s->len + 1, nl = s->nlines;
+	unsigned(*was)[2] = sl_xcalloc(n, sizeof *was);
+	size_t(*starts)[2] = sl_xcalloc(nl + 2, sizeof *starts);
+	for (size_t off = 0; off < n; off++)
+		sl_source_linecol(s, off, &was[off][0], &was[off][1]);
+	for (unsigned line = 0; line < nl + 2; line++) {
+		starts[line][0] = sl_source_offset(s, line, 1);
+		starts[line][1] = sl_source_offset(s, line, 300);
+	}
+	CHECK(sl_source_release(s) && !s->data && !s->lines && s->nlines == nl);
+	bool same = true;
+	for (size_t off = 0; off < n; off++) {
+		unsigned line, col;
+		sl_source_linecol(s, off, &line, &col);
+		same &= line == was[off][0] && col == was[off][1];
+	}
+	for (unsigned line = 0; line < nl + 2; line++)
+		same &= sl_source_offset(s, line, 1) == starts[line][0] &&
+			sl_source_offset(s, line, 300) == starts[line][1];
+	CHECK(same);
+	sl_findings_free(&errs);
+	sl_sources_free(&ss);
+	sl_buf_free(&b);
+	free(was);
+	free(starts);
+	free(p);
+}
+
 void test_source_reread(void)
 {
 	CHECK(mkdtemp(base) != NULL);
 	test_reread();
+	test_packed_lines();
 	test_changed_in_run();
 	char *cmd = sl_xasprintf("rm -rf '%s'", base);
 	CHECK(system(cmd) == 0);

@@ -78,7 +78,7 @@ static unsigned scan_lines(const char *d, size_t len, struct lines *l)
 
 void sl_source_index(struct sl_source *s)
 {
-	if (s->lines)
+	if (s->lines || s->pack)
 		return;
 	/* Room for a line every 24 bytes (YAML's are longer), doubled when a file's are shorter,
 	 * and the table cut to its size after, held as long as the source is. Offsets fit 32 bits
@@ -151,6 +151,101 @@ ssize_t sl_read_upto(int fd, char *p, size_t want)
 	return (ssize_t)got;
 }
 
+/* A released source's line starts: the start of every LINE_STEP-th line, and each line's length
+ * in a byte (most YAML lines are shorter than 255 bytes; a longer one's is in longs, by line). */
+#define LINE_STEP 32
+struct sl_line_pack {
+	uint32_t *marks;
+	uint8_t *lens; /* lines 0 .. nlines - 2: the last one's length is never asked for */
+	uint32_t (*longs)[2];
+	size_t nlongs;
+};
+
+static size_t long_len(const struct sl_line_pack *p, size_t line)
+{
+	size_t lo = 0, hi = p->nlongs;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (p->longs[mid][0] <= line)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return p->longs[lo][1];
+}
+
+static size_t line_len(const struct sl_line_pack *p, size_t line)
+{
+	return p->lens[line] < 255 ? p->lens[line] : long_len(p, line);
+}
+
+/* The 0-based line i's start. */
+static size_t line_start(const struct sl_source *s, size_t i)
+{
+	if (s->lines)
+		return s->lines[i];
+	const struct sl_line_pack *p = s->pack;
+	size_t at = p->marks[i / LINE_STEP];
+	for (size_t k = i - i % LINE_STEP; k < i; k++)
+		at += line_len(p, k);
+	return at;
+}
+
+/* The 0-based line that holds off (at or past the first line's start), and that line's start. */
+static size_t line_of(const struct sl_source *s, size_t off, size_t *start)
+{
+	size_t lo = 0, hi = s->lines ? s->nlines : (s->nlines + LINE_STEP - 1) / LINE_STEP;
+	const uint32_t *v = s->lines ? s->lines : s->pack->marks;
+	while (hi - lo > 1) { /* the last start <= off: of a line, or of a packed block of lines */
+		size_t mid = (lo + hi) / 2;
+		if (v[mid] <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*start = v[lo];
+	if (s->lines)
+		return lo;
+	size_t line = lo * LINE_STEP;
+	for (size_t len; line + 1 < s->nlines && *start + (len = line_len(s->pack, line)) <= off; line++)
+		*start += len;
+	return line;
+}
+
+static void pack_lines(struct sl_source *s)
+{
+	struct sl_line_pack *p = sl_xcalloc(1, sizeof *p);
+	size_t nmarks = (s->nlines + LINE_STEP - 1) / LINE_STEP, caplongs = 0;
+	p->marks = sl_xmalloc(nmarks * sizeof *p->marks);
+	p->lens = sl_xmalloc(s->nlines);
+	for (size_t i = 0; i < s->nlines; i++) {
+		if (i % LINE_STEP == 0)
+			p->marks[i / LINE_STEP] = s->lines[i];
+		if (i + 1 == s->nlines)
+			break;
+		size_t len = s->lines[i + 1] - s->lines[i];
+		p->lens[i] = len < 255 ? (uint8_t)len : 255;
+		if (len >= 255) {
+			sl_grow(&p->longs, &caplongs, p->nlongs + 1, sizeof *p->longs);
+			p->longs[p->nlongs][0] = (uint32_t)i;
+			p->longs[p->nlongs++][1] = (uint32_t)len;
+		}
+	}
+	free(s->lines);
+	s->lines = NULL;
+	s->pack = p;
+}
+
+static void free_pack(struct sl_line_pack *p)
+{
+	if (!p)
+		return;
+	free(p->marks);
+	free(p->lens);
+	free(p->longs);
+	free(p);
+}
+
 static void free_bytes(struct sl_source *s)
 {
 	if (s->huge)
@@ -168,6 +263,8 @@ bool sl_source_release(struct sl_source *s)
 	if (!s->data || !s->stamped || s->cp || s->len != s->stamp.size || s->len < KEEP_BELOW)
 		return false;
 	free_bytes(s);
+	if (s->lines && s->nlines)
+		pack_lines(s);
 	return true;
 }
 
@@ -231,6 +328,7 @@ void sl_source_free(struct sl_source *s)
 	free_bytes(s);
 	free(atomic_load_explicit(&s->again, memory_order_relaxed));
 	free(s->lines);
+	free_pack(s->pack);
 	free(s->cp);
 	sl_origin_free(s->origin);
 	free(s);
@@ -266,23 +364,19 @@ void sl_source_linecol_hint(const struct sl_source *s, size_t off, size_t hint, 
 {
 	if (off > s->len)
 		off = s->len;
-	size_t lo = 0, hi = s->nlines;
-	if (hint < s->nlines && s->lines[hint] <= off && (hint + 1 == s->nlines || s->lines[hint + 1] > off))
-		lo = hi = hint; /* the hint is right: no search */
-	while (hi - lo > 1) {   /* last line start <= off */
-		size_t mid = (lo + hi) / 2;
-		if (s->lines[mid] <= off)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	size_t lo, start;
+	if (s->lines && hint < s->nlines && s->lines[hint] <= off &&
+	    (hint + 1 == s->nlines || s->lines[hint + 1] > off))
+		start = s->lines[lo = hint]; /* the hint is right: no search */
+	else
+		lo = line_of(s, off, &start);
 	*line = (unsigned)lo + 1;
 	if (!s->cp) { /* ASCII: one byte, one code point */
-		*col = (unsigned)(off - s->lines[lo]) + 1;
+		*col = (unsigned)(off - start) + 1;
 		return;
 	}
 	unsigned c = 1;
-	for (size_t i = s->lines[lo]; i < off; i++)
+	for (size_t i = start; i < off; i++)
 		if (!is_cont((unsigned char)s->data[i]))
 			c++;
 	*col = c;
@@ -294,9 +388,9 @@ size_t sl_source_offset(const struct sl_source *s, unsigned line, unsigned col)
 		return 0;
 	if (line > s->nlines)
 		return s->len;
-	size_t i = s->lines[line - 1];
+	size_t i = line_start(s, line - 1);
 	if (!s->cp) { /* ASCII: one byte a column, up to the line's end (no bytes read: they may be gone) */
-		size_t eol = line < s->nlines ? s->lines[line] - 1 : s->len, step = col > 1 ? col - 1 : 0;
+		size_t eol = line < s->nlines ? line_start(s, line) - 1 : s->len, step = col > 1 ? col - 1 : 0;
 		return step < eol - i ? i + step : eol;
 	}
 	for (unsigned c = 1; c < col && i < s->len && s->data[i] != '\n'; c++) {

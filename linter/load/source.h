@@ -2,7 +2,7 @@
  * table of line starts so that any byte offset maps to a 1-based line/column and back; sources
  * live until the run ends because every finding points into them (input.h reads them). A file's
  * bytes may be given back once parsed (sl_source_release) and read again when something asks for
- * them (sl_source_text): the line table and the length stay. */
+ * them (sl_source_text): the line table (packed) and the length stay. */
 #ifndef SL_SOURCE_H
 #define SL_SOURCE_H
 #include <stdatomic.h>
@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 struct sl_fix;
+struct sl_line_pack;
 struct sl_origin;
 struct sl_origin_dir;
 struct sl_overlay;
@@ -35,6 +36,9 @@ struct sl_source {
 	size_t huge;     /* data is an sl_huge_alloc block of this size (0: malloc) */
 	uint32_t *lines; /* byte offset at which each line starts; NULL until sl_source_index */
 	size_t nlines;
+	/* Once the bytes are released, the same starts in a third of the room (lines is NULL then):
+	 * a large input's line tables weigh a tenth of its bytes, and few are looked up again. */
+	struct sl_line_pack *pack;
 	uint32_t *cp; /* byte offset of every 64th code point; NULL when the bytes are ASCII */
 	size_t ncp;
 	/* Indexed, ASCII and without a CR: libyaml's line and column of a mark are ours, so a
