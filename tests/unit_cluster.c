@@ -509,7 +509,7 @@ void test_braces_documents(void)
 			CHECK(errs.n == 0 && m.nworkloads == 1 && m.nstreams == 1 && m.streams[0].n == 1);
 		} else
 			CHECK(errs.n == 1 && strstr(errs.v[0].message, "Go template") && m.nworkloads == 0 &&
-			      errs.v[0].at.line == 6);
+			      sl_span_line(&errs.v[0].at) == 6);
 		sl_model_free(&m);
 		sl_findings_free(&errs);
 		sl_source_free(one.src);

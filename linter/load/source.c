@@ -403,15 +403,23 @@ size_t sl_source_offset(const struct sl_source *s, unsigned line, unsigned col)
 
 void sl_source_span(const struct sl_source *s, size_t off, size_t end, struct sl_span *out)
 {
-	sl_source_span_hint(s, off, end, (size_t)-1, out);
+	out->src = s;
+	out->off = (uint32_t)off;
+	out->end = (uint32_t)end;
 }
 
-void sl_source_span_hint(const struct sl_source *s, size_t off, size_t end, size_t lhint, struct sl_span *out)
+void sl_span_start(const struct sl_span *at, unsigned *line, unsigned *col)
 {
-	out->src = s;
-	out->off = off;
-	out->end = end;
-	sl_source_linecol_hint(s, off, lhint, &out->line, &out->col);
+	*line = *col = 0;
+	if (at->src)
+		sl_source_linecol(at->src, at->off, line, col);
+}
+
+unsigned sl_span_line(const struct sl_span *at)
+{
+	unsigned line, col;
+	sl_span_start(at, &line, &col);
+	return line;
 }
 
 void sl_span_end(const struct sl_span *at, unsigned *line, unsigned *col)

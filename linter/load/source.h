@@ -100,10 +100,11 @@ size_t sl_source_char_to_byte(const struct sl_source *s, size_t charidx);
 size_t sl_source_bom(const struct sl_source *s);
 /* A span covering [off, end). */
 void sl_source_span(const struct sl_source *s, size_t off, size_t end, struct sl_span *out);
-/* The same, given a guess of the 0-based line of off (see sl_source_linecol_hint). */
-void sl_source_span_hint(const struct sl_source *s, size_t off, size_t end, size_t lhint, struct sl_span *out);
-/* The 1-based line and column of the span's end (0, 0 for a span of no source). */
+/* The 1-based line and column of the span's start, and of its end (0, 0 for a span of no
+ * source); and the start's line alone. */
+void sl_span_start(const struct sl_span *at, unsigned *line, unsigned *col);
 void sl_span_end(const struct sl_span *at, unsigned *line, unsigned *col);
+unsigned sl_span_line(const struct sl_span *at);
 /* Add an edit to a fix: [off, end) of src replaced by text (copied). */
 void sl_fix_edit(struct sl_fix *fx, const struct sl_source *src, size_t off, size_t end, const char *text);
 
