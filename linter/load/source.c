@@ -18,10 +18,6 @@
 #include "origin.h"
 
 #define CP_STEP 64
-/* Files smaller than this keep their bytes: two thirds of a typical repository's manifests, a
- * tenth of its bytes; giving theirs back saves little, and reading them again for a fix or a
- * snippet costs an open, an fstat, a read and a close each. */
-#define KEEP_BELOW 1024
 
 static int is_cont(unsigned char c)
 {
@@ -259,8 +255,10 @@ static void free_bytes(struct sl_source *s)
 bool sl_source_release(struct sl_source *s)
 {
 	/* Columns of a file that is not ASCII are counted in its bytes (sl_source_linecol), and
-	 * only a file with a stamp can be told unchanged when read again. */
-	if (!s->data || !s->stamped || s->cp || s->len != s->stamp.size || s->len < KEEP_BELOW)
+	 * only a file with a stamp can be told unchanged when read again. Small files go too: two
+	 * thirds of a repository's manifests, a tenth of its bytes, and few are read again (for a
+	 * fix, or SARIF's snippets after the model is gone, when memory is no longer at its peak). */
+	if (!s->data || !s->stamped || s->cp || s->len != s->stamp.size)
 		return false;
 	free_bytes(s);
 	if (s->lines && s->nlines)

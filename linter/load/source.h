@@ -74,7 +74,7 @@ void sl_source_index(struct sl_source *s);
  * are kept (a fix looks there to tell JSON). */
 void sl_source_forget(const struct sl_source *s, size_t off, size_t end);
 /* Give the bytes back: s was parsed and nothing reads them before sl_source_text is asked. Only
- * for a stamped file of 1 KiB or more whose columns need no bytes (ASCII); false (kept) otherwise. */
+ * for a stamped file whose columns need no bytes (ASCII); false (kept) otherwise. */
 bool sl_source_release(struct sl_source *s);
 /* s's bytes, NUL-terminated: those parsed, read again from the file (once, then kept) when they
  * were released. NULL when the file is not the one read any more (another stamp, another length)

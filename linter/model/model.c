@@ -320,6 +320,9 @@ static bool unread_value(void *ctx, const char *key, const char *in, const char 
 	return unread_entry(key, in, in_in) && !(t->readers->key && t->readers->key(t->readers->ctx, key));
 }
 
+/* Files smaller than this keep their bytes when the report quotes them (sl_tree_readers.quoted). */
+#define SL_QUOTED_KEEP 1024
+
 struct parse_job {
 	const struct sl_load *in;
 	const struct sl_tree_readers *readers;
@@ -389,9 +392,15 @@ static bool parse_source(struct parse_job *j, struct sl_yarena *arena)
 		/* What reads the bytes after the load (a fix's edits, a snippet) reads few sources,
 		 * and reads them again; standard input cannot be. */
 		j->release = (forget || (need.braces && !j->readers->all_bytes && !src->shared)) && !src->from_stdin &&
-			     !j->cacheable;
+			     !j->cacheable && !(j->readers->quoted && src->len < SL_QUOTED_KEEP);
 	} else
 		j->rc = sl_yaml_parse_keep(src, j->ys, &j->errs, keep_paths(j->in->role));
+	/* The documents' array cut to its size: it lives as long as the model, and most files hold
+	 * one document where the array grew room for four. */
+	if (j->ys->cap > j->ys->n && j->ys->n) {
+		j->ys->docs = sl_xrealloc(j->ys->docs, j->ys->n * sizeof *j->ys->docs);
+		j->ys->cap = j->ys->n;
+	}
 	bool skip = j->in->role == SL_ROLE_MANIFESTS &&
 		    sl_manifest_screen(src, j->ys, need.braces ? &need.br : NULL, need.object, &j->errs, &j->rc);
 	/* Only a parse without errors is kept: parsing again reports them again. */
