@@ -24,31 +24,27 @@ static int is_cont(unsigned char c)
 	return (c & 0xC0) == 0x80;
 }
 
-enum { SEEN_HIGH = 1, SEEN_CR = 2 };
-
 /* A growing table of line starts. */
 struct lines {
 	uint32_t *v;
 	size_t n, cap;
 };
 
-/* The line starts after the first into l, in one pass over the bytes that also notes whether any
- * is above ASCII (SEEN_HIGH) or a CR (SEEN_CR). Every source read is indexed: with SSE2, 32
- * bytes at a time, a mask of their newlines each (a memchr per line, lines of ~35 bytes, costs
- * more). The table is in locals while it grows, which the compiler keeps in registers. */
-static unsigned scan_lines(const char *d, size_t len, struct lines *l)
+/* The line starts after the first into l, in one pass over the bytes that also tells whether any
+ * is above ASCII (the code-point table is for those sources). Every source read is indexed: with
+ * SSE2, 32 bytes at a time, a mask of their newlines each (a memchr per line, lines of ~35 bytes,
+ * costs more). The table is in locals while it grows, which the compiler keeps in registers. */
+static bool scan_lines(const char *d, size_t len, struct lines *l)
 {
 	uint32_t *v = l->v;
 	size_t n = l->n, cap = l->cap, i = 0;
-	unsigned seen = 0;
+	unsigned high = 0;
 #if defined(__SSE2__) && defined(__GNUC__)
-	const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
-	unsigned high = 0, crs = 0;
+	const __m128i nl = _mm_set1_epi8('\n');
 	for (; i + 32 <= len; i += 32) {
 		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(d + i));
 		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(d + i + 16));
 		high |= (unsigned)_mm_movemask_epi8(_mm_or_si128(a, b));
-		crs |= (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(a, cr), _mm_cmpeq_epi8(b, cr)));
 		uint32_t m = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a, nl)) |
 			     (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(b, nl)) << 16;
 		for (; m; m &= m - 1) {
@@ -57,11 +53,10 @@ static unsigned scan_lines(const char *d, size_t len, struct lines *l)
 			v[n++] = (uint32_t)(i + (size_t)__builtin_ctz(m) + 1);
 		}
 	}
-	seen = (high ? SEEN_HIGH : 0) | (crs ? SEEN_CR : 0);
 #endif
 	for (; i < len; i++) {
 		unsigned char c = (unsigned char)d[i];
-		seen |= (c & 0x80 ? SEEN_HIGH : 0) | (c == '\r' ? SEEN_CR : 0);
+		high |= c & 0x80;
 		if (c != '\n')
 			continue;
 		if (n == cap)
@@ -69,7 +64,7 @@ static unsigned scan_lines(const char *d, size_t len, struct lines *l)
 		v[n++] = (uint32_t)(i + 1);
 	}
 	*l = (struct lines){v, n, cap};
-	return seen;
+	return high != 0;
 }
 
 void sl_source_index(struct sl_source *s)
@@ -82,12 +77,10 @@ void sl_source_index(struct sl_source *s)
 	struct lines l = {NULL, 1, s->len / 24 + 16};
 	l.v = sl_xmalloc(l.cap * sizeof *l.v);
 	l.v[0] = 0;
-	unsigned seen = scan_lines(s->data, s->len, &l);
+	bool high = scan_lines(s->data, s->len, &l);
 	s->lines = l.v;
 	s->nlines = l.n;
-	/* A CR (alone: CRLF too, rare enough) is a line break to libyaml and not to the table. */
-	s->lf_ascii = !seen;
-	if (seen & SEEN_HIGH) { /* the code-point table is for sources that are not ASCII */
+	if (high) { /* the code-point table is for sources that are not ASCII */
 		size_t capcp = 0, chars = 0;
 		for (size_t i = 0; i <= s->len; i++) {
 			if (i < s->len && is_cont((unsigned char)s->data[i]))
@@ -214,17 +207,17 @@ static void pack_lines(struct sl_source *s)
 	size_t nmarks = (s->nlines + LINE_STEP - 1) / LINE_STEP, caplongs = 0;
 	p->marks = sl_xmalloc(nmarks * sizeof *p->marks);
 	p->lens = sl_xmalloc(s->nlines);
-	for (size_t i = 0; i < s->nlines; i++) {
-		if (i % LINE_STEP == 0)
-			p->marks[i / LINE_STEP] = s->lines[i];
-		if (i + 1 == s->nlines)
-			break;
-		size_t len = s->lines[i + 1] - s->lines[i];
-		p->lens[i] = len < 255 ? (uint8_t)len : 255;
-		if (len >= 255) {
+	/* Two plain loops, not one that tests each line for a mark: every released file's lines pass
+	 * here (about 129,000 on the corpus), and this takes a third fewer instructions. */
+	for (size_t k = 0; k < nmarks; k++)
+		p->marks[k] = s->lines[k * LINE_STEP];
+	for (size_t i = 0; i + 1 < s->nlines; i++) {
+		uint32_t len = s->lines[i + 1] - s->lines[i];
+		p->lens[i] = (uint8_t)(len < 255 ? len : 255);
+		if (len >= 255) { /* rare: a line of 255 bytes or more */
 			sl_grow(&p->longs, &caplongs, p->nlongs + 1, sizeof *p->longs);
 			p->longs[p->nlongs][0] = (uint32_t)i;
-			p->longs[p->nlongs++][1] = (uint32_t)len;
+			p->longs[p->nlongs++][1] = len;
 		}
 	}
 	free(s->lines);

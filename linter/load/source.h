@@ -41,9 +41,6 @@ struct sl_source {
 	struct sl_line_pack *pack;
 	uint32_t *cp; /* byte offset of every 64th code point; NULL when the bytes are ASCII */
 	size_t ncp;
-	/* Indexed, ASCII and without a CR: libyaml's line and column of a mark are ours, so a
-	 * node's position needs no look at the line table (set by sl_source_index). */
-	bool lf_ascii;
 	int failed;               /* could not be read: an input error was reported, nothing to parse */
 	bool unread;              /* added but not read yet: sl_source_read reads it */
 	size_t order;             /* its position in the sl_sources it was read into: the report's order */
