@@ -91,9 +91,13 @@ static unsigned indent_step(const struct sl_ynode *map)
 {
 	for (size_t i = 0; i < sl_ycount(map); i++) {
 		const struct sl_ynode *k = map->v[2 * i], *v = map->v[2 * i + 1];
-		if (v->kind == SL_YMAP && !v->flow && v->n && v->v[0]->at.line > k->at.line &&
-		    v->v[0]->at.col > k->at.col)
-			return v->v[0]->at.col - k->at.col;
+		if (v->kind != SL_YMAP || v->flow || !v->n)
+			continue;
+		unsigned kline, kcol, vline, vcol;
+		sl_span_start(&k->at, &kline, &kcol);
+		sl_span_start(&v->v[0]->at, &vline, &vcol);
+		if (vline > kline && vcol > kcol)
+			return vcol - kcol;
 	}
 	return 2;
 }
@@ -128,7 +132,9 @@ void sl_fix_insert(struct sl_fix *fx, const struct sl_source *src, const struct 
 		sl_fix_edit(fx, src, at->at.off, at->at.off, b.s);
 	} else {
 		const struct sl_ynode *at = before ? before : map->v[0];
-		struct layout l = {at->at.col - 1, indent_step(map), line_end(src, at->at.off)};
+		unsigned line, col;
+		sl_span_start(&at->at, &line, &col);
+		struct layout l = {col - 1, indent_step(map), line_end(src, at->at.off)};
 		render_block(&b, e, n, l, 1);
 		indent(&b, l.col); /* where the key we insert before continues */
 		sl_fix_edit(fx, src, at->at.off, at->at.off, b.s);

@@ -38,6 +38,7 @@ void test_cycle_plan(void);
 void test_release_search(void);
 /* unit_cluster.c: a container probe's entries the model does not read are left out of the tree. */
 void test_unread_probes(void);
+void test_braces_documents(void);
 /* unit_priority.c: priorities and preemption policies as admission resolves them. */
 void test_priorities(void);
 

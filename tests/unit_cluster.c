@@ -469,7 +469,7 @@ void test_unread_probes(void)
 	for (int policy = 0; policy < 2; policy++) {
 		struct sl_model m = {0};
 		struct sl_findings errs = {0};
-		struct sl_tree_readers readers = {NULL, NULL, policy ? key_timeout : NULL, true, NULL, NULL};
+		struct sl_tree_readers readers = {NULL, NULL, policy ? key_timeout : NULL, true, NULL, NULL, false};
 		struct sl_load one = {sl_source_from_memory("d.yaml", yaml, strlen(yaml)), SL_ROLE_MANIFESTS};
 		sl_model_load_many(&m, &one, 1, &readers, &errs);
 		CHECK(errs.n == 0 && m.nworkloads == 1);
@@ -482,6 +482,34 @@ void test_unread_probes(void)
 		CHECK(live && one.src->data[live->at.end - 1] == '2'); /* the span runs to its last entry */
 		const struct sl_ynode *ready = sl_ymap_get(c, "readinessProbe");
 		CHECK(ready && ready->kind == SL_YMAP && ready->n == 0);
+		sl_model_free(&m);
+		sl_findings_free(&errs);
+		sl_source_free(one.src);
+	}
+}
+
+/* A source that holds "{{" keeps no more documents than another: a ConfigMap whose string holds a
+ * template goes as it ends, and the file is still told from a Go template, whose "{{" are outside
+ * every scalar (here in a comment after the ConfigMap, which no tree holds any more). */
+void test_braces_documents(void)
+{
+	static const char cm[] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n"
+				 "  t: \"{{ .Values.x }}\"\n";
+	static const char deploy[] = "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n"
+				     "spec:\n  template:\n    spec:\n      containers:\n      - name: c\n";
+	for (int comment = 0; comment < 2; comment++) {
+		char yaml[512];
+		snprintf(yaml, sizeof yaml, "%s%s%s", cm, comment ? "# {{ end }}\n" : "", deploy);
+		struct sl_model m = {0};
+		struct sl_findings errs = {0};
+		struct sl_tree_readers readers = {NULL, NULL, NULL, false, NULL, NULL, false};
+		struct sl_load one = {sl_source_from_memory("c.yaml", yaml, strlen(yaml)), SL_ROLE_MANIFESTS};
+		sl_model_load_many(&m, &one, 1, &readers, &errs);
+		if (!comment) { /* the ConfigMap's tree is not kept: only the Deployment's */
+			CHECK(errs.n == 0 && m.nworkloads == 1 && m.nstreams == 1 && m.streams[0].n == 1);
+		} else
+			CHECK(errs.n == 1 && strstr(errs.v[0].message, "Go template") && m.nworkloads == 0 &&
+			      sl_span_line(&errs.v[0].at) == 6);
 		sl_model_free(&m);
 		sl_findings_free(&errs);
 		sl_source_free(one.src);

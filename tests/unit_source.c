@@ -23,7 +23,7 @@ static char *at(const char *rel)
 	return sl_xasprintf("%s/%s", base, rel);
 }
 
-/* text with a comment after it that makes it 1 KiB or more: smaller files keep their bytes. */
+/* text with a comment after it that makes it 1 KiB or more. */
 static char *padded(const char *text)
 {
 	char pad[1100];
@@ -75,17 +75,17 @@ static void test_reread(void)
 	CHECK(!sl_source_text(s) && sl_source_lost(s) && !sl_source_text(s));
 	s = read_released(&ss, r);
 	CHECK(unlink(r) == 0 && !sl_source_text(s) && sl_source_lost(s));
-	/* columns of a file that is not ASCII are counted in its bytes, and a small file's cost
-	 * little: both kept */
-	const char *keep[] = {u, small};
-	for (size_t i = 0; i < 2; i++) {
-		struct sl_findings errs = {0};
-		CHECK(sl_input_add(&ss, keep[i], &errs, NULL) == 0);
-		s = ss.v[ss.n - 1];
-		sl_source_index(s);
-		CHECK(!sl_source_release(s) && s->data && sl_source_text(s) == s->data);
-		sl_findings_free(&errs);
-	}
+	/* columns of a file that is not ASCII are counted in its bytes: kept */
+	struct sl_findings errs = {0};
+	CHECK(sl_input_add(&ss, u, &errs, NULL) == 0);
+	s = ss.v[ss.n - 1];
+	sl_source_index(s);
+	CHECK(!sl_source_release(s) && s->data && sl_source_text(s) == s->data);
+	sl_findings_free(&errs);
+	/* a small file's go too (most of a repository's files are small), and come back the same */
+	s = read_released(&ss, small);
+	CHECK(sl_source_text(s) &&
+	      !strcmp(sl_source_text(s), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"));
 	sl_sources_free(&ss);
 	free(p);
 	free(q);
@@ -153,7 +153,8 @@ static void test_changed_in_run(void)
 	CHECK(r.fs.n == 2 && r.fs.input_errors == 1);
 	if (r.fs.n == 2) {
 		const struct sl_finding *e = &r.fs.v[0], *f = &r.fs.v[1];
-		CHECK(!e->rule && e->level == SL_ERROR && e->at.line == 1 && e->at.col == 1 && e->at.src == f->at.src);
+		CHECK(!e->rule && e->level == SL_ERROR && sl_span_line(&e->at) == 1 && e->at.off == 0 &&
+		      e->at.src == f->at.src);
 		CHECK(strstr(e->message, "changed while schedlint was checking it") != NULL);
 		CHECK(f->rule && !strcmp(f->rule->id, "rollout-deadlock") && f->nfixes == 0 && f->message);
 	}
@@ -164,10 +165,60 @@ static void test_changed_in_run(void)
 	free(text);
 }
 
+/* A released file's line table is packed (a byte a line, the long ones aside): every offset has the
+ * line and column it had, and every line starts where it did, across blocks of lines, lines of
+ * 254 to 256 bytes and more, empty ones and a last one without a newline. */
+static void test_packed_lines(void)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	for (int i = 0; i < 100; i++) {
+		size_t len = i % 7 == 3 ? 251 + (size_t)(i % 13) : i % 11 == 5 ? 0 : (size_t)(i * 37 % 90);
+		sl_buf_putc(&b, '#');
+		for (size_t k = 0; k < len; k++)
+			sl_buf_putc(&b, (char)('a' + k % 26));
+		sl_buf_putc(&b, '\n');
+	}
+	sl_buf_puts(&b, "# the last line, unended");
+	char *p = at("lines.yaml");
+	unit_put(p, b.s);
+	struct sl_sources ss = {0};
+	struct sl_findings errs = {0};
+	CHECK(sl_input_add(&ss, p, &errs, NULL) == 0 && errs.n == 0);
+	struct sl_source *s = ss.v[ss.n - 1];
+	sl_source_index(s);
+	size_t n = s->len + 1, nl = s->nlines;
+	unsigned(*was)[2] = sl_xcalloc(n, sizeof *was);
+	size_t(*starts)[2] = sl_xcalloc(nl + 2, sizeof *starts);
+	for (size_t off = 0; off < n; off++)
+		sl_source_linecol(s, off, &was[off][0], &was[off][1]);
+	for (unsigned line = 0; line < nl + 2; line++) {
+		starts[line][0] = sl_source_offset(s, line, 1);
+		starts[line][1] = sl_source_offset(s, line, 300);
+	}
+	CHECK(sl_source_release(s) && !s->data && !s->lines && s->nlines == nl);
+	bool same = true;
+	for (size_t off = 0; off < n; off++) {
+		unsigned line, col;
+		sl_source_linecol(s, off, &line, &col);
+		same &= line == was[off][0] && col == was[off][1];
+	}
+	for (unsigned line = 0; line < nl + 2; line++)
+		same &= sl_source_offset(s, line, 1) == starts[line][0] &&
+			sl_source_offset(s, line, 300) == starts[line][1];
+	CHECK(same);
+	sl_findings_free(&errs);
+	sl_sources_free(&ss);
+	sl_buf_free(&b);
+	free(was);
+	free(starts);
+	free(p);
+}
+
 void test_source_reread(void)
 {
 	CHECK(mkdtemp(base) != NULL);
 	test_reread();
+	test_packed_lines();
 	test_changed_in_run();
 	char *cmd = sl_xasprintf("rm -rf '%s'", base);
 	CHECK(system(cmd) == 0);

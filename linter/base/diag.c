@@ -67,11 +67,7 @@ struct sl_finding *sl_report(struct sl_findings *fs, const struct sl_rule *rule,
 static void input_notice(struct sl_findings *fs, enum sl_level lvl, const struct sl_span *at, const char *fmt,
 			 va_list ap)
 {
-	struct sl_finding *f = push(fs, NULL, lvl, at, fmt, ap);
-	if (f->at.src && !f->at.line) {
-		f->at.line = 1;
-		f->at.col = 1;
-	}
+	push(fs, NULL, lvl, at, fmt, ap); /* a span of a source at offset 0 is at 1:1 */
 }
 
 void sl_input_error(struct sl_findings *fs, const struct sl_span *at, const char *fmt, ...)

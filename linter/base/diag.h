@@ -15,14 +15,12 @@ enum sl_level { SL_LEVEL_NONE = 0, SL_NOTE = 1, SL_WARNING = 2, SL_ERROR = 3 };
 const char *sl_level_name(enum sl_level l);
 int sl_level_parse(const char *s, enum sl_level *out);
 
-/* A byte range of one source with its 1-based line/column (columns count code points). */
-/* Offsets fit 32 bits: a source is at most 64 MiB (input.c). Every YAML node carries one, so
- * it is kept small. */
+/* A byte range of one source. Its 1-based lines and columns (columns count code points) are
+ * computed when asked (sl_span_start, sl_span_end in load/source.h): every YAML node carries a
+ * span, and few are ever printed. Offsets fit 32 bits: a source is at most 64 MiB (input.c). */
 struct sl_span {
 	const struct sl_source *src;
 	uint32_t off, end;
-	unsigned line, col; /* of off; the end's are computed when asked (sl_span_end): every YAML
-			     * node carries a span, and few ends are ever printed */
 };
 
 struct sl_related {

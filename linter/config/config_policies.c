@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../base/buf.h"
+#include "../load/source.h"
 
 /* field: a.b[*].c, a[0], metadata.labels["app.kubernetes.io/name"]; a leading "podspec." starts
  * at the pod spec. */
@@ -162,7 +163,7 @@ void sl_cfg_read_policies(struct sl_cfg_reader *r, const struct sl_ynode *v)
 		for (size_t j = 0; j + 1 < c->npolicies; j++)
 			if (*p->rule.id && !strcmp(c->policies[j].rule.id, p->rule.id))
 				sl_cfg_fail(r, sl_ymap_get(v->v[i], "id"), "policy id '%s' is already used at line %u",
-					    p->rule.id, c->policies[j].node->at.line);
+					    p->rule.id, sl_span_line(&c->policies[j].node->at));
 	}
 	/* The rule set: built-in rules, then the policies. */
 	c->rules = sl_xrealloc(c->rules, (c->nrules + c->npolicies + 1) * sizeof *c->rules);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../base/buf.h"
+#include "../load/source.h"
 #include "../load/path.h"
 #include "../model/kversion.h"
 
@@ -73,7 +74,7 @@ void sl_cfg_read_targets(struct sl_cfg_reader *r, const struct sl_ynode *v)
 		for (size_t j = 0; t->name && j + 1 < c->ntargets; j++)
 			if (c->targets[j].name && !strcmp(c->targets[j].name, t->name))
 				sl_cfg_fail(r, sl_ymap_get(m, "name"), "target name '%s' is already used at line %u",
-					    t->name, c->targets[j].node->at.line);
+					    t->name, sl_span_line(&c->targets[j].node->at));
 		if (t->name && !strcmp(t->name, "default"))
 			sl_cfg_fail(r, sl_ymap_get(m, "name"),
 				    "target name 'default' is reserved for the files under no target");

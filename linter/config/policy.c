@@ -7,6 +7,7 @@
 
 #include "../../rules/rules.h"
 #include "../base/buf.h"
+#include "../load/source.h"
 
 /* Where a kind keeps its pod spec, or NULL. */
 static const char *podspec_path(const char *kind)
@@ -110,8 +111,10 @@ static void leaf(struct walk *w, const struct sl_ynode *n, const struct sl_buf *
 	char ref[512];
 	sl_object_ref(w->o, ref, sizeof ref);
 	if (rc < 0) {
+		unsigned line, col;
+		sl_span_start(&pat->at, &line, &col);
 		sl_input_error(w->errs, &n->at, "policy %s: pattern '%s' (%s:%u:%u) on %s of %s: %s", p->rule.id,
-			       pat->text, w->c->path, pat->at.line, pat->at.col, sl_buf_str(path), ref, why);
+			       pat->text, w->c->path, line, col, sl_buf_str(path), ref, why);
 		return;
 	}
 	int shown = n->len > QUOTE_MAX ? QUOTE_MAX : (int)n->len;

@@ -190,11 +190,11 @@ static void one_comment(struct sl_suppress *s, const struct sl_source *src, cons
 		d->cut_off = (uint32_t)(c - data);
 		d->cut_end = (uint32_t)(cend - data);
 	}
-	size_t line = d->at.line - 1; /* 0-based */
+	size_t line = sl_span_line(&d->at) - 1; /* 0-based */
 	if (kind == DIR_DOCUMENT) {
 		doc_range(src, line, &d->key, &d->doc_end);
 	} else if (!alone) {
-		d->key = d->at.line;
+		d->key = line + 1;
 	} else { /* the first line below that is not a comment of its own */
 		size_t l = line + 1;
 		while (l < src->nlines && comment_line(src, src->lines[l]))
@@ -438,8 +438,9 @@ void sl_suppress_apply(struct sl_suppress *s, struct sl_findings *fs, size_t fro
 		    idx[k - 1]->root != f->subject && f->at.off < idx[k - 1]->root->at.end)
 			in_source(f, idx[k - 1]);
 		/* comments that cover the reported line */
-		for (size_t k = lower_bound(idx, nd, DIR_LINE, f->at.src, f->at.line);
-		     k < nd && idx[k]->kind == DIR_LINE && idx[k]->src == f->at.src && idx[k]->key == f->at.line; k++)
+		unsigned line = sl_span_line(&f->at);
+		for (size_t k = lower_bound(idx, nd, DIR_LINE, f->at.src, line);
+		     k < nd && idx[k]->kind == DIR_LINE && idx[k]->src == f->at.src && idx[k]->key == line; k++)
 			in_source(f, idx[k]);
 		/* the document's: the last that starts at or before the finding, and those at the same
 		 * start (one document can hold several) */

@@ -255,8 +255,9 @@ static size_t yaml_errors(const char *path, const char *text, size_t len, struct
 	size_t n = errs.input_errors;
 	for (size_t i = 0; i < errs.n && why; i++)
 		if (!errs.v[i].rule && errs.v[i].level == SL_ERROR) {
-			sl_buf_printf(why, "the fixed text would not parse: %u:%u: %s", errs.v[i].at.line,
-				      errs.v[i].at.col, errs.v[i].message);
+			unsigned line, col;
+			sl_span_start(&errs.v[i].at, &line, &col);
+			sl_buf_printf(why, "the fixed text would not parse: %u:%u: %s", line, col, errs.v[i].message);
 			break;
 		}
 	sl_ystream_free(&ys);

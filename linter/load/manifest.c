@@ -50,10 +50,10 @@ bool sl_manifest_lookalike(const char *data, size_t len)
 
 /* The first "{{" that is YAML structure rather than text inside a scalar (NULL: none): Go
  * template actions left unrendered. A ConfigMap may well hold a template in a string. */
-static const char *template_marker(const struct sl_source *src, const struct sl_ystream *ys)
+static const char *template_marker(const struct sl_source *src, const struct sl_ystream *ys, size_t from)
 {
 	const char *end = src->data + src->len;
-	for (const char *p = src->data; (p = find(p, end, "{{")); p += 2)
+	for (const char *p = src->data + from; (p = find(p, end, "{{")); p += 2)
 		if (!ys || !sl_ystream_in_scalar(ys, (size_t)(p - src->data)))
 			return p;
 	return NULL;
@@ -72,8 +72,34 @@ bool sl_manifest_has_braces(const struct sl_source *src)
 	return find(src->data, src->data + src->len, "{{") != NULL;
 }
 
-bool sl_manifest_screen(struct sl_source *src, struct sl_ystream *ys, bool object_seen, struct sl_findings *errs,
-			int *rc)
+void sl_manifest_braces_doc(const struct sl_source *src, const struct sl_ynode *root, struct sl_braces *b)
+{
+	if (!root || b->marker != (size_t)-1 || b->scanned > root->at.end)
+		return; /* nothing to look at, the first marker found, or a document seen already */
+	/* Each "{{" that starts before the root's end, from where the search stands (one before the
+	 * root, after the last one's end, is in no scalar: a comment, or text). The search then goes
+	 * on from the root's end, or from past the last "{{" found when that straddles it. */
+	size_t from = b->scanned, stop = root->at.end + 1 < src->len ? root->at.end + 1 : src->len;
+	for (const char *p = src->data + from; (p = find(p, src->data + stop, "{{")); p += 2) {
+		if (!sl_ynode_in_scalar(root, (size_t)(p - src->data))) {
+			b->marker = (size_t)(p - src->data);
+			return;
+		}
+		from = (size_t)(p - src->data) + 2;
+	}
+	b->scanned = from > root->at.end ? from : root->at.end;
+}
+
+/* The first "{{" outside a scalar, from what br learnt and after it, where every tree ends. */
+static const char *braces_marker(const struct sl_source *src, const struct sl_ystream *ys, const struct sl_braces *br)
+{
+	if (br->marker != (size_t)-1)
+		return src->data + br->marker;
+	return template_marker(src, ys, br->scanned);
+}
+
+bool sl_manifest_screen(struct sl_source *src, struct sl_ystream *ys, const struct sl_braces *br, bool object_seen,
+			struct sl_findings *errs, int *rc)
 {
 	if (ys->hostile)
 		return false; /* a limit hit is reported whatever the file is */
@@ -87,7 +113,9 @@ bool sl_manifest_screen(struct sl_source *src, struct sl_ystream *ys, bool objec
 		src->skipped = true;
 		return true;
 	}
-	const char *mark = template_marker(src, broken ? NULL : ys);
+	const char *mark = broken ? template_marker(src, NULL, 0)
+			   : br   ? braces_marker(src, ys, br)
+				  : template_marker(src, ys, 0);
 	if (!mark)
 		return false;
 	/* Unrendered, a template's actions are syntax errors or nonsense values: one error that

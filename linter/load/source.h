@@ -2,7 +2,7 @@
  * table of line starts so that any byte offset maps to a 1-based line/column and back; sources
  * live until the run ends because every finding points into them (input.h reads them). A file's
  * bytes may be given back once parsed (sl_source_release) and read again when something asks for
- * them (sl_source_text): the line table and the length stay. */
+ * them (sl_source_text): the line table (packed) and the length stay. */
 #ifndef SL_SOURCE_H
 #define SL_SOURCE_H
 #include <stdatomic.h>
@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 struct sl_fix;
+struct sl_line_pack;
 struct sl_origin;
 struct sl_origin_dir;
 struct sl_overlay;
@@ -35,11 +36,11 @@ struct sl_source {
 	size_t huge;     /* data is an sl_huge_alloc block of this size (0: malloc) */
 	uint32_t *lines; /* byte offset at which each line starts; NULL until sl_source_index */
 	size_t nlines;
+	/* Once the bytes are released, the same starts in a third of the room (lines is NULL then):
+	 * a large input's line tables weigh a tenth of its bytes, and few are looked up again. */
+	struct sl_line_pack *pack;
 	uint32_t *cp; /* byte offset of every 64th code point; NULL when the bytes are ASCII */
 	size_t ncp;
-	/* Indexed, ASCII and without a CR: libyaml's line and column of a mark are ours, so a
-	 * node's position needs no look at the line table (set by sl_source_index). */
-	bool lf_ascii;
 	int failed;               /* could not be read: an input error was reported, nothing to parse */
 	bool unread;              /* added but not read yet: sl_source_read reads it */
 	size_t order;             /* its position in the sl_sources it was read into: the report's order */
@@ -70,7 +71,7 @@ void sl_source_index(struct sl_source *s);
  * are kept (a fix looks there to tell JSON). */
 void sl_source_forget(const struct sl_source *s, size_t off, size_t end);
 /* Give the bytes back: s was parsed and nothing reads them before sl_source_text is asked. Only
- * for a stamped file of 1 KiB or more whose columns need no bytes (ASCII); false (kept) otherwise. */
+ * for a stamped file whose columns need no bytes (ASCII); false (kept) otherwise. */
 bool sl_source_release(struct sl_source *s);
 /* s's bytes, NUL-terminated: those parsed, read again from the file (once, then kept) when they
  * were released. NULL when the file is not the one read any more (another stamp, another length)
@@ -96,10 +97,11 @@ size_t sl_source_char_to_byte(const struct sl_source *s, size_t charidx);
 size_t sl_source_bom(const struct sl_source *s);
 /* A span covering [off, end). */
 void sl_source_span(const struct sl_source *s, size_t off, size_t end, struct sl_span *out);
-/* The same, given a guess of the 0-based line of off (see sl_source_linecol_hint). */
-void sl_source_span_hint(const struct sl_source *s, size_t off, size_t end, size_t lhint, struct sl_span *out);
-/* The 1-based line and column of the span's end (0, 0 for a span of no source). */
+/* The 1-based line and column of the span's start, and of its end (0, 0 for a span of no
+ * source); and the start's line alone. */
+void sl_span_start(const struct sl_span *at, unsigned *line, unsigned *col);
 void sl_span_end(const struct sl_span *at, unsigned *line, unsigned *col);
+unsigned sl_span_line(const struct sl_span *at);
 /* Add an edit to a fix: [off, end) of src replaced by text (copied). */
 void sl_fix_edit(struct sl_fix *fx, const struct sl_source *src, size_t off, size_t end, const char *text);
 

@@ -37,10 +37,12 @@ struct sl_ynode {
 	 * scalar (most nodes are) carries no pointer to children it cannot have. */
 	struct sl_ynode *v[];
 };
-/* Span, text pointer and 8 bytes: 40 on a 64-bit machine. The weight an alias bomb is measured
- * by is needed only while the tree is built, and only of collections: ybuild.c keeps it in a
- * collection's str until nothing can ask for it (NULL once the document is complete). */
-_Static_assert(sizeof(struct sl_ynode) == sizeof(struct sl_span) + sizeof(char *) + 8, "a node is 40 bytes");
+/* Span (its source and offsets), text pointer and 8 bytes: 32 on a 64-bit machine. The weight
+ * an alias bomb is measured by is needed only while the tree is built, and only of collections:
+ * ybuild.c keeps it in a collection's str until nothing can ask for it (NULL once the document
+ * is complete). */
+_Static_assert(sizeof(struct sl_ynode) == sizeof(struct sl_span) + sizeof(char *) + 8,
+	       "a node is a span, a pointer and 8 bytes");
 
 /* A collection's children (items of a list, pairs of a mapping); 0 for a scalar or NULL. */
 static inline size_t sl_ycount(const struct sl_ynode *n)
@@ -122,5 +124,7 @@ const char *sl_ykind_name(const struct sl_ynode *n);
 /* Whether byte off of the source lies inside a scalar of the tree (a block scalar's script, a
  * quoted string): text there is data, not YAML structure or a comment. ys may be NULL. */
 bool sl_ystream_in_scalar(const struct sl_ystream *ys, size_t off);
+/* The same within the tree of one document (n: its root; NULL: false). */
+bool sl_ynode_in_scalar(const struct sl_ynode *n, size_t off);
 
 #endif

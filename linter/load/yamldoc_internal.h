@@ -115,23 +115,14 @@ static inline size_t sl_ychar_byte(const struct sl_source *src, size_t index)
 	return sl_source_char_to_byte(src, index);
 }
 
-/* The span of an event's marks. In an indexed ASCII source without a CR (lf_ascii, nearly every
- * file), libyaml's line and column are ours before the end (at the end of a file with no final
- * newline it counts one more line): no table, no call. Otherwise sl_source_span_hint, with
- * libyaml's line as the guess (right unless a lone CR or a Unicode line separator came before). */
+/* The span of an event's marks: byte offsets only (lines and columns are computed when printed). */
 static inline void sl_ymark_span(const struct sl_source *src, yaml_mark_t a, yaml_mark_t b, struct sl_span *out)
 {
-	if (src->lf_ascii && a.index < src->len) {
-		out->src = src;
-		out->off = (uint32_t)a.index;
-		out->end = (uint32_t)(b.index < a.index ? a.index : b.index < src->len ? b.index : src->len);
-		out->line = (unsigned)a.line + 1;
-		out->col = (unsigned)a.column + 1;
-		return;
-	}
 	size_t off = sl_ymark_byte(src, a.index);
 	size_t end = sl_ymark_byte(src, b.index);
-	sl_source_span_hint(src, off, end < off ? off : end, a.line, out);
+	out->src = src;
+	out->off = (uint32_t)off;
+	out->end = (uint32_t)(end < off ? off : end);
 }
 
 /* Weights saturate at UINT32_MAX, far above the alias limit. */

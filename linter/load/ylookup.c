@@ -126,7 +126,7 @@ const char *sl_ykind_name(const struct sl_ynode *n)
 }
 
 /* Followed down the one child that holds off. */
-static bool in_scalar(const struct sl_ynode *n, size_t off)
+bool sl_ynode_in_scalar(const struct sl_ynode *n, size_t off)
 {
 	while (n && off >= n->at.off && off < n->at.end) {
 		if (n->kind == SL_YSCALAR)
@@ -159,5 +159,5 @@ bool sl_ystream_in_scalar(const struct sl_ystream *ys, size_t off)
 	}
 	while (lo > 0 && !ys->docs[lo - 1].root)
 		lo--;
-	return lo > 0 && in_scalar(ys->docs[lo - 1].root, off);
+	return lo > 0 && sl_ynode_in_scalar(ys->docs[lo - 1].root, off);
 }

@@ -6,6 +6,7 @@
 
 #include "../base/buf.h"
 #include "../base/diag.h"
+#include "source.h"
 
 static int key_eq(const struct sl_ynode *a, const struct sl_ynode *b)
 {
@@ -107,10 +108,13 @@ size_t sl_ymap_pairs(struct sl_ynode *const *items, size_t nitems, struct sl_fin
 			if (i + 1 < n && key_eq(ps[i].k, ps[i + 1].k)) {
 				/* A later pair with the same key wins, as in the API server, which warns
 				 * of duplicate fields; merged keys are meant to be overridden. */
-				if (ps[i].order >= n - explicit_n)
+				if (ps[i].order >= n - explicit_n) {
+					unsigned line, col;
+					sl_span_start(&ps[i].k->at, &line, &col);
 					sl_input_warning(errs, &ps[i + 1].k->at,
 							 "duplicate key '%s' (also at %u:%u): the last one is kept",
-							 ps[i].k->str, ps[i].k->at.line, ps[i].k->at.col);
+							 ps[i].k->str, line, col);
+				}
 				continue;
 			}
 			ps[w++] = ps[i];

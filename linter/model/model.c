@@ -186,6 +186,10 @@ struct tree_need {
 	bool all; /* every document of the source */
 	bool yes;
 	bool object; /* some document, kept or not, has apiVersion and kind: the file is a manifest */
+	/* The source holds "{{": each document's "{{" are looked at as it ends, in a tree with every
+	 * value (sl_manifest_screen then tells a template without the documents not kept). */
+	bool braces;
+	struct sl_braces br;
 };
 
 static void need_object(void *arg, const struct sl_object *o)
@@ -207,6 +211,8 @@ static bool tree_needed(void *arg, const struct sl_ydoc *doc)
 	struct tree_need *t = arg;
 	t->yes = t->all;
 	t->object |= sl_manifest_is_object(doc->root);
+	if (t->braces)
+		sl_manifest_braces_doc(doc->src, doc->root, &t->br);
 	sl_doc_objects(doc, need_object, t);
 	const struct sl_ynode *items = sl_ymap_get(doc->root, "items");
 	for (size_t i = 0; !t->yes && items && items->kind == SL_YSEQ && i < items->n; i++)
@@ -314,6 +320,9 @@ static bool unread_value(void *ctx, const char *key, const char *in, const char 
 	return unread_entry(key, in, in_in) && !(t->readers->key && t->readers->key(t->readers->ctx, key));
 }
 
+/* Files smaller than this keep their bytes when the report quotes them (sl_tree_readers.quoted). */
+#define SL_QUOTED_KEEP 1024
+
 struct parse_job {
 	const struct sl_load *in;
 	const struct sl_tree_readers *readers;
@@ -367,22 +376,33 @@ static bool parse_source(struct parse_job *j, struct sl_yarena *arena)
 	sl_source_index(src);
 	if (src->failed || src->skipped)
 		return false;
-	struct tree_need need = {j->readers, false, false, false};
+	struct tree_need need = {j->readers, false, false, false, false, SL_BRACES_INIT};
 	if (j->readers && j->in->role == SL_ROLE_MANIFESTS) {
-		/* Values nothing reads are left out unless a tree is read whole (a policy or a
-		 * suppression may read any of it, and telling a Go template's "{{" from text in
-		 * a string needs every scalar). */
-		need.all =
-		    (j->readers->source && j->readers->source(j->readers->ctx, src)) || sl_manifest_has_braces(src);
-		bool forget = !need.all && !j->readers->all_bytes && !src->shared;
-		struct sl_yfilter f = {tree_needed, &need, need.all ? NULL : unread_value, forget, unread_in};
+		/* Every value is built where a tree is read whole (a suppression comment may be in any
+		 * of it) or "{{" is in the text (telling a Go template's from text in a string needs
+		 * every scalar); only the former keeps every document. */
+		need.all = j->readers->source && j->readers->source(j->readers->ctx, src);
+		need.braces = !need.all && sl_manifest_has_braces(src);
+		bool whole = need.all || need.braces;
+		/* The bytes of a document not kept are forgotten as it ends, unless "{{" are still to
+		 * be looked for in them (after the last document, by sl_manifest_screen). */
+		bool forget = !whole && !j->readers->all_bytes && !src->shared;
+		struct sl_yfilter f = {tree_needed, &need, whole ? NULL : unread_value, forget, unread_in};
 		j->rc = sl_yaml_parse_some(src, j->ys, &j->errs, &f);
 		/* What reads the bytes after the load (a fix's edits, a snippet) reads few sources,
 		 * and reads them again; standard input cannot be. */
-		j->release = forget && !src->from_stdin && !j->cacheable;
+		j->release = (forget || (need.braces && !j->readers->all_bytes && !src->shared)) && !src->from_stdin &&
+			     !j->cacheable && !(j->readers->quoted && src->len < SL_QUOTED_KEEP);
 	} else
 		j->rc = sl_yaml_parse_keep(src, j->ys, &j->errs, keep_paths(j->in->role));
-	bool skip = j->in->role == SL_ROLE_MANIFESTS && sl_manifest_screen(src, j->ys, need.object, &j->errs, &j->rc);
+	/* The documents' array cut to its size: it lives as long as the model, and most files hold
+	 * one document where the array grew room for four. */
+	if (j->ys->cap > j->ys->n && j->ys->n) {
+		j->ys->docs = sl_xrealloc(j->ys->docs, j->ys->n * sizeof *j->ys->docs);
+		j->ys->cap = j->ys->n;
+	}
+	bool skip = j->in->role == SL_ROLE_MANIFESTS &&
+		    sl_manifest_screen(src, j->ys, need.braces ? &need.br : NULL, need.object, &j->errs, &j->rc);
 	/* Only a parse without errors is kept: parsing again reports them again. */
 	j->store = j->cacheable && j->rc == 0 && !j->errs.n && !j->ys->hostile;
 	return !skip;

@@ -49,11 +49,12 @@ static void properties(struct sl_buf *out, const struct anchor *root, const stru
 	if (path) {
 		sl_buf_puts(out, " file=");
 		sl_esc_github(out, path, true);
-		if (at->line)
-			put_pair(out, ",line=", at->line, ",col=", at->col ? at->col : 1);
-		unsigned eline, ecol;
+		unsigned line, col, eline, ecol;
+		sl_span_start(at, &line, &col);
+		if (line)
+			put_pair(out, ",line=", line, ",col=", col ? col : 1);
 		sl_span_end(at, &eline, &ecol);
-		if (at->line && eline >= at->line)
+		if (line && eline >= line)
 			put_pair(out, ",endLine=", eline, ",endColumn=", ecol ? ecol : 1);
 		sl_buf_putc(out, ',');
 	} else
@@ -86,7 +87,9 @@ static void message(struct sl_buf *out, const struct anchor *root, const struct 
 		sl_buf_puts(out, "%0A");
 		if (path) {
 			sl_esc_github(out, path, false);
-			put_pair(out, ":", at->line, ":", at->col);
+			unsigned line, col;
+			sl_span_start(at, &line, &col);
+			put_pair(out, ":", line, ":", col);
 			sl_buf_puts(out, ": ");
 		}
 		sl_esc_github(out, f->related[j].text, false);

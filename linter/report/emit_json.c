@@ -20,8 +20,10 @@ static void add_span(cJSON *o, const struct sl_span *at)
 		cJSON_AddStringToObject(o, "fileUri", uri);
 		free(uri);
 	}
-	cJSON_AddNumberToObject(o, "line", at->line);
-	cJSON_AddNumberToObject(o, "column", at->col);
+	unsigned line, col;
+	sl_span_start(at, &line, &col);
+	cJSON_AddNumberToObject(o, "line", line);
+	cJSON_AddNumberToObject(o, "column", col);
 	unsigned eline, ecol;
 	sl_span_end(at, &eline, &ecol);
 	cJSON_AddNumberToObject(o, "endLine", eline);

@@ -14,8 +14,10 @@
 static cJSON *region(const struct sl_span *at, bool snippet)
 {
 	cJSON *r = cJSON_CreateObject();
-	cJSON_AddNumberToObject(r, "startLine", at->line ? at->line : 1);
-	cJSON_AddNumberToObject(r, "startColumn", at->col ? at->col : 1);
+	unsigned line, col;
+	sl_span_start(at, &line, &col);
+	cJSON_AddNumberToObject(r, "startLine", line ? line : 1);
+	cJSON_AddNumberToObject(r, "startColumn", col ? col : 1);
 	unsigned eline, ecol;
 	sl_span_end(at, &eline, &ecol);
 	cJSON_AddNumberToObject(r, "endLine", eline ? eline : 1);

@@ -44,10 +44,12 @@ static void where(struct sl_buf *b, const struct sl_span *at, bool color, struct
 			pm->src = at->src;
 		}
 		sl_buf_add(b, sl_buf_str(&pm->esc), pm->esc.len);
+		unsigned line, col;
+		sl_span_start(at, &line, &col);
 		sl_buf_putc(b, ':');
-		sl_buf_putu(b, at->line);
+		sl_buf_putu(b, line);
 		sl_buf_putc(b, ':');
-		sl_buf_putu(b, at->col);
+		sl_buf_putu(b, col);
 		sl_buf_putc(b, ':');
 	} else
 		sl_buf_puts(b, "schedlint:");

@@ -137,7 +137,7 @@ static void header(const struct sl_workload *w, const struct sl_analysis *a, str
 	sl_esc_puts(b, w->obj.name ? w->obj.name : "");
 	sl_buf_puts(b, " (");
 	sl_esc_puts(b, at->src ? at->src->path : "-");
-	sl_buf_printf(b, ":%d): replicas %lld", at->line, (long long)w->replicas);
+	sl_buf_printf(b, ":%d): replicas %lld", (int)sl_span_line(at), (long long)w->replicas);
 	if (!a)
 		return;
 	if (a->strategy == SL_STRATEGY_ROLLING)
