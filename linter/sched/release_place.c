@@ -30,6 +30,7 @@ struct evolving {
 	size_t *owner;         /* per placed pod: its workload */
 	size_t nplaced, capplaced;
 	int64_t *lost;            /* per workload: pods evicted by preemption, not placed again yet */
+	int64_t lowest;           /* no pod in m has a priority below it: a pod at most this high has no victim */
 	struct sl_labels *labels; /* per workload: its placed pods' labels */
 	char (*hash)[32];         /* per workload without a running pod: a pod-template-hash of its own */
 	bool *excluded, *ok;      /* per node, for the workload being placed: made once, not per workload */
@@ -60,6 +61,9 @@ static void evolving_init(struct evolving *e, const struct sl_model *m, size_t n
 	e->m.pods = sl_xcalloc(m->npods + e->capplaced, sizeof *e->m.pods);
 	if (m->npods)
 		memcpy(e->m.pods, m->pods, m->npods * sizeof *e->m.pods);
+	e->lowest = INT64_MAX;
+	for (size_t i = 0; i < m->npods; i++)
+		e->lowest = m->pods[i]->spec.priority < e->lowest ? m->pods[i]->spec.priority : e->lowest;
 	e->labels = sl_xcalloc(nw + 1, sizeof *e->labels);
 	e->hash = sl_xcalloc(nw + 1, sizeof *e->hash);
 	e->excluded = sl_xcalloc(m->nnodes + 1, sizeof *e->excluded);
@@ -94,6 +98,7 @@ static void bind(struct evolving *e, const struct sl_workload *w, size_t wi, con
 	struct sl_node *n = &e->nodes[k];
 	for (int64_t c = 0; c < count; c++) {
 		e->owner[e->nplaced] = wi;
+		e->lowest = w->pod.priority < e->lowest ? w->pod.priority : e->lowest;
 		struct sl_pod *p = &e->placed[e->nplaced++];
 		p->obj = w->obj;
 		p->obj.kind = "Pod";
@@ -357,7 +362,8 @@ static int64_t place_preempting(struct evolving *e, struct sl_cluster **cl, cons
 		return 0;
 	}
 	int64_t placed = place_one(e, *cl, w, wi, todo, why, out, work, truncated);
-	while (placed < todo && !*truncated && w->pod.preempts) {
+	/* No pod of lower priority anywhere (known without building the index again): no victim. */
+	while (placed < todo && !*truncated && w->pod.preempts && w->pod.priority > e->lowest) {
 		*cl = rebuild(*cl, &e->m, work);
 		if (!sl_preempt_has_victims(*cl, &w->pod, NULL))
 			break;
