@@ -72,6 +72,10 @@ static int load_kind(struct sl_model *m, struct sl_read *c, const struct sl_obje
 		struct sl_pdb *v;
 		if ((rc = sl_pdb_read(c, o, &v)) == 0)
 			PUSH(pdbs, v);
+	} else if (role == SL_ROLE_MANIFESTS && !strcmp(k, "Service")) {
+		struct sl_service *v;
+		if ((rc = sl_service_read(c, o, &v)) == 0)
+			PUSH(services, v);
 	}
 	return rc;
 }
@@ -178,7 +182,8 @@ int sl_model_load(struct sl_model *m, struct sl_source *src, enum sl_input_role 
 static bool model_kind(const char *k)
 {
 	return sl_workload_kind(k) || !strcmp(k, "Node") || !strcmp(k, "Namespace") ||
-	       !strcmp(k, "PersistentVolumeClaim") || !strcmp(k, "PodDisruptionBudget") || !strcmp(k, "PriorityClass");
+	       !strcmp(k, "PersistentVolumeClaim") || !strcmp(k, "PodDisruptionBudget") ||
+	       !strcmp(k, "PriorityClass") || !strcmp(k, "Service");
 }
 
 struct tree_need {
@@ -491,6 +496,7 @@ static void merge_model(struct sl_model *m, struct sl_model *part)
 	APPEND(pods, cappods, npods);
 	APPEND(pvcs, cappvcs, npvcs);
 	APPEND(pdbs, cappdbs, npdbs);
+	APPEND(services, capservices, nservices);
 	APPEND(namespaces, capnamespaces, nnamespaces);
 	APPEND(hpas, caphpas, nhpas);
 	APPEND(prioclasses, capprioclasses, nprioclasses);
@@ -598,6 +604,9 @@ void sl_model_free(struct sl_model *m)
 	for (size_t i = 0; i < m->npdbs; i++)
 		sl_pdb_free(m->pdbs[i]);
 	free(m->pdbs);
+	for (size_t i = 0; i < m->nservices; i++)
+		sl_service_free(m->services[i]);
+	free(m->services);
 	for (size_t i = 0; i < m->nnamespaces; i++)
 		sl_namespace_free(m->namespaces[i]);
 	free(m->namespaces);

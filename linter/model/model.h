@@ -20,6 +20,7 @@
 #include "object.h"
 #include "pdb.h"
 #include "priority.h"
+#include "service.h"
 #include "pvc.h"
 #include "workload.h"
 
@@ -42,6 +43,8 @@ struct sl_model {
 	size_t npvcs, cappvcs;
 	struct sl_pdb **pdbs;
 	size_t npdbs, cappdbs;
+	struct sl_service **services;
+	size_t nservices, capservices;
 	struct sl_namespace **namespaces;
 	size_t nnamespaces, capnamespaces;
 	struct sl_strmap namespace_index; /* name → index into namespaces (bound by sl_model_bind_pods) */

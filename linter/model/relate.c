@@ -104,6 +104,34 @@ static void relate_budgets(struct sl_model *m, const struct workload_index *wi, 
 	free(start);
 }
 
+/* Each workload's Services: those of its namespace whose selector selects its template's labels,
+ * their pairs merged into w->svc (pairs that select one pod agree on every key they share). */
+static void relate_services(struct sl_model *m, const struct workload_index *wi, struct sl_buf *b)
+{
+	for (size_t k = 0; k < m->nservices; k++) {
+		const struct sl_service *s = m->services[k];
+		size_t nc = 0;
+		const size_t *c = s->sel.nothing ? NULL : candidates(wi, s->obj.namespace, &s->sel, b, &nc);
+		for (size_t j = 0; j < nc; j++) {
+			struct sl_workload *w = m->workloads[c[j]];
+			if (!sl_selector_matches(&s->sel, &w->pod.labels))
+				continue;
+			for (size_t r = 0; r < s->sel.nreqs; r++) {
+				bool have = false;
+				for (size_t q = 0; q < w->svc.nreqs && !have; q++)
+					have = !strcmp(w->svc.reqs[q].key, s->sel.reqs[r].key);
+				if (have)
+					continue;
+				w->svc.reqs = sl_xrealloc(w->svc.reqs, (w->svc.nreqs + 1) * sizeof *w->svc.reqs);
+				const char **v = sl_xcalloc(1, sizeof *v);
+				v[0] = s->sel.reqs[r].vals[0];
+				w->svc.reqs[w->svc.nreqs++] =
+				    (struct sl_requirement){s->sel.reqs[r].key, SL_OP_IN, v, 1, s->sel.reqs[r].node};
+			}
+		}
+	}
+}
+
 static void relate_autoscalers(struct sl_model *m, struct sl_buf *b)
 {
 	struct sl_group_index gi = {0};
@@ -126,6 +154,7 @@ void sl_model_relate(struct sl_model *m)
 	struct workload_index wi = {0};
 	index_workloads(m, &wi, &b);
 	relate_budgets(m, &wi, &b);
+	relate_services(m, &wi, &b);
 	sl_group_free(&wi.ns);
 	sl_group_free(&wi.key);
 	sl_group_free(&wi.label);

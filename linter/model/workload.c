@@ -185,5 +185,6 @@ void sl_workload_free(struct sl_workload *w)
 {
 	sl_podspec_free(&w->pod);
 	sl_selector_free(&w->sel);
+	sl_selector_free(&w->svc);
 	free(w);
 }

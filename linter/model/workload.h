@@ -42,6 +42,10 @@ struct sl_workload {
 	const struct sl_pdb *const *pdbs;
 	size_t npdbs;
 	const struct sl_hpa *hpa;
+	/* The selectors of the Services of its namespace that select the template's labels, merged
+	 * as helper.DefaultSelector merges them (every pair, each key once; none: no such Service).
+	 * Owned (its requirement arrays; the strings are the Services'). */
+	struct sl_selector svc;
 };
 
 /* Whether objects of kind k are workloads the model reads (bare Pods included). */

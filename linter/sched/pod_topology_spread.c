@@ -54,18 +54,32 @@ static const struct {
 	int64_t max_skew;
 } sys_defaults[2] = {{"kubernetes.io/hostname", 3}, {"topology.kubernetes.io/zone", 5}};
 
-bool sl_spread_defaults(const struct sl_workload *w, bool *own_hash)
+/* Whether w's own selector joins its pods' default selector: DefaultSelector adds the selector of
+ * the pod's controller when it is a ReplicaSet (a Deployment's), a StatefulSet or a
+ * ReplicationController, and one that selects nothing adds no requirement. */
+static bool owner_selects(const struct sl_workload *w)
 {
 	const char *k = w->obj.kind;
-	bool deploy = !strcmp(k, "Deployment");
-	if (w->pod.nspread || w->sel.nothing ||
-	    (!deploy && strcmp(k, "StatefulSet") && strcmp(k, "ReplicaSet") && strcmp(k, "ReplicationController")))
+	return !w->sel.nothing && (!strcmp(k, "Deployment") || !strcmp(k, "StatefulSet") || !strcmp(k, "ReplicaSet") ||
+				   !strcmp(k, "ReplicationController"));
+}
+
+bool sl_spread_defaults(const struct sl_workload *w, bool *own_hash)
+{
+	bool owner = owner_selects(w), deploy = owner && !strcmp(w->obj.kind, "Deployment");
+	if (w->pod.nspread)
 		return false;
 	if (own_hash)
 		*own_hash = deploy;
-	/* An empty selector is Empty() to the plugin (no constraint); a ReplicaSet of a Deployment
-	 * always selects its pod-template-hash. */
-	return deploy || w->sel.nreqs > 0;
+	/* The Services that select the pod, merged, then the controller's selector (a ReplicaSet of a
+	 * Deployment always selects its pod-template-hash): an empty result is Empty() to the plugin,
+	 * no constraint. */
+	return deploy || (owner && w->sel.nreqs > 0) || w->svc.nreqs > 0;
+}
+
+bool sl_spread_defaults_may_select(const struct sl_workload *w, const struct sl_labels *labels)
+{
+	return owner_selects(w) ? sl_selector_matches(&w->sel, labels) : sl_selector_matches(&w->svc, labels);
 }
 
 bool sl_spread_defaults_keys_uneven(const struct sl_model *m)
@@ -149,14 +163,21 @@ static void state_new(struct sl_cycle *cy)
 	bool own_hash = false;
 	ss->sys_on = !p->nspread && !cy->no_sys_spread && sl_spread_defaults(cy->w, &own_hash);
 	size_t n = ss->sys_on ? 2 : p->nspread, maxdom = 0;
-	struct sl_selector sel = cy->w->sel;
-	if (ss->sys_on && own_hash) {
-		ss->sys_reqs = sl_xcalloc(sel.nreqs + 1, sizeof *ss->sys_reqs);
-		ss->sys_reqs[0] = (struct sl_requirement){"pod-template-hash", SL_OP_IN, &ss->sys_hash, 1, NULL};
-		if (sel.nreqs)
-			memcpy(ss->sys_reqs + 1, sel.reqs, sel.nreqs * sizeof *sel.reqs);
-		sel.reqs = ss->sys_reqs;
-		sel.nreqs++;
+	/* DefaultSelector: the hash first (the running pods' index is looked up by the first
+	 * requirement), the Services' pairs, the controller's selector. */
+	const struct sl_selector *own = owner_selects(cy->w) ? &cy->w->sel : NULL, *svc = &cy->w->svc;
+	struct sl_selector sel = own ? *own : *svc;
+	if (ss->sys_on && (own_hash || (own && svc->nreqs))) {
+		size_t n = 0, nown = own ? own->nreqs : 0;
+		ss->sys_reqs = sl_xcalloc(1 + svc->nreqs + nown, sizeof *ss->sys_reqs);
+		if (own_hash)
+			ss->sys_reqs[n++] =
+			    (struct sl_requirement){"pod-template-hash", SL_OP_IN, &ss->sys_hash, 1, NULL};
+		for (size_t r = 0; r < svc->nreqs; r++)
+			ss->sys_reqs[n++] = svc->reqs[r];
+		for (size_t r = 0; r < nown; r++)
+			ss->sys_reqs[n++] = own->reqs[r];
+		sel = (struct sl_selector){.reqs = ss->sys_reqs, .nreqs = n};
 	}
 	for (size_t k = 0; ss->sys_on && k < 2; k++)
 		ss->sys[k] = (struct sl_spread){.max_skew = sys_defaults[k].max_skew,
@@ -201,7 +222,9 @@ static bool sys_matters(struct sl_cycle *cy, bool own_hash)
 		return true;
 	const char *hash = sl_labels_get(&cy->gl[cy->gen], "pod-template-hash");
 	struct sl_requirement r = {"pod-template-hash", SL_OP_IN, &hash, 1, NULL};
-	struct sl_selector probe = own_hash && hash ? (struct sl_selector){.reqs = &r, .nreqs = 1} : cy->w->sel;
+	struct sl_selector probe = own_hash && hash       ? (struct sl_selector){.reqs = &r, .nreqs = 1}
+				   : owner_selects(cy->w) ? cy->w->sel
+							  : cy->w->svc;
 	struct sl_buf scratch = SL_BUF_INIT;
 	size_t n = 0;
 	sl_running_for(cy->cl, cy->p->namespace, false, &probe, &scratch, &n);

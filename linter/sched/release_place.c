@@ -148,7 +148,7 @@ static bool bears_on(const struct sl_podspec *placed, const struct sl_workload *
 {
 	const struct sl_podspec *next = &nextw->pod;
 	if (next_defaults && !strcmp(next->namespace, placed->namespace) &&
-	    sl_selector_matches(&nextw->sel, &placed->labels))
+	    sl_spread_defaults_may_select(nextw, &placed->labels))
 		return true; /* counted by its default spreading's scores */
 	if (terms_select(placed->anti, placed->nanti, placed, next) ||
 	    terms_select(next->affinity, next->naffinity, next, placed) ||

@@ -349,6 +349,9 @@ void sl_release_placement_free(struct sl_release_placement *p);
  * spreads them over nodes and zones when it scores (sched/pod_topology_spread.c). *own_hash (may
  * be NULL): their selector asks for their own pod-template-hash (a Deployment's ReplicaSet). */
 bool sl_spread_defaults(const struct sl_workload *w, bool *own_hash);
+/* Whether those defaults may count a pod with these labels (a looser test than their selector:
+ * the controller's selector alone, or the Services' when no controller's selector joins it). */
+bool sl_spread_defaults_may_select(const struct sl_workload *w, const struct sl_labels *labels);
 /* Whether some of m's nodes lack a key of those defaults that others have: Score adds a
  * constraint's maxSkew - 1 only on nodes with its key, so then the defaults tell nodes apart even
  * for a workload's only pod with nothing to count. */
