@@ -412,7 +412,8 @@ static void parse_priority(struct sl_read *c, const struct sl_ynode *spec, struc
 	p->priority_class_node = p->priority_class ? sl_ymap_get(spec, "priorityClassName") : NULL;
 	const struct sl_ynode *v = sl_ymap_get(spec, "priority");
 	if (!sl_ynull(v)) {
-		if (sl_yint(v, &p->priority_given) != 0 || p->priority_given < INT32_MIN || p->priority_given > INT32_MAX)
+		if (sl_yint(v, &p->priority_given) != 0 || p->priority_given < INT32_MIN ||
+		    p->priority_given > INT32_MAX)
 			sl_read_error(c, v, "priority must be a 32-bit integer");
 		else
 			p->has_priority = true;
