@@ -1033,6 +1033,7 @@ int main(void)
 	test_cluster_derive();
 	test_release_surely();
 	test_release_search();
+	test_release_preemption();
 	test_cluster_refresh();
 	test_cycle_plan();
 	test_unread_probes();

@@ -36,6 +36,7 @@ void test_cluster_refresh(void);
 void test_cycle_plan(void);
 /* unit_search.c: the search over placements of a release, a surge pod beside it. */
 void test_release_search(void);
+void test_release_preemption(void);
 /* unit_cluster.c: a container probe's entries the model does not read are left out of the tree. */
 void test_unread_probes(void);
 void test_braces_documents(void);

@@ -374,7 +374,10 @@ static int64_t place_preempting(struct evolving *e, struct sl_cluster **cl, cons
 		if (e->nplaced + (size_t)(todo - placed) > e->capplaced || !preempt_one(e, *cl, w, wi, out))
 			break;
 		placed++;
-		*cl = rebuild(*cl, &e->m, work);
+		/* Built anew: refreshing only adds the pods bound since (sl_cluster_refresh), and the
+		 * evicted ones must leave the index. */
+		sl_cluster_free(*cl);
+		*cl = rebuild(NULL, &e->m, work);
 		if (placed < todo)
 			placed += place_one(e, *cl, w, wi, todo - placed, why, out, work, truncated);
 	}

@@ -1,0 +1,83 @@
+/* unit_release_preempt.c — preemption inside the release placement (sl_release_place): a pod that
+ * finds no node evicts pods of lower priority, running ones or the release's own placed earlier,
+ * each victim once (the index is built anew after an eviction), and a pod of the release evicted
+ * so is placed again. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../linter/base/buf.h"
+#include "../linter/load/source.h"
+#include "../linter/model/model.h"
+#include "../linter/sched/sched.h"
+#include "unit.h"
+
+#define NODE(name, cpu)                                                                                                \
+	"- {kind: Node, metadata: {name: " name ", labels: {kubernetes.io/hostname: " name "}},"                       \
+	" status: {allocatable: {cpu: '" cpu "', memory: 8Gi, pods: '110'}}}\n"
+
+#define BATCH(name, node)                                                                                              \
+	"- {kind: Pod, metadata: {name: " name ", namespace: etl, labels: {app: etl}}, spec: {nodeName: " node         \
+	", priority: 0, containers: [{name: c, resources: {requests: {cpu: '2'}}}]}, status: {phase: Running}}\n"
+
+#define DEPLOY(name, replicas, cpu, klass)                                                                             \
+	"---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " name ", namespace: shop}\nspec:\n"             \
+	"  replicas: " replicas "\n  strategy: {type: Recreate}\n  selector: {matchLabels: {app: " name "}}\n"         \
+	"  template:\n    metadata: {labels: {app: " name "}}\n    spec:\n      priorityClassName: " klass "\n"        \
+	"      containers: [{name: c, resources: {requests: {cpu: '" cpu "'}}}]\n"
+
+#define CLASSES                                                                                                        \
+	"apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 1000\n---\n"            \
+	"apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\nvalue: 0\n"
+
+static char *list(const char *items)
+{
+	return sl_xasprintf("apiVersion: v1\nkind: List\nitems:%s%s", *items ? "\n" : " []\n", items);
+}
+
+/* The release of manifests placed in input order on nodes with pods running: into out. */
+static void place(const char *nodes, const char *pods, const char *manifests, struct sl_release_placement *out)
+{
+	char *n = list(nodes), *p = list(pods);
+	struct sl_model m = {0};
+	struct sl_findings errs = {0};
+	struct sl_source *src[3] = {sl_source_from_memory("nodes.yaml", n, strlen(n)),
+				    sl_source_from_memory("pods.yaml", p, strlen(p)),
+				    sl_source_from_memory("manifest.yaml", manifests, strlen(manifests))};
+	sl_model_load(&m, src[0], SL_ROLE_NODES, &errs);
+	sl_model_load(&m, src[1], SL_ROLE_PODS, &errs);
+	sl_model_load(&m, src[2], SL_ROLE_MANIFESTS, &errs);
+	sl_model_bind_pods(&m);
+	CHECK(errs.n == 0);
+	int64_t todo[8];
+	for (size_t i = 0; i < m.nworkloads && i < 8; i++)
+		todo[i] = m.workloads[i]->replicas;
+	CHECK(sl_release_place(&m, (const struct sl_workload *const *)m.workloads, todo, m.nworkloads, false, out));
+	sl_model_free(&m);
+	sl_findings_free(&errs);
+	for (size_t i = 0; i < 3; i++)
+		sl_source_free(src[i]);
+	free(n);
+	free(p);
+}
+
+void test_release_preemption(void)
+{
+	/* Three pods of 2 CPU at priority 1000 on a 4-CPU node two priority-0 pods fill: two of them
+	 * evict one each, the third finds nothing left to evict (an evicted pod is not evicted
+	 * twice). */
+	struct sl_release_placement a;
+	place(NODE("n1", "4"), BATCH("etl-a", "n1") BATCH("etl-b", "n1"), CLASSES DEPLOY("train", "3", "2", "high"),
+	      &a);
+	CHECK(a.placed[0] == 2);
+	CHECK(a.by_preemption == 2 && a.evicted_running == 2 && a.evicted_own == 0);
+	sl_release_placement_free(&a);
+
+	/* api (priority 0) spreads its two 2-CPU pods over two 4-CPU nodes; batch (1000) asks 4 CPU,
+	 * evicts one of them, and api's controller places it again on the other node: all run. */
+	struct sl_release_placement b;
+	place(NODE("n1", "4") NODE("n2", "4"), "",
+	      CLASSES DEPLOY("api", "2", "2", "low") DEPLOY("batch", "1", "4", "high"), &b);
+	CHECK(b.placed[0] == 2 && b.placed[1] == 1);
+	CHECK(b.by_preemption == 1 && b.evicted_own == 1 && b.evicted_running == 0);
+	sl_release_placement_free(&b);
+}
