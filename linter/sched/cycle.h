@@ -54,6 +54,13 @@ struct sl_cycle {
 	/* score without PodTopologySpread's system defaults: what a report compares with, to say
 	 * whether they decided an outcome (SL_PLACE_NO_DEFAULT_SPREAD) */
 	bool no_sys_spread;
+	/* Pods bound since the index was built (the release placement's, sl_release_place): not among
+	 * its running pods, so the system defaults' spread counts them from here (node: extra_node).
+	 * Nothing else reads them: a workload another plugin would read them for builds the index
+	 * again first. */
+	const struct sl_pod *extra;
+	const size_t *extra_node;
+	size_t nextra;
 	uint32_t *stamp; /* per running pod: the last visit's epoch (so each is counted once) */
 	uint32_t epoch;
 	size_t nall; /* nodes the scheduler filters at all (PreFilter may narrow them) */

@@ -225,6 +225,10 @@ static bool sys_matters(struct sl_cycle *cy, bool own_hash)
 	struct sl_selector probe = own_hash && hash       ? (struct sl_selector){.reqs = &r, .nreqs = 1}
 				   : owner_selects(cy->w) ? cy->w->sel
 							  : cy->w->svc;
+	for (size_t k = 0; k < cy->nextra; k++)
+		if (!strcmp(cy->extra[k].spec.namespace, cy->p->namespace) &&
+		    sl_selector_matches(&probe, &cy->extra[k].spec.labels))
+			return true;
 	struct sl_buf scratch = SL_BUF_INIT;
 	size_t n = 0;
 	sl_running_for(cy->cl, cy->p->namespace, false, &probe, &scratch, &n);
@@ -264,6 +268,8 @@ void sl_pod_topology_spread_prefilter(struct sl_cycle *cy)
 	size_t nsels = ss->sys_on ? 1 : ss->nsp;
 	sl_visit_running(cy->cl, cy->p->namespace, false, sels, nsels, &cy->stamp, &cy->epoch, count_running_pod, cy);
 	free(sels);
+	for (size_t k = 0; k < cy->nextra; k++)
+		count(cy, cy->extra_node[k], cy->extra[k].spec.namespace, &cy->extra[k].spec.labels, false);
 }
 
 void sl_pod_topology_spread_add_pod(struct sl_cycle *cy, size_t node, int gen)

@@ -28,6 +28,9 @@ struct evolving {
 	struct sl_pod *placed; /* the placed pods: room for every pod to place, and as many again for
 				* pods evicted by preemption and placed anew */
 	size_t *owner;         /* per placed pod: its workload */
+	size_t *placed_node;   /* per placed pod: its node */
+	size_t built;          /* placed pods the index holds: those before this one (rebuild) */
+	bool counts_extra;     /* the workload placed counts the others (sl_cycle.extra) */
 	size_t nplaced, capplaced;
 	int64_t *lost;            /* per workload: pods evicted by preemption, not placed again yet */
 	int64_t lowest;           /* no pod in m has a priority below it: a pod at most this high has no victim */
@@ -57,6 +60,7 @@ static void evolving_init(struct evolving *e, const struct sl_model *m, size_t n
 	e->capplaced = 2 * (size_t)total + 1;
 	e->placed = sl_xcalloc(e->capplaced, sizeof *e->placed);
 	e->owner = sl_xcalloc(e->capplaced, sizeof *e->owner);
+	e->placed_node = sl_xcalloc(e->capplaced, sizeof *e->placed_node);
 	e->lost = sl_xcalloc(nw + 1, sizeof *e->lost);
 	e->m.pods = sl_xcalloc(m->npods + e->capplaced, sizeof *e->m.pods);
 	if (m->npods)
@@ -87,6 +91,7 @@ static void evolving_free(struct evolving *e, size_t nw)
 	free(e->m.pods);
 	free(e->placed);
 	free(e->owner);
+	free(e->placed_node);
 	free(e->lost);
 }
 
@@ -98,6 +103,7 @@ static void bind(struct evolving *e, const struct sl_workload *w, size_t wi, con
 	struct sl_node *n = &e->nodes[k];
 	for (int64_t c = 0; c < count; c++) {
 		e->owner[e->nplaced] = wi;
+		e->placed_node[e->nplaced] = k;
 		e->lowest = w->pod.priority < e->lowest ? w->pod.priority : e->lowest;
 		struct sl_pod *p = &e->placed[e->nplaced++];
 		p->obj = w->obj;
@@ -229,6 +235,10 @@ static int64_t place_one(struct evolving *e, struct sl_cluster *cl, const struct
 	size_t n = e->m.nnodes;
 	const char *hash;
 	sl_own_pods(cl, w, &hash, NULL);
+	/* A hash of the placement's own making is another workload's pods placed in this release (one
+	 * of the same name): not the cluster's, so not this workload's generation. */
+	if (hash && !strncmp(hash, "schedlint-", 10))
+		hash = NULL;
 	struct sl_workload steady = steady_of(w, todo);
 	bool *excluded = e->excluded, *ok = e->ok;
 	memset(excluded, 0, n * sizeof *excluded);
@@ -246,6 +256,9 @@ static int64_t place_one(struct evolving *e, struct sl_cluster *cl, const struct
 	e->has_cycle = true;
 	s->ties_last = e->flags & SL_PLACE_TIES_LAST;
 	s->no_sys_spread = e->flags & SL_PLACE_NO_DEFAULT_SPREAD;
+	s->extra = e->placed + e->built;
+	s->extra_node = e->placed_node + e->built;
+	s->nextra = e->counts_extra ? e->nplaced - e->built : 0;
 	sl_place_all(s, &steady, NULL, 0, &placed, &surge, NULL, NULL);
 	*work += s->work;
 	*truncated |= s->truncated || *work > SL_RELEASE_PLACE_BUDGET;
@@ -274,9 +287,11 @@ static int64_t place_one(struct evolving *e, struct sl_cluster *cl, const struct
 }
 
 /* The index built, or its running pods indexed again with every pod placed so far among them. */
-static struct sl_cluster *rebuild(struct sl_cluster *cl, const struct sl_model *m, uint64_t *work)
+static struct sl_cluster *rebuild(struct sl_cluster *cl, struct evolving *e, uint64_t *work)
 {
+	const struct sl_model *m = &e->m;
 	*work += (uint64_t)m->nnodes + m->npods + 1;
+	e->built = e->nplaced;
 	if (!cl)
 		return sl_cluster_new(m);
 	sl_cluster_refresh(cl);
@@ -364,7 +379,7 @@ static int64_t place_preempting(struct evolving *e, struct sl_cluster **cl, cons
 	int64_t placed = place_one(e, *cl, w, wi, todo, why, out, work, truncated);
 	/* No pod of lower priority anywhere (known without building the index again): no victim. */
 	while (placed < todo && !*truncated && w->pod.preempts && w->pod.priority > e->lowest) {
-		*cl = rebuild(*cl, &e->m, work);
+		*cl = rebuild(*cl, e, work);
 		if (!sl_preempt_has_victims(*cl, &w->pod, NULL))
 			break;
 		if (reads_pods(&w->pod) || (*cl)->anti_by_ns.keys.n || (*cl)->anti_wild.keys.n) {
@@ -377,7 +392,7 @@ static int64_t place_preempting(struct evolving *e, struct sl_cluster **cl, cons
 		/* Built anew: refreshing only adds the pods bound since (sl_cluster_refresh), and the
 		 * evicted ones must leave the index. */
 		sl_cluster_free(*cl);
-		*cl = rebuild(NULL, &e->m, work);
+		*cl = rebuild(NULL, e, work);
 		if (placed < todo)
 			placed += place_one(e, *cl, w, wi, todo - placed, why, out, work, truncated);
 	}
@@ -397,7 +412,7 @@ static void place_lost(struct evolving *e, struct sl_cluster **cl, const struct 
 				continue;
 			int64_t lost = e->lost[j];
 			e->lost[j] = 0;
-			*cl = rebuild(*cl, &e->m, work);
+			*cl = rebuild(*cl, e, work);
 			out->placed[j] += place_preempting(e, cl, ws[j], j, lost, false, out, work, truncated);
 			again = true; /* that may have evicted others in turn */
 		}
@@ -497,7 +512,7 @@ static bool place_release(const struct sl_model *m, const struct sl_workload *co
 	e.flags = flags;
 	uint64_t work = 0;
 	bool truncated = false;
-	struct sl_cluster *cl = rebuild(NULL, &e.m, &work);
+	struct sl_cluster *cl = rebuild(NULL, &e, &work);
 	/* The workloads with pods placed since the index was built: only their pods are missing
 	 * from it, and they matter only to a workload they bear on. */
 	size_t *unbuilt = sl_xcalloc(nw + 1, sizeof *unbuilt), nunbuilt = 0;
@@ -510,15 +525,19 @@ static bool place_release(const struct sl_model *m, const struct sl_workload *co
 		size_t i = reverse ? nw - 1 - k : k;
 		if (todo[i] <= 0)
 			continue;
-		/* Without terms, spread or ports of its own (nor default spreading that may count others'
-		 * pods) only a placed pod's anti-affinity matters. */
+		/* Without terms, spread or ports of its own only a placed pod's anti-affinity matters: the
+		 * pods placed since the index was built that its default spreading may count are counted
+		 * from the placement's own list (sl_cycle.extra), not by building the index again. */
 		bool own, defaults = sl_spread_defaults(ws[i], &own) && !own;
-		bool reads = reads_pods(&ws[i]->pod) || defaults, stale = false;
+		bool reads = reads_pods(&ws[i]->pod), stale = false;
 		const size_t *scan = reads ? unbuilt : anti;
 		for (size_t u = 0, nscan = reads ? nunbuilt : nanti; u < nscan && !stale; u++)
-			stale = bears_on(&ws[scan[u]]->pod, ws[i], defaults);
+			stale = bears_on(&ws[scan[u]]->pod, ws[i], false);
+		e.counts_extra = false;
+		for (size_t u = 0; defaults && !stale && u < nunbuilt && !e.counts_extra; u++)
+			e.counts_extra = bears_on(&ws[unbuilt[u]]->pod, ws[i], true);
 		if (stale) {
-			cl = rebuild(cl, &e.m, &work);
+			cl = rebuild(cl, &e, &work);
 			nunbuilt = nanti = 0;
 		}
 		int64_t evicted = out->evicted_own;
@@ -542,7 +561,7 @@ static bool place_release(const struct sl_model *m, const struct sl_workload *co
 	/* The surges, once every pod of the release has found a node: its pods indexed as running. */
 	for (size_t j = 0; surges && all && j < surges->n; j++) {
 		if (!j)
-			cl = rebuild(cl, &e.m, &work);
+			cl = rebuild(cl, &e, &work);
 		surges->fits[j] = surge_fits(cl, ws[surges->of[j]], &surges->why[j]) ? 1 : 0;
 	}
 	sl_cluster_free(cl);
