@@ -575,6 +575,18 @@ static void bind_terms(const struct sl_model *m, struct sl_podspec *p)
 void sl_model_bind_pods(struct sl_model *m)
 {
 	SL_KEEP_LAST_BY_NAME(m->namespaces, m->nnamespaces, &m->namespace_index, sl_namespace_free);
+	/* A NodePool both among the manifests and in the inventory is one pool: the later read. The
+	 * config's node groups, after them, are named in a namespace of their own. */
+	size_t nk = 0, all = m->npools;
+	while (nk < all && m->pools[nk]->kind == SL_POOL_KARPENTER)
+		nk++;
+	size_t kept = nk;
+	struct sl_strmap pool_index = {0};
+	SL_KEEP_LAST_BY_NAME(m->pools, kept, &pool_index, sl_pool_free);
+	sl_strmap_free(&pool_index);
+	if (all > nk) /* (no array at all without pools) */
+		memmove(m->pools + kept, m->pools + nk, (all - nk) * sizeof *m->pools);
+	m->npools = kept + (all - nk);
 	if (m->nnamespaces) {
 		for (size_t i = 0; i < m->nworkloads; i++)
 			bind_terms(m, &m->workloads[i]->pod);
