@@ -167,7 +167,8 @@ int sl_pool_read(struct sl_read *c, const struct sl_object *o, struct sl_pool **
 	return 0;
 }
 
-static const struct sl_ynode *group_template(struct sl_read *c, const struct sl_ynode *m, struct sl_pool *p)
+/* The keys of a group and of its template, and the template. */
+static const struct sl_ynode *group_template(struct sl_read *c, const struct sl_ynode *m)
 {
 	static const char *const keys[] = {"name", "template", "max", NULL};
 	static const char *const tkeys[] = {"labels", "taints", "allocatable", "fromNode", NULL};
@@ -194,7 +195,6 @@ static const struct sl_ynode *group_template(struct sl_read *c, const struct sl_
 	}
 	if (!t)
 		sl_read_error(c, m, "a node pool needs a 'template' (labels, taints, allocatable, or fromNode)");
-	(void)p;
 	return t;
 }
 
@@ -220,7 +220,7 @@ int sl_pool_read_group(const struct sl_source *src, const struct sl_ynode *m, st
 	p->obj.name_node = sl_ymap_get(m, "name");
 	if (!p->obj.name)
 		sl_read_error(&c, m, "a node pool needs a 'name'");
-	const struct sl_ynode *t = group_template(&c, m, p);
+	const struct sl_ynode *t = group_template(&c, m);
 	p->max_node = sl_ymap_get(m, "max");
 	read_int(&c, p->max_node, "max", 0, INT32_MAX, &p->max);
 	sl_read_labels(&c, sl_read_want(&c, t, "labels", SL_YMAP, "template.labels"), "template.labels", &p->labels);
