@@ -167,6 +167,21 @@ static bool key_read(void *ctx, const char *key)
 	return sl_policies_read_key(r->cfg, key);
 }
 
+/* The config's node groups of the target's cluster, each copied into the model and its fromNode
+ * resolved against the target's inventory. */
+static void add_groups(struct sl_model *m, struct sl_pool *const *pools, size_t n, struct sl_findings *errs)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct sl_pool *p = sl_pool_copy(pools[i]);
+		if (sl_pool_resolve(p, m->nodes, m->nnodes, errs) < 0) {
+			sl_pool_free(p);
+			continue;
+		}
+		sl_grow(&m->pools, &m->cappools, m->npools + 1, sizeof *m->pools);
+		m->pools[m->npools++] = p;
+	}
+}
+
 /* Stage model: the target's sources parsed and their objects read and related, in a model of the
  * target's own. Inventories shared by several targets report their input errors once. */
 static void model(struct sl_run *r, const struct target *t, struct sl_model *m, struct sl_findings *errs)
@@ -187,6 +202,7 @@ static void model(struct sl_run *r, const struct target *t, struct sl_model *m, 
 	bool own = tg && tg->kube_minor;
 	sl_model_apply_version(m, r->kube_minor, r->kube_text, own ? tg->kube_minor : r->cfg->kube_minor,
 			       own ? tg->kube_text : r->cfg->kube_text, &loaded);
+	add_groups(m, tg ? tg->pools : r->cfg->pools, tg ? tg->npools : r->cfg->npools, &loaded);
 	for (size_t i = 0; i < loaded.n; i++) {
 		struct sl_finding *f = &loaded.v[i];
 		if (f->at.src && f->at.src->parsed) {

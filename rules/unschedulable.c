@@ -4,9 +4,11 @@
  * profile's order, the first failing one per node is counted, and the message is assembled as
  * FitError does. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../linter/base/buf.h"
+#include "../linter/model/quantity.h"
 #include "rules.h"
 
 /* Point at what eliminated most nodes: the nodeSelector / affinity, or the request. */
@@ -85,6 +87,101 @@ static void note_fixes(struct sl_finding *f, const struct sl_analysis *a)
 	sl_buf_free(&b);
 }
 
+static const char *pool_kind(const struct sl_pool *p)
+{
+	return p->kind == SL_POOL_KARPENTER ? "NodePool" : "node group";
+}
+
+/* The pod's requests, as "cpu 3, nvidia.com/gpu 1". */
+static void requests(const struct sl_podspec *p, char *out, size_t n)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	for (size_t i = 0; i < p->request.n; i++) {
+		char amt[64];
+		if (p->request.v[i].amount <= 0)
+			continue;
+		sl_format_amount(p->request.v[i].name, p->request.v[i].amount, amt, sizeof amt);
+		sl_buf_printf(&b, "%s%s %s", b.len ? ", " : "", p->request.v[i].name, amt);
+	}
+	snprintf(out, n, "%s", b.len ? b.s : "none");
+	sl_buf_free(&b);
+}
+
+/* How a pool that admits the pod would take the workload's pods, and what that rests on. */
+static void note_admitting(struct sl_finding *f, const struct sl_check *cx, const struct sl_pool_fit *pf)
+{
+	const struct sl_pool *p = pf->pool;
+	int64_t reps = cx->a->replicas;
+	if (!pf->assumed && pf->per_node > 0) {
+		int64_t need = (reps + pf->per_node - 1) / pf->per_node;
+		char from[300] = "its template's allocatable";
+		if (pf->sample)
+			snprintf(from, sizeof from, "node %.200s of the pool", pf->sample->name);
+		char left[96] = "";
+		if (pf->nodes_left >= 0)
+			snprintf(left, sizeof left, "; its limits leave room for %lld new node%s of that size",
+				 (long long)pf->nodes_left, pf->nodes_left == 1 ? "" : "s");
+		sl_note(f,
+			"%s %s: a new node holds %lld pod%s of the template (as %s does), so %lld pod%s need %lld new "
+			"node%s%s",
+			pool_kind(p), p->obj.name, (long long)pf->per_node, pf->per_node == 1 ? "" : "s", from,
+			(long long)reps, reps == 1 ? "" : "s", (long long)need, need == 1 ? "" : "s", left);
+	} else {
+		char req[512];
+		requests(&cx->w->pod, req, sizeof req);
+		sl_note(f,
+			"%s %s: what a new node holds is not known (%s): this rests on the pool offering an instance "
+			"type with room for the pod's requests (%s)%s",
+			pool_kind(p), p->obj.name,
+			p->kind == SL_POOL_GROUP ? "the template gives no allocatable"
+			: pf->sample ? "a larger instance type than its nodes in the inventory may be launched"
+				     : "no node of the pool is in the inventory",
+			req, p->limits.n ? ", within its limits" : "");
+	}
+	sl_add_related(f, &p->obj.name_node->at, "%s %s would take the pod", pool_kind(p), p->obj.name);
+}
+
+/* No node takes a pod but a pool does: the autoscaler adds nodes, so this is a note, naming the
+ * pools in the order Karpenter tries them (by weight). */
+static void report_scale_up(const struct sl_rule *self, struct sl_check *cx, const char *ref,
+			    const struct sl_pool_fit *pf, size_t n)
+{
+	struct sl_buf names = SL_BUF_INIT;
+	const struct sl_pool_fit **order = sl_xcalloc(n, sizeof *order);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (pf[i].admits) {
+			size_t j = k++;
+			for (; j > 0 && order[j - 1]->pool->weight < pf[i].pool->weight; j--)
+				order[j] = order[j - 1];
+			order[j] = &pf[i];
+		}
+	for (size_t i = 0; i < k; i++)
+		sl_buf_printf(&names, "%s%s %s", i ? (i + 1 == k ? " or " : ", ") : "", pool_kind(order[i]->pool),
+			      order[i]->pool->obj.name);
+	struct sl_finding *f =
+	    sl_rule_report(self, cx, culprit(cx),
+			   "no node of the inventory can run a pod of %s; it would be placed on a new "
+			   "node of %s",
+			   ref, names.s);
+	f->level = SL_NOTE;
+	sl_note(f, "as the nodes are: %s", sl_fit_error(cx->a));
+	for (size_t i = 0; i < k; i++)
+		note_admitting(f, cx, order[i]);
+	free(order);
+	sl_buf_free(&names);
+}
+
+/* Each pool's reason for refusing the pod, at the pool. */
+static void note_refusing(struct sl_finding *f, const struct sl_pool_fit *pf, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct sl_pool *p = pf[i].pool;
+		sl_note(f, "%s %s: %s", pool_kind(p), p->obj.name, pf[i].text);
+		sl_add_related(f, &p->obj.name_node->at, "%s %s: %s", pool_kind(p), p->obj.name, pf[i].text);
+	}
+}
+
 static void check(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_analysis *a = cx->a;
@@ -94,10 +191,24 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		return;
 	char ref[512];
 	sl_object_ref(&cx->w->obj, ref, sizeof ref);
+	size_t np = cx->model->npools;
+	struct sl_pool_fit *pf = np ? sl_xcalloc(np, sizeof *pf) : NULL;
+	if (np && sl_pools_judge(cx->model, &cx->w->pod, pf)) {
+		report_scale_up(self, cx, ref, pf, np);
+		free(pf);
+		return;
+	}
+	char scale[1200] = "";
+	if (np) {
+		char why[1024];
+		sl_pools_scaleup_reasons(pf, np, why, sizeof why);
+		snprintf(scale, sizeof scale, " pod didn't trigger scale-up: %s.", why);
+	}
 	const struct sl_preempt_summary *pre;
 	const char *post = sl_postfilter(a, SL_STOP_FIT, &pre);
-	struct sl_finding *f = sl_rule_report(self, cx, culprit(cx), "no node can run a pod of %s: %s%s%s%s", ref,
-					      sl_fit_error(a), post ? " " : "", post ? post : "", post ? "." : "");
+	struct sl_finding *f =
+	    sl_rule_report(self, cx, culprit(cx), "no node can run a pod of %s: %s%s%s%s%s", ref, sl_fit_error(a),
+			   post ? " " : "", post ? post : "", post ? "." : "", scale);
 	if (a->nexcluded)
 		sl_note(f,
 			"%zu node%s left out before filtering: the required node affinity names other nodes in "
@@ -105,6 +216,8 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 			a->nexcluded, a->nexcluded == 1 ? " is" : "s are");
 	sl_note_slots(f, cx->model, a);
 	sl_note_preemption(f, a, pre);
+	note_refusing(f, pf, np);
+	free(pf);
 	note_fixes(f, a);
 	sl_offer_smallest_changes(f, cx, SL_GOAL_ONE_POD);
 	sl_relate_nodes(f, cx->model, a, false);

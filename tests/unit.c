@@ -1019,6 +1019,7 @@ int main(void)
 	test_fenceposts();
 	test_selectors();
 	test_tolerations();
+	test_nodepool_requirements();
 	test_default_tolerations();
 	test_kube_versions();
 	test_flow();

@@ -212,13 +212,13 @@ int sl_config_load(struct sl_config *c, const char *path, struct sl_findings *er
 		return r.bad ? -1 : 0;
 	if (root->kind != SL_YMAP) {
 		sl_cfg_fail(&r, root,
-			    "a config is a mapping (rules, exclude, ignore, policies, nodes, pods, targets, "
-			    "kubernetesVersion), not %s",
+			    "a config is a mapping (rules, exclude, ignore, policies, nodes, pods, nodePools, "
+			    "targets, kubernetesVersion), not %s",
 			    sl_ykind_name(root));
 		return -1;
 	}
-	static const char *const keys[] = {"rules",   "exclude",           "ignore", "policies", "nodes", "pods",
-					   "targets", "kubernetesVersion", NULL};
+	static const char *const keys[] = {"rules", "exclude",   "ignore",  "policies",          "nodes",
+					   "pods",  "nodePools", "targets", "kubernetesVersion", NULL};
 	sl_cfg_known_keys(&r, root, "the config", keys);
 	sl_cfg_read_policies(&r, sl_ymap_get(root, "policies")); /* first: rules and ignore may name them */
 	sl_cfg_read_levels(&r, sl_ymap_get(root, "rules"));
@@ -232,6 +232,7 @@ int sl_config_load(struct sl_config *c, const char *path, struct sl_findings *er
 	sl_cfg_read_paths(&r, sl_ymap_get(root, "nodes"), "nodes", &c->nodes, &c->nnodes);
 	sl_cfg_read_paths(&r, sl_ymap_get(root, "pods"), "pods", &c->pods, &c->npods);
 	sl_cfg_read_kube_version(&r, root, "the config", &c->kube_minor, &c->kube_text);
+	sl_cfg_read_pools(&r, sl_ymap_get(root, "nodePools"), &c->pools, &c->npools);
 	sl_cfg_read_targets(&r, sl_ymap_get(root, "targets"));
 	return r.bad ? -1 : 0;
 }
@@ -241,6 +242,13 @@ static void free_pattern(struct sl_pattern *p)
 	if (p)
 		sl_pattern_free(p);
 	free(p);
+}
+
+static void free_pools(struct sl_pool **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sl_pool_free(v[i]);
+	free(v);
 }
 
 static void free_strings(char **v, size_t n)
@@ -281,10 +289,12 @@ void sl_config_free(struct sl_config *c)
 		sl_pattern_free(&c->targets[i].paths);
 		free_strings(c->targets[i].nodes, c->targets[i].nnodes);
 		free_strings(c->targets[i].pods, c->targets[i].npods);
+		free_pools(c->targets[i].pools, c->targets[i].npools);
 	}
 	free(c->targets);
 	free_strings(c->nodes, c->nnodes);
 	free_strings(c->pods, c->npods);
+	free_pools(c->pools, c->npools);
 	free(c->rules);
 	free(c->levels);
 	free(c->forced);

@@ -58,6 +58,8 @@ struct sl_target {
 	size_t nnodes, npods;
 	int kube_minor; /* kubernetesVersion (kversion.h); 0: the config's */
 	const char *kube_text;
+	struct sl_pool **pools; /* nodePools: node groups of the target's cluster (owned) */
+	size_t npools;
 	const struct sl_ynode *node;
 };
 
@@ -82,6 +84,8 @@ struct sl_config {
 	size_t npolicies;
 	char **nodes, **pods; /* top-level defaults, resolved */
 	size_t nnodes, npods;
+	struct sl_pool **pools; /* top-level nodePools: the default target's node groups (owned) */
+	size_t npools;
 	int kube_minor; /* kubernetesVersion (kversion.h); 0: not given */
 	const char *kube_text;
 	struct sl_target *targets;

@@ -12,6 +12,7 @@
 #include "../load/source.h"
 #include "../load/path.h"
 #include "../model/kversion.h"
+#include "../model/nodepool.h"
 
 /* A path from the config, resolved against its directory. */
 static char *resolve(const struct sl_config *c, const char *p)
@@ -58,7 +59,7 @@ void sl_cfg_read_kube_version(struct sl_cfg_reader *r, const struct sl_ynode *ma
 
 void sl_cfg_read_targets(struct sl_cfg_reader *r, const struct sl_ynode *v)
 {
-	static const char *const keys[] = {"name", "paths", "nodes", "pods", "kubernetesVersion", NULL};
+	static const char *const keys[] = {"name", "paths", "nodes", "pods", "nodePools", "kubernetesVersion", NULL};
 	if (!sl_cfg_map_list(r, v, "targets", "a target"))
 		return;
 	struct sl_config *c = r->c;
@@ -86,5 +87,30 @@ void sl_cfg_read_targets(struct sl_cfg_reader *r, const struct sl_ynode *v)
 		sl_cfg_read_paths(r, sl_ymap_get(m, "nodes"), "nodes", &t->nodes, &t->nnodes);
 		sl_cfg_read_paths(r, sl_ymap_get(m, "pods"), "pods", &t->pods, &t->npods);
 		sl_cfg_read_kube_version(r, m, "a target", &t->kube_minor, &t->kube_text);
+		sl_cfg_read_pools(r, sl_ymap_get(m, "nodePools"), &t->pools, &t->npools);
+	}
+}
+
+/* nodePools: [{name, template: {labels, taints, allocatable} | {fromNode}, max}], the node groups
+ * of cluster-autoscaler and managed node groups, whose definitions live in the cloud. A name is
+ * given once per cluster. */
+void sl_cfg_read_pools(struct sl_cfg_reader *r, const struct sl_ynode *v, struct sl_pool ***out, size_t *n)
+{
+	if (!sl_cfg_map_list(r, v, "nodePools", "a node pool"))
+		return;
+	for (size_t i = 0; i < v->n; i++) {
+		if (v->v[i]->kind != SL_YMAP)
+			continue;
+		struct sl_pool *p;
+		if (sl_pool_read_group(r->c->src, v->v[i], r->errs, &p) < 0) {
+			r->bad = 1;
+			continue;
+		}
+		for (size_t j = 0; j < *n; j++)
+			if (!strcmp((*out)[j]->obj.name, p->obj.name))
+				sl_cfg_fail(r, p->obj.name_node, "node pool name '%s' is already used at line %u",
+					    p->obj.name, sl_span_line(&(*out)[j]->obj.name_node->at));
+		*out = sl_xrealloc(*out, (*n + 1) * sizeof **out);
+		(*out)[(*n)++] = p;
 	}
 }

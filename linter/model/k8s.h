@@ -20,6 +20,7 @@
 #include "model.h"     /* the model: loading, binding, freeing */
 #include "namespace.h" /* Namespaces */
 #include "node.h"      /* Nodes and running Pods */
+#include "nodepool.h"  /* node pools: Karpenter NodePools and the config's node groups */
 #include "object.h"    /* an object's identity, the objects of a document */
 #include "pdb.h"       /* PodDisruptionBudgets */
 #include "priority.h"  /* PriorityClasses and pods' priorities */

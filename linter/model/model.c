@@ -61,6 +61,13 @@ static int load_kind(struct sl_model *m, struct sl_read *c, const struct sl_obje
 		struct sl_pvc *v;
 		if ((rc = sl_pvc_read(c, o, &v)) == 0)
 			PUSH(pvcs, v);
+	} else if (role != SL_ROLE_PODS && !strcmp(k, "NodePool")) {
+		/* Karpenter's pools: where new nodes come from, among the manifests or in an inventory. */
+		struct sl_pool *p;
+		if ((rc = sl_pool_read(c, o, &p)) == 0 && p) {
+			p->inventory = role == SL_ROLE_NODES;
+			PUSH(pools, p);
+		}
 	} else if (!strcmp(k, "PriorityClass")) {
 		/* From an inventory (kubectl get priorityclasses) the list is the cluster's own. */
 		struct sl_priority_class *pc;
@@ -137,6 +144,9 @@ static const char *const *keep_paths(enum sl_input_role role)
 						 "status.allocatable",
 						 "status.capacity",
 						 "status.nodeInfo.kubeletVersion",
+						 "spec.template",
+						 "spec.limits",
+						 "spec.weight",
 						 "value",
 						 "globalDefault",
 						 "preemptionPolicy",
@@ -181,7 +191,7 @@ int sl_model_load(struct sl_model *m, struct sl_source *src, enum sl_input_role 
 /* The kinds load_object reads from manifests, and so points into the trees of. */
 static bool model_kind(const char *k)
 {
-	return sl_workload_kind(k) || !strcmp(k, "Node") || !strcmp(k, "Namespace") ||
+	return sl_workload_kind(k) || !strcmp(k, "Node") || !strcmp(k, "Namespace") || !strcmp(k, "NodePool") ||
 	       !strcmp(k, "PersistentVolumeClaim") || !strcmp(k, "PodDisruptionBudget") ||
 	       !strcmp(k, "PriorityClass") || !strcmp(k, "Service");
 }
@@ -500,6 +510,7 @@ static void merge_model(struct sl_model *m, struct sl_model *part)
 	APPEND(namespaces, capnamespaces, nnamespaces);
 	APPEND(hpas, caphpas, nhpas);
 	APPEND(prioclasses, capprioclasses, nprioclasses);
+	APPEND(pools, cappools, npools);
 #undef APPEND
 	sl_strmap_free(&part->node_index);
 	memset(part, 0, sizeof *part);
@@ -564,6 +575,18 @@ static void bind_terms(const struct sl_model *m, struct sl_podspec *p)
 void sl_model_bind_pods(struct sl_model *m)
 {
 	SL_KEEP_LAST_BY_NAME(m->namespaces, m->nnamespaces, &m->namespace_index, sl_namespace_free);
+	/* A NodePool both among the manifests and in the inventory is one pool: the later read. The
+	 * config's node groups, after them, are named in a namespace of their own. */
+	size_t nk = 0, all = m->npools;
+	while (nk < all && m->pools[nk]->kind == SL_POOL_KARPENTER)
+		nk++;
+	size_t kept = nk;
+	struct sl_strmap pool_index = {0};
+	SL_KEEP_LAST_BY_NAME(m->pools, kept, &pool_index, sl_pool_free);
+	sl_strmap_free(&pool_index);
+	if (all > nk) /* (no array at all without pools) */
+		memmove(m->pools + kept, m->pools + nk, (all - nk) * sizeof *m->pools);
+	m->npools = kept + (all - nk);
 	if (m->nnamespaces) {
 		for (size_t i = 0; i < m->nworkloads; i++)
 			bind_terms(m, &m->workloads[i]->pod);
@@ -618,6 +641,9 @@ void sl_model_free(struct sl_model *m)
 		free(m->prioclasses[i]);
 	free(m->prioclasses);
 	sl_strmap_free(&m->prioclass_index);
+	for (size_t i = 0; i < m->npools; i++)
+		sl_pool_free(m->pools[i]);
+	free(m->pools);
 	sl_group_free(&m->claims);
 	free(m->workload_pdbs);
 	for (size_t i = 0; i < m->nstreams; i++)

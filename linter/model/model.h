@@ -17,6 +17,7 @@
 #include "kversion.h"
 #include "namespace.h"
 #include "node.h"
+#include "nodepool.h"
 #include "object.h"
 #include "pdb.h"
 #include "priority.h"
@@ -50,6 +51,8 @@ struct sl_model {
 	struct sl_strmap namespace_index; /* name → index into namespaces (bound by sl_model_bind_pods) */
 	struct sl_hpa **hpas;
 	size_t nhpas, caphpas;
+	struct sl_pool **pools; /* Karpenter NodePools in input order, then the config's node groups */
+	size_t npools, cappools;
 	struct sl_priority_class **prioclasses;
 	size_t nprioclasses, capprioclasses;
 	struct sl_strmap prioclass_index; /* name → index into prioclasses (sl_model_resolve_priorities) */

@@ -166,6 +166,53 @@ static void placed_by_preemption(struct sl_buf *out, const struct sl_analysis *a
 	sl_buf_free(&t);
 }
 
+/* Each pool's verdict for one pod of the template: whether a new node of it takes the pod. */
+static void pools_text(struct sl_buf *out, const struct sl_model *m, const struct sl_workload *w)
+{
+	if (!m->npools)
+		return;
+	struct sl_pool_fit *pf = sl_xcalloc(m->npools, sizeof *pf);
+	sl_pools_judge(m, &w->pod, pf);
+	sl_buf_puts(out, "  pools (a new node, for the first pod):\n");
+	for (size_t i = 0; i < m->npools; i++) {
+		const struct sl_pool *p = pf[i].pool;
+		sl_buf_printf(out, "    %s ", p->kind == SL_POOL_KARPENTER ? "NodePool" : "node group");
+		sl_esc_puts(out, p->obj.name);
+		if (!pf[i].admits)
+			line_end(out, ": refuses: ", pf[i].text);
+		else if (pf[i].assumed)
+			sl_buf_puts(out, ": admits (what a new node holds is not known: assumed to have room)\n");
+		else
+			sl_buf_printf(out, ": admits, %lld pod%s per new node\n", (long long)pf[i].per_node,
+				      pf[i].per_node == 1 ? "" : "s");
+	}
+	free(pf);
+}
+
+/* The same for --format json: "pools": [{name, kind, admits, assumed, per_node, reason}]. */
+static void pools_json(cJSON *o, const struct sl_model *m, const struct sl_workload *w)
+{
+	if (!m->npools)
+		return;
+	struct sl_pool_fit *pf = sl_xcalloc(m->npools, sizeof *pf);
+	sl_pools_judge(m, &w->pod, pf);
+	cJSON *arr = cJSON_AddArrayToObject(o, "pools");
+	for (size_t i = 0; i < m->npools; i++) {
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "name", pf[i].pool->obj.name);
+		cJSON_AddStringToObject(e, "kind", pf[i].pool->kind == SL_POOL_KARPENTER ? "NodePool" : "nodeGroup");
+		cJSON_AddBoolToObject(e, "admits", pf[i].admits);
+		if (pf[i].admits) {
+			cJSON_AddBoolToObject(e, "assumed", pf[i].assumed);
+			if (!pf[i].assumed)
+				cJSON_AddNumberToObject(e, "per_node", (double)pf[i].per_node);
+		} else
+			cJSON_AddStringToObject(e, "reason", pf[i].text);
+		cJSON_AddItemToArray(arr, e);
+	}
+	free(pf);
+}
+
 void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct sl_workload *w,
 		     const struct sl_analysis *a)
 {
@@ -201,6 +248,7 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct 
 	}
 	sl_buf_free(&v);
 	totals(out, a, names, width);
+	pools_text(out, m, w);
 	for (size_t i = 0; i < a->nnodes; i++)
 		free(names[i]);
 	free(names);
@@ -381,5 +429,6 @@ cJSON *sl_explain_json(const struct sl_model *m, const struct sl_workload *w, co
 		cJSON_AddItemToObject(o, "rollout_preemption", preemption_json(m, a, SL_STOP_ROLLOUT));
 		cJSON_AddBoolToObject(o, "rollout_deadlock", a->rollout_deadlock);
 	}
+	pools_json(o, m, w);
 	return o;
 }

@@ -103,6 +103,29 @@ bool sl_tolerates(const struct sl_toleration *t, const struct sl_taint *taint);
  * not-ready/unreachable NoExecute tolerations every pod receives are included. */
 const struct sl_taint *sl_untolerated_taint(const struct sl_podspec *p, const struct sl_node *n);
 
+/* A pool's verdict on one pod of the template (sched/pools.c): whether a new node of it would take
+ * the pod, and if not why, in the pool's own words (Karpenter's for a NodePool) and in the words
+ * cluster-autoscaler counts in its NotTriggerScaleUp event. */
+struct sl_pool_fit {
+	const struct sl_pool *pool;
+	bool admits;
+	/* Admits, but what a new node holds is not known (no template allocatable, no node of the pool
+	 * in the inventory, or a larger instance type than the one seen may be launched): this rests on
+	 * the pool offering an instance type with room for the pod, within its limits. */
+	bool assumed;
+	int64_t per_node;             /* admits and not assumed: pods of the template a new node holds */
+	int64_t nodes_left;           /* with per_node: new nodes the pool's limits leave room for; -1: no limit */
+	const struct sl_node *sample; /* the inventory node of the pool that told the room, or NULL */
+	char resource[64];            /* rejected on a resource (limits, room): its name */
+	char ca[256];                 /* rejected: cluster-autoscaler's reason ("max node group size reached") */
+	char text[640];               /* rejected: the pool's own reason */
+};
+/* Judge every pool of m (out: m->npools entries); returns how many admit the pod. */
+size_t sl_pools_judge(const struct sl_model *m, const struct sl_podspec *p, struct sl_pool_fit *out);
+/* cluster-autoscaler's ReasonsMessage over the pools that reject: "1 max node group size reached,
+ * 2 node(s) didn't match Pod's node affinity/selector". */
+void sl_pools_scaleup_reasons(const struct sl_pool_fit *v, size_t n, char *out, size_t outsz);
+
 /* What the engine knows of the cluster beyond the model: running pods grouped by node, the pods
  * with required anti-affinity, node groups with identical labels, taints and cordon, and
  * topology domains per label key (built on first use). Built once per run; analyses share it. */
