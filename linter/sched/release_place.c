@@ -58,7 +58,9 @@ static void evolving_init(struct evolving *e, const struct sl_model *m, size_t n
 		e->m.nodes[i] = &e->nodes[i];
 	}
 	e->capplaced = 2 * (size_t)total + 1;
-	e->placed = sl_xcalloc(e->capplaced, sizeof *e->placed);
+	/* Not zeroed here: room for every pod twice, of which a release fills about half (bind sets
+	 * each pod it uses). */
+	e->placed = sl_xmalloc(e->capplaced * sizeof *e->placed);
 	e->owner = sl_xcalloc(e->capplaced, sizeof *e->owner);
 	e->placed_node = sl_xcalloc(e->capplaced, sizeof *e->placed_node);
 	e->lost = sl_xcalloc(nw + 1, sizeof *e->lost);
@@ -106,6 +108,7 @@ static void bind(struct evolving *e, const struct sl_workload *w, size_t wi, con
 		e->placed_node[e->nplaced] = k;
 		e->lowest = w->pod.priority < e->lowest ? w->pod.priority : e->lowest;
 		struct sl_pod *p = &e->placed[e->nplaced++];
+		*p = (struct sl_pod){0};
 		p->obj = w->obj;
 		p->obj.kind = "Pod";
 		p->spec = w->pod;
