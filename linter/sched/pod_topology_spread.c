@@ -21,7 +21,7 @@ struct constraint {
 	const struct sl_spread *c;
 	size_t topo;
 	int64_t *cnt;          /* matching pods per domain, on eligible nodes */
-	bool *present;         /* domains with an eligible node */
+	bool *present;         /* domains with an eligible node (a hard constraint's only) */
 	int64_t min;           /* the global minimum the skew is measured from */
 	bool self;             /* the incoming pod matches its own selector */
 	signed char *elig;     /* per node: 0 not known yet, 1 eligible, -1 not */
@@ -281,11 +281,17 @@ void sl_pod_topology_spread_prefilter(struct sl_cycle *cy)
 		struct constraint *st = &ss->sp[k];
 		size_t nd = cy->cl->topos[st->topo].ndom + 1;
 		memset(st->cnt, 0, nd * sizeof *st->cnt);
+		st->self = spread_selects(st->c, &cy->gl[cy->gen], &cy->gl[cy->gen]);
+		/* Only a hard constraint reads which domains have an eligible node (its skew's global
+		 * minimum): a soft one's scores read its counts, 0 in such a domain anyway (a pod is
+		 * counted only on an eligible node). Not walking every node for them keeps a large
+		 * cluster's system defaults cheap. */
+		if (!st->c->hard)
+			continue;
 		memset(st->present, 0, nd * sizeof *st->present);
 		for (size_t i = 0; i < cy->n; i++)
 			if (sl_topo_dom(cy->cl, st->topo, i) >= 0 && eligible(cy, st, i))
 				st->present[sl_topo_dom(cy->cl, st->topo, i)] = true;
-		st->self = spread_selects(st->c, &cy->gl[cy->gen], &cy->gl[cy->gen]);
 	}
 	if (!ss->nsp)
 		return;
@@ -314,6 +320,8 @@ void sl_pod_topology_spread_refresh(struct sl_cycle *cy)
 	struct sl_spread_state *ss = cy->spread;
 	for (size_t k = 0; ss && k < ss->nsp; k++) {
 		struct constraint *st = &ss->sp[k];
+		if (!st->c->hard)
+			continue; /* no skew filtered on: its present domains are not known (prefilter) */
 		size_t nd = cy->cl->topos[st->topo].ndom, ndomains = 0;
 		st->min = INT32_MAX; /* no eligible domain: every skew is negative */
 		for (size_t d = 0; d < nd; d++)
@@ -433,8 +441,7 @@ bool sl_pod_topology_spread_scores(const struct sl_cycle *cy, const size_t *cand
 		for (size_t k = 0; k < nsoft; k++) {
 			int32_t d = sl_topo_dom(cy->cl, soft[k]->topo, cand[c]);
 			if (d >= 0)
-				sc += (double)(soft[k]->present[d] ? soft[k]->cnt[d] : 0) * weight[k] +
-				      (double)(soft[k]->c->max_skew - 1);
+				sc += (double)soft[k]->cnt[d] * weight[k] + (double)(soft[k]->c->max_skew - 1);
 		}
 		raw[c] = llround(sc);
 		rmin = raw[c] < rmin ? raw[c] : rmin;
