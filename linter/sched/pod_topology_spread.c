@@ -171,34 +171,37 @@ static void *carve(char **at, size_t n, size_t size)
 
 /* The state is one block (its arrays carved from it), sized first from the constraints'
  * topologies: a release places hundreds of workloads, each with a state of its own, and a dozen
- * allocations each cost more than the counting. */
+ * allocations each cost more than the counting. Only what is read before it is written starts
+ * at 0 (the state, the eligibility caches, the domains' marks): the counts are cleared by each
+ * PreFilter, the scores' scratch is written first, and on a large cluster zeroing those cost as
+ * much as counting. */
 static void state_new(struct sl_cycle *cy)
 {
 	const struct sl_podspec *p = cy->p;
 	const struct sl_cluster *cl = cy->cl;
 	bool own_hash = false;
 	bool sys_on = !p->nspread && !cy->no_sys_spread && sl_spread_defaults(cy->w, &own_hash);
-	size_t n = sys_on ? 2 : p->nspread, maxdom = 0;
+	size_t n = sys_on ? 2 : p->nspread, maxdom = 0, counts = 0;
 	/* DefaultSelector: the hash first (the running pods' index is looked up by the first
 	 * requirement), the Services' pairs, the controller's selector. */
 	const struct sl_selector *own = owner_selects(cy->w) ? &cy->w->sel : NULL, *svc = &cy->w->svc;
 	size_t nown = own ? own->nreqs : 0;
 	size_t nreqs = sys_on && (own_hash || (own && svc->nreqs)) ? 1 + svc->nreqs + nown : 0;
 	bool by_class = sl_judged_by_class(p);
-	size_t bytes = span(1, sizeof(struct sl_spread_state)) + span(n + 1, sizeof(struct constraint)) +
-		       span(nreqs, sizeof(struct sl_requirement)) + span(cy->n + 1, sizeof(int64_t));
+	size_t zeroed = span(1, sizeof(struct sl_spread_state)) + span(n + 1, sizeof(struct constraint)) +
+			span(nreqs, sizeof(struct sl_requirement));
 	for (size_t k = 0; k < n; k++) {
 		size_t nd = cl->topos[sl_topo_id(cl, sys_on ? sys_defaults[k].key : p->spread[k].topology_key)].ndom;
 		maxdom = nd > maxdom ? nd : maxdom;
-		bytes += span(nd + 1, sizeof(int64_t)) + span(nd + 1, sizeof(bool)) + span(cy->n + 1, 1) +
-			 (by_class ? span(cl->ncls + 1, 1) : 0);
+		zeroed += span(cy->n + 1, 1) + (by_class ? span(cl->ncls + 1, 1) : 0);
+		counts += span(nd + 1, sizeof(int64_t)) + span(nd + 1, sizeof(bool));
 	}
-	bytes += span(maxdom + 1, sizeof(uint32_t));
-	char *at = sl_xcalloc(1, bytes);
+	zeroed += span(maxdom + 1, sizeof(uint32_t));
+	char *at = sl_xmalloc(zeroed + span(cy->n + 1, sizeof(int64_t)) + counts);
+	memset(at, 0, zeroed);
 	struct sl_spread_state *ss = carve(&at, 1, sizeof *ss);
 	ss->sys_on = sys_on;
 	ss->sp = carve(&at, n + 1, sizeof *ss->sp);
-	ss->raw = carve(&at, cy->n + 1, sizeof *ss->raw);
 	struct sl_selector sel = own ? *own : *svc;
 	if (nreqs) {
 		size_t r = 0;
@@ -221,13 +224,17 @@ static void state_new(struct sl_cycle *cy)
 		struct constraint *st = &ss->sp[ss->nsp++];
 		st->c = ss->sys_on ? &ss->sys[k] : &p->spread[k];
 		st->topo = sl_topo_id(cl, st->c->topology_key);
-		size_t nd = cl->topos[st->topo].ndom;
-		st->cnt = carve(&at, nd + 1, sizeof *st->cnt);
-		st->present = carve(&at, nd + 1, sizeof *st->present);
 		st->elig = carve(&at, cy->n + 1, sizeof *st->elig);
 		st->elig_cls = by_class ? carve(&at, cl->ncls + 1, sizeof *st->elig_cls) : NULL;
 	}
 	ss->mark = carve(&at, maxdom + 1, sizeof *ss->mark);
+	/* the rest is not zeroed */
+	ss->raw = carve(&at, cy->n + 1, sizeof *ss->raw);
+	for (size_t k = 0; k < n; k++) {
+		size_t nd = cl->topos[ss->sp[k].topo].ndom;
+		ss->sp[k].cnt = carve(&at, nd + 1, sizeof *ss->sp[k].cnt);
+		ss->sp[k].present = carve(&at, nd + 1, sizeof *ss->sp[k].present);
+	}
 	cy->spread = ss;
 }
 
