@@ -236,8 +236,7 @@ static int64_t place_one(struct evolving *e, struct sl_cluster *cl, const struct
 			 int64_t todo, bool why, struct sl_release_placement *out, uint64_t *work, bool *truncated)
 {
 	size_t n = e->m.nnodes;
-	const char *hash;
-	sl_own_pods(cl, w, &hash, NULL);
+	const char *hash = sl_own_hash(cl, w);
 	/* A hash of the placement's own making is another workload's pods placed in this release (one
 	 * of the same name): not the cluster's, so not this workload's generation. */
 	if (hash && !strncmp(hash, "schedlint-", 10))
@@ -439,8 +438,7 @@ uint64_t sl_release_place_cost(const struct sl_model *m, const struct sl_workloa
 static bool surge_fits(struct sl_cluster *cl, const struct sl_workload *w, struct sl_buf *why)
 {
 	size_t n = cl->n;
-	const char *hash;
-	sl_own_pods(cl, w, &hash, NULL);
+	const char *hash = sl_own_hash(cl, w);
 	bool *excluded = sl_xcalloc(n + 1, sizeof *excluded), *ok = sl_xcalloc(n + 1, sizeof *ok), fits = false;
 	sl_node_affinity_prefilter(&w->pod, cl->m, excluded);
 	sl_node_only_verdicts(cl, &w->pod, ok);
@@ -597,8 +595,7 @@ static size_t fillable(int64_t *t, size_t n, int64_t budget)
 static size_t fits_alone(struct sl_cluster *cl, const struct sl_workload *w, size_t wi, int64_t todo, bool *fits)
 {
 	size_t n = cl->n, count = 0;
-	const char *hash;
-	sl_own_pods(cl, w, &hash, NULL);
+	const char *hash = sl_own_hash(cl, w);
 	struct sl_workload steady = steady_of(w, todo);
 	bool *excluded = sl_xcalloc(n + 1, sizeof *excluded), *ok = sl_xcalloc(n + 1, sizeof *ok);
 	sl_node_affinity_prefilter(&w->pod, cl->m, excluded);
