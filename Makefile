@@ -12,7 +12,12 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 DOCDIR  ?= $(PREFIX)/share/doc/schedlint
 SHARED  ?= ../shared
-CFLAGS  ?= -O2 -g
+# -flto: the hot paths call small functions of other files (the tree builder's per event, the
+# scheduler engine's per node); optimised across files, the corpus's run takes about 14 M fewer
+# instructions (1.6 %). Link-time optimisation is gcc's and clang's alike; CFLAGS=-O2 builds without.
+# -gdwarf-4: valgrind (the instructions suite's callgrind) cannot read the DWARF 5 that clang 14
+# writes for a link-time optimised binary.
+CFLAGS  ?= -O2 -g -gdwarf-4 -flto=auto
 STD     := -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -pthread
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
@@ -44,7 +49,12 @@ build/docdir: FORCE
 schedlint: $(OBJ)
 	$(CC) $(CFLAGS) -o $@ $(OBJ) $(PKG_LIBS)
 
-build/rel/%.o: %.c $(HDR)
+# Objects are rebuilt when CFLAGS change (link-time optimisation or not must not be mixed).
+build/cflags: FORCE
+	@mkdir -p build
+	@echo '$(CC) $(CFLAGS)' | cmp -s - $@ || echo '$(CC) $(CFLAGS)' >$@
+
+build/rel/%.o: %.c $(HDR) build/cflags
 	@mkdir -p $(dir $@)
 	$(CC) $(STD) $(CFLAGS) $(DEFS) $(PKG_CFLAGS) -c -o $@ $<
 

@@ -30,8 +30,10 @@ static bool blocked_by_running(const struct sl_cluster *cl, const struct sl_work
 	return blocked;
 }
 
-/* A pod without pod-template-hash is not a ReplicaSet's (cycle.h). */
-int64_t sl_own_pods(const struct sl_cluster *cl, const struct sl_workload *w, const char **hash, int64_t *per_node)
+/* sl_own_pods (a pod without pod-template-hash is not a ReplicaSet's, cycle.h), or with first
+ * only up to the first of them: its hash is all that is asked. */
+static int64_t own_pods(const struct sl_cluster *cl, const struct sl_workload *w, const char **hash, int64_t *per_node,
+			bool first)
 {
 	int64_t n = 0;
 	*hash = NULL;
@@ -53,8 +55,22 @@ int64_t sl_own_pods(const struct sl_cluster *cl, const struct sl_workload *w, co
 		if (per_node)
 			per_node[cl->pod_node[ks[j]]]++;
 		n++;
+		if (first)
+			break;
 	}
 	return n;
+}
+
+int64_t sl_own_pods(const struct sl_cluster *cl, const struct sl_workload *w, const char **hash, int64_t *per_node)
+{
+	return own_pods(cl, w, hash, per_node, false);
+}
+
+const char *sl_own_hash(const struct sl_cluster *cl, const struct sl_workload *w)
+{
+	const char *hash;
+	own_pods(cl, w, &hash, NULL, true);
+	return hash;
 }
 
 /* Resources alone limit the pods: each node's capacity is fixed and the count does not depend on

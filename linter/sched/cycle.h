@@ -108,5 +108,8 @@ void sl_place_all(struct sl_cycle *s, const struct sl_workload *w, struct sl_ana
  * selector and, for a Deployment, stamped with a pod-template-hash. Returns their count and the
  * hash of the first (NULL without one); per_node (optional) counts them per node. */
 int64_t sl_own_pods(const struct sl_cluster *cl, const struct sl_workload *w, const char **hash, int64_t *per_node);
+/* The hash sl_own_pods gives, found without counting the rest (the release placement asks it of
+ * every workload it places, on an index that holds the pods it placed). */
+const char *sl_own_hash(const struct sl_cluster *cl, const struct sl_workload *w);
 
 #endif

@@ -271,9 +271,13 @@ void sl_node_resources_fit_prefilter(struct sl_cycle *cy)
 {
 	if (cy->fit)
 		return; /* capacities do not change between generations */
-	struct sl_fit_state *st = sl_xcalloc(1, sizeof *st + (cy->n + 1) * sizeof st->cap[0]);
+	/* Not calloc: every capacity is set below, and on a large cluster zeroing them first cost
+	 * as much again. */
+	struct sl_fit_state *st = sl_xmalloc(sizeof *st + (cy->n + 1) * sizeof st->cap[0]);
+	memset(st, 0, sizeof *st);
 	for (size_t i = 0; i < cy->n; i++)
 		st->cap[i] = -1;
+	st->cap[cy->n] = 0;
 	sl_podres_init(&st->res, cy->p);
 	st->pcpu = sl_res_get(&cy->p->request, "cpu");
 	st->pmem = sl_res_get(&cy->p->request, "memory");

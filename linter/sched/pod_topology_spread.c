@@ -21,7 +21,7 @@ struct constraint {
 	const struct sl_spread *c;
 	size_t topo;
 	int64_t *cnt;          /* matching pods per domain, on eligible nodes */
-	bool *present;         /* domains with an eligible node */
+	bool *present;         /* domains with an eligible node (a hard constraint's only) */
 	int64_t min;           /* the global minimum the skew is measured from */
 	bool self;             /* the incoming pod matches its own selector */
 	signed char *elig;     /* per node: 0 not known yet, 1 eligible, -1 not */
@@ -155,50 +155,86 @@ static void count_running_pod(void *ctx, size_t k)
 	count(cy, cy->cl->pod_node[k], cy->cl->pods[k]->spec.namespace, &cy->cl->pods[k]->spec.labels, false);
 }
 
+/* The bytes of n items of size in the state's block, rounded so that the next array starts
+ * aligned as malloc's would. */
+static size_t span(size_t n, size_t size)
+{
+	return (n * size + 15) & ~(size_t)15;
+}
+
+static void *carve(char **at, size_t n, size_t size)
+{
+	void *p = *at;
+	*at += span(n, size);
+	return p;
+}
+
+/* The state is one block (its arrays carved from it), sized first from the constraints'
+ * topologies: a release places hundreds of workloads, each with a state of its own, and a dozen
+ * allocations each cost more than the counting. Only what is read before it is written starts
+ * at 0 (the state, the eligibility caches, the domains' marks): the counts are cleared by each
+ * PreFilter, the scores' scratch is written first, and on a large cluster zeroing those cost as
+ * much as counting. */
 static void state_new(struct sl_cycle *cy)
 {
 	const struct sl_podspec *p = cy->p;
 	const struct sl_cluster *cl = cy->cl;
-	struct sl_spread_state *ss = sl_xcalloc(1, sizeof *ss);
 	bool own_hash = false;
-	ss->sys_on = !p->nspread && !cy->no_sys_spread && sl_spread_defaults(cy->w, &own_hash);
-	size_t n = ss->sys_on ? 2 : p->nspread, maxdom = 0;
+	bool sys_on = !p->nspread && !cy->no_sys_spread && sl_spread_defaults(cy->w, &own_hash);
+	size_t n = sys_on ? 2 : p->nspread, maxdom = 0, counts = 0;
 	/* DefaultSelector: the hash first (the running pods' index is looked up by the first
 	 * requirement), the Services' pairs, the controller's selector. */
 	const struct sl_selector *own = owner_selects(cy->w) ? &cy->w->sel : NULL, *svc = &cy->w->svc;
+	size_t nown = own ? own->nreqs : 0;
+	size_t nreqs = sys_on && (own_hash || (own && svc->nreqs)) ? 1 + svc->nreqs + nown : 0;
+	bool by_class = sl_judged_by_class(p);
+	size_t zeroed = span(1, sizeof(struct sl_spread_state)) + span(n + 1, sizeof(struct constraint)) +
+			span(nreqs, sizeof(struct sl_requirement));
+	for (size_t k = 0; k < n; k++) {
+		size_t nd = cl->topos[sl_topo_id(cl, sys_on ? sys_defaults[k].key : p->spread[k].topology_key)].ndom;
+		maxdom = nd > maxdom ? nd : maxdom;
+		zeroed += span(cy->n + 1, 1) + (by_class ? span(cl->ncls + 1, 1) : 0);
+		counts += span(nd + 1, sizeof(int64_t)) + span(nd + 1, sizeof(bool));
+	}
+	zeroed += span(maxdom + 1, sizeof(uint32_t));
+	char *at = sl_xmalloc(zeroed + span(cy->n + 1, sizeof(int64_t)) + counts);
+	memset(at, 0, zeroed);
+	struct sl_spread_state *ss = carve(&at, 1, sizeof *ss);
+	ss->sys_on = sys_on;
+	ss->sp = carve(&at, n + 1, sizeof *ss->sp);
 	struct sl_selector sel = own ? *own : *svc;
-	if (ss->sys_on && (own_hash || (own && svc->nreqs))) {
-		size_t n = 0, nown = own ? own->nreqs : 0;
-		ss->sys_reqs = sl_xcalloc(1 + svc->nreqs + nown, sizeof *ss->sys_reqs);
+	if (nreqs) {
+		size_t r = 0;
+		ss->sys_reqs = carve(&at, nreqs, sizeof *ss->sys_reqs);
 		if (own_hash)
-			ss->sys_reqs[n++] =
+			ss->sys_reqs[r++] =
 			    (struct sl_requirement){"pod-template-hash", SL_OP_IN, &ss->sys_hash, 1, NULL};
-		for (size_t r = 0; r < svc->nreqs; r++)
-			ss->sys_reqs[n++] = svc->reqs[r];
-		for (size_t r = 0; r < nown; r++)
-			ss->sys_reqs[n++] = own->reqs[r];
-		sel = (struct sl_selector){.reqs = ss->sys_reqs, .nreqs = n};
+		for (size_t q = 0; q < svc->nreqs; q++)
+			ss->sys_reqs[r++] = svc->reqs[q];
+		for (size_t q = 0; q < nown; q++)
+			ss->sys_reqs[r++] = own->reqs[q];
+		sel = (struct sl_selector){.reqs = ss->sys_reqs, .nreqs = r};
 	}
 	for (size_t k = 0; ss->sys_on && k < 2; k++)
 		ss->sys[k] = (struct sl_spread){.max_skew = sys_defaults[k].max_skew,
 						.topology_key = sys_defaults[k].key,
 						.honor_affinity = true,
 						.sel = sel};
-	ss->sp = sl_xcalloc(n + 1, sizeof *ss->sp);
-	ss->raw = sl_xcalloc(cy->n + 1, sizeof *ss->raw);
-	bool by_class = sl_judged_by_class(p);
 	for (size_t k = 0; k < n; k++) {
 		struct constraint *st = &ss->sp[ss->nsp++];
 		st->c = ss->sys_on ? &ss->sys[k] : &p->spread[k];
 		st->topo = sl_topo_id(cl, st->c->topology_key);
-		size_t nd = cl->topos[st->topo].ndom;
-		maxdom = nd > maxdom ? nd : maxdom;
-		st->cnt = sl_xcalloc(nd + 1, sizeof *st->cnt);
-		st->present = sl_xcalloc(nd + 1, sizeof *st->present);
-		st->elig = sl_xcalloc(cy->n + 1, sizeof *st->elig);
-		st->elig_cls = by_class ? sl_xcalloc(cl->ncls + 1, sizeof *st->elig_cls) : NULL;
+		st->elig = carve(&at, cy->n + 1, sizeof *st->elig);
+		st->elig_cls = by_class ? carve(&at, cl->ncls + 1, sizeof *st->elig_cls) : NULL;
 	}
-	ss->mark = sl_xcalloc(maxdom + 1, sizeof *ss->mark);
+	ss->mark = carve(&at, maxdom + 1, sizeof *ss->mark);
+	/* the rest is not zeroed */
+	ss->raw = carve(&at, cy->n + 1, sizeof *ss->raw);
+	for (size_t k = 0; k < n; k++) {
+		size_t nd = cl->topos[ss->sp[k].topo].ndom;
+		ss->sp[k].cnt = carve(&at, nd + 1, sizeof *ss->sp[k].cnt);
+		ss->sp[k].present = carve(&at, nd + 1, sizeof *ss->sp[k].present);
+	}
 	cy->spread = ss;
 }
 
@@ -252,11 +288,17 @@ void sl_pod_topology_spread_prefilter(struct sl_cycle *cy)
 		struct constraint *st = &ss->sp[k];
 		size_t nd = cy->cl->topos[st->topo].ndom + 1;
 		memset(st->cnt, 0, nd * sizeof *st->cnt);
+		st->self = spread_selects(st->c, &cy->gl[cy->gen], &cy->gl[cy->gen]);
+		/* Only a hard constraint reads which domains have an eligible node (its skew's global
+		 * minimum): a soft one's scores read its counts, 0 in such a domain anyway (a pod is
+		 * counted only on an eligible node). Not walking every node for them keeps a large
+		 * cluster's system defaults cheap. */
+		if (!st->c->hard)
+			continue;
 		memset(st->present, 0, nd * sizeof *st->present);
 		for (size_t i = 0; i < cy->n; i++)
 			if (sl_topo_dom(cy->cl, st->topo, i) >= 0 && eligible(cy, st, i))
 				st->present[sl_topo_dom(cy->cl, st->topo, i)] = true;
-		st->self = spread_selects(st->c, &cy->gl[cy->gen], &cy->gl[cy->gen]);
 	}
 	if (!ss->nsp)
 		return;
@@ -285,6 +327,8 @@ void sl_pod_topology_spread_refresh(struct sl_cycle *cy)
 	struct sl_spread_state *ss = cy->spread;
 	for (size_t k = 0; ss && k < ss->nsp; k++) {
 		struct constraint *st = &ss->sp[k];
+		if (!st->c->hard)
+			continue; /* no skew filtered on: its present domains are not known (prefilter) */
 		size_t nd = cy->cl->topos[st->topo].ndom, ndomains = 0;
 		st->min = INT32_MAX; /* no eligible domain: every skew is negative */
 		for (size_t d = 0; d < nd; d++)
@@ -303,17 +347,7 @@ void sl_pod_topology_spread_release(struct sl_cycle *cy)
 	struct sl_spread_state *ss = cy->spread;
 	if (!ss)
 		return;
-	for (size_t k = 0; k < ss->nsp; k++) {
-		free(ss->sp[k].cnt);
-		free(ss->sp[k].present);
-		free(ss->sp[k].elig);
-		free(ss->sp[k].elig_cls);
-	}
-	free(ss->sp);
-	free(ss->raw);
-	free(ss->mark);
-	free(ss->sys_reqs);
-	free(ss);
+	free(ss); /* and every array of it: one block (state_new) */
 	cy->spread = NULL;
 }
 
@@ -414,8 +448,7 @@ bool sl_pod_topology_spread_scores(const struct sl_cycle *cy, const size_t *cand
 		for (size_t k = 0; k < nsoft; k++) {
 			int32_t d = sl_topo_dom(cy->cl, soft[k]->topo, cand[c]);
 			if (d >= 0)
-				sc += (double)(soft[k]->present[d] ? soft[k]->cnt[d] : 0) * weight[k] +
-				      (double)(soft[k]->c->max_skew - 1);
+				sc += (double)soft[k]->cnt[d] * weight[k] + (double)(soft[k]->c->max_skew - 1);
 		}
 		raw[c] = llround(sc);
 		rmin = raw[c] < rmin ? raw[c] : rmin;

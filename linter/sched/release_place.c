@@ -58,7 +58,9 @@ static void evolving_init(struct evolving *e, const struct sl_model *m, size_t n
 		e->m.nodes[i] = &e->nodes[i];
 	}
 	e->capplaced = 2 * (size_t)total + 1;
-	e->placed = sl_xcalloc(e->capplaced, sizeof *e->placed);
+	/* Not zeroed here: room for every pod twice, of which a release fills about half (bind sets
+	 * each pod it uses). */
+	e->placed = sl_xmalloc(e->capplaced * sizeof *e->placed);
 	e->owner = sl_xcalloc(e->capplaced, sizeof *e->owner);
 	e->placed_node = sl_xcalloc(e->capplaced, sizeof *e->placed_node);
 	e->lost = sl_xcalloc(nw + 1, sizeof *e->lost);
@@ -106,6 +108,7 @@ static void bind(struct evolving *e, const struct sl_workload *w, size_t wi, con
 		e->placed_node[e->nplaced] = k;
 		e->lowest = w->pod.priority < e->lowest ? w->pod.priority : e->lowest;
 		struct sl_pod *p = &e->placed[e->nplaced++];
+		*p = (struct sl_pod){0};
 		p->obj = w->obj;
 		p->obj.kind = "Pod";
 		p->spec = w->pod;
@@ -233,8 +236,7 @@ static int64_t place_one(struct evolving *e, struct sl_cluster *cl, const struct
 			 int64_t todo, bool why, struct sl_release_placement *out, uint64_t *work, bool *truncated)
 {
 	size_t n = e->m.nnodes;
-	const char *hash;
-	sl_own_pods(cl, w, &hash, NULL);
+	const char *hash = sl_own_hash(cl, w);
 	/* A hash of the placement's own making is another workload's pods placed in this release (one
 	 * of the same name): not the cluster's, so not this workload's generation. */
 	if (hash && !strncmp(hash, "schedlint-", 10))
@@ -436,8 +438,7 @@ uint64_t sl_release_place_cost(const struct sl_model *m, const struct sl_workloa
 static bool surge_fits(struct sl_cluster *cl, const struct sl_workload *w, struct sl_buf *why)
 {
 	size_t n = cl->n;
-	const char *hash;
-	sl_own_pods(cl, w, &hash, NULL);
+	const char *hash = sl_own_hash(cl, w);
 	bool *excluded = sl_xcalloc(n + 1, sizeof *excluded), *ok = sl_xcalloc(n + 1, sizeof *ok), fits = false;
 	sl_node_affinity_prefilter(&w->pod, cl->m, excluded);
 	sl_node_only_verdicts(cl, &w->pod, ok);
@@ -594,8 +595,7 @@ static size_t fillable(int64_t *t, size_t n, int64_t budget)
 static size_t fits_alone(struct sl_cluster *cl, const struct sl_workload *w, size_t wi, int64_t todo, bool *fits)
 {
 	size_t n = cl->n, count = 0;
-	const char *hash;
-	sl_own_pods(cl, w, &hash, NULL);
+	const char *hash = sl_own_hash(cl, w);
 	struct sl_workload steady = steady_of(w, todo);
 	bool *excluded = sl_xcalloc(n + 1, sizeof *excluded), *ok = sl_xcalloc(n + 1, sizeof *ok);
 	sl_node_affinity_prefilter(&w->pod, cl->m, excluded);
