@@ -401,12 +401,15 @@ static struct target *load(struct sl_run *r, const char *const *nodes, size_t nn
 	add_inventories(r, &ts[0], nnodes ? (char *const *)nodes : c->nodes, nnodes ? nnodes : c->nnodes,
 			npods ? (char *const *)pods : c->pods, npods ? npods : c->npods, &r->fs);
 	struct sl_input_filter filter = {skip_excluded, r};
+	/* Each path's stat asked ahead, several at a time; the paths are still added in order. */
+	struct sl_path_stat *known = sl_xcalloc(npaths + 1, sizeof *known);
+	sl_input_stat_many(paths, npaths, known);
 	for (size_t i = 0; i < npaths; i++) {
 		size_t first = r->ss.n;
 		if (!strcmp(paths[i], "-")) /* piped in on purpose: not subject to exclude */
 			sl_input_add_stdin(&r->ss, r->stdin_name ? r->stdin_name : "-", &r->fs);
 		else
-			sl_input_add(&r->ss, paths[i], &r->fs, c->nexclude ? &filter : NULL);
+			sl_input_add_stated(&r->ss, paths[i], &known[i], &r->fs, c->nexclude ? &filter : NULL);
 		for (size_t s = first; s < r->ss.n; s++) {
 			int t = -1;
 			if (c->ntargets && !r->ss.v[s]->failed) {
@@ -417,6 +420,7 @@ static struct target *load(struct sl_run *r, const char *const *nodes, size_t nn
 			add_load(&ts[t + 1], r->ss.v[s], SL_ROLE_MANIFESTS);
 		}
 	}
+	free(known);
 	for (size_t i = 0; i < c->ntargets; i++)
 		if (ts[i + 1].nmanifests)
 			add_inventories(r, &ts[i + 1], c->targets[i].nodes, c->targets[i].nnodes, c->targets[i].pods,
