@@ -325,9 +325,6 @@ static bool unread_value(void *ctx, const char *key, const char *in, const char 
 	return unread_entry(key, in, in_in) && !(t->readers->key && t->readers->key(t->readers->ctx, key));
 }
 
-/* Files smaller than this keep their bytes when the report quotes them (sl_tree_readers.quoted). */
-#define SL_QUOTED_KEEP 1024
-
 struct parse_job {
 	const struct sl_load *in;
 	const struct sl_tree_readers *readers;
@@ -403,7 +400,7 @@ static bool parse_source(struct parse_job *j, struct sl_yarena *arena)
 		/* What reads the bytes after the load (a fix's edits, a snippet) reads few sources,
 		 * and reads them again; standard input cannot be. */
 		j->release = (forget || (need.braces && !j->readers->all_bytes && !src->shared)) && !src->from_stdin &&
-			     !j->cacheable && !(j->readers->quoted && src->len < SL_QUOTED_KEEP);
+			     !j->cacheable;
 	} else
 		j->rc = sl_yaml_parse_keep(src, j->ys, &j->errs, keep_paths(j->in->role));
 	/* The documents' array cut to its size: it lives as long as the model, and most files hold
