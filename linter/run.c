@@ -172,8 +172,8 @@ static bool key_read(void *ctx, const char *key)
 static void model(struct sl_run *r, const struct target *t, struct sl_model *m, struct sl_findings *errs)
 {
 	struct sl_findings loaded = {0};
-	struct sl_tree_readers readers = {source_read, object_read,   key_read, r->fix || r->keep_bytes,
-					  r,           r->parse_cache};
+	struct sl_tree_readers readers = {source_read, object_read,    key_read,   r->fix || r->keep_bytes,
+					  r,           r->parse_cache, r->snippets};
 	sl_model_load_many(m, t->loads, t->nloads, &readers, &loaded);
 	/* A source the cache's parse stood in for: the cache's takes its place in the run. */
 	for (size_t i = 0; i < t->nloads; i++) {

@@ -469,7 +469,7 @@ void test_unread_probes(void)
 	for (int policy = 0; policy < 2; policy++) {
 		struct sl_model m = {0};
 		struct sl_findings errs = {0};
-		struct sl_tree_readers readers = {NULL, NULL, policy ? key_timeout : NULL, true, NULL, NULL};
+		struct sl_tree_readers readers = {NULL, NULL, policy ? key_timeout : NULL, true, NULL, NULL, false};
 		struct sl_load one = {sl_source_from_memory("d.yaml", yaml, strlen(yaml)), SL_ROLE_MANIFESTS};
 		sl_model_load_many(&m, &one, 1, &readers, &errs);
 		CHECK(errs.n == 0 && m.nworkloads == 1);
@@ -502,7 +502,7 @@ void test_braces_documents(void)
 		snprintf(yaml, sizeof yaml, "%s%s%s", cm, comment ? "# {{ end }}\n" : "", deploy);
 		struct sl_model m = {0};
 		struct sl_findings errs = {0};
-		struct sl_tree_readers readers = {NULL, NULL, NULL, false, NULL, NULL};
+		struct sl_tree_readers readers = {NULL, NULL, NULL, false, NULL, NULL, false};
 		struct sl_load one = {sl_source_from_memory("c.yaml", yaml, strlen(yaml)), SL_ROLE_MANIFESTS};
 		sl_model_load_many(&m, &one, 1, &readers, &errs);
 		if (!comment) { /* the ConfigMap's tree is not kept: only the Deployment's */

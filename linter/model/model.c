@@ -325,6 +325,9 @@ static bool unread_value(void *ctx, const char *key, const char *in, const char 
 	return unread_entry(key, in, in_in) && !(t->readers->key && t->readers->key(t->readers->ctx, key));
 }
 
+/* Files smaller than this keep their bytes when the report quotes them (sl_tree_readers.quoted). */
+#define SL_QUOTED_KEEP 1024
+
 struct parse_job {
 	const struct sl_load *in;
 	const struct sl_tree_readers *readers;
@@ -398,9 +401,12 @@ static bool parse_source(struct parse_job *j, struct sl_yarena *arena)
 		struct sl_yfilter f = {tree_needed, &need, whole ? NULL : unread_value, forget, unread_in};
 		j->rc = sl_yaml_parse_some(src, j->ys, &j->errs, &f);
 		/* What reads the bytes after the load (a fix's edits, a snippet) reads few sources,
-		 * and reads them again; standard input cannot be. */
+		 * and reads them again; standard input cannot be. A small file the report quotes keeps
+		 * them, unless nothing in it can be quoted: no document kept (no object a finding
+		 * could point at) and no input error. */
+		bool quoted = j->readers->quoted && src->len < SL_QUOTED_KEEP && (j->ys->n || j->errs.n);
 		j->release = (forget || (need.braces && !j->readers->all_bytes && !src->shared)) && !src->from_stdin &&
-			     !j->cacheable;
+			     !j->cacheable && !quoted;
 	} else
 		j->rc = sl_yaml_parse_keep(src, j->ys, &j->errs, keep_paths(j->in->role));
 	/* The documents' array cut to its size: it lives as long as the model, and most files hold
@@ -542,6 +548,9 @@ int sl_model_load_many(struct sl_model *m, struct sl_load *v, size_t n, const st
 	parse_worker(&th[0]);
 	if (threaded)
 		pthread_join(helper, NULL);
+	/* The threads' arenas get no more trees: the unused ends of their last chunks go back. */
+	for (int k = 0; k < 2; k++)
+		sl_yarena_trim(th[k].arena);
 	settle_cached(jobs, v, n, readers);
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
