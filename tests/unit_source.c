@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "../linter/base/buf.h"
 #include "../linter/config/config.h"
 #include "../linter/load/input.h"
+#include "../linter/load/yarena.h"
 #include "../linter/run.h"
 #include "../rules/rules.h"
 #include "unit.h"
@@ -260,6 +262,33 @@ static void test_stat_many(void)
 		free(paths[i]);
 }
 
+/* An arena's last huge chunk, written over whole, gives back the pages past what it holds: none
+ * of them is resident after sl_yarena_trim, and what it holds is still there. */
+static void test_arena_trim(void)
+{
+	struct sl_yarena a = {0};
+	char *first = sl_yarena_text(&a, 100);
+	memset(first, 'x', 100);
+	char *big = sl_yarena_text(&a, SL_HUGE_MIN); /* past the first chunk: a huge one of its own */
+	struct sl_arena_chunk *c = a.list[1];
+	CHECK(sizeof *c + c->cap >= SL_HUGE_MIN);
+	memset(big, 'y', SL_HUGE_MIN); /* every page touched, as a dropped document leaves them */
+	c->used = 4096 + (size_t)(big - (char *)c->data);
+	sl_yarena_trim(&a);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uintptr_t from = ((uintptr_t)c->data + c->used + page - 1) & ~(uintptr_t)(page - 1);
+	uintptr_t to = ((uintptr_t)c->data + c->cap) & ~(uintptr_t)(page - 1);
+	size_t n = (to - from) / page, resident = 0;
+	unsigned char *vec = sl_xmalloc(n);
+	CHECK(n > 0 && mincore((void *)from, to - from, vec) == 0);
+	for (size_t i = 0; i < n; i++)
+		resident += vec[i] & 1;
+	CHECK(resident == 0);
+	CHECK(big[0] == 'y' && big[4095] == 'y');
+	free(vec);
+	sl_yarena_free(&a);
+}
+
 void test_source_reread(void)
 {
 	CHECK(mkdtemp(base) != NULL);
@@ -267,6 +296,7 @@ void test_source_reread(void)
 	test_packed_lines();
 	test_changed_in_run();
 	test_stat_many();
+	test_arena_trim();
 	char *cmd = sl_xasprintf("rm -rf '%s'", base);
 	CHECK(system(cmd) == 0);
 	free(cmd);
