@@ -417,12 +417,15 @@ static struct target *load(struct sl_run *r, const char *const *nodes, size_t nn
 	add_inventories(r, &ts[0], nnodes ? (char *const *)nodes : c->nodes, nnodes ? nnodes : c->nnodes,
 			npods ? (char *const *)pods : c->pods, npods ? npods : c->npods, &r->fs);
 	struct sl_input_filter filter = {skip_excluded, r};
+	/* Each path's stat asked ahead, several at a time; the paths are still added in order. */
+	struct sl_path_stat *known = sl_xcalloc(npaths + 1, sizeof *known);
+	sl_input_stat_many(paths, npaths, known);
 	for (size_t i = 0; i < npaths; i++) {
 		size_t first = r->ss.n;
 		if (!strcmp(paths[i], "-")) /* piped in on purpose: not subject to exclude */
 			sl_input_add_stdin(&r->ss, r->stdin_name ? r->stdin_name : "-", &r->fs);
 		else
-			sl_input_add(&r->ss, paths[i], &r->fs, c->nexclude ? &filter : NULL);
+			sl_input_add_stated(&r->ss, paths[i], &known[i], &r->fs, c->nexclude ? &filter : NULL);
 		for (size_t s = first; s < r->ss.n; s++) {
 			int t = -1;
 			if (c->ntargets && !r->ss.v[s]->failed) {
@@ -433,6 +436,7 @@ static struct target *load(struct sl_run *r, const char *const *nodes, size_t nn
 			add_load(&ts[t + 1], r->ss.v[s], SL_ROLE_MANIFESTS);
 		}
 	}
+	free(known);
 	for (size_t i = 0; i < c->ntargets; i++)
 		if (ts[i + 1].nmanifests)
 			add_inventories(r, &ts[i + 1], c->targets[i].nodes, c->targets[i].nnodes, c->targets[i].pods,
@@ -455,19 +459,42 @@ static void want_text(const struct sl_span *at)
 		(void)sl_source_text(at->src);
 }
 
-/* The sources whose bytes were given back after the parse and could not be read back the same
- * (the file changed, or went, meanwhile): one input error each, and no fix that edits them (a fix
- * made without the bytes is not one to trust). The report's snippets are read first, so that a
- * change only they would meet is reported too. */
-static void lost_sources(struct sl_run *r)
+/* The findings whose snippets are read again, taken in turn by two threads. */
+struct snippet_queue {
+	const struct sl_findings *fs;
+	atomic_size_t next;
+};
+
+static void *read_snippets(void *arg)
 {
-	for (size_t i = 0; r->snippets && i < r->fs.n; i++) {
-		const struct sl_finding *f = &r->fs.v[i];
+	struct snippet_queue *q = arg;
+	for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->fs->n;) {
+		const struct sl_finding *f = &q->fs->v[i];
 		want_text(&f->at);
 		for (size_t k = 0; k < f->nrelated; k++)
 			want_text(&f->related[k].at);
 		for (size_t k = 0; k < f->nsupp; k++)
 			want_text(&f->supp[k].at);
+	}
+	return NULL;
+}
+
+/* The sources whose bytes were given back after the parse and could not be read back the same
+ * (the file changed, or went, meanwhile): one input error each, and no fix that edits them (a fix
+ * made without the bytes is not one to trust). The report's snippets are read first, so that a
+ * change only they would meet is reported too: on two threads, as every file the report quotes
+ * is read again (an open, an fstat and a read each; thousands on a large repository), and
+ * sl_source_text lets two threads ask for the same file. Whether a file is lost does not depend
+ * on which thread read it. */
+static void lost_sources(struct sl_run *r)
+{
+	if (r->snippets) {
+		struct snippet_queue q = {&r->fs, 0};
+		pthread_t helper;
+		bool threaded = r->fs.n > 1 && pthread_create(&helper, NULL, read_snippets, &q) == 0;
+		read_snippets(&q);
+		if (threaded)
+			pthread_join(helper, NULL);
 	}
 	bool any = false;
 	for (size_t s = 0; s < r->ss.n; s++) {
@@ -526,6 +553,46 @@ static bool cancel(struct sl_run *r)
 	return r->cancelled;
 }
 
+/* A model freed behind the run's back: on the corpus x10 freeing it object by object takes one core
+ * 50 ms, which the report (or the next target's parse) can use the other core for. Nothing
+ * after the checks points into a model (check() cuts the findings' last link), and a freeing
+ * thread only gives memory back. */
+struct sl_model_drop {
+	struct sl_model m;
+	pthread_t thread;
+	bool threaded;
+};
+
+static void *drop_model(void *arg)
+{
+	sl_model_free(arg);
+	return NULL;
+}
+
+static void drop_wait(struct sl_run *r)
+{
+	if (!r->dropping)
+		return;
+	if (r->dropping->threaded)
+		pthread_join(r->dropping->thread, NULL);
+	free(r->dropping);
+	r->dropping = NULL;
+}
+
+/* m freed on a thread (or at once when none can be made), the model before it first: one model
+ * at a time is given back, so that a run of many targets holds at most two. */
+static void drop(struct sl_run *r, struct sl_model *m)
+{
+	drop_wait(r);
+	struct sl_model_drop *d = sl_xmalloc(sizeof *d);
+	d->m = *m;
+	memset(m, 0, sizeof *m);
+	d->threaded = pthread_create(&d->thread, NULL, drop_model, &d->m) == 0;
+	if (!d->threaded)
+		sl_model_free(&d->m);
+	r->dropping = d;
+}
+
 void sl_run(struct sl_run *r, const char *const *nodes, size_t nnodes, const char *const *pods, size_t npods,
 	    char *const *paths, size_t npaths)
 {
@@ -545,7 +612,7 @@ void sl_run(struct sl_run *r, const char *const *nodes, size_t nnodes, const cha
 		model(r, &ts[i], &m, &r->fs);
 		if (!cancel(r)) /* the parsing is done: the rules are the other half */
 			check(r, &ts[i], &m, &sup, &r->fs, &ex);
-		sl_model_free(&m);
+		drop(r, &m);
 		if (r->cancelled)
 			break;
 	}
@@ -563,10 +630,25 @@ void sl_run(struct sl_run *r, const char *const *nodes, size_t nnodes, const cha
 	free(ex.v);
 }
 
+static void *free_findings(void *arg)
+{
+	sl_findings_free(arg);
+	return NULL;
+}
+
 void sl_run_free(struct sl_run *r)
 {
+	drop_wait(r);
 	cJSON_Delete(r->explained_json);
 	sl_buf_free(&r->explained);
-	sl_findings_free(&r->fs);
+	/* The findings and the sources side by side, on two threads: on the corpus x10 each is tens of
+	 * thousands of blocks, cold in the caches by now, the last thing a run does. A finding's span
+	 * points at a source but freeing it does not look there. Few findings are freed at once. */
+	pthread_t helper;
+	bool threaded = r->fs.n >= 1024 && pthread_create(&helper, NULL, free_findings, &r->fs) == 0;
+	if (!threaded)
+		sl_findings_free(&r->fs);
 	sl_sources_free(&r->ss);
+	if (threaded)
+		pthread_join(helper, NULL);
 }

@@ -42,6 +42,9 @@ struct sl_run {
 	bool cancelled;
 	struct sl_sources ss;
 	struct sl_findings fs;
+	/* The last target's model, being freed on a thread of its own while the run goes on (the
+	 * next target, the report); sl_run_free waits for it. NULL: none. */
+	struct sl_model_drop *dropping;
 	/* --explain: per workload, in the order of the workloads */
 	struct sl_buf explained;
 	cJSON *explained_json;

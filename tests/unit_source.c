@@ -3,15 +3,19 @@
  * many threads ask at once, nothing when the file changed; and a whole run whose manifest is
  * rewritten between the parse and the checks: the finding stays, its fix goes, and an input error
  * says why. The file is changed through the library's hooks, so the race is no race. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../linter/base/buf.h"
 #include "../linter/config/config.h"
 #include "../linter/load/input.h"
+#include "../linter/load/yarena.h"
 #include "../linter/run.h"
 #include "../rules/rules.h"
 #include "unit.h"
@@ -214,12 +218,85 @@ static void test_packed_lines(void)
 	free(p);
 }
 
+/* The paths' stat asked ahead on two threads (enough paths for the second one): each answer in
+ * its own slot, as a stat of the path alone says, "-" not asked; adding the paths with the
+ * answers gives what adding them without does. */
+static void test_stat_many(void)
+{
+	enum { N = 200 };
+	char *paths[N];
+	for (size_t i = 0; i < N; i++) {
+		paths[i] = i % 7 == 3 ? sl_xasprintf("%s/missing-%zu.yaml", base, i)
+			   : i == 100 ? sl_xstrdup("-")
+				      : sl_xasprintf("%s/stat-%zu.yaml", base, i);
+		if (i % 7 != 3 && i != 100)
+			unit_put(paths[i], "kind: ConfigMap\n");
+	}
+	struct sl_path_stat *known = sl_xcalloc(N, sizeof *known);
+	sl_input_stat_many(paths, N, known);
+	struct sl_sources with = {0}, without = {0};
+	struct sl_findings errs_with = {0}, errs_without = {0};
+	for (size_t i = 0; i < N; i++) {
+		struct stat st;
+		if (i == 100) {
+			CHECK(known[i].err == 0 && known[i].st.st_ino == 0);
+			continue;
+		}
+		int err = stat(paths[i], &st) < 0 ? errno : 0;
+		CHECK(known[i].err == err);
+		CHECK(err || (known[i].st.st_ino == st.st_ino && known[i].st.st_dev == st.st_dev));
+		sl_input_add_stated(&with, paths[i], &known[i], &errs_with, NULL);
+		sl_input_add(&without, paths[i], &errs_without, NULL);
+	}
+	CHECK(with.n == without.n && errs_with.n == errs_without.n && errs_with.n == (N + 3) / 7);
+	for (size_t i = 0; i < with.n && i < without.n; i++)
+		CHECK(!strcmp(with.v[i]->path, without.v[i]->path) && with.v[i]->failed == without.v[i]->failed);
+	for (size_t i = 0; i < errs_with.n && i < errs_without.n; i++)
+		CHECK(!strcmp(errs_with.v[i].message, errs_without.v[i].message));
+	sl_findings_free(&errs_with);
+	sl_findings_free(&errs_without);
+	sl_sources_free(&with);
+	sl_sources_free(&without);
+	free(known);
+	for (size_t i = 0; i < N; i++)
+		free(paths[i]);
+}
+
+/* An arena's last huge chunk, written over whole, gives back the pages past what it holds: none
+ * of them is resident after sl_yarena_trim, and what it holds is still there. */
+static void test_arena_trim(void)
+{
+	struct sl_yarena a = {0};
+	char *first = sl_yarena_text(&a, 100);
+	memset(first, 'x', 100);
+	char *big = sl_yarena_text(&a, SL_HUGE_MIN); /* past the first chunk: a huge one of its own */
+	struct sl_arena_chunk *c = a.list[1];
+	CHECK(sizeof *c + c->cap >= SL_HUGE_MIN);
+	memset(big, 'y', SL_HUGE_MIN); /* every page touched, as a dropped document leaves them */
+	c->used = 4096 + (size_t)(big - (char *)c->data);
+	sl_yarena_trim(&a);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uintptr_t from = ((uintptr_t)c->data + c->used + page - 1) & ~(uintptr_t)(page - 1);
+	uintptr_t to = ((uintptr_t)c->data + c->cap) & ~(uintptr_t)(page - 1);
+	size_t n = (to - from) / page, resident = 0;
+	unsigned char *vec = sl_xmalloc(n);
+	CHECK(n > 0 && mincore((void *)from, to - from, vec) == 0);
+	for (size_t i = 0; i < n; i++)
+		resident += vec[i] & 1;
+	CHECK(resident == 0);
+	CHECK(big[0] == 'y' && big[4095] == 'y');
+	free(vec);
+	sl_yarena_free(&a);
+}
+
 void test_source_reread(void)
 {
 	CHECK(mkdtemp(base) != NULL);
 	test_reread();
 	test_packed_lines();
 	test_changed_in_run();
+	test_stat_many();
+	test_arena_trim();
 	char *cmd = sl_xasprintf("rm -rf '%s'", base);
 	CHECK(system(cmd) == 0);
 	free(cmd);

@@ -3,6 +3,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,8 +129,8 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int add_path(struct sl_sources *ss, const char *path, struct sl_findings *errs, int depth, int explicit,
-		    const struct sl_input_filter *filter);
+static int add_path(struct sl_sources *ss, const char *path, const struct sl_path_stat *known, struct sl_findings *errs,
+		    int depth, int explicit, const struct sl_input_filter *filter);
 
 static size_t fileid_slot(const struct sl_fileid *v, size_t cap, unsigned long long dev, unsigned long long ino)
 {
@@ -252,7 +254,7 @@ static int add_dir(struct sl_sources *ss, const char *path, struct sl_findings *
 	size_t plen = strlen(path);
 	for (size_t i = 0; i < n; i++) {
 		char *child = sl_xasprintf("%s%s%s", path, plen && path[plen - 1] == '/' ? "" : "/", names[i]);
-		if (add_path(ss, child, errs, depth + 1, 0, filter) < 0)
+		if (add_path(ss, child, NULL, errs, depth + 1, 0, filter) < 0)
 			rc = -1;
 		free(child);
 		free(names[i]);
@@ -297,14 +299,16 @@ static int add_unsaved(struct sl_sources *ss, const char *path, struct sl_findin
 	return rc;
 }
 
-static int add_path(struct sl_sources *ss, const char *path, struct sl_findings *errs, int depth, int explicit,
-		    const struct sl_input_filter *filter)
+static int add_path(struct sl_sources *ss, const char *path, const struct sl_path_stat *known, struct sl_findings *errs,
+		    int depth, int explicit, const struct sl_input_filter *filter)
 {
 	struct stat st;
 	if (depth > MAX_DIR_DEPTH)
 		return path_error(ss, errs, path, "directories nest too deeply (a symlink loop?)", 0);
-	if (stat(path, &st) < 0) {
-		int err = errno;
+	int err = known ? known->err : stat(path, &st) < 0 ? errno : 0;
+	if (known && !err)
+		st = known->st;
+	if (err) {
 		if (explicit && ss->overlay && sl_overlay_pinned(ss->overlay, path))
 			return add_unsaved(ss, path, errs, filter);
 		return path_error(ss, errs, path, "cannot open file", err);
@@ -458,7 +462,41 @@ int sl_source_read(struct sl_source *s, struct sl_findings *errs)
 int sl_input_add(struct sl_sources *ss, const char *path, struct sl_findings *errs,
 		 const struct sl_input_filter *filter)
 {
+	return sl_input_add_stated(ss, path, NULL, errs, filter);
+}
+
+int sl_input_add_stated(struct sl_sources *ss, const char *path, const struct sl_path_stat *known,
+			struct sl_findings *errs, const struct sl_input_filter *filter)
+{
 	if (!strcmp(path, "-"))
 		return sl_input_add_stdin(ss, "-", errs);
-	return add_path(ss, path, errs, 0, 1, filter);
+	return add_path(ss, path, known, errs, 0, 1, filter);
+}
+
+/* Paths to stat, taken in turn by two threads; each answer goes to its own slot. */
+struct stat_queue {
+	char *const *paths;
+	struct sl_path_stat *out;
+	size_t n;
+	atomic_size_t next;
+};
+
+static void *stat_worker(void *arg)
+{
+	struct stat_queue *q = arg;
+	for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;)
+		if (strcmp(q->paths[i], "-"))
+			q->out[i].err = stat(q->paths[i], &q->out[i].st) < 0 ? errno : 0;
+	return NULL;
+}
+
+void sl_input_stat_many(char *const *paths, size_t n, struct sl_path_stat *out)
+{
+	struct stat_queue q = {paths, out, n, 0};
+	pthread_t helper;
+	/* A second thread only pays for itself over many paths: the editor's runs name a few. */
+	bool threaded = n >= 64 && pthread_create(&helper, NULL, stat_worker, &q) == 0;
+	stat_worker(&q);
+	if (threaded)
+		pthread_join(helper, NULL);
 }

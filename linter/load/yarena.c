@@ -1,7 +1,10 @@
 /* yarena.c — the arena of YAML trees (see yarena.h). */
 #include "yarena.h"
 
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "../base/buf.h"
 
@@ -80,6 +83,20 @@ void sl_yarena_spares_free(struct sl_yarena *a)
 {
 	chunks_free(&a->spare[0]);
 	chunks_free(&a->spare[1]);
+}
+
+void sl_yarena_trim(struct sl_yarena *a)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	for (int k = 0; k < 2 && page; k++) {
+		struct sl_arena_chunk *c = a->list[k];
+		if (!c || sizeof *c + c->cap < SL_HUGE_MIN)
+			continue; /* malloc's: its pages are not this arena's to give back */
+		uintptr_t from = ((uintptr_t)c->data + c->used + page - 1) & ~(page - 1);
+		uintptr_t to = ((uintptr_t)c->data + c->cap) & ~(page - 1);
+		if (from < to)
+			madvise((void *)from, to - from, MADV_DONTNEED); /* advice: kept as they are if refused */
+	}
 }
 
 void sl_yarena_free(struct sl_yarena *a)

@@ -56,6 +56,10 @@ struct sl_yarena_mark sl_yarena_mark(const struct sl_yarena *a);
 /* Give back what was allocated since m; its chunks are kept as spares for what comes next. */
 void sl_yarena_rewind(struct sl_yarena *a, const struct sl_yarena_mark *m);
 void sl_yarena_spares_free(struct sl_yarena *a);
+/* The pages of the newest huge chunks (sl_huge_alloc's) past what they hold, given back: a chunk
+ * takes 2 MiB at its first byte where huge pages are on, and a parsing thread's arena ends with
+ * two chunks each about half full. Allocating on after it is allowed (the pages come back, zeroed). */
+void sl_yarena_trim(struct sl_yarena *a);
 void sl_yarena_free(struct sl_yarena *a);
 
 #endif

@@ -343,7 +343,10 @@ struct parse_job {
 	const struct sl_tree_readers *readers;
 	struct sl_ystream *ys;
 	struct sl_findings errs; /* the source's input errors: parsing's, then loading's */
-	struct sl_model part;    /* what the source holds, merged into the model in source order */
+	/* What the source holds, merged into the model in source order; NULL when it holds nothing.
+	 * Allocated by the parsing thread, as the job itself is set up there: a run of thousands of
+	 * files would otherwise touch megabytes of fresh memory on one thread before the parse. */
+	struct sl_model *part;
 	int rc;
 	/* With a parse cache: the entry this source may take (its bytes permitting), whether its own
 	 * parse may be kept, and what came of it: taken, or to be kept. */
@@ -355,6 +358,9 @@ struct parse_job {
 
 struct parse_queue {
 	struct parse_job *jobs;
+	struct sl_load *loads;                 /* jobs[i] parses loads[i] */
+	struct sl_ystream *streams;            /* into streams[i] */
+	const struct sl_tree_readers *readers; /* for every job */
 	size_t n;
 	atomic_size_t next;
 };
@@ -405,9 +411,12 @@ static bool parse_source(struct parse_job *j, struct sl_yarena *arena)
 		struct sl_yfilter f = {tree_needed, &need, whole ? NULL : unread_value, forget, unread_in};
 		j->rc = sl_yaml_parse_some(src, j->ys, &j->errs, &f);
 		/* What reads the bytes after the load (a fix's edits, a snippet) reads few sources,
-		 * and reads them again; standard input cannot be. */
+		 * and reads them again; standard input cannot be. A small file the report quotes keeps
+		 * them, unless nothing in it can be quoted: no document kept (no object a finding
+		 * could point at) and no input error. */
+		bool quoted = j->readers->quoted && src->len < SL_QUOTED_KEEP && (j->ys->n || j->errs.n);
 		j->release = (forget || (need.braces && !j->readers->all_bytes && !src->shared)) && !src->from_stdin &&
-			     !j->cacheable && !(j->readers->quoted && src->len < SL_QUOTED_KEEP);
+			     !j->cacheable && !quoted;
 	} else
 		j->rc = sl_yaml_parse_keep(src, j->ys, &j->errs, keep_paths(j->in->role));
 	/* The documents' array cut to its size: it lives as long as the model, and most files hold
@@ -429,6 +438,10 @@ static void *parse_worker(void *arg)
 	struct parse_queue *q = t->q;
 	for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;) {
 		struct parse_job *j = &q->jobs[i];
+		j->in = &q->loads[i];
+		j->readers = q->readers;
+		j->ys = &q->streams[i];
+		memset(j->ys, 0, sizeof *j->ys);
 		j->ys->shared = t->arena;
 		j->src = j->in->src;
 		if (sl_source_read(j->src, &j->errs) < 0)
@@ -440,10 +453,12 @@ static void *parse_worker(void *arg)
 		if (j->src->skipped)
 			continue;
 		struct sl_read c = {j->src, &j->errs, 0};
+		if (j->ys->n)
+			j->part = sl_xcalloc(1, sizeof *j->part);
 		for (size_t d = 0; d < j->ys->n; d++) {
-			if (load_object(&j->part, &c, j->ys->docs[d].root, j->in->role, 0) < 0)
+			if (load_object(j->part, &c, j->ys->docs[d].root, j->in->role, 0) < 0)
 				j->rc = -1;
-			load_hpas(&j->part, j->src, j->ys->docs[d].root);
+			load_hpas(j->part, j->src, j->ys->docs[d].root);
 		}
 		if (j->release)
 			sl_source_release(j->src);
@@ -453,16 +468,17 @@ static void *parse_worker(void *arg)
 
 /* Which sources may use the cache: read from a file (not shared by two loads, whose trees one
  * parse must serve both), in a run that keeps every byte. */
-static void claim_cached(struct parse_job *jobs, size_t n, const struct sl_tree_readers *readers)
+static void claim_cached(struct parse_job *jobs, const struct sl_load *v, size_t n,
+			 const struct sl_tree_readers *readers)
 {
 	struct sl_parse_cache *c = readers ? readers->cache : NULL;
 	if (!c || !readers->all_bytes)
 		return;
 	for (size_t i = 0; i < n; i++) {
-		const struct sl_source *src = jobs[i].in->src;
+		const struct sl_source *src = v[i].src;
 		if (src->shared || src->from_stdin || src->failed || src->borrowed)
 			continue;
-		jobs[i].cached = sl_parse_cache_claim(c, src->path, (int)jobs[i].in->role, &jobs[i].cacheable);
+		jobs[i].cached = sl_parse_cache_claim(c, src->path, (int)v[i].role, &jobs[i].cacheable);
 	}
 }
 
@@ -486,10 +502,12 @@ static void settle_cached(struct parse_job *jobs, struct sl_load *v, size_t n, c
 	}
 }
 
-/* Append what part holds to m and leave part empty, as if part's objects had been loaded into m
- * one after another: a node named again replaces the earlier one in its place. */
+/* Append what part holds (NULL: nothing) to m and free part, as if part's objects had been loaded
+ * into m one after another: a node named again replaces the earlier one in its place. */
 static void merge_model(struct sl_model *m, struct sl_model *part)
 {
+	if (!part)
+		return;
 /* Append part's array f to m's, and free part's. */
 #define APPEND(f, capf, nf)                                                                                            \
 	do {                                                                                                           \
@@ -513,7 +531,7 @@ static void merge_model(struct sl_model *m, struct sl_model *part)
 	APPEND(pools, cappools, npools);
 #undef APPEND
 	sl_strmap_free(&part->node_index);
-	memset(part, 0, sizeof *part);
+	free(part);
 }
 
 int sl_model_load_many(struct sl_model *m, struct sl_load *v, size_t n, const struct sl_tree_readers *readers,
@@ -521,20 +539,15 @@ int sl_model_load_many(struct sl_model *m, struct sl_load *v, size_t n, const st
 {
 	if (!n)
 		return 0;
+	/* The streams and the jobs are set up by the threads that take them (parse_worker). */
 	m->streams = sl_xrealloc(m->streams, (m->nstreams + n) * sizeof *m->streams);
 	struct parse_job *jobs = sl_xcalloc(n, sizeof *jobs);
-	for (size_t i = 0; i < n; i++) {
-		jobs[i].in = &v[i];
-		jobs[i].readers = readers;
-		jobs[i].ys = &m->streams[m->nstreams + i];
-		memset(jobs[i].ys, 0, sizeof *jobs[i].ys);
-	}
-	m->nstreams += n;
-	claim_cached(jobs, n, readers);
+	claim_cached(jobs, v, n, readers);
 	/* Parsing and loading are most of the time on large inputs and each source is read alone:
 	 * a second thread takes the next source while the first is busy, each into a model of its
 	 * own, merged here in source order so that the result does not depend on the timing. */
-	struct parse_queue q = {jobs, n, 0};
+	struct parse_queue q = {jobs, v, m->streams + m->nstreams, readers, n, 0};
+	m->nstreams += n;
 	struct parse_thread th[2];
 	sl_grow(&m->arenas, &m->caparenas, m->narenas + 2, sizeof *m->arenas);
 	for (int k = 0; k < 2; k++) {
@@ -546,13 +559,16 @@ int sl_model_load_many(struct sl_model *m, struct sl_load *v, size_t n, const st
 	parse_worker(&th[0]);
 	if (threaded)
 		pthread_join(helper, NULL);
+	/* The threads' arenas get no more trees: the unused ends of their last chunks go back. */
+	for (int k = 0; k < 2; k++)
+		sl_yarena_trim(th[k].arena);
 	settle_cached(jobs, v, n, readers);
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		sl_findings_move(errs, &jobs[i].errs); /* none for a source that failed before */
 		if (jobs[i].rc < 0)
 			rc = -1;
-		merge_model(m, &jobs[i].part);
+		merge_model(m, jobs[i].part);
 	}
 	free(jobs);
 	return rc;

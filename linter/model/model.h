@@ -89,9 +89,10 @@ struct sl_tree_readers {
 	 * that forgets bytes cannot be compared with them again) and the readers do not change
 	 * between the runs that share it. */
 	struct sl_parse_cache *cache;
-	/* The report quotes the text of every finding (SARIF's snippets): a file under 1 KiB keeps its
-	 * bytes rather than cost a second open, fstat and read each (files' bytes go after the load
-	 * otherwise, sl_source_release). */
+	/* The report quotes the text of every finding (SARIF's snippets): a file under 1 KiB that
+	 * holds a document the model keeps (or an input error) keeps its bytes rather than cost a
+	 * second open, fstat and read each (files' bytes go after the load otherwise,
+	 * sl_source_release); the others cannot be quoted. */
 	bool quoted;
 };
 /* readers NULL: every tree is kept. A source that takes the cache's parse of the same bytes is
