@@ -258,9 +258,11 @@ many_reset() { # 1,000 copies of the seed's manifest in many/
 proc_state() { sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null; }
 temps() { find many -name '*.schedlint-*' | wc -l; }
 # Signals are set back to their defaults for the run: a background job of a shell script starts
-# with SIGINT ignored, which schedlint rightly leaves ignored.
+# with SIGINT ignored, and a suite started under nohup (or by a runner that ignores SIGHUP) hands
+# SIGHUP on ignored; schedlint rightly leaves an ignored signal ignored, and the run would then
+# end as if never signalled.
 sigdfl=
-env --default-signal=INT,TERM true 2>/dev/null && sigdfl="env --default-signal=INT,TERM"
+env --default-signal=INT,TERM,HUP true 2>/dev/null && sigdfl="env --default-signal=INT,TERM,HUP"
 signal_midway() { # signal: sets caught (empty when the run ended first), status, left (temp files)
 	many_reset
 	$sigdfl "$bin" --fix --nodes "$nodes" many >/dev/null 2>many.err &
