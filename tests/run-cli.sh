@@ -222,6 +222,14 @@ has "--explain placed by preemption" "$tmp/out" "  placed by preemption: replica
 expect "--explain preemption json" 0 "$bin" --explain --format json --nodes $pm/nodes.yaml --pods $pm/pods.yaml $pm/manifest.yaml
 has "--explain json victims" "$tmp/out" '"verdict":	"victims"'
 has "--explain json nominated" "$tmp/out" '"nominated":	true'
+# --explain with a pool: each pool's verdict for the first pod, a NodePool given in the manifests
+# and in the inventory listed once
+np=node-pools/pool-in-manifest-and-inventory
+expect "--explain pools" 0 "$bin" --explain --nodes $np/nodes.yaml $np/manifest.yaml
+has "--explain a pool's verdict" "$tmp/out" "    NodePool gpu: admits (what a new node holds is not known: assumed to have room)"
+if [ "$(grep -c 'NodePool gpu:' "$tmp/out")" = 1 ]; then ok; else bad "--explain pools: NodePool gpu listed other than once" "$tmp/out"; fi
+expect "--explain pools json" 0 "$bin" --explain --format json --nodes $np/nodes.yaml $np/manifest.yaml
+has "--explain json pool" "$tmp/out" '"kind":	"NodePool"'
 pv=preemption-required/pdb-protected-victim
 expect "--explain budget" 0 "$bin" --explain --nodes $pv/nodes.yaml --pods $pv/pods.yaml $pv/manifest.yaml $pv/pdbs.yaml
 has "--explain budget" "$tmp/out" "    preemption on gpu-node-1  victims: batch/nightly-batch-5d8f7 (priority 0; breaks PodDisruptionBudget batch/nightly-batch)"

@@ -51,6 +51,9 @@ for exitfile in $(find "$root/fixtures" -name expected.exit | sort); do
 		sed '/"SRCROOT":/{n;s|"file://[^"]*"|"file:///SRCROOT/"|;}' >"$tmp/sarif"
 	safe=$(echo "$name" | tr '/' '_')
 	cp "$tmp/sarif" "$sarif_out/$safe.sarif"
+	# Every run writes a SARIF log, input errors included; none means the arguments cannot be
+	# given with --format sarif (--explain, say), and the validator would get an empty file.
+	[ -s "$tmp/sarif" ] || { echo "FAIL $name: --format sarif wrote nothing (args that exclude it?)"; ok=0; }
 	[ -f expected.github ] && "$bin" --format github "$@" >"$tmp/github" 2>/dev/null
 	"$bin" --color never --format json "$@" >/dev/null 2>"$tmp/jerr"
 	[ -s "$tmp/jerr" ] && grep -q -e 'Sanitizer' -e 'runtime error' "$tmp/jerr" && { echo "FAIL $name: sanitizer report in --format json"; ok=0; }
