@@ -253,6 +253,18 @@ int64_t sl_pool_adds(const struct sl_model *m, const struct sl_pool_fit *f, cons
 	return best;
 }
 
+int64_t sl_pool_supply(const struct sl_model *m, const struct sl_pool *pool, const char *res)
+{
+	struct sl_pool_fit f = {.pool = pool};
+	for (size_t i = 0; !pool->alloc_known && !f.sample && i < m->nnodes; i++)
+		if (sl_pool_owns(pool, m->nodes[i]))
+			f.sample = m->nodes[i];
+	const struct sl_reslist *alloc = pool->alloc_known ? &pool->alloc : f.sample ? &f.sample->alloc : NULL;
+	f.assumed = !alloc;
+	f.per_node = alloc ? (sl_res_find(alloc, "pods") ? sl_res_get(alloc, "pods") : 110) : 0;
+	return sl_pool_adds(m, &f, res);
+}
+
 /* The pods of the template the pool's new nodes take at most: per resource it requests, what the
  * pool adds of it over the request; with a known node size, pods per node × new nodes allowed. */
 static int64_t pods_bound(const struct sl_model *m, const struct sl_podspec *p, const struct sl_pool_fit *f)

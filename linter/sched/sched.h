@@ -130,6 +130,10 @@ size_t sl_pools_judge(const struct sl_model *m, const struct sl_podspec *p, stru
  * existing ones included), or a group's nodes still allowed × a template node's allocatable;
  * -1: no bound known. */
 int64_t sl_pool_adds(const struct sl_model *m, const struct sl_pool_fit *f, const char *res);
+/* At most how much of res (a resource, or "pods") the pool's new nodes add for pods of any
+ * template: sl_pool_adds with a new node sized by the pool's template or one of its nodes; -1: no
+ * bound known. */
+int64_t sl_pool_supply(const struct sl_model *m, const struct sl_pool *pool, const char *res);
 /* How many nodes of the inventory are the pool's (sl_pool_owns). */
 int64_t sl_pool_members(const struct sl_model *m, const struct sl_pool *p);
 /* cluster-autoscaler's ReasonsMessage over the pools that reject: "1 max node group size reached,
