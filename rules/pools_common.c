@@ -120,3 +120,58 @@ void sl_note_pools_short(struct sl_finding *f, const struct sl_check *cx, const 
 		sl_add_related(f, &p->obj.name_node->at, "%s %s: %s", sl_pool_kind(p), p->obj.name, why);
 	}
 }
+
+/* Whether every new node is a domain of its own for what stops the pods: a host port binds per
+ * node; the template's hard spread constraints or own anti-affinity terms all keyed by hostname. */
+static bool new_node_new_domain(const struct sl_podspec *p, enum sl_cause cause)
+{
+	if (cause == SL_CAUSE_PORTS)
+		return true;
+	size_t keyed = 0, host = 0;
+	if (cause == SL_CAUSE_SPREAD)
+		for (size_t k = 0; k < p->nspread; k++) {
+			keyed += p->spread[k].hard;
+			host += p->spread[k].hard && !strcmp(p->spread[k].topology_key, "kubernetes.io/hostname");
+		}
+	if (cause == SL_CAUSE_ANTI)
+		for (size_t k = 0; k < p->nanti; k++) {
+			keyed++;
+			host += p->anti[k].topology_key && !strcmp(p->anti[k].topology_key, "kubernetes.io/hostname");
+		}
+	return keyed && host == keyed; /* a running pod's term (no own one) is not known to be */
+}
+
+enum sl_pool_shortfall sl_shortfall_pools(const struct sl_check *cx, enum sl_cause cause, struct sl_pool_fit **pf)
+{
+	size_t nadmit = 0;
+	*pf = sl_pools_for(cx, &nadmit);
+	int64_t room = nadmit ? sl_pools_room(*pf, cx->model->npools) : 0;
+	if (room == 0)
+		return SL_POOLS_SHORT;
+	if (room > 0 && room < cx->a->replicas - cx->a->steady_placed)
+		return SL_POOLS_SHORT;
+	return new_node_new_domain(&cx->w->pod, cause) ? SL_POOLS_TAKE : SL_POOLS_MAYBE;
+}
+
+void sl_note_shortfall_pools(struct sl_finding *f, const struct sl_check *cx, enum sl_pool_shortfall v,
+			     const struct sl_pool_fit *pf)
+{
+	size_t np = cx->model->npools;
+	int64_t rest = cx->a->replicas - cx->a->steady_placed;
+	if (v == SL_POOLS_TAKE) {
+		f->level = SL_NOTE;
+		sl_note(f, "each new node is a domain of its own (another host), so a new node takes a pod the nodes "
+			   "leave out");
+		sl_note_pools_take(f, pf, np, rest);
+	} else if (v == SL_POOLS_MAYBE) {
+		if (f->level == SL_ERROR)
+			f->level = SL_WARNING;
+		sl_note(
+		    f,
+		    "the node pools that admit its pods may add nodes for the other %lld: whether they run there rests "
+		    "on the topology domains (zones) the new nodes get",
+		    (long long)rest);
+		sl_note_pools_take(f, pf, np, rest);
+	} else
+		sl_note_pools_short(f, cx, pf, np);
+}

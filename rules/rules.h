@@ -112,6 +112,15 @@ void sl_note_pools_take(struct sl_finding *f, const struct sl_pool_fit *pf, size
 /* Notes, with a related location on each pool: what each pool adds at most and why no more (its
  * limits, its maximum size), or why it refuses the pod. */
 void sl_note_pools_short(struct sl_finding *f, const struct sl_check *cx, const struct sl_pool_fit *pf, size_t n);
+/* What the pools change for a shortfall of cause (spread, anti-affinity, host ports): TAKE, the
+ * pools take the rest on new nodes, each a domain of its own (host ports; hostname-keyed terms) —
+ * a note; MAYBE, they may, depending on the domains (zones) the new nodes get — a warning; SHORT,
+ * they add fewer — the error stands. *pf: the pools' verdicts (freed by the caller). */
+enum sl_pool_shortfall { SL_POOLS_NONE, SL_POOLS_TAKE, SL_POOLS_MAYBE, SL_POOLS_SHORT };
+enum sl_pool_shortfall sl_shortfall_pools(const struct sl_check *cx, enum sl_cause cause, struct sl_pool_fit **pf);
+/* The notes (and level) for that verdict on a shortfall's finding f. */
+void sl_note_shortfall_pools(struct sl_finding *f, const struct sl_check *cx, enum sl_pool_shortfall v,
+			     const struct sl_pool_fit *pf);
 /* Why preemption does not make room for the pod where a placement stops (s: a->fit_pre,
  * steady_pre or rollout_pre), from the priorities; or, where evicting pods was not modelled, that
  * it may, which makes an error a warning (the cluster may run the pod). */
