@@ -76,6 +76,10 @@ void sl_release_flow(struct sl_release *r, const char *res, bool evictions, stru
  * (sl_pool_supply, over-estimated; unbounded when not known): a set short even so is short on
  * every cluster the pools grow. */
 void sl_release_flow_pools(struct sl_release *r, const char *res, bool evictions, struct sl_release_flow *rf);
+/* When a pool admits a pod of one of the workloads members[0 .. n) (r->padm), a finding on the
+ * domains or room of the nodes holds only while the pool adds no node: an error becomes a warning,
+ * with a note and a related location on the pool. */
+void sl_release_pools_weaken(const struct sl_release *r, struct sl_finding *f, const size_t *members, size_t n);
 /* Whether preemption may evict running pod p for some pod of the release (a pod whose priority
  * is not known may be). */
 bool sl_release_evictable(const struct sl_release *r, const struct sl_pod *p);

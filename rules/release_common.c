@@ -281,6 +281,27 @@ static void pool_admission(struct sl_release *r)
 	free(pf);
 }
 
+void sl_release_pools_weaken(const struct sl_release *r, struct sl_finding *f, const size_t *members, size_t n)
+{
+	for (size_t p = 0; p < r->npools; p++)
+		for (size_t k = 0; k < n; k++) {
+			if (!r->padm[r->sig[members[k]] * r->npools + p])
+				continue;
+			const struct sl_pool *pool = r->m->pools[p];
+			if (f->level == SL_ERROR)
+				f->level = SL_WARNING;
+			sl_note(
+			    f,
+			    "%s %s admits pods of %s/%s: this holds only while it adds no node for them (a new node "
+			    "is another host, with room of its own)",
+			    sl_pool_kind(pool), pool->obj.name, r->w[members[k]]->obj.namespace,
+			    r->w[members[k]]->obj.name);
+			sl_add_related(f, &pool->obj.name_node->at, "%s %s may add nodes for them", sl_pool_kind(pool),
+				       pool->obj.name);
+			return;
+		}
+}
+
 bool sl_release_build(struct sl_release *r, const struct sl_rule *self, struct sl_model_check *cx)
 {
 	const struct sl_model *m = cx->model;
