@@ -239,6 +239,25 @@ static void check_model(struct sl_run *r, const struct sl_model *m, struct sl_cl
 		shared.free_release(shared.release);
 }
 
+/* Without a pool the nodes are all the nodes there will be: a finding that rests on them (a rule
+ * that needs nodes, reported and not suppressed) would not hold on a cluster that grows, so the
+ * report says once, at the first node, that the node set is taken as fixed. */
+static void note_fixed_nodes(struct sl_run *r, const struct sl_model *m, size_t from)
+{
+	if (r->fixed_noted || !m->nnodes || m->npools)
+		return;
+	size_t i = from;
+	while (i < r->fs.n && !(r->fs.v[i].rule && r->fs.v[i].rule->needs_nodes && !r->fs.v[i].supp))
+		i++;
+	if (i == r->fs.n)
+		return;
+	const struct sl_node *n = m->nodes[0];
+	r->fixed_noted = true;
+	sl_input_note(&r->fs, &(n->name_node ? n->name_node : n->root)->at,
+		      "the node set is taken as fixed: no node pool (Karpenter NodePool, or nodePools in the "
+		      "configuration) is known, so the findings on room and nodes assume no node is ever added");
+}
+
 /* Stage check: every workload through the rules (or --explain), the manifests' objects through
  * the policies, the suppressions applied; the findings then carry the target's name, and no longer
  * the model, which goes next. */
@@ -277,6 +296,7 @@ static void check(struct sl_run *r, const struct target *t, const struct sl_mode
 			sl_stream_objects(&m->streams[i], each_object, &op);
 		}
 		sl_suppress_apply(sup, &r->fs, from);
+		note_fixed_nodes(r, m, from);
 	}
 	const char *name = t->index >= 0 ? r->cfg->targets[t->index].name : NULL;
 	for (size_t i = from; i < r->fs.n; i++) {

@@ -40,6 +40,8 @@ struct sl_run {
 	bool (*stale)(void *ctx);
 	void *stale_ctx;
 	bool cancelled;
+	/* The note that the node set is taken as fixed (no pool known) was given: once a run. */
+	bool fixed_noted;
 	struct sl_sources ss;
 	struct sl_findings fs;
 	/* The last target's model, being freed on a thread of its own while the run goes on (the

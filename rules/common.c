@@ -341,8 +341,25 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 	sl_object_ref(&w->obj, ref, sizeof ref);
 	if (!at)
 		at = w->replicas_node ? w->replicas_node : sl_ymap_key(w->obj.root, "spec");
-	struct sl_finding *f = sl_rule_report(r, cx, at, "only %lld of the %lld replicas of %s can run at once: %s",
-					      (long long)a->steady_placed, (long long)a->replicas, ref, why);
+	/* With pools (but for resources, which insufficient-capacity weighs itself): what new nodes
+	 * change (sl_shortfall_pools). */
+	struct sl_pool_fit *pf = NULL;
+	enum sl_pool_shortfall pv = SL_POOLS_NONE;
+	if (cause != SL_CAUSE_RESOURCES && cx->model->npools)
+		pv = sl_shortfall_pools(cx, cause, &pf);
+	struct sl_finding *f =
+	    pv == SL_POOLS_TAKE
+		? sl_rule_report(
+		      r, cx, at,
+		      "only %lld of the %lld replicas of %s fit on the nodes of the inventory (%s); the other "
+		      "%lld would be placed on new nodes of the pools that admit its pods",
+		      (long long)a->steady_placed, (long long)a->replicas, ref, why,
+		      (long long)(a->replicas - a->steady_placed))
+		: sl_rule_report(r, cx, at, "only %lld of the %lld replicas of %s can run at once: %s",
+				 (long long)a->steady_placed, (long long)a->replicas, ref, why);
+	if (cx->model->npools && cause != SL_CAUSE_RESOURCES)
+		sl_note_shortfall_pools(f, cx, pv, pf);
+	free(pf);
 	sl_note(f, "replicas %lld%s", (long long)a->replicas, w->replicas_node ? "" : " (defaulted)");
 	sl_note_slots(f, cx->model, a);
 	const struct sl_preempt_summary *pre;

@@ -3,23 +3,63 @@
  * Some node takes one pod (otherwise it is `unschedulable`), but the filters leave room for fewer
  * pods than the workload asks for, so the rest stay Pending after every scale-up and every
  * rescheduling. Resources alone: the count is each node's capacity and holds for every placement.
- * Shortfalls caused by spread, anti-affinity or host ports have rules of their own. */
+ * Shortfalls caused by spread, anti-affinity or host ports have rules of their own.
+ *
+ * With node pools, the pods the nodes leave out go to new nodes: only a shortfall beyond what every
+ * pool admitting the pod can add within its limits or maximum size (over-estimated, so that it
+ * holds for every scale-up) is an error; one the pools cover is a note naming them. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "rules.h"
+
+/* The nodes fall short but the pools take the rest: a note naming them and their new nodes. */
+static void report_scale_up(const struct sl_rule *self, struct sl_check *cx, const struct sl_pool_fit *pf, size_t n)
+{
+	const struct sl_analysis *a = cx->a;
+	const struct sl_workload *w = cx->w;
+	char ref[512];
+	sl_object_ref(&w->obj, ref, sizeof ref);
+	int64_t rest = a->replicas - a->steady_placed;
+	struct sl_finding *f = sl_rule_report(
+	    self, cx, w->replicas_node ? w->replicas_node : sl_ymap_key(w->obj.root, "spec"),
+	    "only %lld of the %lld replicas of %s fit on the nodes of the inventory; the other %lld would be placed "
+	    "on new nodes of the pools that admit its pods",
+	    (long long)a->steady_placed, (long long)a->replicas, ref, (long long)rest);
+	f->level = SL_NOTE;
+	sl_note(f, "the next pod, as the nodes are: %s", sl_steady_fit_error(a));
+	sl_note_pools_take(f, pf, n, rest);
+}
 
 static void check(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_analysis *a = cx->a;
 	const struct sl_workload *w = cx->w;
-	if (!a)
+	if (!a || !sl_shortfall_is(cx, SL_CAUSE_RESOURCES))
 		return;
 	bool affinity = sl_blocking_cause(a, a->steady_fit) == SL_CAUSE_AFFINITY;
-	const char *why = affinity ? "its required pod affinity admits no other node with room"
-				   : "the nodes the template admits have no room for more";
-	struct sl_finding *f = sl_report_shortfall(self, cx, SL_CAUSE_RESOURCES, NULL, why);
-	if (!f)
+	size_t np = cx->model->npools, nadmit = 0;
+	struct sl_pool_fit *pf = sl_pools_for(cx, &nadmit);
+	int64_t room = nadmit && !affinity ? sl_pools_room(pf, np) : 0;
+	/* A pod held to its affinity's domains gains nothing from a new node elsewhere: left as it is. */
+	if (nadmit && !affinity && (room < 0 || room >= a->replicas - a->steady_placed)) {
+		report_scale_up(self, cx, pf, np);
+		free(pf);
 		return;
+	}
+	char why[256], more[128] = "";
+	if (np)
+		snprintf(more, sizeof more,
+			 nadmit && !affinity ? ", and the pools that admit its pods add at most %lld more"
+					     : ", and no pool adds nodes it may use",
+			 (long long)room);
+	snprintf(why, sizeof why, "%s%s",
+		 affinity ? "its required pod affinity admits no other node with room"
+			  : "the nodes the template admits have no room for more",
+		 more);
+	struct sl_finding *f = sl_report_shortfall(self, cx, SL_CAUSE_RESOURCES, NULL, why);
+	sl_note_pools_short(f, cx, pf, np);
+	free(pf);
 	if (affinity)
 		sl_note(
 		    f,

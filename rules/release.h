@@ -37,6 +37,12 @@ struct sl_release {
 	int64_t evict_below;
 	int64_t *evictable;
 	uint64_t change_left; /* work left for checking smallest changes (release_change.c) */
+	/* Node pools (the model's, in its order): padm, nsigs × npools, whether some workload of the
+	 * signature is admitted by the pool (sl_pools_judge) — an over-estimate for the others, so that
+	 * the flow with pools only grows. */
+	size_t npools;
+	bool *padm;
+	bool pools_admit; /* some workload is admitted by some pool */
 };
 
 /* The work the smallest changes of one target may take, in sl_release_place_cost units: a few
@@ -65,6 +71,15 @@ struct sl_release *sl_release_get(const struct sl_rule *self, struct sl_model_ch
 /* evictions: count what lower-priority running pods hold as free too (r->evictable), an upper
  * bound on the room preemption may make: a set short even so is short in the cluster as it is. */
 void sl_release_flow(struct sl_release *r, const char *res, bool evictions, struct sl_release_flow *rf);
+/* The same flow with the node pools as more groups (vertex 1 + nsigs + ngroups + p, the sink
+ * after them), each supplying what it can add of res within its limits or maximum size
+ * (sl_pool_supply, over-estimated; unbounded when not known): a set short even so is short on
+ * every cluster the pools grow. */
+void sl_release_flow_pools(struct sl_release *r, const char *res, bool evictions, struct sl_release_flow *rf);
+/* When a pool admits a pod of one of the workloads members[0 .. n) (r->padm), a finding on the
+ * domains or room of the nodes holds only while the pool adds no node: an error becomes a warning,
+ * with a note and a related location on the pool. */
+void sl_release_pools_weaken(const struct sl_release *r, struct sl_finding *f, const size_t *members, size_t n);
 /* Whether preemption may evict running pod p for some pod of the release (a pod whose priority
  * is not known may be). */
 bool sl_release_evictable(const struct sl_release *r, const struct sl_pod *p);

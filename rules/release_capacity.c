@@ -65,6 +65,8 @@ struct short_set {
 	bool *in, *used;
 	size_t nin;
 	int64_t demand, free, evict;
+	bool *pools;      /* with a flow over the pools: the pools the set may use */
+	int64_t pool_add; /* what they add of the resource at most; -1: no bound */
 };
 
 static void short_set(struct sl_release *r, const char *res, const struct sl_release_flow *rf, struct short_set *v)
@@ -72,7 +74,7 @@ static void short_set(struct sl_release *r, const char *res, const struct sl_rel
 	bool *reach = sl_xcalloc(rf->g.n + 1, sizeof *reach);
 	sl_flow_reach(&rf->g, 0, reach);
 	*v = (struct short_set){
-	    sl_xcalloc(r->nw + 1, sizeof *v->in), sl_xcalloc(r->ngroups + 1, sizeof *v->used), 0, 0, 0, 0};
+	    sl_xcalloc(r->nw + 1, sizeof *v->in), sl_xcalloc(r->ngroups + 1, sizeof *v->used), 0, 0, 0, 0, NULL, 0};
 	for (size_t i = 0; i < r->nw; i++)
 		if (reach[1 + r->sig[i]] && r->pods[i] > 0 && sl_release_request(r->w[i], res) > 0) {
 			v->in[i] = true;
@@ -81,6 +83,14 @@ static void short_set(struct sl_release *r, const char *res, const struct sl_rel
 		}
 	for (size_t k = 0; k < r->ngroups; k++)
 		v->used[k] = reach[1 + r->nsigs + k];
+	if (rf->g.n > 2 + r->nsigs + r->ngroups) { /* the flow over the pools */
+		v->pools = sl_xcalloc(r->npools + 1, sizeof *v->pools);
+		for (size_t p = 0; p < r->npools; p++)
+			if ((v->pools[p] = reach[1 + r->nsigs + r->ngroups + p])) {
+				int64_t add = rf->supply[r->ngroups + p];
+				v->pool_add = v->pool_add < 0 || add == SL_FLOW_INF ? -1 : sl_sat_add(v->pool_add, add);
+			}
+	}
 	for (size_t n = 0; n < r->m->nnodes; n++)
 		if (v->used[r->group[n]]) {
 			v->free = sl_sat_add(v->free, sl_release_free_of(r->m->nodes[n], res));
@@ -93,6 +103,7 @@ static void short_set_free(struct short_set *v)
 {
 	free(v->in);
 	free(v->used);
+	free(v->pools);
 }
 
 /* The headline: short in any placement (an error: even what preemption could evict would not
@@ -109,6 +120,11 @@ static struct sl_finding *report_head(struct sl_release *r, const char *res, con
 	sl_release_names(r, v->in, v->nin, &who);
 	if (v->evict > 0)
 		sl_buf_printf(&held, " (and %s more held by running pods of lower priority)", ev);
+	if (v->pools) {
+		char add[48];
+		sl_format_amount(res, v->pool_add, add, sizeof add);
+		sl_buf_printf(&held, ", and the node pools that admit them add at most %s %s on new nodes", add, res);
+	}
 	const struct sl_workload *w0 = r->w[first];
 	struct sl_finding *f = sl_rule_report_object(
 	    r->self, r->cx, &w0->obj, w0->replicas_node,
@@ -162,6 +178,123 @@ static void note_victims(struct sl_finding *f, const struct sl_release *r, const
 	sl_buf_free(&v.b);
 }
 
+/* Each pool the set may use: what it adds at most and why no more (its limits, its maximum size);
+ * each other pool: why it refuses the first of them; with a related location on the pool. */
+static void note_pools_short(struct sl_finding *f, const struct sl_release *r, const struct short_set *v,
+			     const char *res)
+{
+	size_t first = 0;
+	while (first < r->nw && !v->in[first])
+		first++;
+	struct sl_pool_fit *pf = r->npools && first < r->nw ? sl_xcalloc(r->npools, sizeof *pf) : NULL;
+	if (pf)
+		sl_pools_judge(r->m, &r->w[first]->pod, pf);
+	for (size_t p = 0; p < r->npools; p++) {
+		if (!v->pools || !v->pools[p]) {
+			/* A pool none of them may use: why, for the first of them. */
+			if (pf && !pf[p].admits) {
+				const struct sl_pool *pool = pf[p].pool;
+				sl_note(f, "%s %s: %s", sl_pool_kind(pool), pool->obj.name, pf[p].text);
+				sl_add_related(f, &pool->obj.name_node->at, "%s %s: %s", sl_pool_kind(pool),
+					       pool->obj.name, pf[p].text);
+			}
+			continue;
+		}
+		const struct sl_pool *pool = r->m->pools[p];
+		int64_t add = sl_pool_supply(r->m, pool, res);
+		char amt[48], lim[48] = "";
+		sl_format_amount(res, add, amt, sizeof amt);
+		const struct sl_res *l = sl_res_find(&pool->limits, res);
+		if (l)
+			sl_format_amount(res, l->amount, lim, sizeof lim);
+		char why[160];
+		if (l)
+			snprintf(why, sizeof why,
+				 "its limits allow %s %s, its nodes of the inventory count against them", lim, res);
+		else if (pool->kind == SL_POOL_GROUP && pool->max >= 0)
+			snprintf(why, sizeof why, "max node group size %lld, %lld in the inventory",
+				 (long long)pool->max, (long long)sl_pool_members(r->m, pool));
+		else
+			snprintf(why, sizeof why, "its node limit");
+		sl_note(f, "%s %s adds at most %s %s on new nodes (%s)", sl_pool_kind(pool), pool->obj.name, amt, res,
+			why);
+		sl_add_related(f, &pool->obj.name_node->at, "%s %s: at most %s %s more", sl_pool_kind(pool),
+			       pool->obj.name, amt, res);
+	}
+	free(pf);
+}
+
+/* What a new node of the pool holds: its template's allocatable, or one of its nodes' (*like);
+ * NULL when not known. */
+static const struct sl_reslist *pool_node_size(const struct sl_model *m, const struct sl_pool *pool,
+					       const struct sl_node **like)
+{
+	if (pool->alloc_known)
+		return &pool->alloc;
+	for (size_t i = 0; i < m->nnodes; i++)
+		if (sl_pool_owns(pool, m->nodes[i])) {
+			*like = m->nodes[i];
+			return &m->nodes[i]->alloc;
+		}
+	return NULL;
+}
+
+/* The nodes fall short and the pools cover it (flow pf, every demand met): a note on the set short
+ * on the nodes (rf), naming what each pool takes on new nodes. */
+static void report_scale_up(struct sl_release *r, const char *res, const struct sl_release_flow *rf,
+			    const struct sl_release_flow *pf)
+{
+	struct short_set v;
+	short_set(r, res, rf, &v);
+	size_t first = (size_t)-1;
+	for (size_t i = 0; i < r->nw && first == (size_t)-1; i++)
+		if (v.in[i])
+			first = i;
+	if (v.nin < 2) { /* one workload alone short is its own rule's finding */
+		short_set_free(&v);
+		return;
+	}
+	char kinds[64], dem[48], sup[48];
+	sl_release_kinds(r, v.in, kinds, sizeof kinds);
+	sl_format_amount(res, v.demand, dem, sizeof dem);
+	sl_format_amount(res, v.free, sup, sizeof sup);
+	struct sl_buf who = SL_BUF_INIT;
+	sl_release_names(r, v.in, v.nin, &who);
+	const struct sl_workload *w0 = r->w[first];
+	struct sl_finding *f = sl_rule_report_object(
+	    r->self, r->cx, &w0->obj, w0->replicas_node,
+	    "%s %s need %s %s together and the nodes they may use have %s free: the rest would be placed on new "
+	    "nodes of the node pools that admit them",
+	    kinds, who.s, dem, res, sup);
+	f->level = SL_NOTE;
+	sl_buf_free(&who);
+	size_t t = 1 + r->nsigs + r->ngroups + r->npools;
+	for (size_t e = 0; e < pf->g.ne; e += 2) {
+		size_t to = pf->g.e[e].to, from = pf->g.e[e + 1].to;
+		if (to != t || from < 1 + r->nsigs + r->ngroups || pf->g.e[e + 1].cap <= 0)
+			continue;
+		const struct sl_pool *pool = r->m->pools[from - 1 - r->nsigs - r->ngroups];
+		char amt[48], size[400] = "";
+		int64_t got = pf->g.e[e + 1].cap;
+		sl_format_amount(res, got, amt, sizeof amt);
+		const struct sl_node *like = NULL;
+		const struct sl_reslist *alloc = pool_node_size(r->m, pool, &like);
+		int64_t per = !alloc ? 0 : !strcmp(res, "pods") ? sl_res_get(alloc, "pods") : sl_res_get(alloc, res);
+		if (per > 0) {
+			char each[48];
+			int64_t k = got / per + (got % per != 0);
+			sl_format_amount(res, per, each, sizeof each);
+			snprintf(size, sizeof size, " (%lld new node%s at least, of %s %s each, as %s%.200s%s)",
+				 (long long)k, k == 1 ? "" : "s", each, res, like ? "node " : "its template",
+				 like ? like->name : "", like ? " of the pool" : "");
+		}
+		sl_note(f, "%s %s: %s %s of it on new nodes%s", sl_pool_kind(pool), pool->obj.name, amt, res, size);
+		sl_add_related(f, &pool->obj.name_node->at, "%s %s would add nodes for them", sl_pool_kind(pool),
+			       pool->obj.name);
+	}
+	short_set_free(&v);
+}
+
 /* The violating set v, reported at the first of its workloads. */
 static void report(struct sl_release *r, const char *res, const struct short_set *v, bool by_preemption)
 {
@@ -180,6 +313,7 @@ static void report(struct sl_release *r, const char *res, const struct short_set
 	note_nodes(f, r, v->used, res);
 	if (v->evict > 0)
 		note_victims(f, r, v->used, res);
+	note_pools_short(f, r, v, res);
 	if (by_preemption)
 		sl_note(
 		    f, "each workload fits alone; together they ask for more than the nodes they may use have free, "
@@ -211,11 +345,25 @@ static void check_resource(struct sl_release *r, const char *res)
 {
 	struct sl_release_flow rf, all;
 	sl_release_flow(r, res, false, &rf);
+	/* With pools that admit some of the workloads, the bound is the flow over the nodes and the
+	 * pools; short on the nodes alone but not with them, the pools take the rest: a note. */
+	if (rf.flow < rf.total && r->pools_admit) {
+		struct sl_release_flow pf;
+		sl_release_flow_pools(r, res, false, &pf);
+		bool covered = pf.flow >= pf.total;
+		if (covered)
+			report_scale_up(r, res, &rf, &pf);
+		sl_release_flow_free(&rf);
+		rf = pf;
+	}
 	if (rf.flow < rf.total) {
 		bool by_preemption = false;
 		struct short_set v;
 		if (r->evictable) {
-			sl_release_flow(r, res, true, &all);
+			if (r->pools_admit)
+				sl_release_flow_pools(r, res, true, &all);
+			else
+				sl_release_flow(r, res, true, &all);
 			by_preemption = all.flow >= all.total;
 			short_set(r, res, by_preemption ? &rf : &all, &v);
 			sl_release_flow_free(&all);
@@ -392,7 +540,10 @@ static void check_release(const struct sl_rule *self, struct sl_model_check *cx)
 		check_resource(r, r->resources.v[k]);
 	sl_release_domains(r);
 	sl_release_ports(r);
-	sl_release_order(r);
+	/* Placed on the nodes alone, pods the pools would take stay Pending: the order's warning would
+	 * not hold on a cluster that grows. */
+	if (!r->pools_admit)
+		sl_release_order(r);
 }
 
 const struct sl_rule sl_rule_release_capacity = {

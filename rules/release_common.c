@@ -157,14 +157,14 @@ void sl_release_names(const struct sl_release *r, const bool *in, size_t nin, st
 		sl_buf_printf(b, " and %zu more", nin - SL_RELEASE_NAMED);
 }
 
-/* One resource: demand against supply through the admissible groups. Vertices: the source, one
- * per signature, one per group, the sink. */
-void sl_release_flow(struct sl_release *r, const char *res, bool evictions, struct sl_release_flow *rf)
+/* One resource: demand against supply through the admissible groups, and the pools when asked.
+ * Vertices: the source, one per signature, one per group, one per pool (with pools), the sink. */
+static void flow(struct sl_release *r, const char *res, bool evictions, bool pools, struct sl_release_flow *rf)
 {
-	size_t s = 0, t = 1 + r->nsigs + r->ngroups;
+	size_t np = pools ? r->npools : 0, s = 0, t = 1 + r->nsigs + r->ngroups + np;
 	sl_flow_init(&rf->g, t + 1);
 	rf->demand = sl_xcalloc(r->nsigs + 1, sizeof *rf->demand);
-	rf->supply = sl_xcalloc(r->ngroups + 1, sizeof *rf->supply);
+	rf->supply = sl_xcalloc(r->ngroups + np + 1, sizeof *rf->supply);
 	rf->total = 0;
 	for (size_t i = 0; i < r->nw; i++) {
 		int64_t d = sl_sat_mul(r->pods[i], sl_release_request(r->w[i], res));
@@ -179,6 +179,9 @@ void sl_release_flow(struct sl_release *r, const char *res, bool evictions, stru
 		for (size_t k = 0; k < r->ngroups; k++)
 			if (r->adm[q * r->ngroups + k])
 				sl_flow_add(&rf->g, 1 + q, 1 + r->nsigs + k, SL_FLOW_INF);
+		for (size_t p = 0; p < np; p++)
+			if (r->padm[q * np + p])
+				sl_flow_add(&rf->g, 1 + q, 1 + r->nsigs + r->ngroups + p, SL_FLOW_INF);
 	}
 	for (size_t n = 0; n < r->m->nnodes; n++) {
 		int64_t room = sl_release_free_of(r->m->nodes[n], res);
@@ -186,10 +189,24 @@ void sl_release_flow(struct sl_release *r, const char *res, bool evictions, stru
 			room = sl_sat_add(room, sl_release_evictable_of(r, n, res));
 		rf->supply[r->group[n]] = sl_sat_add(rf->supply[r->group[n]], room);
 	}
-	for (size_t k = 0; k < r->ngroups; k++)
+	for (size_t p = 0; p < np; p++) {
+		int64_t add = sl_pool_supply(r->m, r->m->pools[p], res);
+		rf->supply[r->ngroups + p] = add < 0 ? SL_FLOW_INF : add;
+	}
+	for (size_t k = 0; k < r->ngroups + np; k++)
 		if (rf->supply[k] > 0)
 			sl_flow_add(&rf->g, 1 + r->nsigs + k, t, rf->supply[k]);
 	rf->flow = rf->total > 0 ? sl_flow_max(&rf->g, s, t) : 0;
+}
+
+void sl_release_flow(struct sl_release *r, const char *res, bool evictions, struct sl_release_flow *rf)
+{
+	flow(r, res, evictions, false, rf);
+}
+
+void sl_release_flow_pools(struct sl_release *r, const char *res, bool evictions, struct sl_release_flow *rf)
+{
+	flow(r, res, evictions, true, rf);
 }
 
 void sl_release_flow_free(struct sl_release_flow *rf)
@@ -243,6 +260,48 @@ static void find_evictable(struct sl_release *r)
 		sl_each_running_pod(r->cx->cluster, add_evictable, r);
 }
 
+/* Which pools admit a pod of which signature: a signature takes a pool when one of its workloads
+ * does (its workloads pass the same node filters, not always the same pools). */
+static void pool_admission(struct sl_release *r)
+{
+	size_t np = r->m->npools;
+	if (!np)
+		return;
+	r->npools = np;
+	r->padm = sl_xcalloc(r->nsigs * np + 1, sizeof *r->padm);
+	struct sl_pool_fit *pf = sl_xcalloc(np, sizeof *pf);
+	for (size_t i = 0; i < r->nw; i++) {
+		sl_pools_judge(r->m, &r->w[i]->pod, pf);
+		for (size_t p = 0; p < np; p++)
+			if (pf[p].admits) {
+				r->padm[r->sig[i] * np + p] = true;
+				r->pools_admit = true;
+			}
+	}
+	free(pf);
+}
+
+void sl_release_pools_weaken(const struct sl_release *r, struct sl_finding *f, const size_t *members, size_t n)
+{
+	for (size_t p = 0; p < r->npools; p++)
+		for (size_t k = 0; k < n; k++) {
+			if (!r->padm[r->sig[members[k]] * r->npools + p])
+				continue;
+			const struct sl_pool *pool = r->m->pools[p];
+			if (f->level == SL_ERROR)
+				f->level = SL_WARNING;
+			sl_note(
+			    f,
+			    "%s %s admits pods of %s/%s: this holds only while it adds no node for them (a new node "
+			    "is another host, with room of its own)",
+			    sl_pool_kind(pool), pool->obj.name, r->w[members[k]]->obj.namespace,
+			    r->w[members[k]]->obj.name);
+			sl_add_related(f, &pool->obj.name_node->at, "%s %s may add nodes for them", sl_pool_kind(pool),
+				       pool->obj.name);
+			return;
+		}
+}
+
 bool sl_release_build(struct sl_release *r, const struct sl_rule *self, struct sl_model_check *cx)
 {
 	const struct sl_model *m = cx->model;
@@ -273,6 +332,7 @@ bool sl_release_build(struct sl_release *r, const struct sl_rule *self, struct s
 	group_nodes(r);
 	sign(r);
 	find_evictable(r);
+	pool_admission(r);
 	return true;
 }
 
@@ -286,6 +346,7 @@ void sl_release_free(struct sl_release *r)
 	free(r->evictable);
 	free(r->group);
 	free(r->adm);
+	free(r->padm);
 	free(r->nodes_in);
 	free(r->sig);
 }

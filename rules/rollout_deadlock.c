@@ -7,6 +7,7 @@
  * surge pod. The proof uses the exact filters and slot counts of sched.c, so it holds for every
  * placement of the identical pods. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../linter/base/buf.h"
@@ -223,6 +224,70 @@ static void offer_fixes(struct sl_finding *f, const struct sl_workload *w, const
 	sl_fix_recreate(sl_fix_new(f, "Use the Recreate strategy (all old pods stop before new ones start)"), w);
 }
 
+/* The first pool (by weight) that admits the surge pod and has room for one more within its limits
+ * or maximum size, or NULL. */
+static const struct sl_pool_fit *pool_with_room(const struct sl_pool_fit *pf, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (pf[i].admits && pf[i].pods_max != 0)
+			return &pf[i];
+	return NULL;
+}
+
+/* The nodes hold the replicas but not the surge pod, and a pool adds a node for it: the rollout
+ * waits for a new node, it does not deadlock. */
+static void report_waits(const struct sl_rule *self, struct sl_check *cx, const struct sl_pool_fit *pt)
+{
+	const struct sl_workload *w = cx->w;
+	char ref[512], unavail[32];
+	sl_object_ref(&w->obj, ref, sizeof ref);
+	sl_intpct_format(&w->max_unavailable, unavail, sizeof unavail);
+	const struct sl_ynode *at = w->max_unavailable.node;
+	if (!at)
+		at = sl_ymap_key(w->spec, "strategy");
+	struct sl_finding *f = sl_rule_report(
+	    self, cx, at,
+	    "the nodes of the inventory hold the %lld pod%s of %s but not one more, and maxUnavailable %s: "
+	    "each surge pod of a rollout waits for a new node of %s %s",
+	    (long long)cx->a->replicas, cx->a->replicas == 1 ? "" : "s", ref, unavail, sl_pool_kind(pt->pool),
+	    pt->pool->obj.name);
+	f->level = SL_NOTE;
+	if (sl_rollout_fit_error(cx->a))
+		sl_note(f, "the surge pod, as the nodes are: %s", sl_rollout_fit_error(cx->a));
+	sl_note_pools_take(f, pt, 1, 1);
+}
+
+/* With pools: a pool that has room takes the surge pod when only resources or host ports stop it
+ * (a new node has both free); under spread or anti-affinity it depends on the domain the new node
+ * gets, so the deadlock is then a warning (*may). Pools that take no pod say why. Returns whether
+ * the rollout only waits for a new node (reported as such). */
+static bool judge_pools(const struct sl_rule *self, struct sl_check *cx, enum sl_cause cause, struct sl_finding **out,
+			bool *may)
+{
+	size_t np = cx->model->npools, nadmit = 0;
+	struct sl_pool_fit *pf = sl_pools_for(cx, &nadmit);
+	const struct sl_pool_fit *pt = pool_with_room(pf, np);
+	bool waits = pt && cause != SL_CAUSE_ANTI && cause != SL_CAUSE_SPREAD;
+	if (waits)
+		report_waits(self, cx, pt);
+	else {
+		*out = report_deadlock(self, cx, cause);
+		*may = pt != NULL;
+		if (pt) {
+			sl_note(
+			    *out,
+			    "%s %s may add a node for the surge pod: whether the pod fits there rests on the topology "
+			    "domain the new node gets",
+			    sl_pool_kind(pt->pool), pt->pool->obj.name);
+			sl_add_related(*out, &pt->pool->obj.name_node->at, "%s %s", sl_pool_kind(pt->pool),
+				       pt->pool->obj.name);
+		} else
+			sl_note_pools_short(*out, cx, pf, np);
+	}
+	free(pf);
+	return waits;
+}
+
 static void check(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_workload *w = cx->w;
@@ -238,8 +303,15 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	if (a->steady_placed < a->replicas || a->replicas == 0)
 		return;
 	enum sl_cause cause = sl_blocking_cause(a, a->rollout_fit);
-	struct sl_finding *f = report_deadlock(self, cx, cause);
+	struct sl_finding *f = NULL;
+	bool pool_may = false;
+	if (cx->model->npools && judge_pools(self, cx, cause, &f, &pool_may))
+		return;
+	if (!f)
+		f = report_deadlock(self, cx, cause);
 	note_placement(f, cx);
+	if (pool_may && f->level == SL_ERROR)
+		f->level = SL_WARNING;
 	const struct sl_podterm *self_term = cause == SL_CAUSE_ANTI ? own_anti_term(w) : NULL;
 	bool label_keys_fix = self_term && sl_note_match_label_keys(f, self_term, cx->model->kube.minor);
 	sl_note(f, "fix: set strategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1 (an old pod goes first, "

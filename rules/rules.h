@@ -99,6 +99,28 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 /* Whether sl_report_shortfall reports for cause: asked first by a rule whose why costs something
  * to build, so that it is built only for a finding that is reported. */
 bool sl_shortfall_is(const struct sl_check *cx, enum sl_cause cause);
+/* Pools (rules/pools_common.c): "NodePool" or "node group". */
+const char *sl_pool_kind(const struct sl_pool *p);
+/* Every pool's verdict on a pod of the workload's template, by weight (the order Karpenter tries
+ * them); NULL without pools. *nadmit: how many admit it. The caller frees the array. */
+struct sl_pool_fit *sl_pools_for(const struct sl_check *cx, size_t *nadmit);
+/* At most how many pods the admitting pools add together (an over-estimate); -1: no bound. */
+int64_t sl_pools_room(const struct sl_pool_fit *pf, size_t n);
+/* Notes, with a related location on each pool: which pools take `pods` more pods (in Karpenter's
+ * order) and on how many new nodes. */
+void sl_note_pools_take(struct sl_finding *f, const struct sl_pool_fit *pf, size_t n, int64_t pods);
+/* Notes, with a related location on each pool: what each pool adds at most and why no more (its
+ * limits, its maximum size), or why it refuses the pod. */
+void sl_note_pools_short(struct sl_finding *f, const struct sl_check *cx, const struct sl_pool_fit *pf, size_t n);
+/* What the pools change for a shortfall of cause (spread, anti-affinity, host ports): TAKE, the
+ * pools take the rest on new nodes, each a domain of its own (host ports; hostname-keyed terms) —
+ * a note; MAYBE, they may, depending on the domains (zones) the new nodes get — a warning; SHORT,
+ * they add fewer — the error stands. *pf: the pools' verdicts (freed by the caller). */
+enum sl_pool_shortfall { SL_POOLS_NONE, SL_POOLS_TAKE, SL_POOLS_MAYBE, SL_POOLS_SHORT };
+enum sl_pool_shortfall sl_shortfall_pools(const struct sl_check *cx, enum sl_cause cause, struct sl_pool_fit **pf);
+/* The notes (and level) for that verdict on a shortfall's finding f. */
+void sl_note_shortfall_pools(struct sl_finding *f, const struct sl_check *cx, enum sl_pool_shortfall v,
+			     const struct sl_pool_fit *pf);
 /* Why preemption does not make room for the pod where a placement stops (s: a->fit_pre,
  * steady_pre or rollout_pre), from the priorities; or, where evicting pods was not modelled, that
  * it may, which makes an error a warning (the cluster may run the pod). */

@@ -2,6 +2,8 @@
  * tests/unit_tolerations.c). */
 #ifndef UNIT_H
 #define UNIT_H
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 extern int checks, failures;
@@ -16,6 +18,11 @@ extern int checks, failures;
 
 /* Write text to path (a checked failure when it cannot): the files the tests read. */
 void unit_put(const char *path, const char *text);
+/* The findings of fs but the input note that the node set is taken as fixed (given with nodes and
+ * no pool): how many, the first n of them into out; *fixed: whether that note was there, once. */
+struct sl_findings;
+struct sl_finding;
+size_t unit_findings_but_fixed(const struct sl_findings *fs, const struct sl_finding **out, size_t n, bool *fixed);
 
 /* unit_lsp.c: positions in UTF-16 units, URIs, the framing, the overlay, a cancelled run. */
 void test_lsp(void);

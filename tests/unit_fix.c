@@ -63,7 +63,10 @@ static int fix_run(const char *base, const char *manifest, void (*between)(const
 	struct sl_run r = {.cfg = &cfg, .fix = true};
 	char *nodes = sl_xasprintf("%s/nodes.yaml", base), *m = sl_xstrdup(manifest);
 	sl_run(&r, (const char *const *)&nodes, 1, NULL, 0, &m, 1);
-	CHECK(r.fs.n == 1 && r.fs.v[0].rule && !strcmp(r.fs.v[0].rule->id, "rollout-deadlock"));
+	const struct sl_finding *v[1];
+	bool fixed;
+	CHECK(unit_findings_but_fixed(&r.fs, v, 1, &fixed) == 1 && fixed && v[0]->rule &&
+	      !strcmp(v[0]->rule->id, "rollout-deadlock"));
 	if (between)
 		between(ctx);
 	char *errpath = sl_xasprintf("%s/stderr", base);

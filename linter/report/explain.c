@@ -180,11 +180,17 @@ static void pools_text(struct sl_buf *out, const struct sl_model *m, const struc
 		sl_esc_puts(out, p->obj.name);
 		if (!pf[i].admits)
 			line_end(out, ": refuses: ", pf[i].text);
-		else if (pf[i].assumed)
-			sl_buf_puts(out, ": admits (what a new node holds is not known: assumed to have room)\n");
-		else
-			sl_buf_printf(out, ": admits, %lld pod%s per new node\n", (long long)pf[i].per_node,
-				      pf[i].per_node == 1 ? "" : "s");
+		else {
+			if (pf[i].assumed)
+				sl_buf_puts(out, ": admits (what a new node holds is not known: assumed to have room)");
+			else
+				sl_buf_printf(out, ": admits, %lld pod%s per new node", (long long)pf[i].per_node,
+					      pf[i].per_node == 1 ? "" : "s");
+			/* What capacity findings count on: the pods it adds at most (sl_pool_fit.pods_max). */
+			if (pf[i].pods_max >= 0)
+				sl_buf_printf(out, ", %lld at most within its limits", (long long)pf[i].pods_max);
+			sl_buf_putc(out, '\n');
+		}
 	}
 	free(pf);
 }
@@ -206,6 +212,8 @@ static void pools_json(cJSON *o, const struct sl_model *m, const struct sl_workl
 			cJSON_AddBoolToObject(e, "assumed", pf[i].assumed);
 			if (!pf[i].assumed)
 				cJSON_AddNumberToObject(e, "per_node", (double)pf[i].per_node);
+			if (pf[i].pods_max >= 0)
+				cJSON_AddNumberToObject(e, "pods_max", (double)pf[i].pods_max);
 		} else
 			cJSON_AddStringToObject(e, "reason", pf[i].text);
 		cJSON_AddItemToArray(arr, e);

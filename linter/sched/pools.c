@@ -170,8 +170,8 @@ static int64_t limit_room(const struct sl_model *m, const struct sl_pool *pool, 
 static bool instance_fixed(const struct sl_podspec *p, const struct sl_pool *pool)
 {
 	const struct sl_kreq *r = sl_kreqs_get(&pool->kreqs, "node.kubernetes.io/instance-type");
-	return (r && !r->complement && r->nvalues == 1) ||
-	       sl_labels_get(&p->node_selector, "node.kubernetes.io/instance-type");
+	return pool->kind == SL_POOL_GROUP || (r && !r->complement && r->nvalues == 1) ||
+	       (p && sl_labels_get(&p->node_selector, "node.kubernetes.io/instance-type"));
 }
 
 /* The room on a new node: the template's allocatable, or a node of the pool's; when neither is
@@ -208,6 +208,78 @@ static void room(const struct sl_model *m, const struct sl_podspec *p, struct sl
 	f->per_node = slots;
 	f->sample = sample;
 	f->nodes_left = limit_room(m, pool, alloc);
+}
+
+/* min over the bounds known (-1: none). */
+static int64_t bound_min(int64_t a, int64_t b)
+{
+	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+}
+
+int64_t sl_pool_members(const struct sl_model *m, const struct sl_pool *p)
+{
+	return owned(m, p, NULL);
+}
+
+/* What one new node of a known size holds of res: pods of the template, or its allocatable. */
+static int64_t per_new(const struct sl_pool_fit *f, const char *res)
+{
+	if (!strcmp(res, "pods"))
+		return f->per_node;
+	return sl_res_get(f->sample ? &f->sample->alloc : &f->pool->alloc, res);
+}
+
+int64_t sl_pool_adds(const struct sl_model *m, const struct sl_pool_fit *f, const char *res)
+{
+	const struct sl_pool *pool = f->pool;
+	bool pods = !strcmp(res, "pods");
+	int64_t best = -1;
+	if (pool->limits.n) {
+		struct sl_reslist used = {0};
+		int64_t have = owned(m, pool, &used);
+		const struct sl_res *l = sl_res_find(&pool->limits, res);
+		if (l && !pods)
+			best = l->amount > sl_res_get(&used, res) ? l->amount - sl_res_get(&used, res) : 0;
+		const struct sl_res *nl = sl_res_find(&pool->limits, "nodes");
+		/* A node limit bounds the room only when every new node is the size seen. */
+		if (nl && !f->assumed && instance_fixed(NULL, pool))
+			best = bound_min(best, sl_sat_mul(per_new(f, res), nl->amount > have ? nl->amount - have : 0));
+		sl_res_free(&used);
+	}
+	if (pool->kind == SL_POOL_GROUP && pool->max >= 0 && !f->assumed) {
+		int64_t left = pool->max - owned(m, pool, NULL);
+		best = bound_min(best, sl_sat_mul(per_new(f, res), left > 0 ? left : 0));
+	}
+	return best;
+}
+
+int64_t sl_pool_supply(const struct sl_model *m, const struct sl_pool *pool, const char *res)
+{
+	struct sl_pool_fit f = {.pool = pool};
+	for (size_t i = 0; !pool->alloc_known && !f.sample && i < m->nnodes; i++)
+		if (sl_pool_owns(pool, m->nodes[i]))
+			f.sample = m->nodes[i];
+	const struct sl_reslist *alloc = pool->alloc_known ? &pool->alloc : f.sample ? &f.sample->alloc : NULL;
+	f.assumed = !alloc;
+	f.per_node = alloc ? (sl_res_find(alloc, "pods") ? sl_res_get(alloc, "pods") : 110) : 0;
+	return sl_pool_adds(m, &f, res);
+}
+
+/* The pods of the template the pool's new nodes take at most: per resource it requests, what the
+ * pool adds of it over the request; with a known node size, pods per node × new nodes allowed. */
+static int64_t pods_bound(const struct sl_model *m, const struct sl_podspec *p, const struct sl_pool_fit *f)
+{
+	int64_t best = sl_pool_adds(m, f, "pods");
+	for (size_t i = 0; i < p->request.n; i++) {
+		if (p->request.v[i].amount <= 0)
+			continue;
+		int64_t add = sl_pool_adds(m, f, p->request.v[i].name);
+		if (add >= 0)
+			best = bound_min(best, add / p->request.v[i].amount);
+	}
+	if (!f->assumed && f->nodes_left >= 0 && instance_fixed(p, f->pool))
+		best = bound_min(best, sl_sat_mul(f->per_node, f->nodes_left));
+	return best;
 }
 
 static void judge(const struct sl_model *m, const struct sl_podspec *p, struct sl_pool_fit *f)
@@ -251,6 +323,8 @@ size_t sl_pools_judge(const struct sl_model *m, const struct sl_podspec *p, stru
 		memset(&out[i], 0, sizeof out[i]);
 		out[i].pool = m->pools[i];
 		judge(m, p, &out[i]);
+		if (out[i].admits)
+			out[i].pods_max = pods_bound(m, p, &out[i]);
 		admit += out[i].admits;
 	}
 	return admit;

@@ -115,6 +115,9 @@ struct sl_pool_fit {
 	bool assumed;
 	int64_t per_node;             /* admits and not assumed: pods of the template a new node holds */
 	int64_t nodes_left;           /* with per_node: new nodes the pool's limits leave room for; -1: no limit */
+	/* Admits: at most how many pods of the template the pool's new nodes take within its limits or
+	 * maximum size, an OVER-estimate (a shortfall beyond it is certain); -1: no bound known. */
+	int64_t pods_max;
 	const struct sl_node *sample; /* the inventory node of the pool that told the room, or NULL */
 	char resource[64];            /* rejected on a resource (limits, room): its name */
 	char ca[256];                 /* rejected: cluster-autoscaler's reason ("max node group size reached") */
@@ -122,6 +125,17 @@ struct sl_pool_fit {
 };
 /* Judge every pool of m (out: m->npools entries); returns how many admit the pod. */
 size_t sl_pools_judge(const struct sl_model *m, const struct sl_podspec *p, struct sl_pool_fit *out);
+/* At most how much of resource res (a name of the pod's requests, or "pods") the pool's new nodes
+ * can add, over-estimated: what its limits leave (Karpenter charges every node's capacity to them,
+ * existing ones included), or a group's nodes still allowed × a template node's allocatable;
+ * -1: no bound known. */
+int64_t sl_pool_adds(const struct sl_model *m, const struct sl_pool_fit *f, const char *res);
+/* At most how much of res (a resource, or "pods") the pool's new nodes add for pods of any
+ * template: sl_pool_adds with a new node sized by the pool's template or one of its nodes; -1: no
+ * bound known. */
+int64_t sl_pool_supply(const struct sl_model *m, const struct sl_pool *pool, const char *res);
+/* How many nodes of the inventory are the pool's (sl_pool_owns). */
+int64_t sl_pool_members(const struct sl_model *m, const struct sl_pool *p);
 /* cluster-autoscaler's ReasonsMessage over the pools that reject: "1 max node group size reached,
  * 2 node(s) didn't match Pod's node affinity/selector". */
 void sl_pools_scaleup_reasons(const struct sl_pool_fit *v, size_t n, char *out, size_t outsz);
