@@ -107,7 +107,7 @@ void sl_note_pools_short(struct sl_finding *f, const struct sl_check *cx, const 
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct sl_pool *p = pf[i].pool;
-		char why[600];
+		char why[sizeof pf[i].text]; /* a refusal's reason whole; a bound's words fit in it */
 		if (!pf[i].admits)
 			snprintf(why, sizeof why, "%s", pf[i].text);
 		else {
