@@ -87,11 +87,6 @@ static void note_fixes(struct sl_finding *f, const struct sl_analysis *a)
 	sl_buf_free(&b);
 }
 
-static const char *pool_kind(const struct sl_pool *p)
-{
-	return p->kind == SL_POOL_KARPENTER ? "NodePool" : "node group";
-}
-
 /* The pod's requests, as "cpu 3, nvidia.com/gpu 1". */
 static void requests(const struct sl_podspec *p, char *out, size_t n)
 {
@@ -124,7 +119,7 @@ static void note_admitting(struct sl_finding *f, const struct sl_check *cx, cons
 		sl_note(f,
 			"%s %s: a new node holds %lld pod%s of the template (as %s does), so %lld pod%s need %lld new "
 			"node%s%s",
-			pool_kind(p), p->obj.name, (long long)pf->per_node, pf->per_node == 1 ? "" : "s", from,
+			sl_pool_kind(p), p->obj.name, (long long)pf->per_node, pf->per_node == 1 ? "" : "s", from,
 			(long long)reps, reps == 1 ? "" : "s", (long long)need, need == 1 ? "" : "s", left);
 	} else {
 		char req[512];
@@ -132,13 +127,13 @@ static void note_admitting(struct sl_finding *f, const struct sl_check *cx, cons
 		sl_note(f,
 			"%s %s: what a new node holds is not known (%s): this rests on the pool offering an instance "
 			"type with room for the pod's requests (%s)%s",
-			pool_kind(p), p->obj.name,
+			sl_pool_kind(p), p->obj.name,
 			p->kind == SL_POOL_GROUP ? "the template gives no allocatable"
 			: pf->sample ? "a larger instance type than its nodes in the inventory may be launched"
 				     : "no node of the pool is in the inventory",
 			req, p->limits.n ? ", within its limits" : "");
 	}
-	sl_add_related(f, &p->obj.name_node->at, "%s %s would take the pod", pool_kind(p), p->obj.name);
+	sl_add_related(f, &p->obj.name_node->at, "%s %s would take the pod", sl_pool_kind(p), p->obj.name);
 }
 
 /* No node takes a pod but a pool does: the autoscaler adds nodes, so this is a note, naming the
@@ -157,7 +152,7 @@ static void report_scale_up(const struct sl_rule *self, struct sl_check *cx, con
 			order[j] = &pf[i];
 		}
 	for (size_t i = 0; i < k; i++)
-		sl_buf_printf(&names, "%s%s %s", i ? (i + 1 == k ? " or " : ", ") : "", pool_kind(order[i]->pool),
+		sl_buf_printf(&names, "%s%s %s", i ? (i + 1 == k ? " or " : ", ") : "", sl_pool_kind(order[i]->pool),
 			      order[i]->pool->obj.name);
 	struct sl_finding *f =
 	    sl_rule_report(self, cx, culprit(cx),
@@ -177,8 +172,8 @@ static void note_refusing(struct sl_finding *f, const struct sl_pool_fit *pf, si
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct sl_pool *p = pf[i].pool;
-		sl_note(f, "%s %s: %s", pool_kind(p), p->obj.name, pf[i].text);
-		sl_add_related(f, &p->obj.name_node->at, "%s %s: %s", pool_kind(p), p->obj.name, pf[i].text);
+		sl_note(f, "%s %s: %s", sl_pool_kind(p), p->obj.name, pf[i].text);
+		sl_add_related(f, &p->obj.name_node->at, "%s %s: %s", sl_pool_kind(p), p->obj.name, pf[i].text);
 	}
 }
 
