@@ -43,6 +43,7 @@ struct sl_release {
 	size_t npools;
 	bool *padm;
 	bool pools_admit; /* some workload is admitted by some pool */
+	bool pools_take;  /* the nodes alone are short of some resource, and the pools take the rest */
 };
 
 /* The work the smallest changes of one target may take, in sl_release_place_cost units: a few
@@ -77,9 +78,11 @@ void sl_release_flow(struct sl_release *r, const char *res, bool evictions, stru
  * every cluster the pools grow. */
 void sl_release_flow_pools(struct sl_release *r, const char *res, bool evictions, struct sl_release_flow *rf);
 /* When a pool admits a pod of one of the workloads members[0 .. n) (r->padm), a finding on the
- * domains or room of the nodes holds only while the pool adds no node: an error becomes a warning,
- * with a note and a related location on the pool. */
-void sl_release_pools_weaken(const struct sl_release *r, struct sl_finding *f, const size_t *members, size_t n);
+ * domains or room of the nodes holds only while the pool adds no node: its level is lowered to `to`
+ * (an error to a warning; the placement order's warning to a note), with a note and a related
+ * location on the pool. */
+void sl_release_pools_weaken(const struct sl_release *r, struct sl_finding *f, const size_t *members, size_t n,
+			     enum sl_level to);
 /* Whether preemption may evict running pod p for some pod of the release (a pod whose priority
  * is not known may be). */
 bool sl_release_evictable(const struct sl_release *r, const struct sl_pod *p);

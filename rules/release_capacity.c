@@ -348,6 +348,7 @@ static void check_resource(struct sl_release *r, const char *res)
 	/* With pools that admit some of the workloads, the bound is the flow over the nodes and the
 	 * pools; short on the nodes alone but not with them, the pools take the rest: a note. */
 	if (rf.flow < rf.total && r->pools_admit) {
+		r->pools_take = true;
 		struct sl_release_flow pf;
 		sl_release_flow_pools(r, res, false, &pf);
 		bool covered = pf.flow >= pf.total;
@@ -540,9 +541,10 @@ static void check_release(const struct sl_rule *self, struct sl_model_check *cx)
 		check_resource(r, r->resources.v[k]);
 	sl_release_domains(r);
 	sl_release_ports(r);
-	/* Placed on the nodes alone, pods the pools would take stay Pending: the order's warning would
-	 * not hold on a cluster that grows. */
-	if (!r->pools_admit)
+	/* With a pool that admits some of the workloads, the order's finding is a note (it holds only
+	 * while the pool adds no node): sl_release_order lowers it. When the nodes alone are short and
+	 * the pools take the rest, new nodes come whatever the order, and that was said above. */
+	if (!r->pools_take)
 		sl_release_order(r);
 }
 

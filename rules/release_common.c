@@ -281,15 +281,16 @@ static void pool_admission(struct sl_release *r)
 	free(pf);
 }
 
-void sl_release_pools_weaken(const struct sl_release *r, struct sl_finding *f, const size_t *members, size_t n)
+void sl_release_pools_weaken(const struct sl_release *r, struct sl_finding *f, const size_t *members, size_t n,
+			     enum sl_level to)
 {
 	for (size_t p = 0; p < r->npools; p++)
 		for (size_t k = 0; k < n; k++) {
 			if (!r->padm[r->sig[members[k]] * r->npools + p])
 				continue;
 			const struct sl_pool *pool = r->m->pools[p];
-			if (f->level == SL_ERROR)
-				f->level = SL_WARNING;
+			if (f->level > to)
+				f->level = to;
 			sl_note(
 			    f,
 			    "%s %s admits pods of %s/%s: this holds only while it adds no node for them (a new node "

@@ -180,7 +180,7 @@ static void report_domains(struct sl_release *r, const struct domain_set *d, con
 	/* A copy of a node is a domain of its own only of the hostname. */
 	if (!strcmp(d->t->topology_key, "kubernetes.io/hostname"))
 		offer_copies(r, f, &d->m, out);
-	sl_release_pools_weaken(r, f, d->m.members, d->m.n);
+	sl_release_pools_weaken(r, f, d->m.members, d->m.n, SL_WARNING);
 }
 
 /* The domains of d's key among the nodes its members may use; 0 with no bound (a node without
@@ -291,7 +291,7 @@ static void report_ports(struct sl_release *r, const struct port_set *d, const s
 	sl_note(f, "fix: give the workloads different host ports, drop hostPort (a Service), lower the replicas, or "
 		   "admit more nodes");
 	offer_copies(r, f, &d->m, out);
-	sl_release_pools_weaken(r, f, d->m.members, d->m.n);
+	sl_release_pools_weaken(r, f, d->m.members, d->m.n, SL_WARNING);
 }
 
 static void check_port_set(struct sl_release *r, const struct port_set *d, const unsigned char *held)

@@ -397,6 +397,9 @@ static void report(struct sl_release *r, const struct order_set *s, const struct
 	sl_buf_free(&why);
 	sl_buf_free(&what);
 	report_notes(r, s, fwd, rev, f, nf && nr, &d);
+	/* The pods the order leaves Pending would make a pool that admits them add a node: that the
+	 * order decides anything holds only on the cluster as it is now. */
+	sl_release_pools_weaken(r, f, s->at, s->n, SL_NOTE);
 	if (rs->verdict == SL_SEARCH_FOUND)
 		sl_release_note_found(f, r->m, s->w, s->n, rs, "a placement that runs every pod");
 }

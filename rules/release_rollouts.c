@@ -80,7 +80,7 @@ static void report(struct sl_release *r, size_t i, const char *res, int64_t surg
 			(long long)surge);
 	sl_note(f, "alone it would roll: the surge fits when the workload has the nodes to itself");
 	note_rivals(f, r, i, res);
-	sl_release_pools_weaken(r, f, &i, 1);
+	sl_release_pools_weaken(r, f, &i, 1, SL_WARNING);
 	sl_note(f, "fix: set strategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1 (an old pod goes first, then its "
 		   "replacement takes its place), or make room for the surge beside the release");
 	sl_fix_rolling_params(sl_fix_new(f, "Roll with maxSurge: 0, maxUnavailable: 1 (replace one pod at a time)"), w,
@@ -178,7 +178,7 @@ static void report_placed(struct sl_release *r, size_t i, int64_t surge, const c
 	if (rs->verdict == SL_SEARCH_FOUND)
 		sl_release_note_found(f, r->m, r->w, r->nw, rs,
 				      "a placement of the release that leaves the surge pod room");
-	sl_release_pools_weaken(r, f, &i, 1);
+	sl_release_pools_weaken(r, f, &i, 1, SL_WARNING);
 	sl_note(f, "fix: set strategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1 (an old pod goes first, then its "
 		   "replacement takes its place), or make room for the surge beside the release");
 	sl_fix_rolling_params(sl_fix_new(f, "Roll with maxSurge: 0, maxUnavailable: 1 (replace one pod at a time)"), w,
