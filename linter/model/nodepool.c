@@ -77,8 +77,9 @@ static void read_int(struct sl_read *c, const struct sl_ynode *n, const char *pa
 	*out = v;
 }
 
-/* Karpenter's validation of a requirement (the NodePool CRD's rules): Gt and Lt take one integer
- * value; minValues, read and otherwise ignored, is a whole number. */
+/* Karpenter's validation of a requirement (the NodePool CRD's rules): In takes at least one value
+ * ("requirements with operator 'In' must have a value defined": the API server rejects the pool),
+ * Gt and Lt one integer value; minValues, read and otherwise ignored, is a whole number. */
 static void check_requirements(struct sl_read *c, struct sl_pool *p, const char *path)
 {
 	for (size_t i = 0; i < p->nreqs; i++) {
@@ -87,6 +88,11 @@ static void check_requirements(struct sl_read *c, struct sl_pool *p, const char 
 			continue; /* reported by sl_read_requirements */
 		int64_t mv = 0;
 		read_int(c, sl_ymap_get(r->node, "minValues"), "minValues", 1, 50, &mv);
+		if (r->op == SL_OP_IN && !r->nvals) {
+			const struct sl_ynode *v = sl_ymap_get(r->node, "values");
+			sl_read_error(c, v ? v : r->node, "%s[%zu]: operator In takes at least one value", path, i);
+			continue;
+		}
 		if (!sl_kreqs_add_requirement(&p->kreqs, r)) {
 			const struct sl_ynode *v = sl_ymap_get(r->node, "values");
 			sl_read_error(c, v ? v : r->node, "%s[%zu]: %s takes one integer value, as in values: [\"4\"]",
