@@ -344,9 +344,9 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 		     : w->batch.member ? w->obj.kind_node
 				       : sl_ymap_key(w->obj.root, "spec");
 	bool waves = sl_in_waves(w);
-	char wv[128];
+	char wv[640];
 	if (waves)
-		sl_waves_format(w, a->steady_placed, wv, sizeof wv);
+		sl_waves_format(w, ref, a->steady_placed, wv, sizeof wv);
 	/* With pools (but for resources, which insufficient-capacity weighs itself): what new nodes
 	 * change (sl_shortfall_pools). */
 	struct sl_pool_fit *pf = NULL;
@@ -361,8 +361,8 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 		      "%lld would be placed on new nodes of the pools that admit its pods",
 		      (long long)a->steady_placed, (long long)a->replicas, ref, why,
 		      (long long)(a->replicas - a->steady_placed))
-	    : waves ? sl_rule_report(r, cx, at, "%s runs %s: only %lld of the %lld pods it starts at once can run; %s",
-				     ref, wv, (long long)a->steady_placed, (long long)a->replicas, why)
+	    : waves ? sl_rule_report(r, cx, at, "%s: only %lld of the %lld pods it starts at once can run; %s", wv,
+				     (long long)a->steady_placed, (long long)a->replicas, why)
 		    : sl_rule_report(r, cx, at, "only %lld of the %lld replicas of %s can run at once: %s",
 				     (long long)a->steady_placed, (long long)a->replicas, ref, why);
 	if (waves && f->level > SL_WARNING)

@@ -18,12 +18,12 @@ bool sl_in_waves(const struct sl_workload *w)
 	return w->batch.is && !w->all_at_once;
 }
 
-void sl_waves_format(const struct sl_workload *w, int64_t fit, char *out, unsigned n)
+void sl_waves_format(const struct sl_workload *w, const char *ref, int64_t fit, char *out, unsigned n)
 {
 	int64_t total = w->batch.total, waves = fit > 0 ? (total + fit - 1) / fit : 0;
-	snprintf(out, n, "%s%lld pod%s in %lld wave%s of %s%lld", !strcmp(w->obj.kind, "CronJob") ? "each run: " : "",
-		 (long long)total, total == 1 ? "" : "s", (long long)waves, waves == 1 ? "" : "s",
-		 fit > 0 && total % fit ? "up to " : "", (long long)fit);
+	snprintf(out, n, "%s%s runs %lld pod%s in %lld wave%s of %s%lld",
+		 !strcmp(w->obj.kind, "CronJob") ? "each run of " : "", ref, (long long)total, total == 1 ? "" : "s",
+		 (long long)waves, waves == 1 ? "" : "s", fit > 0 && total % fit ? "up to " : "", (long long)fit);
 }
 
 /* "parallelism 8, completions 8 (Indexed)", saying what was defaulted. */

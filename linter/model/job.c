@@ -22,8 +22,9 @@ bool sl_read_count(struct sl_read *c, const struct sl_ynode *map, const char *ke
 	int64_t x;
 	if (sl_yint(v, &x) < 0 || x < 0 || x > INT32_MAX) {
 		bool text = v->kind == SL_YSCALAR;
-		sl_read_error(c, v, "%s must be an integer from 0 to 2147483647 (an int32), not %s%s%s", key,
-			      text ? "\"" : "", text ? v->str : sl_ykind_name(v), text ? "\"" : "");
+		sl_read_error(c, v, "%s must be an integer from 0 to 2147483647 (an int32), not %s%s%s%s", key,
+			      text ? "\"" : "", text ? v->str : sl_ykind_name(v), text ? "\"" : "",
+			      text && !v->plain ? " (a quoted number is a string, which the API server rejects)" : "");
 		return false;
 	}
 	*out = x;
@@ -64,14 +65,14 @@ void sl_job_read(struct sl_read *c, const struct sl_ynode *cron, const struct sl
 {
 	struct sl_batch *b = &w->batch;
 	*b = (struct sl_batch){.is = true, .parallelism = 1, .completions = -1, .jobs = 1};
+	/* The CronJob's own suspend stops new runs; its jobTemplate's creates every Job suspended. */
+	if (cron && (b->suspend_node = sl_read_suspend(c, cron, "spec.suspend")))
+		b->suspend_path = "spec.suspend";
 	bool par = sl_read_count(c, jobspec, "parallelism", &b->parallelism, &b->parallelism_node);
 	bool com = sl_read_count(c, jobspec, "completions", &b->completions, &b->completions_node);
 	if (!par && !com)
 		b->completions = 1;
 	read_mode(c, jobspec, b);
-	/* The CronJob's own suspend stops new runs; its jobTemplate's creates every Job suspended. */
-	if (cron && (b->suspend_node = sl_read_suspend(c, cron, "spec.suspend")))
-		b->suspend_path = "spec.suspend";
 	const struct sl_ynode *js =
 	    sl_read_suspend(c, jobspec, cron ? "spec.jobTemplate.spec.suspend" : "spec.suspend");
 	if (js && !b->suspend_node) {

@@ -39,12 +39,14 @@ static struct sl_workload *read_entry(struct sl_read *c, const struct sl_object 
 		return NULL;
 	}
 	snprintf(path, sizeof path, "spec.replicatedJobs[%zu].name", i);
+	const struct sl_ynode *raw = sl_ymap_get(rj, "name");
 	const struct sl_ynode *name = sl_read_want(c, rj, "name", SL_YSCALAR, path);
-	if (!name || !*name->str) {
-		if (!c->failed)
-			sl_read_error(c, name ? name : rj, "%s is required: it names the entry's Jobs", path);
+	if (sl_ynull(raw) || (name && !*name->str)) {
+		sl_read_error(c, raw ? raw : rj, "%s is required: it names the entry's Jobs", path);
 		return NULL;
 	}
+	if (!name) /* not a string: reported */
+		return NULL;
 	snprintf(path, sizeof path, "spec.replicatedJobs[%zu].template", i);
 	const struct sl_ynode *jt = sl_read_want(c, rj, "template", SL_YMAP, path);
 	snprintf(path, sizeof path, "spec.replicatedJobs[%zu].template.spec", i);
