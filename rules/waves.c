@@ -26,38 +26,40 @@ void sl_waves_format(const struct sl_workload *w, const char *ref, int64_t fit, 
 		 (long long)waves, waves == 1 ? "" : "s", fit > 0 && total % fit ? "up to " : "", (long long)fit);
 }
 
-/* "parallelism 8, completions 8 (Indexed)", saying what was defaulted. */
+/* The Job's counts and what the controller makes of them: "parallelism 8, completions 8: ...". */
 static void counts(const struct sl_batch *b, char *out, unsigned n)
 {
-	if (!b->parallelism_node && !b->completions_node)
-		snprintf(out, n, "parallelism 1 and completions 1 (defaulted)");
-	else if (b->completions < 0)
+	int64_t one = b->completions >= 0 && b->completions < b->parallelism ? b->completions : b->parallelism;
+	if (b->completions < 0)
 		snprintf(out, n,
-			 "parallelism %lld and no completions (a work queue: parallelism pods, all started at once)",
+			 "parallelism %lld and no completions: a work queue, for which the Job controller starts "
+			 "parallelism pods at once and no new one after the first succeeds",
 			 (long long)b->parallelism);
+	else if (!b->parallelism_node && !b->completions_node)
+		snprintf(out, n, "parallelism and completions 1 (both defaulted): one pod");
 	else
-		snprintf(out, n, "parallelism %lld%s, completions %lld%s", (long long)b->parallelism,
-			 b->parallelism_node ? "" : " (defaulted)", (long long)b->completions,
-			 b->indexed ? " (Indexed: one pod per completion index)" : "");
+		snprintf(out, n,
+			 "parallelism %lld%s, completions %lld%s: the Job controller keeps at most min(parallelism, "
+			 "completions not yet done) pods, %lld at first",
+			 (long long)b->parallelism, b->parallelism_node ? "" : " (defaulted)",
+			 (long long)b->completions, b->indexed ? " (Indexed: one pod per completion index)" : "",
+			 (long long)one);
 }
 
 void sl_note_batch(struct sl_finding *f, const struct sl_workload *w)
 {
 	const struct sl_batch *b = &w->batch;
-	char c[160];
+	char c[320];
 	counts(b, c, sizeof c);
-	int64_t one = b->jobs ? w->replicas / b->jobs : 0;
 	if (b->member)
-		sl_note(f,
-			"replicatedJob %s: %lld Job%s (replicas%s), each with %s: %lld pod%s at once, %lld in all; the "
-			"JobSet controller creates its Jobs together",
-			b->member, (long long)b->jobs, b->jobs == 1 ? "" : "s", b->jobs_node ? "" : ", defaulted", c,
-			(long long)w->replicas, w->replicas == 1 ? "" : "s", (long long)b->total);
-	else
 		sl_note(
 		    f,
-		    "%s: the Job controller starts %lld pod%s at once (no more than are left to complete), %lld in all",
-		    c, (long long)one, one == 1 ? "" : "s", (long long)b->total);
+		    "replicatedJob %s: %lld Job%s (replicas%s), each with %s; %lld pod%s at once, %lld in all, as the "
+		    "JobSet controller creates its Jobs together",
+		    b->member, (long long)b->jobs, b->jobs == 1 ? "" : "s", b->jobs_node ? "" : ", defaulted", c,
+		    (long long)w->replicas, w->replicas == 1 ? "" : "s", (long long)b->total);
+	else
+		sl_note(f, "%s; %lld pod%s in all", c, (long long)b->total, b->total == 1 ? "" : "s");
 	sl_note(f, "the pods that do not fit wait Pending and start as running ones end (the scheduler stops "
 		   "counting a pod once it has succeeded or failed), so the work completes in waves; retries of "
 		   "failed pods (backoffLimit) add to them");

@@ -107,15 +107,17 @@ int sl_jobset_read(struct sl_read *c, const struct sl_object *o, struct sl_workl
 	*out = NULL;
 	*n = 0;
 	const struct sl_ynode *spec = sl_read_want(c, o->root, "spec", SL_YMAP, "spec");
-	const struct sl_ynode *rjs = sl_read_want(c, spec, "replicatedJobs", SL_YSEQ, "spec.replicatedJobs");
 	bool ordered = in_order(c, spec);
 	const struct sl_ynode *suspend = sl_read_suspend(c, spec, "spec.suspend");
-	if (!rjs || c->failed)
+	const struct sl_ynode *rjs = sl_read_want(c, spec, "replicatedJobs", SL_YSEQ, "spec.replicatedJobs");
+	if (!rjs)
 		return c->failed ? -1 : 0;
 	struct sl_workload **v = sl_xcalloc(rjs->n + 1, sizeof *v);
 	size_t k = 0;
 	for (size_t i = 0; i < rjs->n; i++) {
-		struct sl_workload *w = read_entry(c, o, rjs->v[i], i, ordered && i > 0);
+		struct sl_read ec = {c->src, c->errs, 0}; /* an entry's errors do not hide the next one's */
+		struct sl_workload *w = read_entry(&ec, o, rjs->v[i], i, ordered && i > 0);
+		c->failed |= ec.failed;
 		if (w)
 			v[k++] = w;
 	}
