@@ -51,5 +51,7 @@ void test_unread_probes(void);
 void test_braces_documents(void);
 /* unit_priority.c: priorities and preemption policies as admission resolves them. */
 void test_priorities(void);
+/* unit_job.c: Jobs' pods at once and in all, CronJobs, JobSets' entries as workloads. */
+void test_jobs(void);
 
 #endif
