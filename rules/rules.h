@@ -101,8 +101,9 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 bool sl_shortfall_is(const struct sl_check *cx, enum sl_cause cause);
 /* Work that runs to completion (rules/waves.c): whether fewer pods fitting at once than it
  * starts makes it run in waves (a Job, a CronJob, a JobSet's replicatedJob that is not a gang);
- * "Job batch/render runs 8 pods in 2 waves of 4" (ref: sl_object_ref) for fit pods at once; the notes on its counts and
- * on the waves; the fix for a finding about it; and, for a suspended one, the note that says so. */
+ * "Job batch/render runs 8 pods in 2 waves of 4" (ref: sl_object_ref) for fit pods at once; the
+ * notes on its counts and on the waves; the fix for a finding about it; and, for a suspended one,
+ * the note that says so. */
 bool sl_in_waves(const struct sl_workload *w);
 void sl_waves_format(const struct sl_workload *w, const char *ref, int64_t fit, char *out, unsigned n);
 void sl_note_batch(struct sl_finding *f, const struct sl_workload *w);
