@@ -26,7 +26,7 @@ static const char jobs_yaml[] =
     " template: {spec: {containers: [{name: c}]}}}}}]}\n"
     "---\napiVersion: other.example.com/v1\nkind: JobSet\nmetadata: {name: foreign}\nspec: {}\n";
 
-static const struct sl_workload *named(const struct sl_model *m, const char *name)
+const struct sl_workload *unit_named(const struct sl_model *m, const char *name)
 {
 	for (size_t i = 0; i < m->nworkloads; i++)
 		if (!strcmp(m->workloads[i]->obj.name, name))
@@ -43,23 +43,23 @@ void test_jobs(void)
 	sl_model_bind_pods(&m);
 	CHECK(errs.n == 0);
 	CHECK(m.nworkloads == 7); /* five Jobs and CronJobs, two entries; the foreign JobSet is not read */
-	const struct sl_workload *w = named(&m, "plain");
+	const struct sl_workload *w = unit_named(&m, "plain");
 	CHECK(w && w->batch.is && w->replicas == 1 && w->batch.total == 1 && w->batch.completions == 1);
-	w = named(&m, "capped"); /* never more pods than completions */
+	w = unit_named(&m, "capped"); /* never more pods than completions */
 	CHECK(w && w->replicas == 3 && w->batch.total == 3 && w->replicas_node == w->batch.completions_node);
-	w = named(&m, "queue"); /* no completions: a work queue of parallelism pods */
+	w = unit_named(&m, "queue"); /* no completions: a work queue of parallelism pods */
 	CHECK(w && w->replicas == 5 && w->batch.total == 5 && w->batch.completions < 0);
-	w = named(&m, "serial"); /* parallelism defaults to 1 */
+	w = unit_named(&m, "serial"); /* parallelism defaults to 1 */
 	CHECK(w && w->replicas == 1 && w->batch.total == 4 && !w->replicas_node);
-	w = named(&m, "cron");
+	w = unit_named(&m, "cron");
 	CHECK(w && w->replicas == 2 && w->batch.total == 6 && w->batch.indexed && w->batch.suspend_node &&
 	      !strcmp(w->batch.suspend_path, "spec.suspend"));
-	w = named(&m, "train-driver");
+	w = unit_named(&m, "train-driver");
 	CHECK(w && !strcmp(w->obj.kind, "JobSet") && w->replicas == 1 && w->batch.jobs == 1);
-	w = named(&m, "train-workers");
+	w = unit_named(&m, "train-workers");
 	CHECK(w && w->replicas == 12 && w->batch.total == 24 && w->batch.jobs == 3 &&
 	      !strcmp(w->batch.member, "workers") && !w->all_at_once);
-	CHECK(!named(&m, "foreign"));
+	CHECK(!unit_named(&m, "foreign"));
 	sl_model_free(&m);
 	sl_findings_free(&errs);
 	sl_source_free(s);
