@@ -339,8 +339,14 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 		return NULL;
 	char ref[512];
 	sl_object_ref(&w->obj, ref, sizeof ref);
-	if (!at)
-		at = w->replicas_node ? w->replicas_node : sl_ymap_key(w->obj.root, "spec");
+	if (!at) /* what bounds the count; else the spec, or a JobSet's entry (its kind_node) */
+		at = w->replicas_node  ? w->replicas_node
+		     : w->batch.member ? w->obj.kind_node
+				       : sl_ymap_key(w->obj.root, "spec");
+	bool waves = sl_in_waves(w);
+	char wv[640];
+	if (waves)
+		sl_waves_format(w, ref, a->steady_placed, wv, sizeof wv);
 	/* With pools (but for resources, which insufficient-capacity weighs itself): what new nodes
 	 * change (sl_shortfall_pools). */
 	struct sl_pool_fit *pf = NULL;
@@ -355,12 +361,19 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 		      "%lld would be placed on new nodes of the pools that admit its pods",
 		      (long long)a->steady_placed, (long long)a->replicas, ref, why,
 		      (long long)(a->replicas - a->steady_placed))
-		: sl_rule_report(r, cx, at, "only %lld of the %lld replicas of %s can run at once: %s",
-				 (long long)a->steady_placed, (long long)a->replicas, ref, why);
+	    : waves ? sl_rule_report(r, cx, at, "%s: only %lld of the %lld pods it starts at once can run; %s", wv,
+				     (long long)a->steady_placed, (long long)a->replicas, why)
+		    : sl_rule_report(r, cx, at, "only %lld of the %lld replicas of %s can run at once: %s",
+				     (long long)a->steady_placed, (long long)a->replicas, ref, why);
+	if (waves && f->level > SL_WARNING)
+		f->level = SL_WARNING; /* it completes, later: waves.c */
 	if (cx->model->npools && cause != SL_CAUSE_RESOURCES)
 		sl_note_shortfall_pools(f, cx, pv, pf);
 	free(pf);
-	sl_note(f, "replicas %lld%s", (long long)a->replicas, w->replicas_node ? "" : " (defaulted)");
+	if (waves)
+		sl_note_batch(f, w);
+	else
+		sl_note(f, "replicas %lld%s", (long long)a->replicas, w->replicas_node ? "" : " (defaulted)");
 	sl_note_slots(f, cx->model, a);
 	const struct sl_preempt_summary *pre;
 	const char *post = sl_postfilter(a, SL_STOP_STEADY, &pre);

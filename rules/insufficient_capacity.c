@@ -60,6 +60,11 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	struct sl_finding *f = sl_report_shortfall(self, cx, SL_CAUSE_RESOURCES, NULL, why);
 	sl_note_pools_short(f, cx, pf, np);
 	free(pf);
+	if (sl_in_waves(w)) { /* it runs in waves: no count to lower (waves.c) */
+		sl_note_waves_fix(f, w, a->steady_placed);
+		sl_relate_nodes(f, cx->model, a, true);
+		return;
+	}
 	if (affinity)
 		sl_note(
 		    f,

@@ -99,6 +99,16 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 /* Whether sl_report_shortfall reports for cause: asked first by a rule whose why costs something
  * to build, so that it is built only for a finding that is reported. */
 bool sl_shortfall_is(const struct sl_check *cx, enum sl_cause cause);
+/* Work that runs to completion (rules/waves.c): whether fewer pods fitting at once than it
+ * starts makes it run in waves (a Job, a CronJob, a JobSet's replicatedJob that is not a gang);
+ * "Job batch/render runs 8 pods in 2 waves of 4" (ref: sl_object_ref) for fit pods at once; the
+ * notes on its counts and on the waves; the fix for a finding about it; and, for a suspended one,
+ * the note that says so. */
+bool sl_in_waves(const struct sl_workload *w);
+void sl_waves_format(const struct sl_workload *w, const char *ref, int64_t fit, char *out, unsigned n);
+void sl_note_batch(struct sl_finding *f, const struct sl_workload *w);
+void sl_note_waves_fix(struct sl_finding *f, const struct sl_workload *w, int64_t fit);
+void sl_note_suspended(struct sl_finding *f, const struct sl_workload *w);
 /* Pools (rules/pools_common.c): "NodePool" or "node group". */
 const char *sl_pool_kind(const struct sl_pool *p);
 /* Every pool's verdict on a pod of the workload's template, by weight (the order Karpenter tries

@@ -51,5 +51,11 @@ void test_unread_probes(void);
 void test_braces_documents(void);
 /* unit_priority.c: priorities and preemption policies as admission resolves them. */
 void test_priorities(void);
+/* unit_job.c: Jobs' pods at once and in all, CronJobs, JobSets' entries as workloads; and the
+ * model's first workload named name (NULL: none), for the tests that look one up. */
+void test_jobs(void);
+struct sl_model;
+struct sl_workload;
+const struct sl_workload *unit_named(const struct sl_model *m, const char *name);
 
 #endif

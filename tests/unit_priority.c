@@ -42,10 +42,8 @@ static const char running_yaml[] =
 
 static const struct sl_podspec *workload(const struct sl_model *m, const char *name)
 {
-	for (size_t i = 0; i < m->nworkloads; i++)
-		if (!strcmp(m->workloads[i]->obj.name, name))
-			return &m->workloads[i]->pod;
-	return NULL;
+	const struct sl_workload *w = unit_named(m, name);
+	return w ? &w->pod : NULL;
 }
 
 static void test_resolution(void)

@@ -16,6 +16,8 @@
 #include "../load/yamldoc.h"
 #include "../base/diag.h"
 #include "hpa.h"       /* HorizontalPodAutoscalers */
+#include "job.h"       /* Jobs: parallelism, completions, suspension */
+#include "jobset.h"    /* JobSets: each replicatedJob a workload */
 #include "labels.h"    /* labels, selectors and their matching */
 #include "model.h"     /* the model: loading, binding, freeing */
 #include "namespace.h" /* Namespaces */

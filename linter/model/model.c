@@ -10,6 +10,7 @@
 
 #include "../load/input.h"
 #include "../load/manifest.h"
+#include "jobset.h"
 #include "model_read.h"
 #include "parsecache.h"
 #include "relate.h"
@@ -49,6 +50,13 @@ static int load_kind(struct sl_model *m, struct sl_read *c, const struct sl_obje
 		struct sl_pod *p;
 		if ((rc = sl_pod_read(c, o, &p)) == 0)
 			PUSH(pods, p);
+	} else if (role == SL_ROLE_MANIFESTS && sl_jobset_kind(o)) {
+		struct sl_workload **v;
+		size_t n;
+		if ((rc = sl_jobset_read(c, o, &v, &n)) == 0)
+			for (size_t i = 0; i < n; i++)
+				PUSH(workloads, v[i]);
+		free(v);
 	} else if (role == SL_ROLE_MANIFESTS && sl_workload_kind(k)) {
 		struct sl_workload *w;
 		if ((rc = sl_workload_read(c, o, &w)) == 0 && w)
@@ -191,8 +199,8 @@ int sl_model_load(struct sl_model *m, struct sl_source *src, enum sl_input_role 
 /* The kinds load_object reads from manifests, and so points into the trees of. */
 static bool model_kind(const char *k)
 {
-	return sl_workload_kind(k) || !strcmp(k, "Node") || !strcmp(k, "Namespace") || !strcmp(k, "NodePool") ||
-	       !strcmp(k, "PersistentVolumeClaim") || !strcmp(k, "PodDisruptionBudget") ||
+	return sl_workload_kind(k) || !strcmp(k, "JobSet") || !strcmp(k, "Node") || !strcmp(k, "Namespace") ||
+	       !strcmp(k, "NodePool") || !strcmp(k, "PersistentVolumeClaim") || !strcmp(k, "PodDisruptionBudget") ||
 	       !strcmp(k, "PriorityClass") || !strcmp(k, "Service");
 }
 

@@ -98,16 +98,13 @@ void sl_intpct_format(const struct sl_intpct *p, char *out, unsigned n)
 	snprintf(out, n, "%lld%s", (long long)p->v, p->percent ? "%" : "");
 }
 
-/* spec.replicas (a Job's parallelism); 1 for a bare Pod and a DaemonSet, which have none. */
+/* spec.replicas; 1 for a bare Pod and a DaemonSet, which have none (a Job's: job.c). */
 static void read_replicas(struct sl_read *c, const struct sl_ynode *spec, struct sl_workload *w)
 {
 	w->replicas = 1;
 	const char *k = w->obj.kind;
-	const char *rkey = !strcmp(k, "Job") || !strcmp(k, "CronJob") ? "parallelism" : "replicas";
-	const struct sl_ynode *rholder = spec;
-	if (!strcmp(k, "CronJob"))
-		rholder = sl_ypath(spec, "jobTemplate.spec");
-	const struct sl_ynode *r = !strcmp(k, "Pod") || !strcmp(k, "DaemonSet") ? NULL : sl_ymap_get(rholder, rkey);
+	const char *rkey = "replicas";
+	const struct sl_ynode *r = !strcmp(k, "Pod") || !strcmp(k, "DaemonSet") ? NULL : sl_ymap_get(spec, rkey);
 	if (!sl_ynull(r)) {
 		int64_t v;
 		int rc = sl_yint(r, &v);
@@ -145,13 +142,13 @@ int sl_workload_read(struct sl_read *c, const struct sl_object *o, struct sl_wor
 	*out = NULL;
 	const struct sl_ynode *root = o->root;
 	const char *k = o->kind;
-	const struct sl_ynode *spec = NULL, *podspec = NULL, *labels = NULL;
+	const struct sl_ynode *spec = NULL, *podspec = NULL, *labels = NULL, *holder = NULL;
 	spec = sl_read_want(c, root, "spec", SL_YMAP, "spec");
 	if (!strcmp(k, "Pod")) {
 		podspec = spec;
 		labels = sl_read_want(c, sl_ymap_get(root, "metadata"), "labels", SL_YMAP, "metadata.labels");
 	} else {
-		const struct sl_ynode *holder = spec;
+		holder = spec; /* what holds the pod template: a CronJob's jobTemplate.spec */
 		if (!strcmp(k, "CronJob")) {
 			const struct sl_ynode *jt = sl_read_want(c, spec, "jobTemplate", SL_YMAP, "spec.jobTemplate");
 			holder = sl_read_want(c, jt, "spec", SL_YMAP, "spec.jobTemplate.spec");
@@ -168,7 +165,10 @@ int sl_workload_read(struct sl_read *c, const struct sl_object *o, struct sl_wor
 	w->spec = spec;
 	if (sl_parse_podspec(c->src, podspec, o->namespace, labels, &w->pod, c->errs) < 0)
 		c->failed = 1;
-	read_replicas(c, spec, w);
+	if (sl_job_kind(k))
+		sl_job_read(c, holder != spec ? spec : NULL, holder, w);
+	else
+		read_replicas(c, spec, w);
 	w->selector = sl_ymap_get(spec, "selector");
 	sl_read_selector(c, w->selector, "spec.selector", &w->sel);
 	if (!strcmp(k, "Deployment"))
@@ -186,5 +186,6 @@ void sl_workload_free(struct sl_workload *w)
 	sl_podspec_free(&w->pod);
 	sl_selector_free(&w->sel);
 	sl_selector_free(&w->svc);
+	free(w->owned_name);
 	free(w);
 }

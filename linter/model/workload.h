@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "job.h"
 #include "labels.h"
 #include "object.h"
 #include "podspec.h"
@@ -37,6 +38,12 @@ struct sl_workload {
 	enum sl_strategy strategy;
 	const struct sl_ynode *strategy_node, *type_node, *rolling_node;
 	struct sl_intpct max_surge, max_unavailable;
+	/* Jobs, CronJobs and JobSets' replicatedJobs (job.h): replicas is the pods kept at once. */
+	struct sl_batch batch;
+	/* Its pods are useful only all at once (a gang): fewer fitting than replicas runs nothing,
+	 * rather than running in waves. Set by the reader of whatever makes it a gang. */
+	bool all_at_once;
+	char *owned_name; /* obj.name when the reader made it (a JobSet's "<jobset>-<replicatedJob>") */
 	/* Bound by sl_model_bind_pods: the budgets whose selector selects the template's labels in
 	 * its namespace, in input order, and the first autoscaler that names it as its target. */
 	const struct sl_pdb *const *pdbs;

@@ -137,7 +137,11 @@ static void header(const struct sl_workload *w, const struct sl_analysis *a, str
 	sl_esc_puts(b, w->obj.name ? w->obj.name : "");
 	sl_buf_puts(b, " (");
 	sl_esc_puts(b, at->src ? at->src->path : "-");
-	sl_buf_printf(b, ":%d): replicas %lld", (int)sl_span_line(at), (long long)w->replicas);
+	if (w->batch.is) /* a Job's pods at once are min(parallelism, completions): model/job.h */
+		sl_buf_printf(b, ":%d): %lld pod%s at once, %lld in all", (int)sl_span_line(at), (long long)w->replicas,
+			      w->replicas == 1 ? "" : "s", (long long)w->batch.total);
+	else
+		sl_buf_printf(b, ":%d): replicas %lld", (int)sl_span_line(at), (long long)w->replicas);
 	if (!a)
 		return;
 	if (a->strategy == SL_STRATEGY_ROLLING)
