@@ -336,8 +336,8 @@ static void note_role(const struct sl_rule *self, struct sl_check *cx, const str
 		in += has_role(m->nodes[i], &r);
 	}
 	struct sl_finding *f =
-	    sl_rule_report(self, cx, NULL, "%s runs on %zu of the %zu nodes %s, not on the other %zu", ref, in - missed,
-			   in, role, missed);
+	    sl_rule_report(self, cx, NULL, "%s runs on %zu of the %zu nodes %s, but not on %zu of them", ref,
+			   in - missed, in, role, missed);
 	f->level = SL_NOTE;
 	const struct sl_ynode *at = note_groups(f, cx, df, mask);
 	if (at)
