@@ -104,7 +104,7 @@ static void note_nearest(struct sl_finding *f, const struct sl_model *m, const s
 		if (key_known)
 			sl_note(f, "nodeSelector %s: \"%s\": no node has that value of the label", e->key, e->val);
 		else
-			sl_note(f, "nodeSelector %s: no node has that label", e->key);
+			sl_note(f, "nodeSelector %s: \"%s\": no node has that label", e->key, e->val);
 		return;
 	}
 	size_t n = nodes_with(m, key, val);
@@ -113,8 +113,8 @@ static void note_nearest(struct sl_finding *f, const struct sl_model *m, const s
 			"nodeSelector %s: \"%s\": no node has that value; %zu node%s ha%s %s=%s: did you mean \"%s\"?",
 			e->key, e->val, n, n == 1 ? "" : "s", n == 1 ? "s" : "ve", key, val, val);
 	else
-		sl_note(f, "nodeSelector %s: no node has that label; %zu node%s ha%s %s=%s: did you mean %s?", e->key,
-			n, n == 1 ? "" : "s", n == 1 ? "s" : "ve", key, val, key);
+		sl_note(f, "nodeSelector %s: \"%s\": no node has that label; %zu node%s ha%s %s=%s: did you mean %s?",
+			e->key, e->val, n, n == 1 ? "" : "s", n == 1 ? "s" : "ve", key, val, key);
 }
 
 /* What of the template's node selection the nodes in mask fail (they fail NodeAffinity): each
@@ -186,6 +186,9 @@ static const struct sl_ynode *note_groups(struct sl_finding *f, const struct sl_
 		}
 		if (n > largest)
 			largest = n, at = group_at(p, df->placed[k].plugin, entry);
+		/* A key no node carries is the typo itself: point at the key, not its value. */
+		if (entry && at == entry->vnode && entry->knode && !nodes_with(m, entry->key, NULL))
+			at = entry->knode;
 	}
 	sl_buf_free(&b);
 	free(in);
