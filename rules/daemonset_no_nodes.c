@@ -31,6 +31,13 @@ static const char *reason(const struct sl_nodefit *f)
 	return f->nreasons ? f->reasons[0] : sl_plugin_name(f->plugin);
 }
 
+/* Whether two verdicts are alike: the same filter and reason (interned: mostly the same pointer). */
+static bool alike(const struct sl_nodefit *a, const struct sl_nodefit *b)
+{
+	const char *ra = reason(a), *rb = reason(b);
+	return a->plugin == b->plugin && (ra == rb || !strcmp(ra, rb));
+}
+
 /* Nodes of m whose verdict in fits is the same as node k's, named ("a, b and 3 more") into b;
  * returns how many. With mask, only the nodes it marks. */
 static size_t group_names(const struct sl_model *m, const struct sl_nodefit *fits, size_t k, const bool *mask,
@@ -38,8 +45,7 @@ static size_t group_names(const struct sl_model *m, const struct sl_nodefit *fit
 {
 	size_t n = 0;
 	for (size_t i = 0; i < m->nnodes; i++) {
-		if ((mask && !mask[i]) || fits[i].plugin != fits[k].plugin ||
-		    strcmp(reason(&fits[i]), reason(&fits[k])))
+		if ((mask && !mask[i]) || !alike(&fits[i], &fits[k]))
 			continue;
 		if (n < NAMES)
 			sl_buf_printf(b, "%s%s", n ? ", " : "", m->nodes[i]->name);
@@ -54,8 +60,7 @@ static size_t group_names(const struct sl_model *m, const struct sl_nodefit *fit
 static bool first_of_group(const struct sl_nodefit *fits, size_t k, const bool *mask)
 {
 	for (size_t i = 0; i < k; i++)
-		if ((!mask || mask[i]) && fits[i].plugin == fits[k].plugin &&
-		    !strcmp(reason(&fits[i]), reason(&fits[k])))
+		if ((!mask || mask[i]) && alike(&fits[i], &fits[k]))
 			return false;
 	return true;
 }
@@ -75,8 +80,12 @@ static size_t nodes_with(const struct sl_model *m, const char *key, const char *
  * for "true"); 0 is a difference of case. No name equals want: no node carries it. */
 static bool near(const char *want, const char *have, unsigned *best)
 {
-	unsigned d = sl_edit_distance(want, have, SL_EDIT_DISTANCE_MAX);
-	size_t len = strlen(want);
+	/* The distance is at least the difference in length: most names are ruled out without it. */
+	size_t len = strnlen(want, SL_EDIT_DISTANCE_MAX), hl = strnlen(have, SL_EDIT_DISTANCE_MAX);
+	size_t diff = len > hl ? len - hl : hl - len;
+	if (diff > 3 || diff >= *best)
+		return false;
+	unsigned d = sl_edit_distance_within(want, have, SL_EDIT_DISTANCE_MAX, 3);
 	if (d > 3 || 2 * d > len || d >= *best)
 		return false;
 	*best = d;
@@ -90,16 +99,21 @@ static void note_nearest(struct sl_finding *f, const struct sl_model *m, const s
 	const char *key = NULL, *val = NULL;
 	unsigned best = ~0u;
 	bool key_known = nodes_with(m, e->key, NULL) > 0;
+	struct sl_strmap seen = {0}; /* each name compared once: nodes share their labels */
 	for (size_t i = 0; i < m->nnodes; i++) {
 		const struct sl_labels *l = &m->nodes[i]->labels;
 		for (size_t j = 0; j < l->n; j++) {
-			if (key_known ? strcmp(l->v[j].key, e->key) || !near(e->val, l->v[j].val, &best)
-				      : !near(e->key, l->v[j].key, &best))
+			const char *name = key_known ? l->v[j].val : l->v[j].key;
+			if ((key_known && strcmp(l->v[j].key, e->key)) || sl_strmap_get(&seen, name) != (size_t)-1)
+				continue;
+			sl_strmap_put(&seen, name, 0);
+			if (!near(key_known ? e->val : e->key, name, &best))
 				continue;
 			key = l->v[j].key;
 			val = l->v[j].val;
 		}
 	}
+	sl_strmap_free(&seen);
 	if (!key) {
 		if (key_known)
 			sl_note(f, "nodeSelector %s: \"%s\": no node has that value of the label", e->key, e->val);
@@ -225,13 +239,10 @@ static void report_nowhere(const struct sl_rule *self, struct sl_check *cx, cons
 	const struct sl_ynode *at = note_groups(f, cx, df, NULL);
 	if (at)
 		f->at = at->at;
-	sl_note(f, "the DaemonSet controller places a pod on a node that matches nodeName, the nodeSelector and "
-		   "the required node affinity, and whose NoSchedule and NoExecute taints its tolerations "
-		   "tolerate, with those it adds (not-ready, unreachable, disk-, memory- and pid-pressure, "
-		   "unschedulable, and network-unavailable for hostNetwork); nothing is Pending, and no event "
-		   "says so");
 	note_pools(f, cx);
-	sl_note(f, "fix: correct the nodeSelector / node affinity to the nodes' labels, or tolerate their taints");
+	sl_note(f, "fix: correct the nodeSelector / node affinity to the nodes' labels, or tolerate their taints "
+		   "(the controller adds only not-ready, unreachable, the pressures, unschedulable and, for "
+		   "hostNetwork, network-unavailable)");
 }
 
 /* A role: the nodes with an extended resource allocatable, a node-role.kubernetes.io/ label, or an

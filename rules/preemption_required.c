@@ -55,9 +55,9 @@ static void check_daemonset(const struct sl_rule *self, struct sl_check *cx)
 	const struct sl_daemon_fit *df = sl_daemon_fit(cx->cluster, cx->w, cx->a);
 	size_t nodes = 0, evicted = 0;
 	for (size_t k = 0; k < df->nstuck; k++)
-		if (df->stuck[k].a.npreempted) {
+		if (df->stuck[k].a->npreempted) {
 			nodes++;
-			evicted += df->stuck[k].a.preempted[0].nvictims;
+			evicted += df->stuck[k].a->preempted[0].nvictims;
 		}
 	if (!nodes)
 		return;
@@ -76,7 +76,7 @@ static void check_daemonset(const struct sl_rule *self, struct sl_check *cx)
 		w->pod.priority_class ? w->pod.priority_class : "");
 	struct sl_buf b = SL_BUF_INIT;
 	for (size_t k = 0, shown = 0; k < df->nstuck && shown < 10; k++) {
-		const struct sl_analysis *a = &df->stuck[k].a;
+		const struct sl_analysis *a = df->stuck[k].a;
 		if (!a->npreempted)
 			continue;
 		b.len = 0;

@@ -21,18 +21,18 @@
 /* The pod's stuck nodes that no preemption places (npreempted 0), by their message. */
 static bool reported(const struct sl_daemon_stuck *s)
 {
-	return !s->a.npreempted;
+	return !s->a->npreempted;
 }
 
 static const char *post_text(const struct sl_daemon_stuck *s)
 {
-	const char *p = sl_postfilter(&s->a, SL_STOP_FIT, NULL);
+	const char *p = sl_postfilter(s->a, SL_STOP_FIT, NULL);
 	return p ? p : "";
 }
 
 static bool same_group(const struct sl_daemon_stuck *a, const struct sl_daemon_stuck *b)
 {
-	return a->a.preempt_unknown == b->a.preempt_unknown && !strcmp(sl_fit_error(&a->a), sl_fit_error(&b->a)) &&
+	return a->a->preempt_unknown == b->a->preempt_unknown && !strcmp(sl_fit_error(a->a), sl_fit_error(b->a)) &&
 	       !strcmp(post_text(a), post_text(b));
 }
 
@@ -97,29 +97,27 @@ static void report_group(const struct sl_rule *self, struct sl_check *cx, const 
 	char ref[512];
 	sl_object_ref(&cx->w->obj, ref, sizeof ref);
 	const struct sl_preempt_summary *pre;
-	const char *post = sl_postfilter(&s->a, SL_STOP_FIT, &pre);
+	const char *post = sl_postfilter(s->a, SL_STOP_FIT, &pre);
 	struct sl_finding *f =
-	    sl_rule_report(self, cx, culprit(&cx->w->pod, &s->a.fit[s->node]),
+	    sl_rule_report(self, cx, culprit(&cx->w->pod, &s->a->fit[s->at]),
 			   "the pod of %s on node%s %s never runs (%zu of the %zu nodes it is placed on): %s%s%s%s",
-			   ref, n == 1 ? "" : "s", names.s, n, df->nplaced, sl_fit_error(&s->a), post ? " " : "",
+			   ref, n == 1 ? "" : "s", names.s, n, df->nplaced, sl_fit_error(s->a), post ? " " : "",
 			   post ? post : "", post ? "." : "");
 	sl_note(f,
-		"the DaemonSet controller creates the pod of each node pinned to it (node affinity on "
-		"metadata.name), so the scheduler judges it on that node alone, against the pods running there%s",
-		df->nown ? "; nodes where a pod of it runs already need none" : "");
-	if (df->nown)
-		sl_note(f, "%zu of its nodes run a pod of it already", df->nown);
+		"each node's pod is pinned to it (node affinity on metadata.name) and judged against the pods "
+		"running there; %zu of its nodes run a pod of it already",
+		df->nown);
 	for (size_t j = k, shown = 0; j < df->nstuck && shown < 3; j++)
 		if (same_group(s, &df->stuck[j]) && reported(&df->stuck[j])) {
 			const struct sl_node *nd = m->nodes[df->stuck[j].node];
 			note_load(f, &cx->w->pod, nd);
 			sl_add_related(f, &nd->name_node->at, "node %s: %s", nd->name,
-				       df->stuck[j].a.fit[df->stuck[j].node].nreasons
-					   ? df->stuck[j].a.fit[df->stuck[j].node].reasons[0]
+				       df->stuck[j].a->fit[df->stuck[j].at].nreasons
+					   ? df->stuck[j].a->fit[df->stuck[j].at].reasons[0]
 					   : "no room");
 			shown++;
 		}
-	sl_note_preemption(f, &s->a, pre);
+	sl_note_preemption(f, s->a, pre);
 	if (df->unjudged)
 		sl_note(f, "%zu more node%s where the pod does not fit as the node is were not analysed", df->unjudged,
 			df->unjudged == 1 ? "" : "s");

@@ -10,5 +10,8 @@
  * characters (at most SL_EDIT_DISTANCE_MAX): longer names compare by their first cap characters,
  * which is enough to sort the near ones first. */
 unsigned sl_edit_distance(const char *a, const char *b, size_t cap);
+/* The same when it is at most max, else max + 1, found in time proportional to the length times
+ * max: the cells farther than max from the diagonal are never computed. */
+unsigned sl_edit_distance_within(const char *a, const char *b, size_t cap, unsigned max);
 
 #endif

@@ -61,7 +61,10 @@ static void fit_free(struct sl_daemon_fit *f)
 	if (!f)
 		return;
 	for (size_t i = 0; i < f->nstuck; i++) {
-		sl_analysis_free(&f->stuck[i].a);
+		if (!f->stuck[i].own)
+			continue;
+		sl_analysis_free(f->stuck[i].own);
+		free(f->stuck[i].own);
 		unpin(f->stuck[i].pinned);
 		free(f->stuck[i].pinned);
 	}
@@ -84,17 +87,51 @@ static void judge_nodes(struct sl_cluster *cl, const struct sl_podspec *p, struc
 	cy.n = cl->n;
 	cy.pool = &cl->reasons;
 	f->placed = sl_xcalloc(cl->n + 1, sizeof *f->placed);
-	for (size_t i = 0; i < cl->n; i++)
-		if (sl_filter_node_only(&cy, i, &f->placed[i]))
-			f->nplaced++;
+	/* Nodes of a class (the same labels but the hostname, taints and cordon) get the same verdict
+	 * unless the pod names nodes: judged once per class. */
+	bool by_class = sl_judged_by_class(p);
+	size_t *first = by_class ? sl_xcalloc(cl->ncls + 1, sizeof *first) : NULL;
+	for (size_t i = 0; i < cl->n; i++) {
+		size_t c = by_class ? cl->cls[i] : 0;
+		if (by_class && first[c])
+			f->placed[i] = f->placed[first[c] - 1];
+		else {
+			sl_filter_node_only(&cy, i, &f->placed[i]);
+			if (by_class)
+				first[c] = i + 1;
+		}
+		f->nplaced += f->placed[i].plugin == SL_FITS;
+	}
+	free(first);
 	if (!f->nplaced && cl->n)
 		f->placed_text = sl_fit_error_text(cl->n, f->placed, cl->n);
+}
+
+/* An earlier stuck node whose analysis holds for node i: no pod runs on either (no load, no
+ * victim, no pod to repel or attract it) and their allocatable is the same; or (size_t)-1. */
+static size_t alike(const struct sl_model *m, const struct sl_daemon_fit *f, size_t i)
+{
+	const struct sl_node *n = m->nodes[i];
+	if (n->npods)
+		return (size_t)-1;
+	for (size_t k = 0; k < f->nstuck; k++) {
+		const struct sl_node *o = m->nodes[f->stuck[k].node];
+		if (!f->stuck[k].own || o->npods || o->max_pods != n->max_pods || o->alloc.n != n->alloc.n)
+			continue;
+		bool same = true;
+		for (size_t r = 0; r < n->alloc.n && same; r++)
+			same = sl_res_get(&o->alloc, n->alloc.v[r].name) == n->alloc.v[r].amount &&
+			       sl_res_find(&o->alloc, n->alloc.v[r].name);
+		if (same)
+			return k;
+	}
+	return (size_t)-1;
 }
 
 /* Nodes where the controller places a pod and none of the DaemonSet runs whose pod does not pass
  * the filters that read the node's load: one cycle for the unpinned pod (the pinned one differs
  * only in which nodes are filtered), then each such node's pod analysed in full, pinned. */
-static void judge_pods(struct sl_cluster *cl, const struct sl_workload *w, struct sl_daemon_fit *f)
+static void judge_pods(struct sl_cluster *cl, const struct sl_workload *w, bool sequential, struct sl_daemon_fit *f)
 {
 	size_t n = cl->n;
 	int64_t *own = sl_xcalloc(n + 1, sizeof *own);
@@ -107,33 +144,49 @@ static void judge_pods(struct sl_cluster *cl, const struct sl_workload *w, struc
 	}
 	struct pinned any;
 	pin(&any, w, NULL);
+	/* Where resources alone decide (no host port, inter-pod term or running pod's anti-affinity
+	 * that reaches it: the analysis places it by slots), the node's room says it; else a cycle. */
 	struct sl_cycle cy;
-	sl_cycle_init(&cy, cl, &any.w, excluded, ok, NULL);
-	sl_plugins_prefilter(&cy); /* the running pods' counts: nothing of it is placed */
-	sl_plugins_refresh(&cy);
+	struct sl_nodefit pass;
+	sl_nodefit_clear(&pass);
+	if (sequential) {
+		sl_cycle_init(&cy, cl, &any.w, excluded, ok, NULL);
+		sl_plugins_prefilter(&cy); /* the running pods' counts: nothing of it is placed */
+		sl_plugins_refresh(&cy);
+	}
 	size_t cap = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (!ok[i] || sl_filter_others(&cy, i, NULL) == SL_FITS)
+		const char *limit;
+		if (!ok[i] || (sequential ? sl_filter_others(&cy, i, NULL) == SL_FITS
+					  : sl_node_slots(&any.w.pod, cl->m->nodes[i], &pass, &limit) >= 1))
 			continue;
 		if (f->nstuck >= SL_DAEMON_FIT_BUDGET) {
 			f->unjudged++;
 			continue;
 		}
+		sl_grow(&f->stuck, &cap, f->nstuck + 1, sizeof *f->stuck);
+		size_t like = alike(cl->m, f, i);
+		if (like != (size_t)-1) {
+			const struct sl_daemon_stuck *l = &f->stuck[like];
+			f->stuck[f->nstuck++] = (struct sl_daemon_stuck){i, l->a, l->at, NULL, NULL};
+			continue;
+		}
 		/* Kept with the analysis, which points at its pod spec for the texts it makes later. */
 		struct pinned *one = sl_xcalloc(1, sizeof *one);
 		pin(one, w, cl->m->nodes[i]);
-		struct sl_analysis a;
-		sl_analyze(cl, &one->w, true, &a);
-		if (a.nfeasible) {
-			sl_analysis_free(&a);
+		struct sl_analysis *a = sl_xcalloc(1, sizeof *a);
+		sl_analyze(cl, &one->w, true, a);
+		if (a->nfeasible) {
+			sl_analysis_free(a);
+			free(a);
 			unpin(one);
 			free(one);
 			continue;
 		}
-		sl_grow(&f->stuck, &cap, f->nstuck + 1, sizeof *f->stuck);
-		f->stuck[f->nstuck++] = (struct sl_daemon_stuck){i, a, one};
+		f->stuck[f->nstuck++] = (struct sl_daemon_stuck){i, a, i, a, one};
 	}
-	sl_cycle_free(&cy);
+	if (sequential)
+		sl_cycle_free(&cy);
 	unpin(&any);
 	free(own);
 	free(excluded);
@@ -152,7 +205,7 @@ const struct sl_daemon_fit *sl_daemon_fit(struct sl_cluster *cl, const struct sl
 	judge_nodes(cl, &p, f);
 	free(p.tols);
 	if (f->nplaced)
-		judge_pods(cl, w, f);
+		judge_pods(cl, w, a->sequential, f);
 	v->fit = f;
 	v->free_fit = fit_free;
 	return f;

@@ -248,8 +248,13 @@ struct sl_analysis {
  * DaemonSet is found (its selector and a controller-revision-hash label) needs no new pod. */
 struct sl_daemon_stuck {
 	size_t node;
-	struct sl_analysis a; /* the pod pinned to the node; a.nfeasible is 0 */
-	void *pinned;         /* that pod's spec, which a points at (daemonset_fit.c's) */
+	/* The pod pinned to the node (a->nfeasible is 0), judged on node `at`: this one, or an earlier
+	 * stuck node alike for it (no pod runs on either, the same allocatable), whose analysis it
+	 * shares. */
+	const struct sl_analysis *a;
+	size_t at;
+	struct sl_analysis *own; /* what this entry owns: a, or NULL when shared */
+	void *pinned;            /* the pod spec own points at (daemonset_fit.c's) */
 };
 struct sl_daemon_fit {
 	/* per node: SL_FITS where the controller places a pod, else the filter (NodeName, TaintToleration
