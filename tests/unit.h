@@ -51,5 +51,7 @@ void test_unread_probes(void);
 void test_braces_documents(void);
 /* unit_priority.c: priorities and preemption policies as admission resolves them. */
 void test_priorities(void);
+/* unit_similar.c: the edit distance, full and within a bound. */
+void test_edit_distance(void);
 
 #endif
