@@ -46,9 +46,58 @@ static void note_unknown_victims(struct sl_finding *f, const struct sl_analysis 
 		}
 }
 
+/* A DaemonSet's pods are pinned each to its node (sched/daemonset_fit.c): those that fit on their
+ * node only by evicting pods there, with the victims per node. */
+static void check_daemonset(const struct sl_rule *self, struct sl_check *cx)
+{
+	if (!cx->a || !cx->cluster)
+		return;
+	const struct sl_daemon_fit *df = sl_daemon_fit(cx->cluster, cx->w, cx->a);
+	size_t nodes = 0, evicted = 0;
+	for (size_t k = 0; k < df->nstuck; k++)
+		if (df->stuck[k].a->npreempted) {
+			nodes++;
+			evicted += df->stuck[k].a->preempted[0].nvictims;
+		}
+	if (!nodes)
+		return;
+	const struct sl_workload *w = cx->w;
+	char ref[512];
+	sl_object_ref(&w->obj, ref, sizeof ref);
+	struct sl_finding *f = sl_rule_report(
+	    self, cx, w->pod.priority_class_node ? w->pod.priority_class_node : sl_ymap_key(w->obj.root, "spec"),
+	    "the pod%s of %s on %zu node%s schedule%s only by preempting %zu lower-priority pod%s",
+	    nodes == 1 ? "" : "s", ref, nodes, nodes == 1 ? "" : "s", nodes == 1 ? "s" : "", evicted,
+	    evicted == 1 ? "" : "s");
+	sl_note(f,
+		"priority %lld%s%s; preemptionPolicy PreemptLowerPriority; each pod is pinned to its node, so "
+		"it evicts pods there",
+		(long long)w->pod.priority, w->pod.priority_class ? " from PriorityClass " : "",
+		w->pod.priority_class ? w->pod.priority_class : "");
+	struct sl_buf b = SL_BUF_INIT;
+	for (size_t k = 0, shown = 0; k < df->nstuck && shown < 10; k++) {
+		const struct sl_analysis *a = df->stuck[k].a;
+		if (!a->npreempted)
+			continue;
+		b.len = 0;
+		victims_text(&b, &a->preempted[0]);
+		sl_note(f, "node %s: evicting %s", cx->model->nodes[df->stuck[k].node]->name, sl_buf_str(&b));
+		note_unknown_victims(f, a, w->pod.priority);
+		shown++;
+	}
+	if (nodes > 10)
+		sl_note(f, "and %zu more nodes", nodes - 10);
+	sl_buf_free(&b);
+}
+
 static void check(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_analysis *a = cx->a;
+	/* A DaemonSet's pods are not one template placed anywhere: each is pinned to its node. */
+	if (!strcmp(cx->w->obj.kind, "DaemonSet")) {
+		check_daemonset(self, cx);
+		return;
+	}
 	if (!a || !a->npreempted)
 		return;
 	const struct sl_workload *w = cx->w;

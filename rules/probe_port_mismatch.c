@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../linter/base/buf.h"
+#include "../linter/base/similar.h"
 #include "../linter/load/input.h"
 #include "edits.h"
 #include "rules.h"
@@ -42,32 +43,6 @@ static const struct sl_ynode *port_named(const struct sl_ynode *ports, const cha
 		if (sl_yis(sl_ymap_get(ports->v[i], "name"), name))
 			return ports->v[i];
 	return NULL;
-}
-
-/* Levenshtein distance of two short names, capped at 15 + 1 (port names have at most 15
- * characters; longer ones are invalid and only need to sort after). */
-static unsigned distance(const char *a, const char *b)
-{
-	enum { CAP = 16 };
-	size_t la = strnlen(a, CAP), lb = strnlen(b, CAP);
-	unsigned row[CAP + 1];
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = (unsigned)j;
-	for (size_t i = 1; i <= la; i++) {
-		unsigned diag = row[0];
-		row[0] = (unsigned)i;
-		for (size_t j = 1; j <= lb; j++) {
-			unsigned up = row[j],
-				 best = diag + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			diag = up;
-			row[j] = best;
-		}
-	}
-	return row[lb];
 }
 
 /* A name as a scalar in the source's style: JSON and quoted YAML keep their quotes; a plain YAML
@@ -112,7 +87,7 @@ static void offer_fixes(struct sl_finding *f, const struct sl_source *src, const
 			unnamed = ports->v[i];
 			continue;
 		}
-		unsigned d = distance(want, name->str);
+		unsigned d = sl_edit_distance(want, name->str, 16); /* port names have at most 15 */
 		size_t k = nnamed < 3 ? nnamed++ : 3;
 		while (k > 0 && dist[k - 1] > d) {
 			if (k < 3)

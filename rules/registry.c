@@ -22,6 +22,7 @@ extern const struct sl_rule sl_rule_release_capacity;
 extern const struct sl_rule sl_rule_unused_suppression;
 extern const struct sl_rule sl_rule_preemption_required;
 extern const struct sl_rule sl_rule_unknown_priority_class;
+extern const struct sl_rule sl_rule_daemonset_no_nodes;
 
 const struct sl_rule *const sl_rules[] = {
     &sl_rule_rollout_deadlock,
@@ -29,6 +30,7 @@ const struct sl_rule *const sl_rules[] = {
     &sl_rule_insufficient_capacity,
     &sl_rule_release_capacity,
     &sl_rule_preemption_required,
+    &sl_rule_daemonset_no_nodes,
     &sl_rule_topology_spread_unsatisfiable,
     &sl_rule_anti_affinity_vs_node_affinity,
     &sl_rule_hostport_rollout,

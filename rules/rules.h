@@ -175,6 +175,9 @@ void sl_offer_smallest_changes(struct sl_finding *f, struct sl_check *cx, enum s
 /* For a DaemonSet that surges: per node where the surge pod never fits, the allocatable that
  * makes room for it, checked the same way. */
 void sl_offer_daemon_capacity(struct sl_finding *f, struct sl_check *cx);
+/* unschedulable for a DaemonSet (unschedulable_daemonset.c): per group of nodes where its pod must
+ * run and never fits, the scheduler's message for the pod pinned there. */
+void sl_unschedulable_daemonset(const struct sl_rule *self, struct sl_check *cx);
 /* --explain's release view of a target: per resource and node group, what is free, what the
  * workloads take (release_capacity.c); text into out, or with json a {"release": …} object. */
 extern const struct sl_rule sl_rule_release_capacity;

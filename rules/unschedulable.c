@@ -180,9 +180,13 @@ static void note_refusing(struct sl_finding *f, const struct sl_pool_fit *pf, si
 static void check(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_analysis *a = cx->a;
+	if (!strcmp(cx->w->obj.kind, "DaemonSet")) {
+		sl_unschedulable_daemonset(self, cx);
+		return;
+	}
 	/* Replicas that already run (found among the running pods) need no node; when all of them
 	 * do, a pod that fits nowhere is the rollout's problem (rollout-deadlock), not this rule's. */
-	if (!a || a->nfeasible > 0 || a->replicas == 0 || a->steady_placed > 0 || !strcmp(cx->w->obj.kind, "DaemonSet"))
+	if (!a || a->nfeasible > 0 || a->replicas == 0 || a->steady_placed > 0)
 		return;
 	char ref[512];
 	sl_object_ref(&cx->w->obj, ref, sizeof ref);

@@ -57,5 +57,7 @@ void test_jobs(void);
 struct sl_model;
 struct sl_workload;
 const struct sl_workload *unit_named(const struct sl_model *m, const char *name);
+/* unit_similar.c: the edit distance, full and within a bound. */
+void test_edit_distance(void);
 
 #endif

@@ -55,9 +55,20 @@ bool sl_daemon_runs_on(const struct sl_podspec *p, const struct sl_node *n)
 	return true;
 }
 
+void sl_daemon_pod(const struct sl_podspec *p, struct sl_podspec *out)
+{
+	*out = *p;
+	size_t n = sizeof daemon_tolerations / sizeof *daemon_tolerations - !p->host_network;
+	out->tols = sl_xcalloc(p->ntols + n + 1, sizeof *out->tols);
+	if (p->ntols)
+		memcpy(out->tols, p->tols, p->ntols * sizeof *out->tols);
+	memcpy(out->tols + p->ntols, daemon_tolerations, n * sizeof *out->tols);
+	out->ntols = p->ntols + n;
+}
+
 /* The DaemonSet's own running pods per node: in its namespace, selected by its selector, with the
  * controller-revision-hash label its controller gives them. */
-static int64_t own_pods(const struct sl_cluster *cl, const struct sl_workload *w, int64_t *per_node)
+int64_t sl_daemon_own_pods(const struct sl_cluster *cl, const struct sl_workload *w, int64_t *per_node)
 {
 	struct sl_buf scratch = SL_BUF_INIT;
 	size_t nk;
@@ -80,7 +91,7 @@ void sl_daemon_view(const struct sl_cluster *cl, const struct sl_workload *w, st
 	memset(v, 0, sizeof *v);
 	size_t n = cl->n;
 	int64_t *own = sl_xcalloc(n + 1, sizeof *own);
-	v->own_running = own_pods(cl, w, own);
+	v->own_running = sl_daemon_own_pods(cl, w, own);
 	struct sl_nodefit pass;
 	sl_nodefit_clear(&pass);
 	size_t cap = 0;
@@ -109,6 +120,8 @@ void sl_daemon_view(const struct sl_cluster *cl, const struct sl_workload *w, st
 
 void sl_daemon_view_free(struct sl_daemon_view *v)
 {
+	if (v->fit)
+		v->free_fit(v->fit);
 	free(v->blocked);
 	memset(v, 0, sizeof *v);
 }

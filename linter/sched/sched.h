@@ -113,8 +113,8 @@ struct sl_pool_fit {
 	 * in the inventory, or a larger instance type than the one seen may be launched): this rests on
 	 * the pool offering an instance type with room for the pod, within its limits. */
 	bool assumed;
-	int64_t per_node;             /* admits and not assumed: pods of the template a new node holds */
-	int64_t nodes_left;           /* with per_node: new nodes the pool's limits leave room for; -1: no limit */
+	int64_t per_node;   /* admits and not assumed: pods of the template a new node holds */
+	int64_t nodes_left; /* with per_node: new nodes the pool's limits leave room for; -1: no limit */
 	/* Admits: at most how many pods of the template the pool's new nodes take within its limits or
 	 * maximum size, an OVER-estimate (a shortfall beyond it is certain); -1: no bound known. */
 	int64_t pods_max;
@@ -166,11 +166,16 @@ struct sl_daemon_room {
 	const char *limit; /* what bounds the node ("pods" for the pod count) */
 	bool running;      /* the old pod is among the running pods */
 };
+struct sl_daemon_fit;
 struct sl_daemon_view {
 	size_t nruns;                   /* nodes where a pod of it runs, or would */
 	int64_t own_running;            /* its pods among the running pods (controller-revision-hash) */
 	struct sl_daemon_room *blocked; /* the nodes where a surge's new pod never fits */
 	size_t nblocked;
+	/* Made when first asked (sl_daemon_fit, daemonset_fit.c) and freed through free_fit, a pointer
+	 * so that the analysis, which that file analyses again, need not call into it. */
+	struct sl_daemon_fit *fit;
+	void (*free_fit)(struct sl_daemon_fit *fit);
 };
 struct sl_analysis {
 	const struct sl_podspec *pod;
@@ -234,6 +239,41 @@ struct sl_analysis {
 	struct sl_daemon_view daemon;
 };
 
+/* Where the DaemonSet controller places a DaemonSet's pods, and whether each fits there
+ * (sched/daemonset_fit.c). The controller creates, for every node it places the DaemonSet on
+ * (sl_daemon_runs_on), a pod with the tolerations it adds and its required node affinity replaced
+ * by the node's name (matchFields metadata.name In [node]); the default scheduler then judges that
+ * pod, on that node alone, against the node's running pods: resources, pod count, host ports,
+ * inter-pod affinity, and preemption when none is left. A node where a running pod of the
+ * DaemonSet is found (its selector and a controller-revision-hash label) needs no new pod. */
+struct sl_daemon_stuck {
+	size_t node;
+	/* The pod pinned to the node (a->nfeasible is 0), judged on node `at`: this one, or an earlier
+	 * stuck node alike for it (no pod runs on either, the same allocatable), whose analysis it
+	 * shares. */
+	const struct sl_analysis *a;
+	size_t at;
+	struct sl_analysis *own; /* what this entry owns: a, or NULL when shared */
+	void *pinned;            /* the pod spec own points at (daemonset_fit.c's) */
+};
+struct sl_daemon_fit {
+	/* per node: SL_FITS where the controller places a pod, else the filter (NodeName, TaintToleration
+	 * or NodeAffinity, with the tolerations it adds) that keeps it off, with the scheduler's reason */
+	struct sl_nodefit *placed;
+	char *placed_text;             /* nplaced 0: "0/N nodes are available: …" over placed */
+	size_t nplaced;                /* nodes the controller places a pod on */
+	size_t nown;                   /* of them, nodes where a pod of it runs already */
+	struct sl_daemon_stuck *stuck; /* nodes where the new pod passes no filter as the node is */
+	size_t nstuck;
+	size_t unjudged; /* nodes whose pod does not fit that were not analysed (SL_DAEMON_FIT_BUDGET) */
+};
+/* The most nodes whose pinned pod is analysed in full, per DaemonSet: each is an analysis. */
+#define SL_DAEMON_FIT_BUDGET 256
+/* Made on the first call and kept with the analysis a (of the DaemonSet w, on cl), as the texts are:
+ * a is one thread's. */
+const struct sl_daemon_fit *sl_daemon_fit(struct sl_cluster *cl, const struct sl_workload *w,
+					  const struct sl_analysis *a);
+
 /* The FailedScheduling text of one pod of the template when no node passes every filter
  * (nfeasible == 0, sl_analyze), of the next pod when steady_fit is set, of the surge pod when
  * rollout_fit is set; NULL otherwise. Made on the first call and kept with the analysis, which is
@@ -263,6 +303,12 @@ bool sl_rollout_never_starts(const struct sl_workload *w, int64_t max_unavailabl
  * nodeSelector and required node affinity, and the NoSchedule / NoExecute taints p tolerates with
  * the tolerations the controller adds (sched/daemonset.c). */
 bool sl_daemon_runs_on(const struct sl_podspec *p, const struct sl_node *n);
+/* p as the controller makes its pods: its tolerations and those the controller adds (out->tols is
+ * the caller's to free; the rest is p's, borrowed). */
+void sl_daemon_pod(const struct sl_podspec *p, struct sl_podspec *out);
+/* The DaemonSet's own running pods per node (per_node: one entry per node, added to), and their
+ * count: in its namespace, selected by its selector, with a controller-revision-hash label. */
+int64_t sl_daemon_own_pods(const struct sl_cluster *cl, const struct sl_workload *w, int64_t *per_node);
 
 struct sl_cluster;
 void sl_daemon_view(const struct sl_cluster *cl, const struct sl_workload *w, struct sl_daemon_view *v);
