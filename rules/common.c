@@ -355,8 +355,14 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 		      "%lld would be placed on new nodes of the pools that admit its pods",
 		      (long long)a->steady_placed, (long long)a->replicas, ref, why,
 		      (long long)(a->replicas - a->steady_placed))
+	    : sl_gang_short(w, a)
+		? sl_rule_report(
+		      r, cx, at, "%s runs nothing: a gang of minMember %lld (PodGroup %s), room for %lld at once: %s",
+		      ref, (long long)w->podgroup->min_member, w->podgroup->obj.name, (long long)a->steady_placed, why)
 		: sl_rule_report(r, cx, at, "only %lld of the %lld replicas of %s can run at once: %s",
 				 (long long)a->steady_placed, (long long)a->replicas, ref, why);
+	if (sl_gang_short(w, a))
+		sl_relate_gang(f, w);
 	if (cx->model->npools && cause != SL_CAUSE_RESOURCES)
 		sl_note_shortfall_pools(f, cx, pv, pf);
 	free(pf);
