@@ -75,8 +75,9 @@ static int load_kind(struct sl_model *m, struct sl_read *c, const struct sl_obje
 			pc->inventory = role != SL_ROLE_MANIFESTS;
 			PUSH(prioclasses, pc);
 		}
-	} else if (role == SL_ROLE_MANIFESTS && sl_gang_kind(o)) {
-		rc = sl_gang_read(c, o, m); /* Volcano's PodGroups, Kueue's queues (gang.c) */
+	} else if (role != SL_ROLE_PODS && sl_gang_kind(o)) {
+		/* Volcano's PodGroups, Kueue's queues (gang.c): the cluster's, from an inventory, too. */
+		rc = sl_gang_read(c, o, m);
 	} else if (role == SL_ROLE_MANIFESTS && !strcmp(k, "PodDisruptionBudget")) {
 		struct sl_pdb *v;
 		if ((rc = sl_pdb_read(c, o, &v)) == 0)
@@ -152,6 +153,12 @@ static const char *const *keep_paths(enum sl_input_role role)
 						 "value",
 						 "globalDefault",
 						 "preemptionPolicy",
+						 "spec.minMember",
+						 "spec.minResources",
+						 "spec.cohort",
+						 "spec.cohortName",
+						 "spec.resourceGroups",
+						 "spec.clusterQueue",
 						 NULL};
 	static const char *const pod_paths[] = {"apiVersion",
 						"kind",
