@@ -202,11 +202,14 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		sl_add_related(f, &cq->obj.name_node->at, "ClusterQueue %s", cq->obj.name);
 		return;
 	}
-	f = sl_rule_report(self, cx, w->queue_at,
-			   "%s is never admitted by Kueue: it asks for %s %s at once (%lld pod%s × %s each), more than any "
-			   "flavor of ClusterQueue %s can give",
-			   ref, need, worst.res, (long long)count, count == 1 ? "" : "s", per, cq->obj.name);
-	if (worst.level == SL_WARNING) {
+	bool unknown = worst.level == SL_WARNING;
+	f = sl_rule_report(
+	    self, cx, w->queue_at,
+	    "%s is never admitted by Kueue%s: it asks for %s %s at once (%lld pod%s × %s each), more than any "
+	    "flavor of ClusterQueue %s can give%s",
+	    ref, unknown ? " with the quota the inputs show" : "", need, worst.res, (long long)count,
+	    count == 1 ? "" : "s", per, cq->obj.name, unknown ? " with what its cohort lends" : "");
+	if (unknown) {
 		f->level = f->level == SL_ERROR ? SL_WARNING : f->level;
 		sl_note(f,
 			"unless ClusterQueues of cohort %s that are not among the inputs lend it more (it has no "
