@@ -330,6 +330,25 @@ bool sl_shortfall_is(const struct sl_check *cx, enum sl_cause cause)
 	return c == cause || (cause == SL_CAUSE_RESOURCES && (c == SL_CAUSE_AFFINITY || c == SL_CAUSE_NONE));
 }
 
+/* Volcano gangs (gang.c has the rest): asked by every shortfall's message. */
+const struct sl_podgroup *sl_gang_of(const struct sl_workload *w)
+{
+	return w->podgroup && w->podgroup->nworkloads == 1 && w->podgroup->min_member > 1 ? w->podgroup : NULL;
+}
+
+bool sl_gang_short(const struct sl_workload *w, const struct sl_analysis *a)
+{
+	const struct sl_podgroup *g = sl_gang_of(w);
+	return g && a && a->steady_placed < g->min_member;
+}
+
+void sl_relate_gang(struct sl_finding *f, const struct sl_workload *w)
+{
+	const struct sl_podgroup *g = w->podgroup;
+	sl_add_related(f, g->min_node ? &g->min_node->at : &g->obj.name_node->at, "PodGroup %s: minMember %lld",
+		       g->obj.name, (long long)g->min_member);
+}
+
 struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check *cx, enum sl_cause cause,
 				       const struct sl_ynode *at, const char *why)
 {

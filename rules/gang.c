@@ -12,24 +12,6 @@
 #include "../linter/model/quantity.h"
 #include "rules.h"
 
-const struct sl_podgroup *sl_gang_of(const struct sl_workload *w)
-{
-	return w->podgroup && w->podgroup->nworkloads == 1 && w->podgroup->min_member > 1 ? w->podgroup : NULL;
-}
-
-bool sl_gang_short(const struct sl_workload *w, const struct sl_analysis *a)
-{
-	const struct sl_podgroup *g = sl_gang_of(w);
-	return g && a && a->steady_placed < g->min_member;
-}
-
-void sl_relate_gang(struct sl_finding *f, const struct sl_workload *w)
-{
-	const struct sl_podgroup *g = w->podgroup;
-	sl_add_related(f, g->min_node ? &g->min_node->at : &g->obj.name_node->at, "PodGroup %s: minMember %lld",
-		       g->obj.name, (long long)g->min_member);
-}
-
 /* minResources above the whole cluster's allocatable: never enqueued. */
 static bool too_large(const struct sl_rule *self, struct sl_check *cx, const struct sl_podgroup *g)
 {

@@ -87,7 +87,8 @@ struct verdict {
 };
 
 /* Whether some flavor of group g holds every resource of g the workload asks for: with what the
- * inputs show (SL_NOTE), only with unknown lenders (SL_WARNING), in no cluster (SL_ERROR). */
+ * inputs show (SL_NOTE), only with unknown lenders (SL_WARNING), in no cluster (SL_ERROR); res is
+ * what the best flavor falls short of. */
 static struct verdict judge_group(const struct sl_model *m, const struct sl_kqueue *cq, const struct sl_workload *w,
 				  size_t g, int64_t count)
 {
@@ -100,6 +101,7 @@ static struct verdict judge_group(const struct sl_model *m, const struct sl_kque
 		if (fq->group != g || !first)
 			continue;
 		enum sl_level lv = SL_NOTE;
+		const char *short_of = NULL;
 		for (size_t j = 0; j < cq->nq; j++) {
 			const struct sl_kquota *rq = &cq->q[j];
 			int64_t need = total_of(w, rq->resource, count);
@@ -107,14 +109,15 @@ static struct verdict judge_group(const struct sl_model *m, const struct sl_kque
 				continue;
 			struct ceiling c = ceiling_of(m, cq, fq->flavor, rq->resource);
 			enum sl_level here = need <= c.known ? SL_NOTE : need <= c.bound ? SL_WARNING : SL_ERROR;
-			if (here > lv || (here == lv && here != SL_NOTE && !v.res)) {
+			if (here > lv) {
 				lv = here;
-				if (!v.res)
-					v.res = rq->resource;
+				short_of = rq->resource;
 			}
 		}
-		if (lv < v.level)
+		if (lv < v.level || (lv == v.level && !v.res)) {
 			v.level = lv;
+			v.res = short_of;
+		}
 	}
 	return v;
 }
@@ -196,6 +199,8 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		    "%s asks for %s %s, which no resource group of ClusterQueue %s covers: Kueue does not "
 		    "admit it",
 		    ref, need, worst.res, cq->obj.name);
+		if (f->level == SL_ERROR)
+			f->level = SL_WARNING;
 		sl_note(f,
 			"unless Kueue's configuration leaves %s out of admission (resources.excludeResourcePrefixes)",
 			worst.res);
