@@ -159,6 +159,7 @@ static const char *const *keep_paths(enum sl_input_role role)
 						 "spec.cohortName",
 						 "spec.resourceGroups",
 						 "spec.clusterQueue",
+						 "metadata.namespace", /* a LocalQueue's, a PodGroup's */
 						 NULL};
 	static const char *const pod_paths[] = {"apiVersion",
 						"kind",
