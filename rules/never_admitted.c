@@ -20,9 +20,11 @@
 #include "rules.h"
 
 #define UNBOUNDED INT64_MAX
+#define MIN_PARALLELISM "kueue.x-k8s.io/job-min-parallelism"
 
-/* Kueue's podset count for w; 0 when Kueue does not manage its kind. */
-static int64_t podset_count(const struct sl_workload *w)
+/* Kueue's podset count for w, the fewest it may admit (*partial: fewer than it asks for); 0 when
+ * Kueue does not manage its kind. */
+static int64_t podset_count(const struct sl_workload *w, bool *partial)
 {
 	const char *k = w->obj.kind;
 	if (!strcmp(k, "Pod") || !strcmp(k, "Deployment"))
@@ -35,6 +37,16 @@ static int64_t podset_count(const struct sl_workload *w)
 	int64_t n = w->replicas, completions;
 	if (sl_yint(sl_ymap_get(js, "completions"), &completions) == 0 && completions >= 0 && completions < n)
 		n = completions;
+	/* Partial admission: Kueue may admit the Job with as few as job-min-parallelism pods. */
+	const struct sl_ynode *ann =
+	    sl_ypath(!strcmp(k, "CronJob") ? sl_ypath(w->spec, "jobTemplate") : w->obj.root, "metadata.annotations");
+	const struct sl_ynode *v = sl_ymap_get(ann, MIN_PARALLELISM);
+	char *end = NULL;
+	long long min = sl_yscalar(v) ? strtoll(v->str, &end, 10) : 0; /* an annotation: a string */
+	if (end && end != v->str && !*end && min >= 1 && min < n) {
+		*partial = true;
+		n = min;
+	}
 	return n;
 }
 
@@ -169,7 +181,8 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_workload *w = cx->w;
 	const struct sl_kqueue *cq = w->kqueue;
-	int64_t count = cq ? podset_count(w) : 0;
+	bool partial = false;
+	int64_t count = cq ? podset_count(w, &partial) : 0;
 	if (count <= 0)
 		return;
 	struct verdict worst = {SL_NOTE, 0, NULL, false};
@@ -221,6 +234,8 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 			"borrowingLimit)",
 			cq->cohort);
 	}
+	if (partial)
+		sl_note(f, "%lld pods: the fewest partial admission takes (%s)", (long long)count, MIN_PARALLELISM);
 	note_flavors(f, cx->model, cq, worst.group, worst.res, per_pod,
 		     !strcmp(w->obj.kind, "Job") || !strcmp(w->obj.kind, "CronJob") ? "parallelism" : "replicas");
 }
