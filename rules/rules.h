@@ -99,11 +99,11 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 /* Whether sl_report_shortfall reports for cause: asked first by a rule whose why costs something
  * to build, so that it is built only for a finding that is reported. */
 bool sl_shortfall_is(const struct sl_check *cx, enum sl_cause cause);
-/* Volcano gangs (rules/common.c, the checks in rules/gang.c): the PodGroup that only the workload's pods name, with minMember
- * above 1 (NULL: none, or one judged otherwise); whether fewer than its minMember fit at once (the
- * gang runs nothing); its minMember as a related location; and the checks of a gang that need no
- * placement (minResources above the cluster's, minMember above the pods it makes): true when one
- * reported. */
+/* Volcano gangs (rules/common.c; the checks in rules/gang.c): the PodGroup that only the
+ * workload's pods name, with minMember above 1 (NULL: none, or one judged otherwise); whether
+ * fewer than its minMember fit at once (the gang runs nothing); its minMember as a related
+ * location; and the checks of a gang that need no placement (minResources above the cluster's,
+ * minMember above the pods it makes): true when one reported. */
 const struct sl_podgroup *sl_gang_of(const struct sl_workload *w);
 bool sl_gang_short(const struct sl_workload *w, const struct sl_analysis *a);
 void sl_relate_gang(struct sl_finding *f, const struct sl_workload *w);
