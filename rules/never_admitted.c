@@ -170,7 +170,11 @@ static void note_flavors(struct sl_finding *f, const struct sl_model *m, const s
 		if (fit > most)
 			most = fit;
 	}
-	if (per_pod > 0)
+	if (per_pod > 0 && most == 0)
+		sl_note(f,
+			"fix: not one pod of this size fits its quota: lower the requests, or raise nominalQuota (or "
+			"borrowingLimit in a cohort)");
+	else if (per_pod > 0)
 		sl_note(f,
 			"fix: at most %lld pod%s of this size fit its quota at once: lower %s to that, lower the "
 			"requests, or raise nominalQuota (or borrowingLimit in a cohort)",
