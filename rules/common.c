@@ -330,6 +330,25 @@ bool sl_shortfall_is(const struct sl_check *cx, enum sl_cause cause)
 	return c == cause || (cause == SL_CAUSE_RESOURCES && (c == SL_CAUSE_AFFINITY || c == SL_CAUSE_NONE));
 }
 
+/* Volcano gangs (gang.c has the rest): asked by every shortfall's message. */
+const struct sl_podgroup *sl_gang_of(const struct sl_workload *w)
+{
+	return w->podgroup && w->podgroup->nworkloads == 1 && w->podgroup->min_member > 1 ? w->podgroup : NULL;
+}
+
+bool sl_gang_short(const struct sl_workload *w, const struct sl_analysis *a)
+{
+	const struct sl_podgroup *g = sl_gang_of(w);
+	return g && a && a->steady_placed < g->min_member;
+}
+
+void sl_relate_gang(struct sl_finding *f, const struct sl_workload *w)
+{
+	const struct sl_podgroup *g = w->podgroup;
+	sl_add_related(f, g->min_node ? &g->min_node->at : &g->obj.name_node->at, "PodGroup %s: minMember %lld",
+		       g->obj.name, (long long)g->min_member);
+}
+
 struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check *cx, enum sl_cause cause,
 				       const struct sl_ynode *at, const char *why)
 {
@@ -361,12 +380,18 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 		      "%lld would be placed on new nodes of the pools that admit its pods",
 		      (long long)a->steady_placed, (long long)a->replicas, ref, why,
 		      (long long)(a->replicas - a->steady_placed))
+	    : sl_gang_short(w, a)
+		? sl_rule_report(
+		      r, cx, at, "%s runs nothing: a gang of minMember %lld (PodGroup %s), room for %lld at once: %s",
+		      ref, (long long)w->podgroup->min_member, w->podgroup->obj.name, (long long)a->steady_placed, why)
 	    : waves ? sl_rule_report(r, cx, at, "%s: only %lld of the %lld pods it starts at once can run; %s", wv,
 				     (long long)a->steady_placed, (long long)a->replicas, why)
 		    : sl_rule_report(r, cx, at, "only %lld of the %lld replicas of %s can run at once: %s",
 				     (long long)a->steady_placed, (long long)a->replicas, ref, why);
 	if (waves && f->level > SL_WARNING)
 		f->level = SL_WARNING; /* it completes, later: waves.c */
+	if (sl_gang_short(w, a))
+		sl_relate_gang(f, w);
 	if (cx->model->npools && cause != SL_CAUSE_RESOURCES)
 		sl_note_shortfall_pools(f, cx, pv, pf);
 	free(pf);

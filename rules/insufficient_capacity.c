@@ -35,7 +35,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_analysis *a = cx->a;
 	const struct sl_workload *w = cx->w;
-	if (!a || !sl_shortfall_is(cx, SL_CAUSE_RESOURCES))
+	if (!a || sl_check_gang(self, cx) || !sl_shortfall_is(cx, SL_CAUSE_RESOURCES))
 		return;
 	bool affinity = sl_blocking_cause(a, a->steady_fit) == SL_CAUSE_AFFINITY;
 	size_t np = cx->model->npools, nadmit = 0;
@@ -60,6 +60,14 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	struct sl_finding *f = sl_report_shortfall(self, cx, SL_CAUSE_RESOURCES, NULL, why);
 	sl_note_pools_short(f, cx, pf, np);
 	free(pf);
+	if (sl_gang_short(w, a)) { /* fewer replicas than minMember: the gang would still run nothing */
+		sl_note(f,
+			"fix: add room for %lld pods at once where the template admits, or lower the PodGroup's "
+			"minMember and replicas to %lld, or the requests",
+			(long long)w->podgroup->min_member, (long long)a->steady_placed);
+		sl_relate_nodes(f, cx->model, a, true);
+		return;
+	}
 	if (sl_in_waves(w)) { /* it runs in waves: no count to lower (waves.c) */
 		sl_note_waves_fix(f, w, a->steady_placed);
 		sl_relate_nodes(f, cx->model, a, true);

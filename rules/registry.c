@@ -23,6 +23,7 @@ extern const struct sl_rule sl_rule_unused_suppression;
 extern const struct sl_rule sl_rule_preemption_required;
 extern const struct sl_rule sl_rule_unknown_priority_class;
 extern const struct sl_rule sl_rule_daemonset_no_nodes;
+extern const struct sl_rule sl_rule_never_admitted;
 
 const struct sl_rule *const sl_rules[] = {
     &sl_rule_rollout_deadlock,
@@ -44,6 +45,7 @@ const struct sl_rule *const sl_rules[] = {
     &sl_rule_probe_port_mismatch,
     &sl_rule_unused_suppression,
     &sl_rule_unknown_priority_class,
+    &sl_rule_never_admitted,
 };
 const unsigned sl_nrules = sizeof sl_rules / sizeof sl_rules[0];
 

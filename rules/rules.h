@@ -109,6 +109,15 @@ void sl_waves_format(const struct sl_workload *w, const char *ref, int64_t fit, 
 void sl_note_batch(struct sl_finding *f, const struct sl_workload *w);
 void sl_note_waves_fix(struct sl_finding *f, const struct sl_workload *w, int64_t fit);
 void sl_note_suspended(struct sl_finding *f, const struct sl_workload *w);
+/* Volcano gangs (rules/common.c; the checks in rules/gang.c): the PodGroup that only the
+ * workload's pods name, with minMember above 1 (NULL: none, or one judged otherwise); whether
+ * fewer than its minMember fit at once (the gang runs nothing); its minMember as a related
+ * location; and the checks of a gang that need no placement (minResources above the cluster's,
+ * minMember above the pods it makes): true when one reported. */
+const struct sl_podgroup *sl_gang_of(const struct sl_workload *w);
+bool sl_gang_short(const struct sl_workload *w, const struct sl_analysis *a);
+void sl_relate_gang(struct sl_finding *f, const struct sl_workload *w);
+bool sl_check_gang(const struct sl_rule *self, struct sl_check *cx);
 /* Pools (rules/pools_common.c): "NodePool" or "node group". */
 const char *sl_pool_kind(const struct sl_pool *p);
 /* Every pool's verdict on a pod of the workload's template, by weight (the order Karpenter tries

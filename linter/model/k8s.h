@@ -15,6 +15,7 @@
 #include "../base/index.h" /* items grouped under string keys */
 #include "../load/yamldoc.h"
 #include "../base/diag.h"
+#include "gang.h"      /* Volcano PodGroups, Kueue queues */
 #include "hpa.h"       /* HorizontalPodAutoscalers */
 #include "job.h"       /* Jobs: parallelism, completions, suspension */
 #include "jobset.h"    /* JobSets: each replicatedJob a workload */

@@ -83,6 +83,9 @@ static int load_kind(struct sl_model *m, struct sl_read *c, const struct sl_obje
 			pc->inventory = role != SL_ROLE_MANIFESTS;
 			PUSH(prioclasses, pc);
 		}
+	} else if (role != SL_ROLE_PODS && sl_gang_kind(o)) {
+		/* Volcano's PodGroups, Kueue's queues (gang.c): the cluster's, from an inventory, too. */
+		rc = sl_gang_read(c, o, m);
 	} else if (role == SL_ROLE_MANIFESTS && !strcmp(k, "PodDisruptionBudget")) {
 		struct sl_pdb *v;
 		if ((rc = sl_pdb_read(c, o, &v)) == 0)
@@ -158,6 +161,13 @@ static const char *const *keep_paths(enum sl_input_role role)
 						 "value",
 						 "globalDefault",
 						 "preemptionPolicy",
+						 "spec.minMember",
+						 "spec.minResources",
+						 "spec.cohort",
+						 "spec.cohortName",
+						 "spec.resourceGroups",
+						 "spec.clusterQueue",
+						 "metadata.namespace", /* a LocalQueue's, a PodGroup's */
 						 NULL};
 	static const char *const pod_paths[] = {"apiVersion",
 						"kind",
@@ -201,7 +211,8 @@ static bool model_kind(const char *k)
 {
 	return sl_workload_kind(k) || !strcmp(k, "JobSet") || !strcmp(k, "Node") || !strcmp(k, "Namespace") ||
 	       !strcmp(k, "NodePool") || !strcmp(k, "PersistentVolumeClaim") || !strcmp(k, "PodDisruptionBudget") ||
-	       !strcmp(k, "PriorityClass") || !strcmp(k, "Service");
+	       !strcmp(k, "PriorityClass") || !strcmp(k, "Service") || !strcmp(k, "PodGroup") ||
+	       !strcmp(k, "ClusterQueue") || !strcmp(k, "LocalQueue");
 }
 
 struct tree_need {
@@ -537,6 +548,8 @@ static void merge_model(struct sl_model *m, struct sl_model *part)
 	APPEND(hpas, caphpas, nhpas);
 	APPEND(prioclasses, capprioclasses, nprioclasses);
 	APPEND(pools, cappools, npools);
+	APPEND(podgroups, cappodgroups, npodgroups);
+	APPEND(kqueues, capkqueues, nkqueues);
 #undef APPEND
 	sl_strmap_free(&part->node_index);
 	free(part);
@@ -635,6 +648,7 @@ void sl_model_bind_pods(struct sl_model *m)
 	}
 	sl_strmap_free(&names);
 	sl_model_relate(m);
+	sl_gang_bind(m);
 }
 
 void sl_model_free(struct sl_model *m)
@@ -668,6 +682,12 @@ void sl_model_free(struct sl_model *m)
 	for (size_t i = 0; i < m->npools; i++)
 		sl_pool_free(m->pools[i]);
 	free(m->pools);
+	for (size_t i = 0; i < m->npodgroups; i++)
+		sl_podgroup_free(m->podgroups[i]);
+	free(m->podgroups);
+	for (size_t i = 0; i < m->nkqueues; i++)
+		sl_kqueue_free(m->kqueues[i]);
+	free(m->kqueues);
 	sl_group_free(&m->claims);
 	free(m->workload_pdbs);
 	for (size_t i = 0; i < m->nstreams; i++)

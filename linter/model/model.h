@@ -13,6 +13,7 @@
 #include "../base/index.h"
 #include "../load/yamldoc.h"
 #include "../base/diag.h"
+#include "gang.h"
 #include "hpa.h"
 #include "kversion.h"
 #include "namespace.h"
@@ -53,6 +54,10 @@ struct sl_model {
 	size_t nhpas, caphpas;
 	struct sl_pool **pools; /* Karpenter NodePools in input order, then the config's node groups */
 	size_t npools, cappools;
+	struct sl_podgroup **podgroups; /* Volcano's, in input order */
+	size_t npodgroups, cappodgroups;
+	struct sl_kqueue **kqueues; /* Kueue's ClusterQueues and LocalQueues, in input order */
+	size_t nkqueues, capkqueues;
 	struct sl_priority_class **prioclasses;
 	size_t nprioclasses, capprioclasses;
 	struct sl_strmap prioclass_index; /* name → index into prioclasses (sl_model_resolve_priorities) */

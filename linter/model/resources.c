@@ -45,7 +45,7 @@ void sl_res_free(struct sl_reslist *l)
 	memset(l, 0, sizeof *l);
 }
 
-static int parse_amount(struct sl_read *c, const struct sl_ynode *v, const char *name, const char *path, int64_t *out)
+int sl_read_amount(struct sl_read *c, const struct sl_ynode *v, const char *name, const char *path, int64_t *out)
 {
 	struct sl_qty q;
 	const char *why = NULL;
@@ -87,7 +87,7 @@ void sl_read_reslist(struct sl_read *c, const struct sl_ynode *m, const char *pa
 			sl_read_error(c, k, "%s: resource names must be strings", path);
 			continue;
 		}
-		if (parse_amount(c, v, k->str, path, &amount) == 0)
+		if (sl_read_amount(c, v, k->str, path, &amount) == 0)
 			sl_res_add(out, k->str, amount, v);
 	}
 }

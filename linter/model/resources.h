@@ -41,6 +41,9 @@ void sl_res_free(struct sl_reslist *l);
 /* Add the amounts of a ResourceList mapping m (requests, limits, overhead, a Node's
  * allocatable) at path to out; an amount that is not a quantity the API server keeps is an
  * input error (c: model_read.h). m NULL: nothing. */
+/* One amount of resource name at v (a quota), as sl_read_reslist reads each; -1 after an input
+ * error at v (path names where it is). */
+int sl_read_amount(struct sl_read *c, const struct sl_ynode *v, const char *name, const char *path, int64_t *out);
 void sl_read_reslist(struct sl_read *c, const struct sl_ynode *m, const char *path, struct sl_reslist *out);
 
 #endif

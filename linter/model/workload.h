@@ -13,6 +13,8 @@
 #include "podspec.h"
 
 struct sl_hpa;
+struct sl_kqueue;
+struct sl_podgroup;
 struct sl_pdb;
 struct sl_read;
 
@@ -49,6 +51,13 @@ struct sl_workload {
 	const struct sl_pdb *const *pdbs;
 	size_t npdbs;
 	const struct sl_hpa *hpa;
+	/* Bound by sl_gang_bind (gang.h): the Volcano PodGroup its pods name (gang_at: the annotation),
+	 * and the ClusterQueue its Kueue queue-name label (queue_at) leads to; NULL: none, or not among
+	 * the inputs. */
+	const struct sl_podgroup *podgroup;
+	const struct sl_ynode *gang_at;
+	const struct sl_kqueue *kqueue;
+	const struct sl_ynode *queue_at;
 	/* The selectors of the Services of its namespace that select the template's labels, merged
 	 * as helper.DefaultSelector merges them (every pair, each key once; none: no such Service).
 	 * Owned (its requirement arrays; the strings are the Services'). */

@@ -1,0 +1,223 @@
+/* gang.c — reading Volcano PodGroups and Kueue queues, and binding workloads to them (see
+ * gang.h). Volcano's and Kueue's own API types name the fields: PodGroupSpec (minMember,
+ * minResources), ClusterQueueSpec (cohort, resourceGroups[].flavors[].resources[]: nominalQuota,
+ * borrowingLimit, lendingLimit), LocalQueueSpec (clusterQueue). */
+#include "gang.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/buf.h"
+#include "model.h"
+#include "model_read.h"
+
+/* The annotations by which a pod names its PodGroup (Volcano's KubeGroupNameAnnotationKey and
+ * VolcanoGroupNameAnnotationKey), and Kueue's queue label. */
+#define GROUP_KEY "scheduling.k8s.io/group-name"
+#define VOLCANO_GROUP_KEY "scheduling.volcano.sh/group-name"
+#define QUEUE_LABEL "kueue.x-k8s.io/queue-name"
+
+static bool api_group(const struct sl_object *o, const char *group)
+{
+	size_t n = strlen(group);
+	return o->api_version && !strncmp(o->api_version, group, n) && o->api_version[n] == '/';
+}
+
+bool sl_gang_kind(const struct sl_object *o)
+{
+	if (!strcmp(o->kind, "PodGroup"))
+		return api_group(o, "scheduling.volcano.sh");
+	return (!strcmp(o->kind, "ClusterQueue") || !strcmp(o->kind, "LocalQueue")) && api_group(o, "kueue.x-k8s.io");
+}
+
+/* A non-negative int32 at n (absent: dflt); an input error otherwise. */
+static int64_t read_count(struct sl_read *c, const struct sl_ynode *n, const char *path, int64_t dflt)
+{
+	int64_t v;
+	if (sl_ynull(n))
+		return dflt;
+	if (sl_yint(n, &v) < 0 || v < 0 || v > INT32_MAX) {
+		sl_read_error(c, n, "%s must be an integer from 0 to 2147483647 (an int32), not %s%s%s", path,
+			      sl_yscalar(n) ? "\"" : "", sl_yscalar(n) ? n->str : sl_ykind_name(n),
+			      sl_yscalar(n) ? "\"" : "");
+		return dflt;
+	}
+	return v;
+}
+
+static int read_podgroup(struct sl_read *c, const struct sl_object *o, struct sl_model *m)
+{
+	const struct sl_ynode *spec = sl_read_want(c, o->root, "spec", SL_YMAP, "spec");
+	struct sl_podgroup *g = sl_xcalloc(1, sizeof *g);
+	g->obj = *o;
+	g->min_node = sl_ymap_get(spec, "minMember");
+	g->min_member = read_count(c, g->min_node, "spec.minMember", 1);
+	g->min_res_node = sl_read_want(c, spec, "minResources", SL_YMAP, "spec.minResources");
+	sl_read_reslist(c, g->min_res_node, "spec.minResources", &g->min_res);
+	if (c->failed) {
+		sl_podgroup_free(g);
+		return -1;
+	}
+	sl_grow(&m->podgroups, &m->cappodgroups, m->npodgroups + 1, sizeof *m->podgroups);
+	m->podgroups[m->npodgroups++] = g;
+	return 0;
+}
+
+/* An optional quota limit of resource r (borrowingLimit, lendingLimit); -1 when unset. */
+static int64_t read_limit(struct sl_read *c, const struct sl_ynode *r, const char *key, const char *name,
+			  const char *path)
+{
+	const struct sl_ynode *v = sl_ymap_get(r, key);
+	int64_t x;
+	if (sl_ynull(v) || !name)
+		return -1;
+	return sl_read_amount(c, v, name, path, &x) == 0 ? x : -1;
+}
+
+/* One flavor of resource group g: its resources' quotas appended to q. */
+static void read_flavor(struct sl_read *c, struct sl_kqueue *q, size_t g, const struct sl_ynode *fl, size_t *cap)
+{
+	const char *flavor = sl_read_str(c, fl, "name", "flavors[].name");
+	const struct sl_ynode *res = sl_read_want(c, fl, "resources", SL_YSEQ, "flavors[].resources");
+	for (size_t i = 0; res && i < res->n; i++) {
+		const struct sl_ynode *r = res->v[i];
+		if (r->kind != SL_YMAP) {
+			sl_read_error(c, r, "flavors[].resources[] must be a mapping, not %s", sl_ykind_name(r));
+			continue;
+		}
+		const char *name = sl_read_str(c, r, "name", "resources[].name");
+		const struct sl_ynode *nq = sl_ymap_get(r, "nominalQuota");
+		int64_t nominal = 0;
+		if (!name || sl_ynull(nq) ||
+		    sl_read_amount(c, nq, name, "flavors[].resources[].nominalQuota", &nominal) < 0) {
+			if (name && sl_ynull(nq))
+				sl_read_error(c, r, "resources[] entry %s has no nominalQuota", name);
+			continue;
+		}
+		sl_grow(&q->q, cap, q->nq + 1, sizeof *q->q);
+		q->q[q->nq++] =
+		    (struct sl_kquota){g,
+				       flavor ? flavor : "",
+				       name,
+				       nominal,
+				       read_limit(c, r, "borrowingLimit", name, "flavors[].resources[].borrowingLimit"),
+				       read_limit(c, r, "lendingLimit", name, "flavors[].resources[].lendingLimit"),
+				       nq};
+	}
+}
+
+static int read_kqueue(struct sl_read *c, const struct sl_object *o, struct sl_model *m)
+{
+	const struct sl_ynode *spec = sl_read_want(c, o->root, "spec", SL_YMAP, "spec");
+	struct sl_kqueue *q = sl_xcalloc(1, sizeof *q);
+	q->obj = *o;
+	q->cluster = !strcmp(o->kind, "ClusterQueue");
+	size_t cap = 0;
+	if (q->cluster) {
+		/* v1beta1 names it cohort, v1beta2 cohortName. */
+		q->cohort = sl_read_str(c, spec, "cohort", "spec.cohort");
+		if (!q->cohort)
+			q->cohort = sl_read_str(c, spec, "cohortName", "spec.cohortName");
+		const struct sl_ynode *rgs = sl_read_want(c, spec, "resourceGroups", SL_YSEQ, "spec.resourceGroups");
+		for (size_t g = 0; rgs && g < rgs->n; g++) {
+			const struct sl_ynode *fls =
+			    sl_read_want(c, rgs->v[g], "flavors", SL_YSEQ, "spec.resourceGroups[].flavors");
+			for (size_t f = 0; fls && f < fls->n; f++)
+				read_flavor(c, q, g, fls->v[f], &cap);
+		}
+	} else {
+		q->cluster_queue = sl_read_str(c, spec, "clusterQueue", "spec.clusterQueue");
+	}
+	if (c->failed) {
+		sl_kqueue_free(q);
+		return -1;
+	}
+	sl_grow(&m->kqueues, &m->capkqueues, m->nkqueues + 1, sizeof *m->kqueues);
+	m->kqueues[m->nkqueues++] = q;
+	return 0;
+}
+
+int sl_gang_read(struct sl_read *c, const struct sl_object *o, struct sl_model *m)
+{
+	return !strcmp(o->kind, "PodGroup") ? read_podgroup(c, o, m) : read_kqueue(c, o, m);
+}
+
+/* The pod template of w (a bare Pod: the object itself). */
+static const struct sl_ynode *template_of(const struct sl_workload *w)
+{
+	const char *k = w->obj.kind;
+	if (!strcmp(k, "Pod"))
+		return w->obj.root;
+	if (!strcmp(k, "CronJob"))
+		return sl_ypath(w->spec, "jobTemplate.spec.template");
+	return sl_ymap_get(w->spec, "template");
+}
+
+static const struct sl_kqueue *find_queue(const struct sl_model *m, bool cluster, const char *ns, const char *name)
+{
+	for (size_t i = m->nkqueues; i-- > 0;) /* the later of two with one name: as kubectl apply */
+		if (m->kqueues[i]->cluster == cluster &&
+		    !strcmp(m->kqueues[i]->obj.name ? m->kqueues[i]->obj.name : "", name) &&
+		    (cluster || !strcmp(m->kqueues[i]->obj.namespace, ns)))
+			return m->kqueues[i];
+	return NULL;
+}
+
+/* Volcano schedules as a gang only the pods it schedules: schedulerName volcano, naming the group. */
+static void bind_podgroup(struct sl_model *m, struct sl_workload *w, const struct sl_ynode *tmpl)
+{
+	const struct sl_ynode *ann = sl_ypath(tmpl, "metadata.annotations");
+	const struct sl_ynode *v = sl_ymap_get(ann, GROUP_KEY);
+	if (!sl_yscalar(v))
+		v = sl_ymap_get(ann, VOLCANO_GROUP_KEY);
+	if (!sl_yscalar(v) || !sl_yis(sl_ypath(tmpl, "spec.schedulerName"), "volcano"))
+		return;
+	for (size_t i = m->npodgroups; i-- > 0;) {
+		struct sl_podgroup *g = m->podgroups[i];
+		if (g->obj.name && !strcmp(g->obj.name, v->str) && !strcmp(g->obj.namespace, w->obj.namespace)) {
+			w->podgroup = g;
+			w->gang_at = v;
+			g->nworkloads++;
+			return;
+		}
+	}
+}
+
+/* Kueue reads the queue label from the job object; for pods and pod groups, from the pod. */
+static void bind_queue(struct sl_model *m, struct sl_workload *w, const struct sl_ynode *tmpl)
+{
+	const struct sl_ynode *v = sl_ymap_get(sl_ypath(w->obj.root, "metadata.labels"), QUEUE_LABEL);
+	if (!sl_yscalar(v))
+		v = sl_ymap_get(sl_ypath(tmpl, "metadata.labels"), QUEUE_LABEL);
+	if (!sl_yscalar(v))
+		return;
+	w->queue_at = v;
+	const struct sl_kqueue *lq = find_queue(m, false, w->obj.namespace, v->str);
+	w->kqueue = lq && lq->cluster_queue ? find_queue(m, true, NULL, lq->cluster_queue) : NULL;
+}
+
+void sl_gang_bind(struct sl_model *m)
+{
+	if (!m->npodgroups && !m->nkqueues)
+		return;
+	for (size_t i = 0; i < m->nworkloads; i++) {
+		struct sl_workload *w = m->workloads[i];
+		const struct sl_ynode *tmpl = template_of(w);
+		if (m->npodgroups)
+			bind_podgroup(m, w, tmpl);
+		if (m->nkqueues)
+			bind_queue(m, w, tmpl);
+	}
+}
+
+void sl_podgroup_free(struct sl_podgroup *g)
+{
+	sl_res_free(&g->min_res);
+	free(g);
+}
+
+void sl_kqueue_free(struct sl_kqueue *q)
+{
+	free(q->q);
+	free(q);
+}
