@@ -92,7 +92,9 @@ void sl_note_waves_fix(struct sl_finding *f, const struct sl_workload *w, int64_
 void sl_note_suspended(struct sl_finding *f, const struct sl_workload *w)
 {
 	const struct sl_batch *b = &w->batch;
-	if (!b->suspend_node)
+	/* A Job with Kueue's queue-name label is created suspended on purpose: Kueue resumes it when it
+	 * admits it (never-admitted says when it never will), so its suspension says nothing new. */
+	if (!b->suspend_node || w->queue_at)
 		return;
 	const char *k = w->obj.kind;
 	if (!strcmp(k, "CronJob") && !strcmp(b->suspend_path, "spec.suspend"))
