@@ -603,6 +603,8 @@ void sl_model_bind_pods(struct sl_model *m)
 	if (all > nk) /* (no array at all without pools) */
 		memmove(m->pools + kept, m->pools + nk, (all - nk) * sizeof *m->pools);
 	m->npools = kept + (all - nk);
+	for (size_t i = 0; i < m->npools; i++)
+		sl_pool_index(m->pools[i], m->nodes, m->nnodes);
 	if (m->nnamespaces) {
 		for (size_t i = 0; i < m->nworkloads; i++)
 			bind_terms(m, &m->workloads[i]->pod);

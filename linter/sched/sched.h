@@ -113,8 +113,8 @@ struct sl_pool_fit {
 	 * in the inventory, or a larger instance type than the one seen may be launched): this rests on
 	 * the pool offering an instance type with room for the pod, within its limits. */
 	bool assumed;
-	int64_t per_node;             /* admits and not assumed: pods of the template a new node holds */
-	int64_t nodes_left;           /* with per_node: new nodes the pool's limits leave room for; -1: no limit */
+	int64_t per_node;   /* admits and not assumed: pods of the template a new node holds */
+	int64_t nodes_left; /* with per_node: new nodes the pool's limits leave room for; -1: no limit */
 	/* Admits: at most how many pods of the template the pool's new nodes take within its limits or
 	 * maximum size, an OVER-estimate (a shortfall beyond it is certain); -1: no bound known. */
 	int64_t pods_max;
@@ -232,6 +232,11 @@ struct sl_analysis {
 	bool not_placed;
 	/* A DaemonSet: its nodes, and where a surging update's new pod never fits. */
 	struct sl_daemon_view daemon;
+	/* The node pools' verdicts on a pod of the template, in the model's order (sl_analysis_pools):
+	 * judged when a rule first asks, and kept for the others. */
+	bool pools_judged;
+	size_t pools_admit;
+	struct sl_pool_fit *pools;
 };
 
 /* The FailedScheduling text of one pod of the template when no node passes every filter
@@ -279,6 +284,10 @@ void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, bool detail,
  * are generic), nor is order_dependent found. */
 void sl_analyze_counts(struct sl_cluster *cl, const struct sl_workload *w, struct sl_analysis *a);
 void sl_analysis_free(struct sl_analysis *a);
+/* sl_pools_judge of a's template over m's pools (m->npools entries; NULL without pools), with in
+ * *nadmit how many admit it: judged on the first call and kept with the analysis, whose rules all
+ * read it; a const analysis is written to as by sl_fit_error. */
+const struct sl_pool_fit *sl_analysis_pools(const struct sl_analysis *a, const struct sl_model *m, size_t *nadmit);
 
 /* What-if (sched/whatif.c): the workload analysed again with one change, so that a change offered
  * to the user is one the engine has seen resolve the finding. */
