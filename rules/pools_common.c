@@ -22,7 +22,10 @@ struct sl_pool_fit *sl_pools_for(const struct sl_check *cx, size_t *nadmit)
 	if (!np)
 		return NULL;
 	struct sl_pool_fit *pf = sl_xcalloc(np, sizeof *pf);
-	*nadmit = sl_pools_judge(cx->model, &cx->w->pod, pf);
+	if (cx->a) /* judged once per workload, whichever rules ask */
+		memcpy(pf, sl_analysis_pools(cx->a, cx->model, nadmit), np * sizeof *pf);
+	else
+		*nadmit = sl_pools_judge(cx->model, &cx->w->pod, pf);
 	/* Karpenter tries the pools by weight, highest first (stable: input order among equals). */
 	for (size_t i = 1; i < np; i++) {
 		struct sl_pool_fit t = pf[i];

@@ -226,17 +226,14 @@ static void note_pools_short(struct sl_finding *f, const struct sl_release *r, c
 
 /* What a new node of the pool holds: its template's allocatable, or one of its nodes' (*like);
  * NULL when not known. */
-static const struct sl_reslist *pool_node_size(const struct sl_model *m, const struct sl_pool *pool,
-					       const struct sl_node **like)
+static const struct sl_reslist *pool_node_size(const struct sl_pool *pool, const struct sl_node **like)
 {
 	if (pool->alloc_known)
 		return &pool->alloc;
-	for (size_t i = 0; i < m->nnodes; i++)
-		if (sl_pool_owns(pool, m->nodes[i])) {
-			*like = m->nodes[i];
-			return &m->nodes[i]->alloc;
-		}
-	return NULL;
+	if (!pool->nmembers)
+		return NULL;
+	*like = pool->members[0];
+	return &pool->members[0]->alloc;
 }
 
 /* The nodes fall short and the pools cover it (flow pf, every demand met): a note on the set short
@@ -278,7 +275,7 @@ static void report_scale_up(struct sl_release *r, const char *res, const struct 
 		int64_t got = pf->g.e[e + 1].cap;
 		sl_format_amount(res, got, amt, sizeof amt);
 		const struct sl_node *like = NULL;
-		const struct sl_reslist *alloc = pool_node_size(r->m, pool, &like);
+		const struct sl_reslist *alloc = pool_node_size(pool, &like);
 		int64_t per = !alloc ? 0 : !strcmp(res, "pods") ? sl_res_get(alloc, "pods") : sl_res_get(alloc, res);
 		if (per > 0) {
 			char each[48];

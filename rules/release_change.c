@@ -111,15 +111,23 @@ void sl_release_offer_copies(struct sl_release *r, struct sl_finding *f, const b
 
 int64_t sl_release_copies_for(const struct sl_release *r, const bool *in, const char *res, int64_t shortfall)
 {
+	/* The groups the set may use, through its signatures: once, not once per node. */
+	bool *sig_in = sl_xcalloc(r->nsigs + 1, sizeof *sig_in), *used = sl_xcalloc(r->ngroups + 1, sizeof *used);
+	for (size_t i = 0; i < r->nw; i++)
+		sig_in[r->sig[i]] |= in[i];
+	for (size_t q = 0; q < r->nsigs; q++)
+		for (size_t g = 0; sig_in[q] && g < r->ngroups; g++)
+			used[g] |= r->adm[q * r->ngroups + g];
 	int64_t most = 0;
 	for (size_t k = 0; k < r->m->nnodes; k++) {
 		const struct sl_node *n = r->m->nodes[k];
-		bool any = false;
-		for (size_t i = 0; i < r->nw && !any; i++)
-			any = in[i] && r->adm[r->sig[i] * r->ngroups + r->group[k]];
+		if (!used[r->group[k]])
+			continue;
 		int64_t have = !strcmp(res, "pods") ? n->max_pods : sl_res_get(&n->alloc, res);
-		if (any && have > most)
+		if (have > most)
 			most = have;
 	}
+	free(sig_in);
+	free(used);
 	return most > 0 ? shortfall / most + (shortfall % most != 0) : 0;
 }

@@ -191,10 +191,10 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	char ref[512];
 	sl_object_ref(&cx->w->obj, ref, sizeof ref);
 	size_t np = cx->model->npools;
-	struct sl_pool_fit *pf = np ? sl_xcalloc(np, sizeof *pf) : NULL;
-	if (np && sl_pools_judge(cx->model, &cx->w->pod, pf)) {
+	size_t nadmit;
+	const struct sl_pool_fit *pf = sl_analysis_pools(a, cx->model, &nadmit);
+	if (nadmit) {
 		report_scale_up(self, cx, ref, pf, np);
-		free(pf);
 		return;
 	}
 	char scale[1200] = "";
@@ -216,7 +216,6 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	sl_note_slots(f, cx->model, a);
 	sl_note_preemption(f, a, pre);
 	note_refusing(f, pf, np);
-	free(pf);
 	note_fixes(f, a);
 	sl_offer_smallest_changes(f, cx, SL_GOAL_ONE_POD);
 	sl_relate_nodes(f, cx->model, a, false);

@@ -259,10 +259,49 @@ bool sl_source_release(struct sl_source *s)
 	return true;
 }
 
+/* FNV-1a over the bytes: a file read again is the one read when its bytes hash alike. */
+static uint64_t bytes_sum(const char *p, size_t n)
+{
+	uint64_t h = 14695981039346656037ull;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)p[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+bool sl_source_release_summed(struct sl_source *s)
+{
+	if (!s->data)
+		return false;
+	s->sum = bytes_sum(s->data, s->len);
+	s->summed = sl_source_release(s);
+	return s->summed;
+}
+
+/* The file of a summed source read again: its bytes, when as many as were read and alike. Not
+ * blocking on what is no longer a regular file (a FIFO reads as empty). */
+static char *read_summed(const struct sl_source *s)
+{
+	int fd = open(s->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return NULL;
+	char *text = sl_xmalloc(s->len + 2); /* +1 for the NUL, +1 to see a longer file's end */
+	if (sl_read_upto(fd, text, s->len + 1) != (ssize_t)s->len || bytes_sum(text, s->len) != s->sum) {
+		free(text);
+		text = NULL;
+	} else
+		text[s->len] = 0;
+	close(fd);
+	return text;
+}
+
 /* The file of s, read again whole into a block of its own: NULL when it is not the file that was
- * read (its stamp differs) or cannot be read. */
+ * read (its stamp, or for a summed source its bytes, differ) or cannot be read. */
 static char *read_again(const struct sl_source *s)
 {
+	if (s->summed)
+		return read_summed(s);
 	int fd = open(s->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;

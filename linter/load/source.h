@@ -55,6 +55,11 @@ struct sl_source {
 	bool borrowed; /* another owns it (the language server's parse cache): sl_sources_free leaves it */
 	bool stamped;  /* a regular file read whole, as stamp says it was: it may be released */
 	struct sl_file_stamp stamp;
+	/* Released by sl_source_release_summed: read again, the file is the same when its bytes hash
+	 * to sum (no fstat then: a report quoting thousands of small files reads each again with an
+	 * open and a read alone). */
+	bool summed;
+	uint64_t sum;
 	/* After sl_source_release: the bytes read again (owned; set once, by whichever thread read
 	 * them first), or lost when the file no longer holds them. */
 	_Atomic(char *) again;
@@ -73,6 +78,8 @@ void sl_source_forget(const struct sl_source *s, size_t off, size_t end);
 /* Give the bytes back: s was parsed and nothing reads them before sl_source_text is asked. Only
  * for a stamped file whose columns need no bytes (ASCII); false (kept) otherwise. */
 bool sl_source_release(struct sl_source *s);
+/* The same, the bytes' hash kept (summed) so that reading them again needs no fstat. */
+bool sl_source_release_summed(struct sl_source *s);
 /* s's bytes, NUL-terminated: those parsed, read again from the file (once, then kept) when they
  * were released. NULL when the file is not the one read any more (another stamp, another length)
  * or cannot be read: the caller then leaves out what it would have made of them (a fix, a

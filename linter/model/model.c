@@ -373,6 +373,7 @@ struct parse_job {
 	bool cacheable, hit, store;
 	struct sl_source *src; /* the source parsed: in->src, or the cache's when taken */
 	bool release;          /* nothing reads its bytes whole after the load: they go (source.h) */
+	bool quoted;           /* a small file the report may quote: they go with their hash */
 };
 
 struct parse_queue {
@@ -430,12 +431,14 @@ static bool parse_source(struct parse_job *j, struct sl_yarena *arena)
 		struct sl_yfilter f = {tree_needed, &need, whole ? NULL : unread_value, forget, unread_in};
 		j->rc = sl_yaml_parse_some(src, j->ys, &j->errs, &f);
 		/* What reads the bytes after the load (a fix's edits, a snippet) reads few sources,
-		 * and reads them again; standard input cannot be. A small file the report quotes keeps
-		 * them, unless nothing in it can be quoted: no document kept (no object a finding
-		 * could point at) and no input error. */
-		bool quoted = j->readers->quoted && src->len < SL_QUOTED_KEEP && (j->ys->n || j->errs.n);
+		 * and reads them again; standard input cannot be. A small file the report quotes goes
+		 * too, with its bytes' hash (sl_source_release_summed), unless nothing in it can be
+		 * quoted (no document kept, no object a finding could point at, and no input error):
+		 * read again after the checks, when memory is past its peak, it is told unchanged
+		 * without an fstat. */
+		j->quoted = j->readers->quoted && src->len < SL_QUOTED_KEEP && (j->ys->n || j->errs.n);
 		j->release = (forget || (need.braces && !j->readers->all_bytes && !src->shared)) && !src->from_stdin &&
-			     !j->cacheable && !quoted;
+			     !j->cacheable;
 	} else
 		j->rc = sl_yaml_parse_keep(src, j->ys, &j->errs, keep_paths(j->in->role));
 	/* The documents' array cut to its size: it lives as long as the model, and most files hold
@@ -479,7 +482,9 @@ static void *parse_worker(void *arg)
 				j->rc = -1;
 			load_hpas(j->part, j->src, j->ys->docs[d].root);
 		}
-		if (j->release)
+		if (j->release && j->quoted)
+			sl_source_release_summed(j->src);
+		else if (j->release)
 			sl_source_release(j->src);
 	}
 	return NULL;
@@ -624,6 +629,8 @@ void sl_model_bind_pods(struct sl_model *m)
 	if (all > nk) /* (no array at all without pools) */
 		memmove(m->pools + kept, m->pools + nk, (all - nk) * sizeof *m->pools);
 	m->npools = kept + (all - nk);
+	for (size_t i = 0; i < m->npools; i++)
+		sl_pool_index(m->pools[i], m->nodes, m->nnodes);
 	if (m->nnamespaces) {
 		for (size_t i = 0; i < m->nworkloads; i++)
 			bind_terms(m, &m->workloads[i]->pod);

@@ -95,9 +95,9 @@ struct sl_tree_readers {
 	 * between the runs that share it. */
 	struct sl_parse_cache *cache;
 	/* The report quotes the text of every finding (SARIF's snippets): a file under 1 KiB that
-	 * holds a document the model keeps (or an input error) keeps its bytes rather than cost a
-	 * second open, fstat and read each (files' bytes go after the load otherwise,
-	 * sl_source_release); the others cannot be quoted. */
+	 * holds a document the model keeps (or an input error) gives its bytes back with their hash
+	 * (sl_source_release_summed), so that reading it again for a snippet costs an open and a
+	 * read, no fstat; the others cannot be quoted. */
 	bool quoted;
 };
 /* readers NULL: every tree is kept. A source that takes the cache's parse of the same bytes is

@@ -25,6 +25,8 @@ void sl_pool_free(struct sl_pool *p)
 	sl_res_free(&p->limits);
 	sl_res_free(&p->alloc);
 	free(p->class_label);
+	free(p->members);
+	sl_res_free(&p->members_alloc);
 	free(p);
 }
 
@@ -265,6 +267,9 @@ struct sl_pool *sl_pool_copy(const struct sl_pool *p)
 		memcpy(q->taints, p->taints, p->ntaints * sizeof *q->taints);
 	q->startup = NULL;
 	q->nstartup = 0;
+	q->members = NULL; /* the model's inventory's, indexed there */
+	q->nmembers = 0;
+	q->members_alloc = (struct sl_reslist){0};
 	q->limits = (struct sl_reslist){0};
 	q->alloc = (struct sl_reslist){0};
 	for (size_t i = 0; i < p->alloc.n; i++)
@@ -315,4 +320,21 @@ bool sl_pool_owns(const struct sl_pool *p, const struct sl_node *n)
 			return false;
 	}
 	return true;
+}
+
+void sl_pool_index(struct sl_pool *p, struct sl_node *const *nodes, size_t n)
+{
+	free(p->members);
+	sl_res_free(&p->members_alloc);
+	p->members = NULL;
+	p->nmembers = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!sl_pool_owns(p, nodes[i]))
+			continue;
+		if (!p->members)
+			p->members = sl_xcalloc(n - i + 1, sizeof *p->members);
+		p->members[p->nmembers++] = nodes[i];
+		for (size_t r = 0; r < nodes[i]->alloc.n; r++)
+			sl_res_add(&p->members_alloc, nodes[i]->alloc.v[r].name, nodes[i]->alloc.v[r].amount, NULL);
+	}
 }

@@ -82,6 +82,13 @@ struct sl_pool {
 	const char *from_node; /* a group's template.fromNode, resolved by sl_pool_resolve */
 	const struct sl_ynode *from_node_node;
 	const struct sl_ynode *max_node;
+	/* The inventory's nodes of the pool (sl_pool_owns), in the inventory's order, and their
+	 * allocatable summed: indexed once per model (sl_pool_index), since every judgement of a
+	 * workload against the pool reads them (its limits, its maximum size, a node to size a new
+	 * one by), and a release judges every workload. The array is owned; the nodes are the model's. */
+	const struct sl_node **members;
+	size_t nmembers;
+	struct sl_reslist members_alloc;
 };
 
 /* Read the NodePool o (c: model_read.h) into *out: NULL (and 0) when it is no Karpenter NodePool.
@@ -99,6 +106,9 @@ int sl_pool_resolve(struct sl_pool *p, struct sl_node *const *nodes, size_t nnod
 /* Whether node n is one of the pool's: a NodePool's carries karpenter.sh/nodepool: NAME, a
  * group's every label of its template. */
 bool sl_pool_owns(const struct sl_pool *p, const struct sl_node *n);
+/* The pool's members among nodes[0 .. n) and their allocatable summed (members, members_alloc),
+ * made again from scratch (sl_model_bind_pods, once the pools and nodes are all read). */
+void sl_pool_index(struct sl_pool *p, struct sl_node *const *nodes, size_t n);
 void sl_pool_free(struct sl_pool *p); /* and p itself */
 
 #endif

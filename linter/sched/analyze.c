@@ -572,6 +572,7 @@ void sl_analysis_free(struct sl_analysis *a)
 	for (int k = 0; k < 3; k++)
 		free(a->post[k]);
 	sl_daemon_view_free(&a->daemon);
+	free(a->pools);
 	memset(a, 0, sizeof *a);
 }
 

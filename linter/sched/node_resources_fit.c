@@ -296,8 +296,9 @@ void sl_node_resources_fit_release(struct sl_cycle *cy)
 
 bool sl_node_resources_fit_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out)
 {
-	if (out)
-		return !sl_resources_short(cy->pool, cy->p, cy->m->nodes[node], cy->placed[node], out);
+	if (out) /* the requests as the PreFilter read them, when it ran: not looked up again per node */
+		return !sl_resources_short_why(cy->pool, NULL, cy->fit ? &cy->fit->res : NULL, cy->p,
+					       cy->m->nodes[node], cy->placed[node], out);
 	/* Identical pods: the node holds cap of them, whatever else is decided. */
 	struct sl_fit_state *st = cy->fit;
 	if (st->cap[node] < 0)

@@ -173,14 +173,12 @@ static size_t step(struct sl_cycle *s)
 	size_t *cand = s->cand;
 	/* Like the scheduler, filter from where the previous attempt stopped, and stop once enough
 	 * feasible nodes are found: placement follows, and large inventories stay cheap. */
-	size_t ncand = 0, k;
+	size_t ncand = 0, k, i = s->next_start;
 	size_t want = feasible_to_find(s->nall);
-	for (k = 0; k < s->n && ncand < want; k++) {
-		size_t i = (s->next_start + k) % s->n;
+	for (k = 0; k < s->n && ncand < want; k++, i = i + 1 == s->n ? 0 : i + 1) /* no division per node */
 		if (!s->excluded[i] && s->static_ok[i] && sl_filter_fits(s, i))
 			cand[ncand++] = i;
-	}
-	s->next_start = (s->next_start + k) % s->n;
+	s->next_start = i;
 	s->work += k + 1;
 	return ncand ? choose(s, cand, ncand, s->score) : (size_t)-1;
 }

@@ -45,6 +45,9 @@ struct sl_spread_state {
 	const char *sys_hash;
 	uint32_t *mark; /* per domain of any constraint: the scoring's last epoch that saw it */
 	uint32_t epoch;
+	/* The hard constraints' present domains are made: they read the nodes and the pod spec only,
+	 * the same for both generations. */
+	bool present_made;
 };
 
 /* PodTopologySpreadArgs' system defaults (pkg/scheduler/apis/config/v1beta3 and v1: the
@@ -293,13 +296,14 @@ void sl_pod_topology_spread_prefilter(struct sl_cycle *cy)
 		 * minimum): a soft one's scores read its counts, 0 in such a domain anyway (a pod is
 		 * counted only on an eligible node). Not walking every node for them keeps a large
 		 * cluster's system defaults cheap. */
-		if (!st->c->hard)
+		if (!st->c->hard || ss->present_made)
 			continue;
 		memset(st->present, 0, nd * sizeof *st->present);
 		for (size_t i = 0; i < cy->n; i++)
 			if (sl_topo_dom(cy->cl, st->topo, i) >= 0 && eligible(cy, st, i))
 				st->present[sl_topo_dom(cy->cl, st->topo, i)] = true;
 	}
+	ss->present_made = true;
 	if (!ss->nsp)
 		return;
 	/* The running pods of the pod's namespace that a constraint's selector can match. */

@@ -35,29 +35,23 @@ static void reject(struct sl_pool_fit *f, const char *ca, const char *why)
 		snprintf(f->text, sizeof f->text, "%.600s", why);
 }
 
-/* How many of the pool's nodes the inventory has, and their allocatable summed. */
-static int64_t owned(const struct sl_model *m, const struct sl_pool *pool, struct sl_reslist *sum)
+/* How many of the pool's nodes the inventory has, and their allocatable summed (sl_pool_index). */
+static int64_t owned(const struct sl_pool *pool, const struct sl_reslist **sum)
 {
-	int64_t n = 0;
-	for (size_t i = 0; i < m->nnodes; i++) {
-		if (!sl_pool_owns(pool, m->nodes[i]))
-			continue;
-		n++;
-		for (size_t r = 0; sum && r < m->nodes[i]->alloc.n; r++)
-			sl_res_add(sum, m->nodes[i]->alloc.v[r].name, m->nodes[i]->alloc.v[r].amount, NULL);
-	}
-	return n;
+	if (sum)
+		*sum = &pool->members_alloc;
+	return (int64_t)pool->nmembers;
 }
 
 /* spec.limits against what the pool's nodes already have (Karpenter counts their capacity): a
  * request above what is left fits no instance type the pool may still launch. */
-static bool within_limits(const struct sl_model *m, const struct sl_podspec *p, struct sl_pool_fit *f)
+static bool within_limits(const struct sl_podspec *p, struct sl_pool_fit *f)
 {
 	const struct sl_pool *pool = f->pool;
 	if (!pool->limits.n)
 		return true;
-	struct sl_reslist used = {0};
-	int64_t nodes = owned(m, pool, &used);
+	const struct sl_reslist *used;
+	int64_t nodes = owned(pool, &used);
 	const struct sl_res *nl = sl_res_find(&pool->limits, "nodes");
 	bool ok = true;
 	if (nl && nodes >= nl->amount) {
@@ -66,14 +60,13 @@ static bool within_limits(const struct sl_model *m, const struct sl_podspec *p, 
 	}
 	for (size_t i = 0; ok && i < p->request.n; i++) {
 		const struct sl_res *l = sl_res_find(&pool->limits, p->request.v[i].name);
-		if (l && p->request.v[i].amount > l->amount - sl_res_get(&used, l->name)) {
+		if (l && p->request.v[i].amount > l->amount - sl_res_get(used, l->name)) {
 			reject(f, "max node group size reached",
 			       "all available instance types exceed limits for nodepool");
 			snprintf(f->resource, sizeof f->resource, "%s", l->name);
 			ok = false;
 		}
 	}
-	sl_res_free(&used);
 	return ok;
 }
 
@@ -130,14 +123,13 @@ static bool requirements_met(const struct sl_podspec *p, struct sl_pool_fit *f)
 }
 
 /* An inventory node of the pool to size a new one by: of an instance type the pod allows. */
-static const struct sl_node *sample_node(const struct sl_model *m, const struct sl_podspec *p,
-					 const struct sl_pool *pool)
+static const struct sl_node *sample_node(const struct sl_podspec *p, const struct sl_pool *pool)
 {
 	const char *it = sl_labels_get(&p->node_selector, "node.kubernetes.io/instance-type");
-	for (size_t i = 0; i < m->nnodes; i++) {
-		const struct sl_node *n = m->nodes[i];
-		const char *v = sl_labels_get(&n->labels, "node.kubernetes.io/instance-type");
-		if (sl_pool_owns(pool, n) && (!it || (v && !strcmp(v, it))))
+	for (size_t i = 0; i < pool->nmembers; i++) {
+		const struct sl_node *n = pool->members[i];
+		const char *v = it ? sl_labels_get(&n->labels, "node.kubernetes.io/instance-type") : NULL;
+		if (!it || (v && !strcmp(v, it)))
 			return n;
 	}
 	return NULL;
@@ -145,23 +137,22 @@ static const struct sl_node *sample_node(const struct sl_model *m, const struct 
 
 /* How many new nodes of this size the pool's limits leave room for (Karpenter charges a node's whole
  * capacity to them); -1 without limits. */
-static int64_t limit_room(const struct sl_model *m, const struct sl_pool *pool, const struct sl_reslist *alloc)
+static int64_t limit_room(const struct sl_pool *pool, const struct sl_reslist *alloc)
 {
 	if (!pool->limits.n)
 		return -1;
-	struct sl_reslist used = {0};
-	int64_t have = owned(m, pool, &used), left = -1;
+	const struct sl_reslist *used;
+	int64_t have = owned(pool, &used), left = -1;
 	for (size_t i = 0; i < pool->limits.n; i++) {
 		const struct sl_res *l = &pool->limits.v[i];
 		int64_t per = !strcmp(l->name, "nodes") ? 1 : sl_res_get(alloc, l->name);
-		int64_t free_ = l->amount - (!strcmp(l->name, "nodes") ? have : sl_res_get(&used, l->name));
+		int64_t free_ = l->amount - (!strcmp(l->name, "nodes") ? have : sl_res_get(used, l->name));
 		if (per <= 0)
 			continue;
 		int64_t k = free_ > 0 ? free_ / per : 0;
 		if (left < 0 || k < left)
 			left = k;
 	}
-	sl_res_free(&used);
 	return left;
 }
 
@@ -176,10 +167,10 @@ static bool instance_fixed(const struct sl_podspec *p, const struct sl_pool *poo
 
 /* The room on a new node: the template's allocatable, or a node of the pool's; when neither is
  * known, or a larger instance type may be launched, the pool is assumed to offer one. */
-static void room(const struct sl_model *m, const struct sl_podspec *p, struct sl_pool_fit *f)
+static void room(const struct sl_podspec *p, struct sl_pool_fit *f)
 {
 	const struct sl_pool *pool = f->pool;
-	const struct sl_node *sample = pool->alloc_known ? NULL : sample_node(m, p, pool);
+	const struct sl_node *sample = pool->alloc_known ? NULL : sample_node(p, pool);
 	const struct sl_reslist *alloc = pool->alloc_known ? &pool->alloc : sample ? &sample->alloc : NULL;
 	f->assumed = !alloc;
 	f->per_node = 0;
@@ -207,7 +198,7 @@ static void room(const struct sl_model *m, const struct sl_podspec *p, struct sl
 	}
 	f->per_node = slots;
 	f->sample = sample;
-	f->nodes_left = limit_room(m, pool, alloc);
+	f->nodes_left = limit_room(pool, alloc);
 }
 
 /* min over the bounds known (-1: none). */
@@ -216,9 +207,12 @@ static int64_t bound_min(int64_t a, int64_t b)
 	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
 }
 
+/* The model is no longer read here (its pools' members are indexed on them, sl_pool_index); the
+ * interface keeps it, as what a pool holds is the model's. */
 int64_t sl_pool_members(const struct sl_model *m, const struct sl_pool *p)
 {
-	return owned(m, p, NULL);
+	(void)m;
+	return owned(p, NULL);
 }
 
 /* What one new node of a known size holds of res: pods of the template, or its allocatable. */
@@ -231,23 +225,23 @@ static int64_t per_new(const struct sl_pool_fit *f, const char *res)
 
 int64_t sl_pool_adds(const struct sl_model *m, const struct sl_pool_fit *f, const char *res)
 {
+	(void)m;
 	const struct sl_pool *pool = f->pool;
 	bool pods = !strcmp(res, "pods");
 	int64_t best = -1;
 	if (pool->limits.n) {
-		struct sl_reslist used = {0};
-		int64_t have = owned(m, pool, &used);
+		const struct sl_reslist *used;
+		int64_t have = owned(pool, &used);
 		const struct sl_res *l = sl_res_find(&pool->limits, res);
 		if (l && !pods)
-			best = l->amount > sl_res_get(&used, res) ? l->amount - sl_res_get(&used, res) : 0;
+			best = l->amount > sl_res_get(used, res) ? l->amount - sl_res_get(used, res) : 0;
 		const struct sl_res *nl = sl_res_find(&pool->limits, "nodes");
 		/* A node limit bounds the room only when every new node is the size seen. */
 		if (nl && !f->assumed && instance_fixed(NULL, pool))
 			best = bound_min(best, sl_sat_mul(per_new(f, res), nl->amount > have ? nl->amount - have : 0));
-		sl_res_free(&used);
 	}
 	if (pool->kind == SL_POOL_GROUP && pool->max >= 0 && !f->assumed) {
-		int64_t left = pool->max - owned(m, pool, NULL);
+		int64_t left = pool->max - owned(pool, NULL);
 		best = bound_min(best, sl_sat_mul(per_new(f, res), left > 0 ? left : 0));
 	}
 	return best;
@@ -256,9 +250,8 @@ int64_t sl_pool_adds(const struct sl_model *m, const struct sl_pool_fit *f, cons
 int64_t sl_pool_supply(const struct sl_model *m, const struct sl_pool *pool, const char *res)
 {
 	struct sl_pool_fit f = {.pool = pool};
-	for (size_t i = 0; !pool->alloc_known && !f.sample && i < m->nnodes; i++)
-		if (sl_pool_owns(pool, m->nodes[i]))
-			f.sample = m->nodes[i];
+	if (!pool->alloc_known && pool->nmembers)
+		f.sample = pool->members[0];
 	const struct sl_reslist *alloc = pool->alloc_known ? &pool->alloc : f.sample ? &f.sample->alloc : NULL;
 	f.assumed = !alloc;
 	f.per_node = alloc ? (sl_res_find(alloc, "pods") ? sl_res_get(alloc, "pods") : 110) : 0;
@@ -282,7 +275,7 @@ static int64_t pods_bound(const struct sl_model *m, const struct sl_podspec *p, 
 	return best;
 }
 
-static void judge(const struct sl_model *m, const struct sl_podspec *p, struct sl_pool_fit *f)
+static void judge(const struct sl_podspec *p, struct sl_pool_fit *f)
 {
 	const struct sl_pool *pool = f->pool;
 	f->admits = true;
@@ -291,12 +284,12 @@ static void judge(const struct sl_model *m, const struct sl_podspec *p, struct s
 		       "the pod names its node (spec.nodeName): no new node is it");
 		return;
 	}
-	if (pool->kind == SL_POOL_GROUP && pool->max >= 0 && owned(m, pool, NULL) >= pool->max) {
+	if (pool->kind == SL_POOL_GROUP && pool->max >= 0 && owned(pool, NULL) >= pool->max) {
 		reject(f, "max node group size reached", "max node group size reached");
 		return;
 	}
 	if (pool->kind == SL_POOL_KARPENTER) {
-		if (!within_limits(m, p, f) || !tolerated(p, f) || !requirements_met(p, f))
+		if (!within_limits(p, f) || !tolerated(p, f) || !requirements_met(p, f))
 			return;
 	} else {
 		struct sl_node n = template_node(pool);
@@ -313,7 +306,7 @@ static void judge(const struct sl_model *m, const struct sl_podspec *p, struct s
 			return;
 		}
 	}
-	room(m, p, f);
+	room(p, f);
 }
 
 size_t sl_pools_judge(const struct sl_model *m, const struct sl_podspec *p, struct sl_pool_fit *out)
@@ -322,12 +315,24 @@ size_t sl_pools_judge(const struct sl_model *m, const struct sl_podspec *p, stru
 	for (size_t i = 0; i < m->npools; i++) {
 		memset(&out[i], 0, sizeof out[i]);
 		out[i].pool = m->pools[i];
-		judge(m, p, &out[i]);
+		judge(p, &out[i]);
 		if (out[i].admits)
 			out[i].pods_max = pods_bound(m, p, &out[i]);
 		admit += out[i].admits;
 	}
 	return admit;
+}
+
+const struct sl_pool_fit *sl_analysis_pools(const struct sl_analysis *a, const struct sl_model *m, size_t *nadmit)
+{
+	struct sl_analysis *w = (struct sl_analysis *)a; /* the memo only (sched.h) */
+	if (!a->pools_judged && m->npools) {
+		w->pools = sl_xcalloc(m->npools, sizeof *w->pools);
+		w->pools_admit = sl_pools_judge(m, a->pod, w->pools);
+	}
+	w->pools_judged = true;
+	*nadmit = a->pools_admit;
+	return a->pools;
 }
 
 void sl_pools_scaleup_reasons(const struct sl_pool_fit *v, size_t n, char *out, size_t outsz)

@@ -237,6 +237,11 @@ struct sl_analysis {
 	bool not_placed;
 	/* A DaemonSet: its nodes, and where a surging update's new pod never fits. */
 	struct sl_daemon_view daemon;
+	/* The node pools' verdicts on a pod of the template, in the model's order (sl_analysis_pools):
+	 * judged when a rule first asks, and kept for the others. */
+	bool pools_judged;
+	size_t pools_admit;
+	struct sl_pool_fit *pools;
 };
 
 /* Where the DaemonSet controller places a DaemonSet's pods, and whether each fits there
@@ -325,6 +330,10 @@ void sl_analyze(struct sl_cluster *cl, const struct sl_workload *w, bool detail,
  * are generic), nor is order_dependent found. */
 void sl_analyze_counts(struct sl_cluster *cl, const struct sl_workload *w, struct sl_analysis *a);
 void sl_analysis_free(struct sl_analysis *a);
+/* sl_pools_judge of a's template over m's pools (m->npools entries; NULL without pools), with in
+ * *nadmit how many admit it: judged on the first call and kept with the analysis, whose rules all
+ * read it; a const analysis is written to as by sl_fit_error. */
+const struct sl_pool_fit *sl_analysis_pools(const struct sl_analysis *a, const struct sl_model *m, size_t *nadmit);
 
 /* What-if (sched/whatif.c): the workload analysed again with one change, so that a change offered
  * to the user is one the engine has seen resolve the finding. */
