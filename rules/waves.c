@@ -15,7 +15,7 @@
 
 bool sl_in_waves(const struct sl_workload *w)
 {
-	return w->batch.is && !w->all_at_once && !sl_gang_of(w); /* a gang runs all at once or not at all */
+	return w->batch.is && !w->all_at_once;
 }
 
 void sl_waves_format(const struct sl_workload *w, const char *ref, int64_t fit, char *out, unsigned n)

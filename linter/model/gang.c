@@ -208,6 +208,13 @@ void sl_gang_bind(struct sl_model *m)
 		if (m->nkqueues)
 			bind_queue(m, w, tmpl);
 	}
+	/* A PodGroup of minMember above 1 that only one workload's pods name makes that workload a
+	 * gang (rules/common.c sl_gang_of): its pods are useful all at once, not in waves. */
+	for (size_t i = 0; i < m->nworkloads; i++) {
+		struct sl_workload *w = m->workloads[i];
+		if (w->podgroup && w->podgroup->nworkloads == 1 && w->podgroup->min_member > 1)
+			w->all_at_once = true;
+	}
 }
 
 void sl_podgroup_free(struct sl_podgroup *g)
