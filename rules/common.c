@@ -398,7 +398,8 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 	if (waves)
 		sl_note_batch(f, w);
 	else
-		sl_note(f, "replicas %lld%s", (long long)a->replicas, w->replicas_node ? "" : " (defaulted)");
+		sl_note(f, "%s %lld%s", w->batch.is ? "pods at once (parallelism)" : "replicas", (long long)a->replicas,
+			w->replicas_node ? "" : " (defaulted)");
 	sl_note_slots(f, cx->model, a);
 	const struct sl_preempt_summary *pre;
 	const char *post = sl_postfilter(a, SL_STOP_STEADY, &pre);
