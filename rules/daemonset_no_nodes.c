@@ -76,15 +76,22 @@ static size_t nodes_with(const struct sl_model *m, const char *key, const char *
 	return n;
 }
 
+/* Whether have is too long or too short to be nearer to want than best: the distance is at least
+ * the difference in length, and it rules out most names without computing it. */
+static bool far_by_length(const char *want, const char *have, unsigned best)
+{
+	size_t len = strnlen(want, SL_EDIT_DISTANCE_MAX), hl = strnlen(have, SL_EDIT_DISTANCE_MAX);
+	size_t diff = len > hl ? len - hl : hl - len;
+	return diff > 3 || diff >= best;
+}
+
 /* A name near enough to be a typo of want: a few edits, and no more than half its length ("ture"
  * for "true"); 0 is a difference of case. No name equals want: no node carries it. */
 static bool near(const char *want, const char *have, unsigned *best)
 {
-	/* The distance is at least the difference in length: most names are ruled out without it. */
-	size_t len = strnlen(want, SL_EDIT_DISTANCE_MAX), hl = strnlen(have, SL_EDIT_DISTANCE_MAX);
-	size_t diff = len > hl ? len - hl : hl - len;
-	if (diff > 3 || diff >= *best)
+	if (far_by_length(want, have, *best))
 		return false;
+	size_t len = strnlen(want, SL_EDIT_DISTANCE_MAX);
 	unsigned d = sl_edit_distance_within(want, have, SL_EDIT_DISTANCE_MAX, 3);
 	if (d > 3 || 2 * d > len || d >= *best)
 		return false;
@@ -99,15 +106,19 @@ static void note_nearest(struct sl_finding *f, const struct sl_model *m, const s
 	const char *key = NULL, *val = NULL;
 	unsigned best = ~0u;
 	bool key_known = nodes_with(m, e->key, NULL) > 0;
-	struct sl_strmap seen = {0}; /* each name compared once: nodes share their labels */
+	const char *want = key_known ? e->val : e->key;
+	/* Each name compared once: nodes share their labels. Only names of a length near enough are
+	 * remembered: best only falls, so a name ruled out by its length stays ruled out. */
+	struct sl_strmap seen = {0};
 	for (size_t i = 0; i < m->nnodes; i++) {
 		const struct sl_labels *l = &m->nodes[i]->labels;
 		for (size_t j = 0; j < l->n; j++) {
 			const char *name = key_known ? l->v[j].val : l->v[j].key;
-			if ((key_known && strcmp(l->v[j].key, e->key)) || sl_strmap_get(&seen, name) != (size_t)-1)
+			if ((key_known && strcmp(l->v[j].key, e->key)) || far_by_length(want, name, best) ||
+			    sl_strmap_get(&seen, name) != (size_t)-1)
 				continue;
 			sl_strmap_put(&seen, name, 0);
-			if (!near(key_known ? e->val : e->key, name, &best))
+			if (!near(want, name, &best))
 				continue;
 			key = l->v[j].key;
 			val = l->v[j].val;

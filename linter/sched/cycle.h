@@ -111,5 +111,8 @@ int64_t sl_own_pods(const struct sl_cluster *cl, const struct sl_workload *w, co
 /* The hash sl_own_pods gives, found without counting the rest (the release placement asks it of
  * every workload it places, on an index that holds the pods it placed). */
 const char *sl_own_hash(const struct sl_cluster *cl, const struct sl_workload *w);
+/* "schedlint-<wi>" into h (32 bytes): the pod-template-hash of a release's workload wi that has no
+ * running pod, made without printf (once per workload placed or searched). */
+void sl_release_hash(char *h, size_t wi);
 
 #endif

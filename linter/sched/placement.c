@@ -109,12 +109,16 @@ static void phase_begin(struct sl_cycle *s, int gen)
 	sl_filter_plan(s);
 }
 
-static void place(struct sl_cycle *s, size_t node, int gen)
+/* last: no attempt follows in this placement, and nothing reads the plugins' counts after it (a
+ * caller reads the counts placed, and the reasons only of an attempt that failed): not updated. */
+static void place(struct sl_cycle *s, size_t node, int gen, bool last)
 {
 	s->placed[node]++;
 	s->placed_gen[gen][node]++;
 	sl_grow(&s->log, &s->caplog, s->nlog + 1, sizeof *s->log);
 	s->log[s->nlog++] = (struct sl_placement){node, gen};
+	if (last)
+		return;
 	sl_plugins_add_pod(s, node, gen);
 	sl_plugins_refresh(s);
 }
@@ -214,7 +218,7 @@ void sl_place_all(struct sl_cycle *s, const struct sl_workload *w, struct sl_ana
 				*steady_fit = explain_step(s, a->fit);
 			break;
 		}
-		place(s, i, 0);
+		place(s, i, 0, *steady + 1 >= w->replicas && w->strategy != SL_STRATEGY_ROLLING);
 		(*steady)++;
 	}
 	if (w->strategy == SL_STRATEGY_ROLLING) {
@@ -228,7 +232,7 @@ void sl_place_all(struct sl_cycle *s, const struct sl_workload *w, struct sl_ana
 					*rollout_fit = explain_step(s, a->fit);
 				break;
 			}
-			place(s, i, 1);
+			place(s, i, 1, *surge + 1 >= max_surge);
 			(*surge)++;
 		}
 	}

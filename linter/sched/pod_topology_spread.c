@@ -307,13 +307,16 @@ void sl_pod_topology_spread_prefilter(struct sl_cycle *cy)
 	if (!ss->nsp)
 		return;
 	/* The running pods of the pod's namespace that a constraint's selector can match. */
-	const struct sl_selector **sels = sl_xcalloc(ss->nsp, sizeof *sels);
+	/* On the stack for the usual few constraints: made for every workload a release places. */
+	const struct sl_selector *few[8];
+	const struct sl_selector **sels = ss->nsp <= 8 ? few : sl_xcalloc(ss->nsp, sizeof *sels);
 	for (size_t k = 0; k < ss->nsp; k++)
 		sels[k] = &ss->sp[k].c->sel;
 	/* The system defaults share one selector: one visit counts a pod for both (count). */
 	size_t nsels = ss->sys_on ? 1 : ss->nsp;
 	sl_visit_running(cy->cl, cy->p->namespace, false, sels, nsels, &cy->stamp, &cy->epoch, count_running_pod, cy);
-	free(sels);
+	if (sels != few)
+		free(sels);
 	for (size_t k = 0; k < cy->nextra; k++)
 		count(cy, cy->extra_node[k], cy->extra[k].spec.namespace, &cy->extra[k].spec.labels, false);
 }

@@ -11,7 +11,6 @@
  * built again, with the placed pods among the running ones, only before a workload that reads
  * other pods (inter-pod terms, spread, host ports), or when a placed pod carries anti-affinity,
  * which every later pod must respect. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -202,9 +201,8 @@ static void why_free(char **why, size_t n)
 	free(why);
 }
 
-/* "schedlint-<wi>" into h (32 bytes): a workload's own pod-template-hash, written without printf
- * (once per workload placed). */
-static void own_hash(char *h, size_t wi)
+/* cycle.h */
+void sl_release_hash(char *h, size_t wi)
 {
 	char digits[24];
 	size_t n = 0;
@@ -249,7 +247,7 @@ static int64_t place_one(struct evolving *e, struct sl_cluster *cl, const struct
 	sl_node_only_verdicts(cl, &w->pod, ok);
 	int64_t placed, surge;
 	/* Two Deployments are two ReplicaSets: their pods never share a hash (matchLabelKeys). */
-	own_hash(e->hash[wi], wi);
+	sl_release_hash(e->hash[wi], wi);
 	struct sl_cycle *s = &e->cycle;
 	if (e->has_cycle)
 		sl_cycle_renew(s, cl, &steady, excluded, ok, hash ? hash : e->hash[wi]);
@@ -601,7 +599,7 @@ static size_t fits_alone(struct sl_cluster *cl, const struct sl_workload *w, siz
 	sl_node_affinity_prefilter(&w->pod, cl->m, excluded);
 	sl_node_only_verdicts(cl, &w->pod, ok);
 	char own[32];
-	snprintf(own, sizeof own, "schedlint-%zu", wi);
+	sl_release_hash(own, wi);
 	struct sl_cycle s;
 	sl_cycle_init(&s, cl, &steady, excluded, ok, hash ? hash : own);
 	sl_plugins_prefilter(&s);

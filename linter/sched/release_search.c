@@ -21,7 +21,6 @@
  * more of the next workload than the earlier. Every step is counted; past SL_RELEASE_SEARCH_STEPS
  * it gives up, and a release with more kinds of pods or nodes than the bounds below is not
  * searched. Only "no placement" from a search that ran to its end is a proof. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -495,6 +494,14 @@ static const char *unsearchable(const struct search *s)
 	return NULL;
 }
 
+/* hash into h (cap bytes), cut short as snprintf would cut it: once per workload, no printf. */
+static void set_hash(char *h, size_t cap, const char *hash)
+{
+	size_t n = strnlen(hash, cap - 1);
+	memcpy(h, hash, n);
+	h[n] = '\0';
+}
+
 /* The entries: each workload's pods still to place, and the surge pod (one, of a new ReplicaSet). */
 static void entries(struct search *s, const struct sl_workload *const *ws, const int64_t *todo, size_t nw,
 		    const struct sl_workload *surge)
@@ -508,15 +515,12 @@ static void entries(struct search *s, const struct sl_workload *const *ws, const
 		en->w = w;
 		en->src = i;
 		en->todo = i < nw ? todo[i] : 1;
-		const char *hash = NULL;
-		if (i < nw)
-			sl_own_pods(s->cl, w, &hash, NULL);
-		if (i == nw)
-			hash = "schedlint-new"; /* the surge's ReplicaSet, as placement.c names it */
+		/* the surge's ReplicaSet as placement.c names it, or the running pods' hash */
+		const char *hash = i == nw ? "schedlint-new" : sl_own_hash(s->cl, w);
 		if (hash)
-			snprintf(en->hash, sizeof en->hash, "%s", hash);
+			set_hash(en->hash, sizeof en->hash, hash);
 		else
-			snprintf(en->hash, sizeof en->hash, "schedlint-%zu", i);
+			sl_release_hash(en->hash, i);
 		sl_generation_labels(&en->labels, &w->pod.labels, w->strategy != SL_STRATEGY_NONE ? en->hash : NULL);
 	}
 }
