@@ -4,32 +4,6 @@
 #include <ctype.h>
 #include <string.h>
 
-unsigned sl_edit_distance(const char *a, const char *b, size_t cap)
-{
-	if (cap > SL_EDIT_DISTANCE_MAX)
-		cap = SL_EDIT_DISTANCE_MAX;
-	size_t la = strnlen(a, cap), lb = strnlen(b, cap);
-	/* One row of the table, on the stack: the names are short and this runs in a loop. */
-	unsigned row[SL_EDIT_DISTANCE_MAX + 1];
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = (unsigned)j;
-	for (size_t i = 1; i <= la; i++) {
-		unsigned diag = row[0];
-		row[0] = (unsigned)i;
-		for (size_t j = 1; j <= lb; j++) {
-			unsigned up = row[j],
-				 best = diag + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			diag = up;
-			row[j] = best;
-		}
-	}
-	return row[lb];
-}
-
 unsigned sl_edit_distance_within(const char *a, const char *b, size_t cap, unsigned max)
 {
 	if (cap > SL_EDIT_DISTANCE_MAX)
@@ -67,4 +41,10 @@ unsigned sl_edit_distance_within(const char *a, const char *b, size_t cap, unsig
 			return over;
 	}
 	return row[lb] > over ? over : row[lb];
+}
+
+/* The whole distance: a band as wide as the longest name a distance is taken of holds every cell. */
+unsigned sl_edit_distance(const char *a, const char *b, size_t cap)
+{
+	return sl_edit_distance_within(a, b, cap, SL_EDIT_DISTANCE_MAX);
 }
