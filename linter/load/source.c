@@ -279,6 +279,18 @@ bool sl_source_release_summed(struct sl_source *s)
 	return s->summed;
 }
 
+/* Exactly len bytes from fd, NUL-terminated; NULL when the file is shorter or longer. */
+static char *read_len(int fd, size_t len)
+{
+	char *text = sl_xmalloc(len + 2); /* +1 for the NUL, +1 to see a longer file's end */
+	if (sl_read_upto(fd, text, len + 1) != (ssize_t)len) {
+		free(text);
+		return NULL;
+	}
+	text[len] = 0;
+	return text;
+}
+
 /* The file of a summed source read again: its bytes, when as many as were read and alike. Not
  * blocking on what is no longer a regular file (a FIFO reads as empty). */
 static char *read_summed(const struct sl_source *s)
@@ -286,12 +298,11 @@ static char *read_summed(const struct sl_source *s)
 	int fd = open(s->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return NULL;
-	char *text = sl_xmalloc(s->len + 2); /* +1 for the NUL, +1 to see a longer file's end */
-	if (sl_read_upto(fd, text, s->len + 1) != (ssize_t)s->len || bytes_sum(text, s->len) != s->sum) {
+	char *text = read_len(fd, s->len);
+	if (text && bytes_sum(text, s->len) != s->sum) {
 		free(text);
 		text = NULL;
-	} else
-		text[s->len] = 0;
+	}
 	close(fd);
 	return text;
 }
@@ -311,14 +322,8 @@ static char *read_again(const struct sl_source *s)
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (unsigned long long)st.st_dev == was->dev &&
 	    (unsigned long long)st.st_ino == was->ino && (unsigned long long)st.st_size == was->size &&
 	    st.st_mtim.tv_sec == was->mtime_s && st.st_mtim.tv_nsec == was->mtime_ns &&
-	    st.st_ctim.tv_sec == was->ctime_s && st.st_ctim.tv_nsec == was->ctime_ns) {
-		text = sl_xmalloc(s->len + 2); /* +1 for the NUL, +1 to see a longer file's end */
-		if (sl_read_upto(fd, text, s->len + 1) != (ssize_t)s->len) {
-			free(text);
-			text = NULL;
-		} else
-			text[s->len] = 0;
-	}
+	    st.st_ctim.tv_sec == was->ctime_s && st.st_ctim.tv_nsec == was->ctime_ns)
+		text = read_len(fd, s->len);
 	close(fd);
 	return text;
 }
