@@ -33,10 +33,7 @@ static int64_t podset_count(const struct sl_workload *w, bool *partial)
 		return w->replicas;
 	if (strcmp(k, "Job") && strcmp(k, "CronJob"))
 		return 0;
-	const struct sl_ynode *js = !strcmp(k, "CronJob") ? sl_ypath(w->spec, "jobTemplate.spec") : w->spec;
-	int64_t n = w->replicas, completions;
-	if (sl_yint(sl_ymap_get(js, "completions"), &completions) == 0 && completions >= 0 && completions < n)
-		n = completions;
+	int64_t n = w->replicas; /* parallelism capped by completions already (job.c) */
 	/* Partial admission: Kueue may admit the Job with as few as job-min-parallelism pods. */
 	const struct sl_ynode *ann =
 	    sl_ypath(!strcmp(k, "CronJob") ? sl_ypath(w->spec, "jobTemplate") : w->obj.root, "metadata.annotations");
