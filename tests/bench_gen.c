@@ -312,6 +312,23 @@ static void app_of(unsigned u, unsigned j, const char *ns)
 		P("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s-flags\n  namespace: %s\n"
 		  "  annotations: {schedlint.io/ignore: rwo-volume-rollout}\ndata: {a: b}\n",
 		  app, ns);
+		/* daemonset-no-nodes: a node agent whose nodeSelector names a pool no node is in */
+		P("---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: %s-agent\n  namespace: %s\n"
+		  "spec:\n  selector:\n    matchLabels: {app: %s-agent}\n  template:\n    metadata:\n"
+		  "      labels: {app: %s-agent}\n    spec:\n      nodeSelector: {pool: gpuu}\n      containers:\n"
+		  "      - {name: agent, image: %s, resources: {requests: {cpu: 100m}}}\n",
+		  app, ns, app, app, img);
+		/* never-admitted: a Kueue Job asking 2 cpu at once of a ClusterQueue with 1 */
+		P("---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata:\n  name: cq-%s\nspec:\n"
+		  "  resourceGroups:\n  - coveredResources: [cpu]\n    flavors:\n    - name: default\n"
+		  "      resources:\n      - {name: cpu, nominalQuota: \"1\"}\n"
+		  "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\nmetadata:\n  name: lq-%s\n"
+		  "  namespace: %s\nspec:\n  clusterQueue: cq-%s\n"
+		  "---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: %s-sweep\n  namespace: %s\n"
+		  "  labels: {kueue.x-k8s.io/queue-name: lq-%s}\nspec:\n  parallelism: 4\n  suspend: true\n"
+		  "  template:\n    spec:\n      restartPolicy: Never\n      containers:\n"
+		  "      - {name: sweep, image: %s, resources: {requests: {cpu: 500m}}}\n",
+		  app, app, ns, app, app, ns, app, img);
 		break;
 	}
 	service(u, j, ns);
