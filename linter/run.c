@@ -71,10 +71,10 @@ static void check_one(struct check_job *job, size_t i)
 		e->src = w->obj.src->order;
 		e->off = w->obj.root->at.off;
 		if (job->r->explain_json)
-			e->json = sl_explain_json(m, w, have ? &a : NULL);
+			e->json = sl_explain_json(m, job->cl, w, have ? &a : NULL);
 		else {
 			struct sl_buf b = SL_BUF_INIT;
-			sl_explain_text(&b, m, w, have ? &a : NULL);
+			sl_explain_text(&b, m, job->cl, w, have ? &a : NULL);
 			e->text = sl_buf_detach(&b);
 		}
 	} else

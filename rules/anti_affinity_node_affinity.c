@@ -209,7 +209,10 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		sl_add_related(f, &p->node_selector_node->at, "the nodeSelector that limits the domains");
 	if (p->affinity_node)
 		sl_add_related(f, &p->affinity_node->at, "the required node affinity that limits the domains");
-	if (p->nanti && strcmp(key, "kubernetes.io/hostname"))
+	if (p->nanti && sl_in_waves(cx->w)) /* no replicas to lower: waves.c */
+		sl_note_waves_fix(f, cx->w, cx->a->steady_placed,
+				  "make the anti-affinity term preferred or admit more nodes");
+	else if (p->nanti && strcmp(key, "kubernetes.io/hostname"))
 		sl_note(f,
 			"fix: lower replicas to the number of domains, admit more nodes, use a topology key with more "
 			"domains (kubernetes.io/hostname rather than %s), or make the term preferred "

@@ -188,8 +188,12 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	struct sl_finding *f = sl_report_shortfall(self, cx, SL_CAUSE_PORTS, p->ports[0].node, why);
 	if (!f)
 		return;
-	sl_note(f, "fix: drop hostPort (use a Service, or hostNetwork only where it is needed), run it as a DaemonSet, "
-		   "or lower replicas to the number of nodes it admits");
+	if (sl_in_waves(cx->w)) /* no replicas to lower: waves.c */
+		sl_note_waves_fix(f, cx->w, cx->a->steady_placed,
+				  "drop hostPort (use a Service) or add nodes the template admits");
+	else
+		sl_note(f, "fix: drop hostPort (use a Service, or hostNetwork only where it is needed), run it as a "
+			   "DaemonSet, or lower replicas to the number of nodes it admits");
 	sl_relate_nodes(f, cx->model, cx->a, true);
 }
 

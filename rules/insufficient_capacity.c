@@ -70,7 +70,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		return;
 	}
 	if (sl_in_waves(w)) { /* it runs in waves: no count to lower (waves.c) */
-		sl_note_waves_fix(f, w, a->steady_placed);
+		sl_note_waves_fix(f, w, a->steady_placed, NULL);
 		sl_relate_nodes(f, cx->model, a, true);
 		return;
 	}

@@ -107,7 +107,7 @@ bool sl_shortfall_is(const struct sl_check *cx, enum sl_cause cause);
 bool sl_in_waves(const struct sl_workload *w);
 void sl_waves_format(const struct sl_workload *w, const char *ref, int64_t fit, char *out, unsigned n);
 void sl_note_batch(struct sl_finding *f, const struct sl_workload *w);
-void sl_note_waves_fix(struct sl_finding *f, const struct sl_workload *w, int64_t fit);
+void sl_note_waves_fix(struct sl_finding *f, const struct sl_workload *w, int64_t fit, const char *together);
 void sl_note_suspended(struct sl_finding *f, const struct sl_workload *w);
 /* Volcano gangs (rules/common.c; the checks in rules/gang.c): the PodGroup that only the
  * workload's pods name, with minMember above 1 (NULL: none, or one judged otherwise); whether

@@ -71,22 +71,22 @@ void sl_note_batch(struct sl_finding *f, const struct sl_workload *w)
 				   : "");
 }
 
-void sl_note_waves_fix(struct sl_finding *f, const struct sl_workload *w, int64_t fit)
+/* `together` is what to change if the pods are useful only all at once (a rule's own remedy for
+ * its cause); NULL for resources: lower the requests or add nodes. */
+void sl_note_waves_fix(struct sl_finding *f, const struct sl_workload *w, int64_t fit, const char *together)
 {
-	const struct sl_batch *b = &w->batch;
-	if (b->member)
+	if (!together)
+		together = "lower the requests or add nodes the template admits";
+	if (w->batch.member)
 		sl_note(f,
-			"fix, if its pods must run together (they wait for each other): lower the requests, add nodes "
-			"the template admits, or have a gang scheduler admit the JobSet whole; otherwise nothing is "
-			"wrong: %lld at once is what the nodes hold",
-			(long long)fit);
+			"fix, if its pods must run together (they wait for each other): %s, or have a gang scheduler "
+			"admit the JobSet whole; otherwise nothing is wrong: %lld at once is what the nodes hold",
+			together, (long long)fit);
 	else
-		sl_note(
-		    f,
-		    "fix, if its pods must run together (they wait for each other): lower the requests or add nodes "
-		    "the template admits; otherwise nothing is wrong, and parallelism %lld makes the waves explicit "
-		    "(no pod waits Pending)",
-		    (long long)fit);
+		sl_note(f,
+			"fix, if its pods must run together (they wait for each other): %s; otherwise nothing is "
+			"wrong, and parallelism %lld makes the waves explicit (no pod waits Pending)",
+			together, (long long)fit);
 }
 
 void sl_note_suspended(struct sl_finding *f, const struct sl_workload *w)

@@ -232,6 +232,23 @@ has "--explain a pool's verdict" "$tmp/out" "    NodePool gpu: admits (what a ne
 if [ "$(grep -c 'NodePool gpu:' "$tmp/out")" = 1 ]; then ok; else bad "--explain pools: NodePool gpu listed other than once" "$tmp/out"; fi
 expect "--explain pools json" 0 "$bin" --explain --format json --nodes $np/nodes.yaml $np/manifest.yaml
 has "--explain json pool" "$tmp/out" '"kind":	"NodePool"'
+# --explain for a DaemonSet: one pod pinned to each node the controller selects, not replicas
+ds=unschedulable/daemonset-full-node
+expect "--explain daemonset" 0 "$bin" --explain --nodes $ds/nodes.yaml --pods $ds/pods.yaml $ds/manifest.yaml
+has "--explain daemonset header" "$tmp/out" "manifest.yaml:6): one pod on each node it selects"
+has "--explain daemonset runs" "$tmp/out" "  node-1  runs   a pod of it runs here"
+has "--explain daemonset never" "$tmp/out" "  node-2  never  NodeResourcesFit: Insufficient cpu (stays Pending)"
+has "--explain daemonset totals" "$tmp/out" "  on 3 of 3 nodes: 2 run a pod of it, 0 more fit, 1 never fits"
+hasnt "--explain daemonset replicas" "$tmp/out" "replicas"
+expect "--explain daemonset json" 0 "$bin" --explain --format json --nodes $ds/nodes.yaml --pods $ds/pods.yaml $ds/manifest.yaml
+has "--explain json daemonset" "$tmp/out" '"pod":	"never_fits"'
+dn=daemonset-no-nodes/gpu-label-key-typo
+expect "--explain daemonset nowhere" 0 "$bin" --explain --nodes $dn/nodes.yaml $dn/manifest.yaml
+has "--explain daemonset nowhere" "$tmp/out" "  on no node: 0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."
+# --explain for a Job: its counts beside the pods at once
+jw=insufficient-capacity/job-parallelism-in-waves
+expect "--explain job json" 0 "$bin" --explain --format json --nodes $jw/nodes.yaml $jw/manifest.yaml
+has "--explain json batch" "$tmp/out" '"pods_in_all":'
 pv=preemption-required/pdb-protected-victim
 expect "--explain budget" 0 "$bin" --explain --nodes $pv/nodes.yaml --pods $pv/pods.yaml $pv/manifest.yaml $pv/pdbs.yaml
 has "--explain budget" "$tmp/out" "    preemption on gpu-node-1  victims: batch/nightly-batch-5d8f7 (priority 0; breaks PodDisruptionBudget batch/nightly-batch)"

@@ -47,4 +47,4 @@ if [ $rc -ge 3 ] || grep -q -e Sanitizer -e "runtime error" "$tmp/explain.err" |
 	echo "corpus: --explain over the whole corpus failed (exit $rc)"
 	exit 1
 fi
-echo "corpus: $n files, no crash, $(wc -l <"$tmp/got") diagnostics, all judged true; --explain over all of it: $(grep -c '^  one pod' "$tmp/explain") workloads on $(sed -n 's/^  one pod: [0-9]* of \([0-9]*\) node.*/\1/p' "$tmp/explain" | head -1) nodes"
+echo "corpus: $n files, no crash, $(wc -l <"$tmp/got") diagnostics, all judged true; --explain over all of it: $(grep -c '^  Kubernetes ' "$tmp/explain") workloads on $(sed -n 's/^  one pod: [0-9]* of \([0-9]*\) node.*/\1/p' "$tmp/explain" | head -1) nodes"

@@ -3,44 +3,47 @@
  * the field is a finding of its own, reported where the field would go. */
 #include "policy.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "../../rules/rules.h"
 #include "../base/buf.h"
 #include "../load/source.h"
 
-/* Where a kind keeps its pod spec, or NULL. */
-static const char *podspec_path(const char *kind)
+/* Where a kind keeps its pod specs. A kind that keeps several keeps them in the entries of a list
+ * (`list`), each at `path` below its entry: a JobSet's replicatedJobs and a Volcano Job's tasks,
+ * told from batch/v1's Job by their API group. */
+struct podspec_where {
+	const char *kind, *group, *list, *path;
+};
+
+static const struct podspec_where *podspec_where(const struct sl_object *o)
 {
-	static const struct {
-		const char *kind, *path;
-	} where[] = {
-	    {"Pod", "spec"},
-	    {"Deployment", "spec.template.spec"},
-	    {"ReplicaSet", "spec.template.spec"},
-	    {"StatefulSet", "spec.template.spec"},
-	    {"DaemonSet", "spec.template.spec"},
-	    {"Job", "spec.template.spec"},
-	    {"ReplicationController", "spec.template.spec"},
-	    {"CronJob", "spec.jobTemplate.spec.template.spec"},
-	    {"PodTemplate", "template.spec"},
+	static const struct podspec_where where[] = {
+	    {"Pod", NULL, NULL, "spec"},
+	    {"Deployment", NULL, NULL, "spec.template.spec"},
+	    {"ReplicaSet", NULL, NULL, "spec.template.spec"},
+	    {"StatefulSet", NULL, NULL, "spec.template.spec"},
+	    {"DaemonSet", NULL, NULL, "spec.template.spec"},
+	    {"Job", "batch.volcano.sh/", "spec.tasks", "template.spec"},
+	    {"Job", NULL, NULL, "spec.template.spec"},
+	    {"ReplicationController", NULL, NULL, "spec.template.spec"},
+	    {"CronJob", NULL, NULL, "spec.jobTemplate.spec.template.spec"},
+	    {"PodTemplate", NULL, NULL, "template.spec"},
+	    {"JobSet", "jobset.x-k8s.io/", "spec.replicatedJobs", "template.spec.template.spec"},
 	};
 	for (size_t i = 0; i < sizeof where / sizeof where[0]; i++)
-		if (!strcmp(kind, where[i].kind))
-			return where[i].path;
+		if (!strcmp(o->kind, where[i].kind) &&
+		    (!where[i].group ||
+		     (o->api_version && !strncmp(o->api_version, where[i].group, strlen(where[i].group)))))
+			return &where[i];
 	return NULL;
-}
-
-const struct sl_ynode *sl_object_podspec(const struct sl_object *o, const char **path)
-{
-	*path = podspec_path(o->kind);
-	return *path ? sl_ypath(o->root, *path) : NULL;
 }
 
 static bool kind_applies(const struct sl_policy *p, const struct sl_object *o)
 {
 	if (!p->nkinds) /* the kinds that keep a pod spec: what "every workload" means */
-		return podspec_path(o->kind) != NULL;
+		return podspec_where(o) != NULL;
 	for (size_t i = 0; i < p->nkinds; i++)
 		if (!strcmp(p->kinds[i], o->kind))
 			return true;
@@ -187,6 +190,33 @@ static void walk(struct walk *w, const struct sl_ynode *n, size_t i, struct sl_b
 	}
 }
 
+static void walk_from(struct walk *w, const struct sl_ynode *base, const char *where)
+{
+	struct sl_buf path = SL_BUF_INIT;
+	sl_buf_puts(&path, where);
+	walk(w, base, 0, &path);
+	sl_buf_free(&path);
+}
+
+/* The policy over each of the object's pod specs; none for a kind that keeps none (not this
+ * policy's business), nor for a list that is not there. */
+static void walk_podspecs(struct walk *w, const struct podspec_where *at)
+{
+	if (!at)
+		return;
+	if (!at->list) {
+		walk_from(w, sl_ypath(w->o->root, at->path), at->path);
+		return;
+	}
+	const struct sl_ynode *l = sl_ypath(w->o->root, at->list);
+	for (size_t k = 0; l && l->kind == SL_YSEQ && k < l->n; k++) {
+		char where[128];
+		snprintf(where, sizeof where, "%s[%zu].%s", at->list, k, at->path);
+		w->near = l->v[k];
+		walk_from(w, sl_ypath(l->v[k], at->path), where);
+	}
+}
+
 bool sl_policies_read(const struct sl_config *c, const struct sl_object *o)
 {
 	for (size_t i = 0; i < c->npolicies; i++)
@@ -212,17 +242,10 @@ void sl_policies_check(struct sl_config *c, const struct sl_object *o, struct sl
 		int level = c->levels[sl_nrules + i]; /* policies follow the built-in rules */
 		if (level == SL_LEVEL_NONE || !kind_applies(p, o))
 			continue;
-		const struct sl_ynode *base = o->root;
-		struct sl_buf path = SL_BUF_INIT;
-		if (p->podspec) {
-			const char *where;
-			base = sl_object_podspec(o, &where);
-			if (!where)
-				continue; /* a kind without a pod spec: not this policy's business */
-			sl_buf_puts(&path, where);
-		}
 		struct walk w = {c, p, level, o, out, errs, o->kind_node ? o->kind_node : o->root};
-		walk(&w, base, 0, &path);
-		sl_buf_free(&path);
+		if (p->podspec)
+			walk_podspecs(&w, podspec_where(o));
+		else
+			walk_from(&w, o->root, "");
 	}
 }

@@ -14,8 +14,5 @@ void sl_policies_check(struct sl_config *c, const struct sl_object *o, struct sl
 /* Whether a policy that is on reads o; whether one looks key up (its field names it). */
 bool sl_policies_read(const struct sl_config *c, const struct sl_object *o);
 bool sl_policies_read_key(const struct sl_config *c, const char *key);
-/* The pod spec of a kind that keeps one (Pod, the workload kinds, CronJob, PodTemplate), and the
- * path to it from the object root; NULL otherwise. */
-const struct sl_ynode *sl_object_podspec(const struct sl_object *o, const char **path);
 
 #endif

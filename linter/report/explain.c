@@ -11,6 +11,7 @@
 #include "../base/buf.h"
 #include "../base/escape.h"
 #include "../load/input.h"
+#include "explain_internal.h"
 
 /* Text, then what the scheduler said (names in it escaped: the text is for a terminal), then the
  * end of the line. */
@@ -39,19 +40,6 @@ static void failed_scheduling(struct sl_buf *b, const char *text, const struct s
 	sl_buf_putc(b, '\n');
 }
 
-static void verdict(const struct sl_nodefit *f, struct sl_buf *b)
-{
-	if (f->plugin == SL_FITS) {
-		sl_buf_puts(b, f->excluded ? "left out by PreFilter (fits otherwise)" : "pass");
-		return;
-	}
-	sl_buf_printf(b, "%s%s: ", f->excluded ? "left out by PreFilter; " : "", sl_plugin_name(f->plugin));
-	for (size_t r = 0; r < f->nreasons; r++) {
-		sl_buf_puts(b, r ? ", " : "");
-		sl_esc_puts(b, f->reasons[r]);
-	}
-}
-
 static void victims(const struct sl_preempt_step *s, struct sl_buf *b);
 
 /* One node's preemption verdict: what DefaultPreemption's dry run finds there. */
@@ -67,7 +55,7 @@ static void preempt_verdict(const struct sl_preempt_view_node *pn, struct sl_buf
 		break;
 	case SL_PN_FAILS:
 		sl_buf_puts(b, "not helpful: with every lower-priority pod evicted, ");
-		verdict(&pn->why, b);
+		sl_explain_verdict(&pn->why, b);
 		break;
 	case SL_PN_UNKNOWN:
 		sl_buf_puts(b, "not checked: inter-pod affinity or topology spread decides (not modelled)");
@@ -137,12 +125,14 @@ static void header(const struct sl_workload *w, const struct sl_analysis *a, str
 	sl_esc_puts(b, w->obj.name ? w->obj.name : "");
 	sl_buf_puts(b, " (");
 	sl_esc_puts(b, at->src ? at->src->path : "-");
-	if (w->batch.is) /* a Job's pods at once are min(parallelism, completions): model/job.h */
+	if (!strcmp(w->obj.kind, "DaemonSet")) /* no replicas: explain_daemonset.c */
+		sl_buf_printf(b, ":%d): one pod on each node it selects", (int)sl_span_line(at));
+	else if (w->batch.is) /* a Job's pods at once are min(parallelism, completions): model/job.h */
 		sl_buf_printf(b, ":%d): %lld pod%s at once, %lld in all", (int)sl_span_line(at), (long long)w->replicas,
 			      w->replicas == 1 ? "" : "s", (long long)w->batch.total);
 	else
 		sl_buf_printf(b, ":%d): replicas %lld", (int)sl_span_line(at), (long long)w->replicas);
-	if (!a)
+	if (!a || !strcmp(w->obj.kind, "DaemonSet"))
 		return;
 	if (a->strategy == SL_STRATEGY_ROLLING)
 		sl_buf_printf(b, ", RollingUpdate (maxSurge %lld, maxUnavailable %lld)", (long long)a->max_surge,
@@ -225,7 +215,7 @@ static void pools_json(cJSON *o, const struct sl_model *m, const struct sl_workl
 	free(pf);
 }
 
-void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct sl_workload *w,
+void sl_explain_text(struct sl_buf *out, const struct sl_model *m, struct sl_cluster *cl, const struct sl_workload *w,
 		     const struct sl_analysis *a)
 {
 	if (out->len)
@@ -246,12 +236,16 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct 
 		if (strlen(names[i]) > width)
 			width = strlen(names[i]);
 	}
+	if (!strcmp(w->obj.kind, "DaemonSet")) {
+		sl_explain_daemonset_text(out, cl, w, a, names, width);
+		goto done;
+	}
 	const char *col = a->sequential ? "placed" : "room";
 	sl_buf_printf(out, "  %-*s  %6s  %5s  %s\n", (int)width, "node", col, "surge", "verdict for the first pod");
 	struct sl_buf v = SL_BUF_INIT;
 	for (size_t i = 0; i < a->nnodes; i++) {
 		sl_buf_reset(&v);
-		verdict(&a->fit[i], &v);
+		sl_explain_verdict(&a->fit[i], &v);
 		char surge[24] = "-";
 		if (a->sequential)
 			snprintf(surge, sizeof surge, "%lld", (long long)a->surge_slots[i]);
@@ -261,6 +255,7 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct 
 	sl_buf_free(&v);
 	totals(out, a, names, width);
 	pools_text(out, m, w);
+done:
 	for (size_t i = 0; i < a->nnodes; i++)
 		free(names[i]);
 	free(names);
@@ -380,7 +375,8 @@ static cJSON *preemption_json(const struct sl_model *m, const struct sl_analysis
 	return o;
 }
 
-cJSON *sl_explain_json(const struct sl_model *m, const struct sl_workload *w, const struct sl_analysis *a)
+cJSON *sl_explain_json(const struct sl_model *m, struct sl_cluster *cl, const struct sl_workload *w,
+		       const struct sl_analysis *a)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON *id = cJSON_AddObjectToObject(o, "workload");
@@ -401,7 +397,19 @@ cJSON *sl_explain_json(const struct sl_model *m, const struct sl_workload *w, co
 		cJSON_AddNullToObject(o, "nodes");
 		return o;
 	}
-	cJSON_AddNumberToObject(o, "replicas", (double)a->replicas);
+	cJSON_AddNumberToObject(o, "replicas", (double)a->replicas); /* a Job's: its pods at once */
+	if (w->batch.is) {
+		cJSON *b = cJSON_AddObjectToObject(o, "batch");
+		cJSON_AddNumberToObject(b, "parallelism", (double)w->batch.parallelism);
+		if (w->batch.completions < 0) /* a work queue */
+			cJSON_AddNullToObject(b, "completions");
+		else
+			cJSON_AddNumberToObject(b, "completions", (double)w->batch.completions);
+		cJSON_AddNumberToObject(b, "pods_at_once", (double)a->replicas);
+		cJSON_AddNumberToObject(b, "pods_in_all", (double)w->batch.total);
+	}
+	if (!strcmp(w->obj.kind, "DaemonSet"))
+		sl_explain_daemonset_json(o, m, cl, w, a);
 	cJSON_AddBoolToObject(o, "sequential", a->sequential);
 	cJSON *nodes = cJSON_AddArrayToObject(o, "nodes");
 	for (size_t i = 0; i < a->nnodes; i++) {

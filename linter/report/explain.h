@@ -7,9 +7,11 @@
 #include "../model/k8s.h"
 #include "../sched/sched.h"
 
-/* a is NULL when no node is known. */
-void sl_explain_text(struct sl_buf *out, const struct sl_model *m, const struct sl_workload *w,
+/* a is NULL when no node is known; cl is the cluster a was made on (a DaemonSet's pods are
+ * judged on it again, node by node). */
+void sl_explain_text(struct sl_buf *out, const struct sl_model *m, struct sl_cluster *cl, const struct sl_workload *w,
 		     const struct sl_analysis *a);
-cJSON *sl_explain_json(const struct sl_model *m, const struct sl_workload *w, const struct sl_analysis *a);
+cJSON *sl_explain_json(const struct sl_model *m, struct sl_cluster *cl, const struct sl_workload *w,
+		       const struct sl_analysis *a);
 
 #endif
