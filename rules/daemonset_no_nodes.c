@@ -17,9 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../linter/base/buf.h"
 #include "../linter/base/similar.h"
+#include "edits.h"
 #include "rules.h"
 
 /* At most this many nodes named in a note. */
@@ -99,9 +101,58 @@ static bool near(const char *want, const char *have, unsigned *best)
 	return true;
 }
 
+/* Another of the nodes' label values of key (or label keys, key NULL) as near to want as name,
+ * at distance d, or NULL: a typo's fix is certain only without one. Called once per finding. */
+static const char *as_near(const struct sl_model *m, const char *key, const char *want, const char *name, unsigned d)
+{
+	for (size_t i = 0; i < m->nnodes; i++) {
+		const struct sl_labels *l = &m->nodes[i]->labels;
+		for (size_t j = 0; j < l->n; j++) {
+			const char *other = key ? l->v[j].val : l->v[j].key;
+			if ((key && strcmp(l->v[j].key, key)) || !strcmp(other, name))
+				continue;
+			if (sl_edit_distance_within(want, other, SL_EDIT_DISTANCE_MAX, d) <= d)
+				return other;
+		}
+	}
+	return NULL;
+}
+
+/* Whether name, written plain, is read back as the same string: it starts with a letter (no
+ * number) and is none of the words YAML 1.1 reads as a boolean or null. */
+static bool plain_string(const char *name)
+{
+	static const char *const typed[] = {"y", "n", "yes", "no", "true", "false", "on", "off", "null"};
+	if (!((*name >= 'a' && *name <= 'z') || (*name >= 'A' && *name <= 'Z')))
+		return false;
+	for (size_t i = 0; i < sizeof typed / sizeof typed[0]; i++)
+		if (!strcasecmp(name, typed[i]))
+			return false;
+	return true;
+}
+
+/* The typo's fix: the entry's key or value replaced by the name the nodes carry, when the name
+ * needs no escape — label names and values are letters, digits, '-', '_', '.' and one '/' in a
+ * key. Plain where the entry was plain and the name stays a string so; else double-quoted (a
+ * value such as "true" must stay a string, and the quotes are JSON too). */
+static void fix_typo(struct sl_finding *f, const struct sl_source *src, const struct sl_ynode *at, const char *name,
+		     bool key)
+{
+	if (!at || !src ||
+	    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_./") != strlen(name))
+		return;
+	char *title = sl_xasprintf("Use the label %s the nodes carry: %s", key ? "key" : "value", name);
+	char *text = at->plain && plain_string(name) ? sl_xasprintf("%s", name) : sl_xasprintf("\"%s\"", name);
+	sl_fix_replace(sl_fix_new(f, title), src, at, text);
+	free(title);
+	free(text);
+}
+
 /* For a nodeSelector entry no node carries: the nodes' value of its key nearest to its value, or
- * the nodes' label key nearest to its key ("did you mean"). */
-static void note_nearest(struct sl_finding *f, const struct sl_model *m, const struct sl_kv *e)
+ * the nodes' label key nearest to its key ("did you mean"), with a fix when it is the only one
+ * that near. */
+static void note_nearest(struct sl_finding *f, const struct sl_model *m, const struct sl_source *src,
+			 const struct sl_kv *e)
 {
 	const char *key = NULL, *val = NULL;
 	unsigned best = ~0u;
@@ -133,20 +184,28 @@ static void note_nearest(struct sl_finding *f, const struct sl_model *m, const s
 		return;
 	}
 	size_t n = nodes_with(m, key, val);
+	const char *name = key_known ? val : key;
+	const char *other = as_near(m, key_known ? e->key : NULL, want, name, best);
+	char also[320] = "";
+	if (other)
+		snprintf(also, sizeof also, " (or %s%s%s, as near)", key_known ? "\"" : "", other,
+			 key_known ? "\"" : "");
 	if (key_known)
-		sl_note(f,
-			"nodeSelector %s: \"%s\": no node has that value; %zu node%s ha%s %s=%s: did you mean \"%s\"?",
-			e->key, e->val, n, n == 1 ? "" : "s", n == 1 ? "s" : "ve", key, val, val);
+		sl_note(
+		    f, "nodeSelector %s: \"%s\": no node has that value; %zu node%s ha%s %s=%s: did you mean \"%s\"%s?",
+		    e->key, e->val, n, n == 1 ? "" : "s", n == 1 ? "s" : "ve", key, val, val, also);
 	else
-		sl_note(f, "nodeSelector %s: \"%s\": no node has that label; %zu node%s ha%s %s=%s: did you mean %s?",
-			e->key, e->val, n, n == 1 ? "" : "s", n == 1 ? "s" : "ve", key, val, key);
+		sl_note(f, "nodeSelector %s: \"%s\": no node has that label; %zu node%s ha%s %s=%s: did you mean %s%s?",
+			e->key, e->val, n, n == 1 ? "" : "s", n == 1 ? "s" : "ve", key, val, key, also);
+	if (!other)
+		fix_typo(f, src, key_known ? e->vnode : e->knode, name, !key_known);
 }
 
 /* What of the template's node selection the nodes in mask fail (they fail NodeAffinity): each
  * nodeSelector entry none of them carries, or the required node affinity. Returns the entry that
  * fails most of them (NULL: the affinity). */
-static const struct sl_kv *explain_affinity(struct sl_finding *f, const struct sl_model *m, const struct sl_podspec *p,
-					    const bool *mask, size_t count)
+static const struct sl_kv *explain_affinity(struct sl_finding *f, const struct sl_model *m, const struct sl_source *src,
+					    const struct sl_podspec *p, const bool *mask, size_t count)
 {
 	const struct sl_kv *worst = NULL;
 	size_t most = 0;
@@ -160,7 +219,7 @@ static const struct sl_kv *explain_affinity(struct sl_finding *f, const struct s
 		if (miss > most)
 			most = miss, worst = kv;
 		if (miss && !nodes_with(m, kv->key, kv->val))
-			note_nearest(f, m, kv);
+			note_nearest(f, m, src, kv);
 	}
 	if (most < count && p->has_required_affinity)
 		sl_note(f, "the required node affinity (%zu nodeSelectorTerm%s, OR'd) matches %s", p->nterms,
@@ -207,7 +266,7 @@ static const struct sl_ynode *note_groups(struct sl_finding *f, const struct sl_
 		if (df->placed[k].plugin == SL_PL_NODE_AFFINITY) {
 			for (size_t i = 0; i < m->nnodes; i++)
 				in[i] = (!mask || mask[i]) && df->placed[i].plugin == SL_PL_NODE_AFFINITY;
-			entry = explain_affinity(f, m, p, in, n);
+			entry = explain_affinity(f, m, cx->w->obj.src, p, in, n);
 		}
 		if (n > largest)
 			largest = n, at = group_at(p, df->placed[k].plugin, entry);
