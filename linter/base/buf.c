@@ -55,12 +55,11 @@ char *sl_xstrdup(const char *s)
 
 char *sl_xasprintf(const char *fmt, ...)
 {
-	struct sl_buf b = SL_BUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
-	sl_buf_vprintf(&b, fmt, ap);
+	char *s = sl_vxasprintf(fmt, ap);
 	va_end(ap);
-	return sl_buf_detach(&b);
+	return s;
 }
 
 void sl_grow_slow(void *arr, size_t *cap, size_t need, size_t sz)
@@ -253,6 +252,36 @@ void sl_buf_vprintf(struct sl_buf *b, const char *fmt, va_list ap)
 	reserve(b, (size_t)n);
 	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
 	b->len += (size_t)n;
+}
+
+/* As sl_buf_vprintf, into a string of its own exactly as long as the text: findings keep their
+ * message, notes and related texts to the end of the run, where a buffer's doubling left up to
+ * half of each unused. */
+char *sl_vxasprintf(const char *fmt, va_list ap)
+{
+	char tmp[512];
+	va_list cp;
+	size_t n = sizeof tmp;
+	va_copy(cp, ap);
+	if (plain_format(fmt)) {
+		struct fixed f = {tmp, 0, sizeof tmp, false};
+		format_plain(&f, fmt, cp);
+		n = f.full ? sizeof tmp : f.len;
+	} else {
+		int w = vsnprintf(tmp, sizeof tmp, fmt, cp);
+		n = w < 0 ? 0 : (size_t)w;
+	}
+	va_end(cp);
+	if (n < sizeof tmp) {
+		char *s = sl_xmalloc(n + 1);
+		memcpy(s, tmp, n);
+		s[n] = '\0';
+		return s;
+	}
+	struct sl_buf b = SL_BUF_INIT;
+	sl_buf_vprintf(&b, fmt, ap);
+	size_t len = b.len;
+	return sl_xrealloc(sl_buf_detach(&b), len + 1);
 }
 
 void sl_buf_printf(struct sl_buf *b, const char *fmt, ...)

@@ -41,6 +41,7 @@ void *sl_xcalloc(size_t n, size_t size);
 void *sl_xrealloc(void *p, size_t n);
 char *sl_xstrdup(const char *s);
 char *sl_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *sl_vxasprintf(const char *fmt, va_list ap); /* sl_xasprintf from a va_list, malloc'd to the length */
 /* Large, long-lived blocks (file contents, tree arenas) mapped on their own and advised to use
  * transparent huge pages: first touch of small pages is what filling tens of megabytes costs
  * most, notably on virtual machines. Zero-filled; sl_huge_free takes the size asked for. */

@@ -47,9 +47,7 @@ static struct sl_finding *push(struct sl_findings *fs, const struct sl_rule *rul
 	f->level = lvl;
 	if (at)
 		f->at = *at;
-	struct sl_buf b = SL_BUF_INIT;
-	sl_buf_vprintf(&b, fmt, ap);
-	f->message = sl_buf_detach(&b);
+	f->message = sl_vxasprintf(fmt, ap);
 	return f;
 }
 
@@ -97,25 +95,23 @@ void sl_input_warning(struct sl_findings *fs, const struct sl_span *at, const ch
 
 void sl_note(struct sl_finding *f, const char *fmt, ...)
 {
-	struct sl_buf b = SL_BUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
-	sl_buf_vprintf(&b, fmt, ap);
+	char *s = sl_vxasprintf(fmt, ap);
 	va_end(ap);
 	sl_grow(&f->notes, &f->capnotes, f->nnotes + 1, sizeof *f->notes);
-	f->notes[f->nnotes++] = sl_buf_detach(&b);
+	f->notes[f->nnotes++] = s;
 }
 
 void sl_add_related(struct sl_finding *f, const struct sl_span *at, const char *fmt, ...)
 {
-	struct sl_buf b = SL_BUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
-	sl_buf_vprintf(&b, fmt, ap);
+	char *s = sl_vxasprintf(fmt, ap);
 	va_end(ap);
 	sl_grow(&f->related, &f->caprelated, f->nrelated + 1, sizeof *f->related);
 	f->related[f->nrelated].at = *at;
-	f->related[f->nrelated++].text = sl_buf_detach(&b);
+	f->related[f->nrelated++].text = s;
 }
 
 struct sl_fix *sl_fix_new(struct sl_finding *f, const char *desc)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "../base/buf.h"
 #include "yamldoc_internal.h"
 
 void sl_ystream_free(struct sl_ystream *ys)
@@ -82,6 +83,12 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 	yaml_parser_t p;
 	struct sl_ybuilder b;
 	memset(&b, 0, sizeof b);
+	/* Sized at once for what most manifests reach (the open collections' children, the nesting):
+	 * grown from nothing, each source paid a handful of reallocs for them. */
+	b.capitems = 256;
+	b.items = sl_xmalloc(b.capitems * sizeof *b.items);
+	b.cap = 16;
+	b.stack = sl_xmalloc(b.cap * sizeof *b.stack);
 	b.ys = out;
 	b.src = src;
 	b.errs = errs;
@@ -91,6 +98,9 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 		sl_ykeep_compile(&b, keep);
 	if (!yaml_parser_initialize(&p)) {
 		sl_input_error(errs, NULL, "%s: cannot initialise the YAML parser", src->path);
+		free(b.items);
+		free(b.stack);
+		free(b.pats);
 		return -1;
 	}
 	size_t bom = sl_source_bom(src);
