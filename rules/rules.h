@@ -109,7 +109,7 @@ void sl_waves_format(const struct sl_workload *w, const char *ref, int64_t fit, 
 void sl_note_batch(struct sl_finding *f, const struct sl_workload *w);
 void sl_note_waves_fix(struct sl_finding *f, const struct sl_workload *w, int64_t fit);
 void sl_note_suspended(struct sl_finding *f, const struct sl_workload *w);
-/* Volcano gangs (rules/common.c; the checks in rules/gang.c): the PodGroup that only the
+/* Gangs, Volcano's and Kubernetes' own (rules/common.c; the checks in rules/gang.c): the group that only the
  * workload's pods name, with minMember above 1 (NULL: none, or one judged otherwise); whether
  * fewer than its minMember fit at once (the gang runs nothing); its minMember as a related
  * location; and the checks of a gang that need no placement (minResources above the cluster's,

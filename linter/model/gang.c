@@ -7,7 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdio.h>
+
 #include "../base/buf.h"
+#include "kgang.h"
+#include "quantity.h"
 #include "model.h"
 #include "model_read.h"
 
@@ -174,10 +178,11 @@ static void bind_podgroup(struct sl_model *m, struct sl_workload *w, const struc
 		return;
 	for (size_t i = m->npodgroups; i-- > 0;) {
 		struct sl_podgroup *g = m->podgroups[i];
-		if (g->obj.name && !strcmp(g->obj.name, v->str) && !strcmp(g->obj.namespace, w->obj.namespace)) {
+		if (!g->group && g->obj.name && !strcmp(g->obj.name, v->str) &&
+		    !strcmp(g->obj.namespace, w->obj.namespace)) {
 			w->podgroup = g;
 			w->gang_at = v;
-			g->nworkloads++;
+			sl_podgroup_add(g, w);
 			return;
 		}
 	}
@@ -198,23 +203,47 @@ static void bind_queue(struct sl_model *m, struct sl_workload *w, const struct s
 
 void sl_gang_bind(struct sl_model *m)
 {
-	if (!m->npodgroups && !m->nkqueues)
+	if (!m->npodgroups && !m->nkqueues && !m->nkworkloads)
 		return;
+	size_t nvolcano = m->npodgroups; /* those of Kubernetes' own come as workloads name them */
 	for (size_t i = 0; i < m->nworkloads; i++) {
 		struct sl_workload *w = m->workloads[i];
 		const struct sl_ynode *tmpl = template_of(w);
-		if (m->npodgroups)
+		if (nvolcano)
 			bind_podgroup(m, w, tmpl);
+		if (!w->podgroup && m->nkworkloads)
+			sl_kgang_bind(m, w, tmpl);
 		if (m->nkqueues)
 			bind_queue(m, w, tmpl);
 	}
-	/* A PodGroup of minMember above 1 that only one workload's pods name makes that workload a
+	/* A gang of minimum above 1 that only one workload's pods name makes that workload a
 	 * gang (rules/common.c sl_gang_of): its pods are useful all at once, not in waves. */
 	for (size_t i = 0; i < m->nworkloads; i++) {
 		struct sl_workload *w = m->workloads[i];
 		if (w->podgroup && w->podgroup->nworkloads == 1 && w->podgroup->min_member > 1)
 			w->all_at_once = true;
 	}
+}
+
+void sl_podgroup_add(struct sl_podgroup *g, const struct sl_workload *w)
+{
+	if (!g->nworkloads++)
+		g->first = w;
+	g->pods = sl_sat_add(g->pods, w->replicas);
+}
+
+void sl_gang_label(const struct sl_podgroup *g, char *out, size_t n)
+{
+	if (g->group)
+		snprintf(out, n, "Workload %s, pod group %s%s%s", g->obj.name, g->group,
+			 *g->replica ? ", replica key " : "", g->replica);
+	else
+		snprintf(out, n, "PodGroup %s", g->obj.name);
+}
+
+const char *sl_gang_min_name(const struct sl_podgroup *g)
+{
+	return g->group ? "minCount" : "minMember";
 }
 
 void sl_podgroup_free(struct sl_podgroup *g)
