@@ -58,10 +58,13 @@ static bool too_few_together(const struct sl_rule *self, struct sl_check *cx, co
 	char ref[512], label[512];
 	sl_object_ref(&cx->w->obj, ref, sizeof ref);
 	sl_gang_label(g, label, sizeof label);
+	size_t others = g->nworkloads - 1;
 	struct sl_finding *f = sl_rule_report(
 	    self, cx, cx->w->gang_at,
-	    "%s runs nothing: a gang of %s %lld (%s), and the %zu workloads whose pods it takes make %lld pods", ref,
-	    sl_gang_min_name(g), (long long)g->min_member, label, g->nworkloads, (long long)g->pods);
+	    "%s and the other %zu workload%s of its gang run nothing: a gang of %s %lld (%s), and together "
+	    "they make %lld pod%s",
+	    ref, others, others == 1 ? "" : "s", sl_gang_min_name(g), (long long)g->min_member, label,
+	    (long long)g->pods, g->pods == 1 ? "" : "s");
 	sl_relate_gang(f, cx->w);
 	sl_note(f, "fix: lower %s to %lld, or raise the workloads' pods to %lld in all", sl_gang_min_name(g),
 		(long long)g->pods, (long long)g->min_member);

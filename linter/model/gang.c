@@ -10,7 +10,6 @@
 #include <stdio.h>
 
 #include "../base/buf.h"
-#include "kgang.h"
 #include "quantity.h"
 #include "model.h"
 #include "model_read.h"
@@ -203,16 +202,13 @@ static void bind_queue(struct sl_model *m, struct sl_workload *w, const struct s
 
 void sl_gang_bind(struct sl_model *m)
 {
-	if (!m->npodgroups && !m->nkqueues && !m->nkworkloads)
+	if (!m->npodgroups && !m->nkqueues)
 		return;
-	size_t nvolcano = m->npodgroups; /* those of Kubernetes' own come as workloads name them */
 	for (size_t i = 0; i < m->nworkloads; i++) {
 		struct sl_workload *w = m->workloads[i];
 		const struct sl_ynode *tmpl = template_of(w);
-		if (nvolcano)
+		if (m->npodgroups && !w->podgroup) /* not bound to a gang of Kubernetes' own (kgang.h) */
 			bind_podgroup(m, w, tmpl);
-		if (!w->podgroup && m->nkworkloads)
-			sl_kgang_bind(m, w, tmpl);
 		if (m->nkqueues)
 			bind_queue(m, w, tmpl);
 	}

@@ -56,7 +56,8 @@ bool sl_gang_kind(const struct sl_object *o);
 /* Read o (sl_gang_kind) into the model's arrays; -1 after an input error, with nothing kept. */
 int sl_gang_read(struct sl_read *c, const struct sl_object *o, struct sl_model *m);
 /* Bind every workload to the PodGroup its pods name and to the ClusterQueue of its queue-name
- * label (call once, after loading). */
+ * label, and mark the gangs' workloads all_at_once (call once, after loading, and after
+ * sl_kgang_bind, whose gangs it marks too). */
 void sl_gang_bind(struct sl_model *m);
 /* Count w's pods in g's (binding). */
 void sl_podgroup_add(struct sl_podgroup *g, const struct sl_workload *w);

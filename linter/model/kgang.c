@@ -147,10 +147,15 @@ static void note_ref(const struct sl_model *m, const struct sl_workload *w, cons
 	const char *group = sl_ymap_get(ref, "podGroup") ? sl_ymap_get(ref, "podGroup")->str : NULL;
 	const struct sl_kworkload *k = name ? find_workload(m, w->obj.namespace, name) : NULL;
 	if (!served) {
+		/* Before 1.35 the field is unknown: dropped too, with a warning (kubectl's default strict
+		 * field validation refuses the object instead). */
 		sl_input_note(errs, &at->at,
-			      "spec.workloadRef has no effect: %s, so the API server drops it and the scheduler "
+			      "spec.workloadRef has no effect: %s, so the API server drops it%s and the scheduler "
 			      "places these pods one by one, not as a gang",
-			      why);
+			      why,
+			      m->kube.minor < sl_gate_infos[SL_GATE_GENERIC_WORKLOAD].since
+				  ? " as an unknown field (kubectl's strict field validation refuses the object)"
+				  : "");
 		return;
 	}
 	const struct sl_kpodgroup *g = k && group ? find_group(k, group) : NULL;
@@ -187,12 +192,10 @@ void sl_kgang_apply(struct sl_model *m, struct sl_findings *errs)
 	}
 }
 
-void sl_kgang_bind(struct sl_model *m, struct sl_workload *w, const struct sl_ynode *tmpl)
+static void bind_one(struct sl_model *m, struct sl_workload *w)
 {
-	char why[256];
-	bool served;
-	const struct sl_ynode *ref = workload_ref(tmpl);
-	if (!ref || gangs_off(m, why, sizeof why, &served))
+	const struct sl_ynode *ref = workload_ref(template_of(w));
+	if (!ref)
 		return;
 	const struct sl_ynode *name = sl_ymap_get(ref, "name"), *group = sl_ymap_get(ref, "podGroup"),
 			      *key = sl_ymap_get(ref, "podGroupReplicaKey");
@@ -221,6 +224,16 @@ void sl_kgang_bind(struct sl_model *m, struct sl_workload *w, const struct sl_yn
 	w->podgroup = pg;
 	w->gang_at = group;
 	sl_podgroup_add(pg, w);
+}
+
+void sl_kgang_bind(struct sl_model *m)
+{
+	char why[256];
+	bool served;
+	if (!m->nkworkloads || gangs_off(m, why, sizeof why, &served))
+		return;
+	for (size_t i = 0; i < m->nworkloads; i++)
+		bind_one(m, m->workloads[i]);
 }
 
 void sl_kworkload_free(struct sl_kworkload *k)

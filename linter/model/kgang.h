@@ -42,9 +42,9 @@ int sl_kgang_read(struct sl_read *c, const struct sl_object *o, struct sl_model 
  * and spec.workloadRef the cluster would not act on (the gates off, or a release without them),
  * and at a workloadRef the scheduler keeps Pending (a pod group its Workload does not have). */
 void sl_kgang_apply(struct sl_model *m, struct sl_findings *errs);
-/* Bind w, whose pod template is tmpl, to the gang its workloadRef names, when the scheduler holds
- * it as one (sl_gang_bind calls it). */
-void sl_kgang_bind(struct sl_model *m, struct sl_workload *w, const struct sl_ynode *tmpl);
+/* Bind every workload to the gang its workloadRef names, when the scheduler holds it as one (call
+ * once, after loading, before sl_gang_bind). */
+void sl_kgang_bind(struct sl_model *m);
 void sl_kworkload_free(struct sl_kworkload *k);
 
 #endif

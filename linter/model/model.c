@@ -659,6 +659,7 @@ void sl_model_bind_pods(struct sl_model *m)
 	}
 	sl_strmap_free(&names);
 	sl_model_relate(m);
+	sl_kgang_bind(m); /* Kubernetes' own gangs first: sl_gang_bind marks every gang's workloads */
 	sl_gang_bind(m);
 }
 
