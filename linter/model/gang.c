@@ -4,15 +4,14 @@
  * borrowingLimit, lendingLimit), LocalQueueSpec (clusterQueue). */
 #include "gang.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <stdio.h>
-
 #include "../base/buf.h"
-#include "quantity.h"
 #include "model.h"
 #include "model_read.h"
+#include "quantity.h"
 
 /* The annotations by which a pod names its PodGroup (Volcano's KubeGroupNameAnnotationKey and
  * VolcanoGroupNameAnnotationKey), and Kueue's queue label. */

@@ -72,6 +72,8 @@ int sl_kgang_read(struct sl_read *c, const struct sl_object *o, struct sl_model 
 	const struct sl_ynode *pgs = sl_read_want(c, spec, "podGroups", SL_YSEQ, "spec.podGroups");
 	if (!pgs && !c->failed)
 		sl_read_error(c, spec ? spec : o->kind_node, "a Workload needs spec.podGroups");
+	else if (pgs && !pgs->n)
+		sl_read_error(c, pgs, "a Workload needs at least one pod group in spec.podGroups");
 	else if (pgs && pgs->n > MAX_POD_GROUPS)
 		sl_read_error(c, pgs, "a Workload has at most %d pod groups, not %u", MAX_POD_GROUPS, (unsigned)pgs->n);
 	struct sl_kworkload *k = sl_xcalloc(1, sizeof *k);
