@@ -150,24 +150,39 @@ static void usage(FILE *out)
 		     "(docs/rules/ in the source tree); man schedlint.\n");
 }
 
-/* "schedlint: error: " and the message on stderr: -1. The message quotes what was given, which
- * may hold anything; escaped whole (escape.h), it cannot act on a terminal or a CI log, and the
+/* "schedlint: LEVEL: " and the message on stderr. The message quotes what was given, which may
+ * hold anything; escaped whole (escape.h), it cannot act on a terminal or a CI log, and the
  * program's own words in it are unchanged. */
-static int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int cli_error(const char *fmt, ...)
+static void cli_say(const char *level, const char *fmt, va_list ap)
 {
 	struct sl_buf b = SL_BUF_INIT, line = SL_BUF_INIT;
-	va_list ap;
-	va_start(ap, fmt);
 	sl_buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	sl_buf_puts(&line, "schedlint: error: ");
+	sl_buf_printf(&line, "schedlint: %s: ", level);
 	sl_esc_add(&line, sl_buf_str(&b), b.len);
 	sl_buf_putc(&line, '\n');
 	fwrite(line.s, 1, line.len, stderr);
 	sl_buf_free(&line);
 	sl_buf_free(&b);
+}
+
+/* A usage error said: -1. */
+static int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	cli_say("error", fmt, ap);
+	va_end(ap);
 	return -1;
+}
+
+static void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void cli_warning(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	cli_say("warning", fmt, ap);
+	va_end(ap);
 }
 
 /* A gate schedlint does not model: a warning, the run goes on (kube-scheduler would refuse it, but
@@ -176,17 +191,8 @@ static void unknown_gate(void *ctx, const char *name, size_t len)
 {
 	(void)ctx;
 	const char *near = sl_gate_closest(name, len);
-	struct sl_buf b = SL_BUF_INIT, line = SL_BUF_INIT;
-	sl_buf_printf(&b, "--feature-gates: %.*s is not a feature gate schedlint models", (int)len, name);
-	if (near)
-		sl_buf_printf(&b, " (did you mean %s?)", near);
-	sl_buf_puts(&b, "; it is ignored");
-	sl_buf_puts(&line, "schedlint: warning: ");
-	sl_esc_add(&line, sl_buf_str(&b), b.len);
-	sl_buf_putc(&line, '\n');
-	fwrite(line.s, 1, line.len, stderr);
-	sl_buf_free(&line);
-	sl_buf_free(&b);
+	cli_warning("--feature-gates: %.*s is not a feature gate schedlint models%s%s%s; it is ignored", (int)len, name,
+		    near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
 }
 
 /* --feature-gates NAME=BOOL,... as kube-scheduler takes it; repeatable, later values winning. */

@@ -144,8 +144,7 @@ int sl_gang_read(struct sl_read *c, const struct sl_object *o, struct sl_model *
 	return !strcmp(o->kind, "PodGroup") ? read_podgroup(c, o, m) : read_kqueue(c, o, m);
 }
 
-/* The pod template of w (a bare Pod: the object itself). */
-static const struct sl_ynode *template_of(const struct sl_workload *w)
+const struct sl_ynode *sl_gang_template(const struct sl_workload *w)
 {
 	const char *k = w->obj.kind;
 	if (!strcmp(k, "Pod"))
@@ -205,7 +204,7 @@ void sl_gang_bind(struct sl_model *m)
 		return;
 	for (size_t i = 0; i < m->nworkloads; i++) {
 		struct sl_workload *w = m->workloads[i];
-		const struct sl_ynode *tmpl = template_of(w);
+		const struct sl_ynode *tmpl = sl_gang_template(w);
 		if (m->npodgroups && !w->podgroup) /* not bound to a gang of Kubernetes' own (kgang.h) */
 			bind_podgroup(m, w, tmpl);
 		if (m->nkqueues)

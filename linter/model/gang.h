@@ -59,6 +59,8 @@ int sl_gang_read(struct sl_read *c, const struct sl_object *o, struct sl_model *
  * label, and mark the gangs' workloads all_at_once (call once, after loading, and after
  * sl_kgang_bind, whose gangs it marks too). */
 void sl_gang_bind(struct sl_model *m);
+/* The pod template of w, where its pods name their gang (a bare Pod: the object itself). */
+const struct sl_ynode *sl_gang_template(const struct sl_workload *w);
 /* Count w's pods in g's (binding). */
 void sl_podgroup_add(struct sl_podgroup *g, const struct sl_workload *w);
 /* How messages name g: "PodGroup trainer", "Workload trainer, pod group workers"; and its

@@ -118,17 +118,6 @@ static const struct sl_ynode *workload_ref(const struct sl_ynode *tmpl)
 	return ref;
 }
 
-/* The pod template of w (a bare Pod: the object itself). */
-static const struct sl_ynode *template_of(const struct sl_workload *w)
-{
-	const char *k = w->obj.kind;
-	if (!strcmp(k, "Pod"))
-		return w->obj.root;
-	if (!strcmp(k, "CronJob"))
-		return sl_ypath(w->spec, "jobTemplate.spec.template");
-	return sl_ymap_get(w->spec, "template");
-}
-
 /* Why the cluster would not hold gangs on this release with these gates (empty: it would). */
 static bool gangs_off(const struct sl_model *m, char *why, size_t n, bool *served)
 {
@@ -144,7 +133,7 @@ static bool gangs_off(const struct sl_model *m, char *why, size_t n, bool *serve
 static void note_ref(const struct sl_model *m, const struct sl_workload *w, const struct sl_ynode *ref, bool served,
 		     const char *why, struct sl_findings *errs)
 {
-	const struct sl_ynode *at = sl_ymap_key(sl_ypath(template_of(w), "spec"), "workloadRef");
+	const struct sl_ynode *at = sl_ymap_key(sl_ypath(sl_gang_template(w), "spec"), "workloadRef");
 	const char *name = sl_ymap_get(ref, "name") ? sl_ymap_get(ref, "name")->str : NULL;
 	const char *group = sl_ymap_get(ref, "podGroup") ? sl_ymap_get(ref, "podGroup")->str : NULL;
 	const struct sl_kworkload *k = name ? find_workload(m, w->obj.namespace, name) : NULL;
@@ -188,7 +177,7 @@ void sl_kgang_apply(struct sl_model *m, struct sl_findings *errs)
 	}
 	for (size_t i = 0; i < m->nworkloads; i++) {
 		const struct sl_workload *w = m->workloads[i];
-		const struct sl_ynode *ref = workload_ref(template_of(w));
+		const struct sl_ynode *ref = workload_ref(sl_gang_template(w));
 		if (ref)
 			note_ref(m, w, ref, served, off ? why : "", errs);
 	}
@@ -196,7 +185,7 @@ void sl_kgang_apply(struct sl_model *m, struct sl_findings *errs)
 
 static void bind_one(struct sl_model *m, struct sl_workload *w)
 {
-	const struct sl_ynode *ref = workload_ref(template_of(w));
+	const struct sl_ynode *ref = workload_ref(sl_gang_template(w));
 	if (!ref)
 		return;
 	const struct sl_ynode *name = sl_ymap_get(ref, "name"), *group = sl_ymap_get(ref, "podGroup"),
