@@ -52,12 +52,20 @@ struct options {
 	const char *stdin_name; /* --stdin-filename */
 	int kube_minor;         /* --kube-version; 0: not given */
 	const char *kube_text;
+	struct sl_gates gates; /* --feature-gates (gates.h) */
 	const char **exclude, **disable;
 	size_t nexclude, ndisable, capexclude, capdisable;
 };
 
 /* Options without a short form. */
-enum { OPT_MAX_DEPTH = 256, OPT_MAX_NODES, OPT_MAX_ALIAS_NODES, OPT_MAX_FILE_SIZE, OPT_KUBE_VERSION };
+enum {
+	OPT_MAX_DEPTH = 256,
+	OPT_MAX_NODES,
+	OPT_MAX_ALIAS_NODES,
+	OPT_MAX_FILE_SIZE,
+	OPT_KUBE_VERSION,
+	OPT_FEATURE_GATES
+};
 
 static const struct opt_doc {
 	struct option o;
@@ -83,6 +91,9 @@ static const struct opt_doc {
     {{"kube-version", required_argument, NULL, OPT_KUBE_VERSION},
      "X.Y",
      "judge by Kubernetes X.Y's defaults (default: kubernetesVersion, the nodes' lowest kubelet, or 1.35)"},
+    {{"feature-gates", required_argument, NULL, OPT_FEATURE_GATES},
+     "NAME=BOOL,...",
+     "the cluster's feature gates that differ from X.Y's defaults: GangScheduling, GenericWorkload"},
     {{"stdin-filename", required_argument, NULL, 'I'},
      "NAME",
      "call standard input (-) NAME in reports, patterns and targets (default: -)"},
@@ -139,24 +150,58 @@ static void usage(FILE *out)
 		     "(docs/rules/ in the source tree); man schedlint.\n");
 }
 
-/* "schedlint: error: " and the message on stderr: -1. The message quotes what was given, which
- * may hold anything; escaped whole (escape.h), it cannot act on a terminal or a CI log, and the
+/* "schedlint: LEVEL: " and the message on stderr. The message quotes what was given, which may
+ * hold anything; escaped whole (escape.h), it cannot act on a terminal or a CI log, and the
  * program's own words in it are unchanged. */
-static int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int cli_error(const char *fmt, ...)
+static void cli_say(const char *level, const char *fmt, va_list ap)
 {
 	struct sl_buf b = SL_BUF_INIT, line = SL_BUF_INIT;
-	va_list ap;
-	va_start(ap, fmt);
 	sl_buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	sl_buf_puts(&line, "schedlint: error: ");
+	sl_buf_printf(&line, "schedlint: %s: ", level);
 	sl_esc_add(&line, sl_buf_str(&b), b.len);
 	sl_buf_putc(&line, '\n');
 	fwrite(line.s, 1, line.len, stderr);
 	sl_buf_free(&line);
 	sl_buf_free(&b);
+}
+
+/* A usage error said: -1. */
+static int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	cli_say("error", fmt, ap);
+	va_end(ap);
 	return -1;
+}
+
+static void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void cli_warning(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	cli_say("warning", fmt, ap);
+	va_end(ap);
+}
+
+/* A gate schedlint does not model: a warning, the run goes on (kube-scheduler would refuse it, but
+ * the gates that change nothing schedlint checks are no reason to stop). */
+static void unknown_gate(void *ctx, const char *name, size_t len)
+{
+	(void)ctx;
+	const char *near = sl_gate_closest(name, len);
+	cli_warning("--feature-gates: %.*s is not a feature gate schedlint models%s%s%s; it is ignored", (int)len, name,
+		    near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
+}
+
+/* --feature-gates NAME=BOOL,... as kube-scheduler takes it; repeatable, later values winning. */
+static int parse_gates(const char *arg, struct sl_gates *g)
+{
+	char err[512];
+	if (sl_gates_parse(arg, "--feature-gates", g, err, sizeof err, unknown_gate, NULL) < 0)
+		return cli_error("--feature-gates takes NAME=BOOL pairs separated by commas: %s", err);
+	return 0;
 }
 
 /* Repeatable options collect their arguments in order. */
@@ -247,6 +292,8 @@ static int take_option(int c, struct options *o, int *done)
 					 SL_KUBE_MIN, SL_KUBE_DEFAULT, optarg);
 		o->kube_text = optarg;
 		return 0;
+	case OPT_FEATURE_GATES:
+		return parse_gates(optarg, &o->gates);
 	case 'C':
 		o->config = optarg;
 		return 0;
@@ -468,6 +515,8 @@ static int configure(const struct options *o, struct sl_config *cfg, bool ecolor
 	int rc = setup_config(o, cfg, &errs);
 	if (rc < 0)
 		report_config_errors(o, cfg, &errs, ecolor, paths, npaths);
+	else if (errs.n) /* warnings only (a feature gate schedlint does not model): said, and on */
+		sl_emit_text(stderr, &errs, ecolor, true, false);
 	sl_findings_free(&errs);
 	return rc;
 }
@@ -556,7 +605,8 @@ static int pipeline(struct options *o, char *const *paths, size_t npaths)
 				     .keep_bytes = o->diff, /* the diff reads every file whole */
 				     .snippets = o->format == FMT_SARIF,
 				     .kube_minor = o->kube_minor,
-				     .kube_text = o->kube_text};
+				     .kube_text = o->kube_text,
+				     .gates = &o->gates};
 		sl_run(&run, o->nodes, o->nnodes, o->pods, o->npods, paths, npaths);
 		rc = report(o, &run, &cfg, ecolor);
 		rc = fix(o, &run, rc);
@@ -587,6 +637,7 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "lsp"))
 		return lsp(argc, argv);
 	struct options o = {.fail_on = SL_ERROR, .color = -1};
+	sl_gates_init(&o.gates);
 	int done, rc;
 	if (parse_args(argc, argv, &o, &done) < 0 || done)
 		rc = done ? done - 1 : 2;

@@ -201,6 +201,11 @@ static void model(struct sl_run *r, const struct target *t, struct sl_model *m, 
 	}
 	const struct sl_target *tg = t->index >= 0 ? &r->cfg->targets[t->index] : NULL;
 	bool own = tg && tg->kube_minor;
+	/* The gates: the config's, a target's over them, the command line's over both. */
+	m->gates = r->cfg->gates;
+	if (tg)
+		sl_gates_override(&m->gates, &tg->gates);
+	sl_gates_override(&m->gates, r->gates);
 	sl_model_apply_version(m, r->kube_minor, r->kube_text, own ? tg->kube_minor : r->cfg->kube_minor,
 			       own ? tg->kube_text : r->cfg->kube_text, &loaded);
 	add_groups(m, tg ? tg->pools : r->cfg->pools, tg ? tg->npools : r->cfg->npools, &loaded);

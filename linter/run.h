@@ -13,6 +13,7 @@
 #include "load/input.h"
 
 struct sl_explained;
+struct sl_gates;
 struct sl_overlay;
 struct sl_parse_cache;
 
@@ -23,6 +24,7 @@ struct sl_run {
 	bool fix;                   /* --fix: the sources are rewritten whole afterwards */
 	int kube_minor;             /* --kube-version (kversion.h); 0: not given */
 	const char *kube_text;
+	const struct sl_gates *gates; /* --feature-gates (model/gates.h); NULL: none */
 	/* The language server's: open buffers and cached files read instead of the disk (NULL: the
 	 * disk), and every byte of every source kept, since positions are computed from them after
 	 * the run. */

@@ -345,8 +345,10 @@ bool sl_gang_short(const struct sl_workload *w, const struct sl_analysis *a)
 void sl_relate_gang(struct sl_finding *f, const struct sl_workload *w)
 {
 	const struct sl_podgroup *g = w->podgroup;
-	sl_add_related(f, g->min_node ? &g->min_node->at : &g->obj.name_node->at, "PodGroup %s: minMember %lld",
-		       g->obj.name, (long long)g->min_member);
+	char label[512];
+	sl_gang_label(g, label, sizeof label);
+	sl_add_related(f, g->min_node ? &g->min_node->at : &g->obj.name_node->at, "%s: %s %lld", label,
+		       sl_gang_min_name(g), (long long)g->min_member);
 }
 
 struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check *cx, enum sl_cause cause,
@@ -356,8 +358,10 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 	const struct sl_workload *w = cx->w;
 	if (!sl_shortfall_is(cx, cause))
 		return NULL;
-	char ref[512];
+	char ref[512], label[512] = "";
 	sl_object_ref(&w->obj, ref, sizeof ref);
+	if (w->podgroup)
+		sl_gang_label(w->podgroup, label, sizeof label);
 	if (!at) /* what bounds the count; else the spec, or a JobSet's entry (its kind_node) */
 		at = w->replicas_node  ? w->replicas_node
 		     : w->batch.member ? w->obj.kind_node
@@ -381,9 +385,9 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 		      (long long)a->steady_placed, (long long)a->replicas, ref, why,
 		      (long long)(a->replicas - a->steady_placed))
 	    : sl_gang_short(w, a)
-		? sl_rule_report(
-		      r, cx, at, "%s runs nothing: a gang of minMember %lld (PodGroup %s), room for %lld at once: %s",
-		      ref, (long long)w->podgroup->min_member, w->podgroup->obj.name, (long long)a->steady_placed, why)
+		? sl_rule_report(r, cx, at, "%s runs nothing: a gang of %s %lld (%s), room for %lld at once: %s", ref,
+				 sl_gang_min_name(w->podgroup), (long long)w->podgroup->min_member, label,
+				 (long long)a->steady_placed, why)
 	    : waves ? sl_rule_report(r, cx, at, "%s: only %lld of the %lld pods it starts at once can run; %s", wv,
 				     (long long)a->steady_placed, (long long)a->replicas, why)
 		    : sl_rule_report(r, cx, at, "only %lld of the %lld replicas of %s can run at once: %s",

@@ -1,12 +1,16 @@
-/* gang.c — Volcano gangs, for the rules that count the pods that run at once.
+/* gang.c — gangs, Volcano's and Kubernetes' own (the Workload API: model/kgang.h), for the rules
+ * that count the pods that run at once.
  *
  * Volcano's gang plugin binds none of a PodGroup's pods until minMember of them can be bound
  * together (JobReady), and its enqueue step (the proportion plugin of the default scheduler
  * configuration) holds a group whose minResources exceed what its queue can ever have, at most
  * the cluster's allocatable. So a gang that finds room for fewer than minMember pods runs
  * nothing, not "some of them": the messages say so, and the fix that lowers replicas below
- * minMember is not offered (the gang would still run nothing). A group that several workloads
- * name counts their pods together: judged here only when one workload names it. */
+ * minMember is not offered (the gang would still run nothing). Kubernetes' GangScheduling plugin
+ * does the same with minCount: PreEnqueue holds the pods until minCount of them exist, Permit
+ * binds none until minCount are placed together. A group that several workloads name counts
+ * their pods together: fewer pods in all than the minimum runs nothing; what fits is judged only
+ * when one workload names it (the templates differ). */
 #include <stdio.h>
 
 #include "../linter/model/quantity.h"
@@ -45,23 +49,49 @@ static bool too_large(const struct sl_rule *self, struct sl_check *cx, const str
 	return false;
 }
 
+/* The pods of several workloads name the group (a Workload's pod group fed by two templates):
+ * fewer pods in all than the minimum, and none of them ever runs. Said once, at the first. */
+static bool too_few_together(const struct sl_rule *self, struct sl_check *cx, const struct sl_podgroup *g)
+{
+	if (g->first != cx->w || g->pods >= g->min_member)
+		return false;
+	char ref[512], label[512];
+	sl_object_ref(&cx->w->obj, ref, sizeof ref);
+	sl_gang_label(g, label, sizeof label);
+	size_t others = g->nworkloads - 1;
+	struct sl_finding *f = sl_rule_report(
+	    self, cx, cx->w->gang_at,
+	    "%s and the other %zu workload%s of its gang run nothing: a gang of %s %lld (%s), and together "
+	    "they make %lld pod%s",
+	    ref, others, others == 1 ? "" : "s", sl_gang_min_name(g), (long long)g->min_member, label,
+	    (long long)g->pods, g->pods == 1 ? "" : "s");
+	sl_relate_gang(f, cx->w);
+	sl_note(f, "fix: lower %s to %lld, or raise the workloads' pods to %lld in all", sl_gang_min_name(g),
+		(long long)g->pods, (long long)g->min_member);
+	return true;
+}
+
 bool sl_check_gang(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_workload *w = cx->w;
 	const struct sl_podgroup *g = w->podgroup;
-	if (!g || g->nworkloads != 1)
+	if (g && g->nworkloads > 1)
+		return too_few_together(self, cx, g);
+	if (!g)
 		return false;
 	if (too_large(self, cx, g))
 		return true;
 	if (g->min_member <= w->replicas)
 		return false;
-	char ref[512];
+	char ref[512], label[512];
 	sl_object_ref(&w->obj, ref, sizeof ref);
+	sl_gang_label(g, label, sizeof label);
+	const char *min = sl_gang_min_name(g);
 	struct sl_finding *f = sl_rule_report(
-	    self, cx, w->gang_at, "%s runs nothing: a gang of minMember %lld (PodGroup %s), and it makes %lld pod%s",
-	    ref, (long long)g->min_member, g->obj.name, (long long)w->replicas, w->replicas == 1 ? "" : "s");
+	    self, cx, w->gang_at, "%s runs nothing: a gang of %s %lld (%s), and it makes %lld pod%s", ref, min,
+	    (long long)g->min_member, label, (long long)w->replicas, w->replicas == 1 ? "" : "s");
 	sl_relate_gang(f, w);
-	sl_note(f, "fix: lower the PodGroup's minMember to %lld, or raise the workload's pods to %lld",
-		(long long)w->replicas, (long long)g->min_member);
+	sl_note(f, "fix: lower the %s's %s to %lld, or raise the workload's pods to %lld",
+		g->group ? "pod group" : "PodGroup", min, (long long)w->replicas, (long long)g->min_member);
 	return true;
 }

@@ -62,9 +62,10 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	free(pf);
 	if (sl_gang_short(w, a)) { /* fewer replicas than minMember: the gang would still run nothing */
 		sl_note(f,
-			"fix: add room for %lld pods at once where the template admits, or lower the PodGroup's "
-			"minMember and %s to %lld, or the requests",
-			(long long)w->podgroup->min_member, w->batch.is ? "parallelism" : "replicas",
+			"fix: add room for %lld pods at once where the template admits, or lower the %s's "
+			"%s and %s to %lld, or the requests",
+			(long long)w->podgroup->min_member, w->podgroup->group ? "pod group" : "PodGroup",
+			sl_gang_min_name(w->podgroup), w->batch.is ? "parallelism" : "replicas",
 			(long long)a->steady_placed);
 		sl_relate_nodes(f, cx->model, a, true);
 		return;

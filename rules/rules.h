@@ -109,11 +109,11 @@ void sl_waves_format(const struct sl_workload *w, const char *ref, int64_t fit, 
 void sl_note_batch(struct sl_finding *f, const struct sl_workload *w);
 void sl_note_waves_fix(struct sl_finding *f, const struct sl_workload *w, int64_t fit, const char *together);
 void sl_note_suspended(struct sl_finding *f, const struct sl_workload *w);
-/* Volcano gangs (rules/common.c; the checks in rules/gang.c): the PodGroup that only the
- * workload's pods name, with minMember above 1 (NULL: none, or one judged otherwise); whether
- * fewer than its minMember fit at once (the gang runs nothing); its minMember as a related
- * location; and the checks of a gang that need no placement (minResources above the cluster's,
- * minMember above the pods it makes): true when one reported. */
+/* Gangs, Volcano's and Kubernetes' own (rules/common.c; the checks in rules/gang.c): the group
+ * that only the workload's pods name, with minMember (or minCount) above 1 (NULL: none, or one
+ * judged otherwise); whether fewer than its minimum fit at once (the gang runs nothing); its
+ * minimum as a related location; and the checks of a gang that need no placement (minResources
+ * above the cluster's, a minimum above the pods its workloads make): true when one reported. */
 const struct sl_podgroup *sl_gang_of(const struct sl_workload *w);
 bool sl_gang_short(const struct sl_workload *w, const struct sl_analysis *a);
 void sl_relate_gang(struct sl_finding *f, const struct sl_workload *w);

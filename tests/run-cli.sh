@@ -421,6 +421,38 @@ has "the default release in --explain" "$tmp/out" "  Kubernetes 1.35 (the defaul
 expect "the release in --explain JSON" 0 "$bin" --explain --format json --kube-version 1.28 --nodes $seed/nodes.yaml $seed/manifest.yaml
 has "the release in --explain JSON" "$tmp/out" '"version":	"1.28"'
 
+# --feature-gates NAME=BOOL,... as kube-scheduler takes it: the Workload API's gates turn
+# Kubernetes' own gangs on; a gate schedlint does not model is a warning naming the nearest one, the
+# run goes on; a pair without a boolean is a usage error
+wg=insufficient-capacity/workload-gang-runs-nothing
+expect "--feature-gates on" 1 "$bin" --feature-gates GenericWorkload=true,GangScheduling=true --nodes $wg/nodes.yaml $wg/manifest.yaml
+has "--feature-gates on" "$tmp/out" "runs nothing: a gang of minCount 3 (Workload trainer, pod group workers)"
+expect "--feature-gates repeated, spaces, 1 and T" 1 "$bin" --feature-gates "GenericWorkload = 1," --feature-gates GangScheduling=T --nodes $wg/nodes.yaml $wg/manifest.yaml
+has "--feature-gates repeated, spaces, 1 and T" "$tmp/out" "runs nothing: a gang of minCount 3"
+expect "--feature-gates later wins" 1 "$bin" --feature-gates GenericWorkload=true,GangScheduling=true --feature-gates GangScheduling=false --nodes $wg/nodes.yaml $wg/manifest.yaml
+has "--feature-gates later wins" "$tmp/err" "GangScheduling=false (--feature-gates), so the scheduler places these pods one by one"
+hasnt "--feature-gates later wins" "$tmp/out" "runs nothing"
+expect "--feature-gates typo" 1 "$bin" --feature-gates GenericWorkload=true,GangSchedulng=true --nodes $wg/nodes.yaml $wg/manifest.yaml
+has "--feature-gates typo" "$tmp/err" "schedlint: warning: --feature-gates: GangSchedulng is not a feature gate schedlint models (did you mean GangScheduling?); it is ignored"
+expect "--feature-gates unknown, nothing near" 1 "$bin" --feature-gates SidecarContainers=true --nodes $wg/nodes.yaml $wg/manifest.yaml
+has "--feature-gates unknown, nothing near" "$tmp/err" "schedlint: warning: --feature-gates: SidecarContainers is not a feature gate schedlint models; it is ignored"
+expect "--feature-gates no value" 2 "$bin" --feature-gates GangScheduling $wg/manifest.yaml
+has "--feature-gates no value" "$tmp/err" "schedlint: error: --feature-gates takes NAME=BOOL pairs separated by commas: missing bool value for GangScheduling"
+expect "--feature-gates not a bool" 2 "$bin" --feature-gates GenericWorkload=yes $wg/manifest.yaml
+has "--feature-gates not a bool" "$tmp/err" "invalid value of GenericWorkload=yes: a feature gate is true or false"
+expect "--feature-gates typo before a bad pair: the usage error only" 2 "$bin" --feature-gates GangSchedulng=true,GenericWorkload=maybe $wg/manifest.yaml
+hasnt "--feature-gates typo before a bad pair: the usage error only" "$tmp/err" "warning"
+printf 'featureGates:\n  GenericWorkload: "yes"\n  GangScheduling: [true]\n' >"$tmp/gates.yaml"
+expect "featureGates not booleans" 2 "$bin" --config "$tmp/gates.yaml" $wg/manifest.yaml
+has "featureGates not booleans" "$tmp/err" "gates.yaml:2:20: error: featureGates: GenericWorkload is true or false, not 'yes'"
+has "featureGates not booleans" "$tmp/err" "gates.yaml:3:19: error: featureGates: GangScheduling is true or false, not a list"
+printf 'featureGates: [GangScheduling]\n' >"$tmp/gates.yaml"
+expect "featureGates not a mapping" 2 "$bin" --config "$tmp/gates.yaml" $wg/manifest.yaml
+has "featureGates not a mapping" "$tmp/err" "featureGates of the config is a mapping of gate names to true or false, not a list"
+printf 'featureGates: {GenericWorkload: true, GangScheduling: true}\n' >"$tmp/gates.yaml"
+expect "--feature-gates over featureGates" 1 "$bin" --config "$tmp/gates.yaml" --feature-gates GenericWorkload=false --nodes $wg/nodes.yaml $wg/manifest.yaml
+has "--feature-gates over featureGates" "$tmp/err" "GenericWorkload=false (--feature-gates)"
+
 # --explain ends a target with the release view, in text and in JSON
 rc3=release-capacity/three-cpu
 expect "release view" 0 "$bin" --explain --nodes $rc3/nodes.yaml $rc3/manifest.yaml

@@ -1059,6 +1059,7 @@ int main(void)
 	test_priorities();
 	test_jobs();
 	test_edit_distance();
+	test_feature_gates();
 	test_config();
 	test_patterns();
 	test_udiff();

@@ -59,5 +59,7 @@ struct sl_workload;
 const struct sl_workload *unit_named(const struct sl_model *m, const char *name);
 /* unit_similar.c: the edit distance, full and within a bound. */
 void test_edit_distance(void);
+/* unit_gates.c: --feature-gates and the releases' defaults. */
+void test_feature_gates(void);
 
 #endif

@@ -213,12 +213,13 @@ int sl_config_load(struct sl_config *c, const char *path, struct sl_findings *er
 	if (root->kind != SL_YMAP) {
 		sl_cfg_fail(&r, root,
 			    "a config is a mapping (rules, exclude, ignore, policies, nodes, pods, nodePools, "
-			    "targets, kubernetesVersion), not %s",
+			    "targets, kubernetesVersion, featureGates), not %s",
 			    sl_ykind_name(root));
 		return -1;
 	}
 	static const char *const keys[] = {"rules", "exclude",   "ignore",  "policies",          "nodes",
-					   "pods",  "nodePools", "targets", "kubernetesVersion", NULL};
+					   "pods",  "nodePools", "targets", "kubernetesVersion", "featureGates",
+					   NULL};
 	sl_cfg_known_keys(&r, root, "the config", keys);
 	sl_cfg_read_policies(&r, sl_ymap_get(root, "policies")); /* first: rules and ignore may name them */
 	sl_cfg_read_levels(&r, sl_ymap_get(root, "rules"));
@@ -232,6 +233,7 @@ int sl_config_load(struct sl_config *c, const char *path, struct sl_findings *er
 	sl_cfg_read_paths(&r, sl_ymap_get(root, "nodes"), "nodes", &c->nodes, &c->nnodes);
 	sl_cfg_read_paths(&r, sl_ymap_get(root, "pods"), "pods", &c->pods, &c->npods);
 	sl_cfg_read_kube_version(&r, root, "the config", &c->kube_minor, &c->kube_text);
+	sl_cfg_read_gates(&r, root, "the config", &c->gates);
 	sl_cfg_read_pools(&r, sl_ymap_get(root, "nodePools"), &c->pools, &c->npools);
 	sl_cfg_read_targets(&r, sl_ymap_get(root, "targets"));
 	return r.bad ? -1 : 0;

@@ -17,6 +17,7 @@
 
 #include "../../rules/rules.h"
 #include "../load/yamldoc.h"
+#include "../model/gates.h"
 #include "pattern.h"
 
 struct sl_source;
@@ -58,6 +59,7 @@ struct sl_target {
 	size_t nnodes, npods;
 	int kube_minor; /* kubernetesVersion (kversion.h); 0: the config's */
 	const char *kube_text;
+	struct sl_gates gates;  /* featureGates (gates.h), over the config's */
 	struct sl_pool **pools; /* nodePools: node groups of the target's cluster (owned) */
 	size_t npools;
 	const struct sl_ynode *node;
@@ -88,6 +90,7 @@ struct sl_config {
 	size_t npools;
 	int kube_minor; /* kubernetesVersion (kversion.h); 0: not given */
 	const char *kube_text;
+	struct sl_gates gates; /* featureGates (gates.h): the cluster's gates that differ from the defaults */
 	struct sl_target *targets;
 	size_t ntargets;
 	struct sl_matcher mx; /* every match runs on the main thread, through this */

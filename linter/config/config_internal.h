@@ -51,6 +51,9 @@ void sl_cfg_read_paths(struct sl_cfg_reader *r, const struct sl_ynode *v, const 
 /* `kubernetesVersion:` of map (the config or a target) into *minor and *text, when given. */
 void sl_cfg_read_kube_version(struct sl_cfg_reader *r, const struct sl_ynode *map, const char *what, int *minor,
 			      const char **text);
+/* `featureGates:` of map (the config or a target): gate name → true or false, into *g. A gate
+ * schedlint does not model is a warning naming the nearest it does. */
+void sl_cfg_read_gates(struct sl_cfg_reader *r, const struct sl_ynode *map, const char *what, struct sl_gates *g);
 /* `nodePools:` (node groups: nodepool.h) appended to *out (owned by the config). */
 void sl_cfg_read_pools(struct sl_cfg_reader *r, const struct sl_ynode *v, struct sl_pool ***out, size_t *n);
 void sl_cfg_read_targets(struct sl_cfg_reader *r, const struct sl_ynode *v);

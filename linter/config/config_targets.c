@@ -57,9 +57,44 @@ void sl_cfg_read_kube_version(struct sl_cfg_reader *r, const struct sl_ynode *ma
 	*text = s;
 }
 
+void sl_cfg_read_gates(struct sl_cfg_reader *r, const struct sl_ynode *map, const char *what, struct sl_gates *g)
+{
+	const struct sl_ynode *v = sl_ymap_get(map, "featureGates");
+	sl_gates_init(g);
+	if (sl_ynull(v))
+		return;
+	if (v->kind != SL_YMAP) {
+		sl_cfg_fail(r, v, "featureGates of %s is a mapping of gate names to true or false, not %s", what,
+			    sl_ykind_name(v));
+		return;
+	}
+	for (size_t i = 0; i < v->n; i++) {
+		const struct sl_ynode *k = v->v[2 * i], *b = v->v[2 * i + 1];
+		int on = sl_yscalar(b) && b->plain ? sl_gate_bool(b->str, b->len) : -1;
+		if (on < 0) {
+			sl_cfg_fail(r, b, "featureGates: %s is true or false, not %s%s%s", k->str ? k->str : "a gate",
+				    sl_yscalar(b) ? "'" : "", sl_yscalar(b) ? b->str : sl_ykind_name(b),
+				    sl_yscalar(b) ? "'" : "");
+			continue;
+		}
+		int gi = k->str ? sl_gate_find(k->str, k->len) : -1;
+		if (gi < 0) {
+			const char *near = k->str ? sl_gate_closest(k->str, k->len) : NULL;
+			sl_input_warning(r->errs, &k->at,
+					 "featureGates: %s is not a feature gate schedlint models%s%s%s; it is ignored",
+					 k->str ? k->str : "the key", near ? " (did you mean " : "", near ? near : "",
+					 near ? "?)" : "");
+			continue;
+		}
+		g->v[gi] = on ? 1 : -1;
+		g->from[gi] = "featureGates in the config";
+	}
+}
+
 void sl_cfg_read_targets(struct sl_cfg_reader *r, const struct sl_ynode *v)
 {
-	static const char *const keys[] = {"name", "paths", "nodes", "pods", "nodePools", "kubernetesVersion", NULL};
+	static const char *const keys[] = {"name",         "paths", "nodes", "pods", "nodePools", "kubernetesVersion",
+					   "featureGates", NULL};
 	if (!sl_cfg_map_list(r, v, "targets", "a target"))
 		return;
 	struct sl_config *c = r->c;
@@ -87,6 +122,7 @@ void sl_cfg_read_targets(struct sl_cfg_reader *r, const struct sl_ynode *v)
 		sl_cfg_read_paths(r, sl_ymap_get(m, "nodes"), "nodes", &t->nodes, &t->nnodes);
 		sl_cfg_read_paths(r, sl_ymap_get(m, "pods"), "pods", &t->pods, &t->npods);
 		sl_cfg_read_kube_version(r, m, "a target", &t->kube_minor, &t->kube_text);
+		sl_cfg_read_gates(r, m, "a target", &t->gates);
 		sl_cfg_read_pools(r, sl_ymap_get(m, "nodePools"), &t->pools, &t->npools);
 	}
 }

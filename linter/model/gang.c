@@ -4,12 +4,14 @@
  * borrowingLimit, lendingLimit), LocalQueueSpec (clusterQueue). */
 #include "gang.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../base/buf.h"
 #include "model.h"
 #include "model_read.h"
+#include "quantity.h"
 
 /* The annotations by which a pod names its PodGroup (Volcano's KubeGroupNameAnnotationKey and
  * VolcanoGroupNameAnnotationKey), and Kueue's queue label. */
@@ -142,8 +144,7 @@ int sl_gang_read(struct sl_read *c, const struct sl_object *o, struct sl_model *
 	return !strcmp(o->kind, "PodGroup") ? read_podgroup(c, o, m) : read_kqueue(c, o, m);
 }
 
-/* The pod template of w (a bare Pod: the object itself). */
-static const struct sl_ynode *template_of(const struct sl_workload *w)
+const struct sl_ynode *sl_gang_template(const struct sl_workload *w)
 {
 	const char *k = w->obj.kind;
 	if (!strcmp(k, "Pod"))
@@ -174,10 +175,11 @@ static void bind_podgroup(struct sl_model *m, struct sl_workload *w, const struc
 		return;
 	for (size_t i = m->npodgroups; i-- > 0;) {
 		struct sl_podgroup *g = m->podgroups[i];
-		if (g->obj.name && !strcmp(g->obj.name, v->str) && !strcmp(g->obj.namespace, w->obj.namespace)) {
+		if (!g->group && g->obj.name && !strcmp(g->obj.name, v->str) &&
+		    !strcmp(g->obj.namespace, w->obj.namespace)) {
 			w->podgroup = g;
 			w->gang_at = v;
-			g->nworkloads++;
+			sl_podgroup_add(g, w);
 			return;
 		}
 	}
@@ -202,19 +204,40 @@ void sl_gang_bind(struct sl_model *m)
 		return;
 	for (size_t i = 0; i < m->nworkloads; i++) {
 		struct sl_workload *w = m->workloads[i];
-		const struct sl_ynode *tmpl = template_of(w);
-		if (m->npodgroups)
+		const struct sl_ynode *tmpl = sl_gang_template(w);
+		if (m->npodgroups && !w->podgroup) /* not bound to a gang of Kubernetes' own (kgang.h) */
 			bind_podgroup(m, w, tmpl);
 		if (m->nkqueues)
 			bind_queue(m, w, tmpl);
 	}
-	/* A PodGroup of minMember above 1 that only one workload's pods name makes that workload a
+	/* A gang of minimum above 1 that only one workload's pods name makes that workload a
 	 * gang (rules/common.c sl_gang_of): its pods are useful all at once, not in waves. */
 	for (size_t i = 0; i < m->nworkloads; i++) {
 		struct sl_workload *w = m->workloads[i];
 		if (w->podgroup && w->podgroup->nworkloads == 1 && w->podgroup->min_member > 1)
 			w->all_at_once = true;
 	}
+}
+
+void sl_podgroup_add(struct sl_podgroup *g, const struct sl_workload *w)
+{
+	if (!g->nworkloads++)
+		g->first = w;
+	g->pods = sl_sat_add(g->pods, w->replicas);
+}
+
+void sl_gang_label(const struct sl_podgroup *g, char *out, size_t n)
+{
+	if (g->group)
+		snprintf(out, n, "Workload %s, pod group %s%s%s", g->obj.name, g->group,
+			 *g->replica ? ", replica key " : "", g->replica);
+	else
+		snprintf(out, n, "PodGroup %s", g->obj.name);
+}
+
+const char *sl_gang_min_name(const struct sl_podgroup *g)
+{
+	return g->group ? "minCount" : "minMember";
 }
 
 void sl_podgroup_free(struct sl_podgroup *g)

@@ -16,7 +16,9 @@
 #include "../load/yamldoc.h"
 #include "../base/diag.h"
 #include "gang.h"      /* Volcano PodGroups, Kueue queues */
+#include "gates.h"     /* feature gates */
 #include "hpa.h"       /* HorizontalPodAutoscalers */
+#include "kgang.h"     /* Kubernetes' own gangs: scheduling.k8s.io Workloads */
 #include "job.h"       /* Jobs: parallelism, completions, suspension */
 #include "jobset.h"    /* JobSets: each replicatedJob a workload */
 #include "labels.h"    /* labels, selectors and their matching */

@@ -167,4 +167,5 @@ void sl_model_apply_version(struct sl_model *m, int option, const char *option_t
 		if (dropped(&manifest, m->pdbs[i]->unhealthy_policy, "unhealthyPodEvictionPolicy",
 			    SL_KUBE_PDB_UNHEALTHY_POLICY, "PDBUnhealthyPodEvictionPolicy"))
 			m->pdbs[i]->unhealthy_policy = NULL;
+	sl_kgang_apply(m, errs); /* the Workload API: its gates, and the release that has them */
 }

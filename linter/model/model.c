@@ -86,6 +86,8 @@ static int load_kind(struct sl_model *m, struct sl_read *c, const struct sl_obje
 	} else if (role != SL_ROLE_PODS && sl_gang_kind(o)) {
 		/* Volcano's PodGroups, Kueue's queues (gang.c): the cluster's, from an inventory, too. */
 		rc = sl_gang_read(c, o, m);
+	} else if (role != SL_ROLE_PODS && sl_kgang_kind(o)) {
+		rc = sl_kgang_read(c, o, m); /* Kubernetes' own Workloads (kgang.c): the same */
 	} else if (role == SL_ROLE_MANIFESTS && !strcmp(k, "PodDisruptionBudget")) {
 		struct sl_pdb *v;
 		if ((rc = sl_pdb_read(c, o, &v)) == 0)
@@ -167,6 +169,7 @@ static const char *const *keep_paths(enum sl_input_role role)
 						 "spec.cohortName",
 						 "spec.resourceGroups",
 						 "spec.clusterQueue",
+						 "spec.podGroups",
 						 "metadata.namespace", /* a LocalQueue's, a PodGroup's */
 						 NULL};
 	static const char *const pod_paths[] = {"apiVersion",
@@ -212,7 +215,7 @@ static bool model_kind(const char *k)
 	return sl_workload_kind(k) || !strcmp(k, "JobSet") || !strcmp(k, "Node") || !strcmp(k, "Namespace") ||
 	       !strcmp(k, "NodePool") || !strcmp(k, "PersistentVolumeClaim") || !strcmp(k, "PodDisruptionBudget") ||
 	       !strcmp(k, "PriorityClass") || !strcmp(k, "Service") || !strcmp(k, "PodGroup") ||
-	       !strcmp(k, "ClusterQueue") || !strcmp(k, "LocalQueue");
+	       !strcmp(k, "ClusterQueue") || !strcmp(k, "LocalQueue") || !strcmp(k, "Workload");
 }
 
 struct tree_need {
@@ -555,6 +558,7 @@ static void merge_model(struct sl_model *m, struct sl_model *part)
 	APPEND(pools, cappools, npools);
 	APPEND(podgroups, cappodgroups, npodgroups);
 	APPEND(kqueues, capkqueues, nkqueues);
+	APPEND(kworkloads, capkworkloads, nkworkloads);
 #undef APPEND
 	sl_strmap_free(&part->node_index);
 	free(part);
@@ -655,6 +659,7 @@ void sl_model_bind_pods(struct sl_model *m)
 	}
 	sl_strmap_free(&names);
 	sl_model_relate(m);
+	sl_kgang_bind(m); /* Kubernetes' own gangs first: sl_gang_bind marks every gang's workloads */
 	sl_gang_bind(m);
 }
 
@@ -695,6 +700,9 @@ void sl_model_free(struct sl_model *m)
 	for (size_t i = 0; i < m->nkqueues; i++)
 		sl_kqueue_free(m->kqueues[i]);
 	free(m->kqueues);
+	for (size_t i = 0; i < m->nkworkloads; i++)
+		sl_kworkload_free(m->kworkloads[i]);
+	free(m->kworkloads);
 	sl_group_free(&m->claims);
 	free(m->workload_pdbs);
 	for (size_t i = 0; i < m->nstreams; i++)

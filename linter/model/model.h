@@ -14,7 +14,9 @@
 #include "../load/yamldoc.h"
 #include "../base/diag.h"
 #include "gang.h"
+#include "gates.h"
 #include "hpa.h"
+#include "kgang.h"
 #include "kversion.h"
 #include "namespace.h"
 #include "node.h"
@@ -54,8 +56,10 @@ struct sl_model {
 	size_t nhpas, caphpas;
 	struct sl_pool **pools; /* Karpenter NodePools in input order, then the config's node groups */
 	size_t npools, cappools;
-	struct sl_podgroup **podgroups; /* Volcano's, in input order */
+	struct sl_podgroup **podgroups; /* Volcano's, in input order, then Kubernetes' own gangs (kgang.h) */
 	size_t npodgroups, cappodgroups;
+	struct sl_kworkload **kworkloads; /* scheduling.k8s.io Workloads, in input order */
+	size_t nkworkloads, capkworkloads;
 	struct sl_kqueue **kqueues; /* Kueue's ClusterQueues and LocalQueues, in input order */
 	size_t nkqueues, capkqueues;
 	struct sl_priority_class **prioclasses;
@@ -66,6 +70,7 @@ struct sl_model {
 	const struct sl_pdb **workload_pdbs; /* every workload's pdbs, one after another */
 	bool pod_namespace_unknown;          /* some pod's namespace has no Namespace object */
 	struct sl_kube_version kube;         /* the release whose semantics apply (sl_model_apply_version) */
+	struct sl_gates gates;               /* the feature gates asked for (set before the release) */
 };
 
 enum sl_input_role {
