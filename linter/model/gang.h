@@ -1,7 +1,8 @@
-/* gang.h — work admitted or scheduled as a whole: Volcano PodGroups (scheduling.volcano.sh) and
- * Kueue's queues (kueue.x-k8s.io ClusterQueue and LocalQueue), read from the manifests, and the
- * workloads bound to them. Each object is one allocation with its arrays (sl_podgroup_free,
- * sl_kqueue_free); strings and nodes point into the trees. */
+/* gang.h — work admitted or scheduled as a whole: Volcano PodGroups (scheduling.volcano.sh), the
+ * PodGroup a Volcano Job (batch.volcano.sh, vcjob.h) makes, scheduler-plugins' coscheduling
+ * PodGroups (scheduling.x-k8s.io) and Kueue's queues (kueue.x-k8s.io ClusterQueue and LocalQueue),
+ * read from the manifests, and the workloads bound to them. Each object is one allocation with its arrays
+ * (sl_podgroup_free, sl_kqueue_free); strings and nodes point into the trees. */
 #ifndef SL_GANG_H
 #define SL_GANG_H
 #include <stdbool.h>
@@ -13,16 +14,26 @@
 
 struct sl_read;
 struct sl_model;
+struct sl_workload;
 
-/* A Volcano PodGroup: Volcano binds none of its pods until minMember of them can be bound at once
- * and the cluster holds minResources. */
+/* Who holds the group's pods back: Volcano's gang plugin for a PodGroup its pods name or for the
+ * one a Volcano Job makes (obj: the Job), or the Coscheduling plugin of scheduler-plugins. */
+enum sl_gang_flavor { SL_GANG_VOLCANO, SL_GANG_VCJOB, SL_GANG_COSCHED };
+
+/* A gang: none of its pods is bound until min_member of them (and, for a Volcano Job, each task's
+ * minAvailable) can be bound at once, and the cluster holds minResources. */
 struct sl_podgroup {
 	struct sl_object obj;
-	int64_t min_member; /* spec.minMember; 1 when unset (Volcano's default) */
-	const struct sl_ynode *min_node;
-	struct sl_reslist min_res; /* spec.minResources */
+	enum sl_gang_flavor flavor;
+	int64_t min_member; /* minMember (Volcano: 1 when unset; coscheduling: 0) or a Job's minAvailable */
+	const struct sl_ynode *min_node; /* NULL: defaulted */
+	struct sl_reslist min_res;       /* spec.minResources (none for a Volcano Job's) */
 	const struct sl_ynode *min_res_node;
-	size_t nworkloads; /* workloads whose pods name it (sl_gang_bind) */
+	/* The workloads whose pods are in it, the pods they make together and the first of them
+	 * (where a finding about the whole group goes): set by sl_gang_bind, or by the Job's reader. */
+	size_t nworkloads;
+	int64_t members;
+	const struct sl_workload *first;
 };
 
 /* One quota of a ClusterQueue: resource of flavor, in resource group `group`. */
@@ -44,13 +55,20 @@ struct sl_kqueue {
 	size_t nq;
 };
 
+/* "PodGroup pg" or "Job train" (out: n bytes), and the name of its minimum ("minMember",
+ * "minAvailable"). */
+void sl_gang_name(const struct sl_podgroup *g, char *out, unsigned n);
+const char *sl_gang_min_key(const struct sl_podgroup *g);
 /* Whether o is a PodGroup or a Kueue queue these readers take. */
 bool sl_gang_kind(const struct sl_object *o);
 /* Read o (sl_gang_kind) into the model's arrays; -1 after an input error, with nothing kept. */
 int sl_gang_read(struct sl_read *c, const struct sl_object *o, struct sl_model *m);
 /* Bind every workload to the PodGroup its pods name and to the ClusterQueue of its queue-name
- * label (call once, after loading). */
+ * label, and set what each gang needs of each of its workloads (sl_workload.gang_need); call
+ * once, after loading. */
 void sl_gang_bind(struct sl_model *m);
+/* Add w's pods to g (nworkloads, members, first). */
+void sl_gang_join(struct sl_podgroup *g, struct sl_workload *w);
 void sl_podgroup_free(struct sl_podgroup *g);
 void sl_kqueue_free(struct sl_kqueue *q);
 

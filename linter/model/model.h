@@ -54,7 +54,7 @@ struct sl_model {
 	size_t nhpas, caphpas;
 	struct sl_pool **pools; /* Karpenter NodePools in input order, then the config's node groups */
 	size_t npools, cappools;
-	struct sl_podgroup **podgroups; /* Volcano's, in input order */
+	struct sl_podgroup **podgroups; /* in input order (gang.h) */
 	size_t npodgroups, cappodgroups;
 	struct sl_kqueue **kqueues; /* Kueue's ClusterQueues and LocalQueues, in input order */
 	size_t nkqueues, capkqueues;
