@@ -79,16 +79,18 @@ static void note_unheld(const struct sl_rule *self, struct sl_check *cx)
 	struct sl_finding *f = sl_rule_report(
 	    self, cx, w->gang_at,
 	    "%s is not gang-scheduled: its pods name the coscheduling PodGroup %s (minMember %lld), but go to %s, "
-	    "which does not run the Coscheduling plugin, so they are bound one by one",
-	    ref, w->unheld->obj.name, (long long)w->unheld->min_member, w->unheld_by);
+	    "%s, so they are bound one by one",
+	    ref, w->unheld->obj.name, (long long)w->unheld->min_member, w->unheld_by,
+	    strcmp(w->unheld_by, "volcano") ? "whose default profile has no Coscheduling plugin"
+					    : "which does not run the Coscheduling plugin");
 	f->level = SL_NOTE;
 	sl_add_related(f, &w->unheld->obj.name_node->at, "PodGroup %s", w->unheld->obj.name);
 	if (!strcmp(w->unheld_by, "volcano"))
 		sl_note(f, "Volcano gangs only the pods of its own PodGroups (scheduling.volcano.sh); no gang verdict "
 			   "is given");
 	else
-		sl_note(f, "kube-scheduler's default profile has no Coscheduling plugin (unless the cluster's own "
-			   "scheduler configuration adds it to that profile); no gang verdict is given");
+		sl_note(f, "unless the cluster's own kube-scheduler configuration adds Coscheduling to that "
+			   "profile; no gang verdict is given");
 	sl_note(f, "fix: set the template's schedulerName to the scheduler whose profile enables Coscheduling, "
 		   "or drop the scheduling.x-k8s.io/pod-group label");
 }
