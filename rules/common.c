@@ -368,6 +368,19 @@ void sl_relate_gang(struct sl_finding *f, const struct sl_workload *w)
 			       (long long)w->task_min);
 }
 
+/* A Volcano Job's task whose gang runs: with restartPolicy Never or OnFailure its pods complete,
+ * and a pod left out starts once others have (Volcano keeps scheduling a running Job's pods), so
+ * the shortfall delays the work rather than stopping it. The default, Always, never completes. */
+static void note_task_completes(struct sl_finding *f, const struct sl_workload *w)
+{
+	const struct sl_ynode *rp = sl_ypath(w->spec, "template.spec.restartPolicy");
+	if (!sl_object_in_group(&w->obj, "batch.volcano.sh") || !sl_yscalar(rp) || sl_yis(rp, "Always"))
+		return;
+	if (f->level > SL_WARNING)
+		f->level = SL_WARNING;
+	sl_note(f, "its pods run to completion (restartPolicy %s): the pods left out start as others finish", rp->str);
+}
+
 struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check *cx, enum sl_cause cause,
 				       const struct sl_ynode *at, const char *why)
 {
@@ -411,6 +424,8 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 		f->level = SL_WARNING; /* it completes, later: waves.c */
 	if (sl_gang_short(w, a))
 		sl_relate_gang(f, w);
+	else
+		note_task_completes(f, w);
 	if (cx->model->npools && cause != SL_CAUSE_RESOURCES)
 		sl_note_shortfall_pools(f, cx, pv, pf);
 	free(pf);
