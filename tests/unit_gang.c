@@ -1,7 +1,8 @@
 /* unit_gang.c — gangs as the model binds them: a Volcano Job's tasks as workloads "<job>-<task>"
  * with Volcano's defaults (a task's minAvailable its replicas, the Job's their sum; the tasks'
  * own minimums only while the Job's is at least their sum), and a coscheduling PodGroup held only
- * by a scheduler that runs the plugin; what each gang needs of each workload. */
+ * by a scheduler that runs the plugin (the others' pods still count for its quorum); what each
+ * gang needs of each workload. */
 #include <string.h>
 
 #include "../linter/base/buf.h"
@@ -45,10 +46,13 @@ void test_gangs(void)
 	w = unit_named(&m, "other-a");
 	CHECK(w && !w->podgroup && !w->gang_need);
 	w = unit_named(&m, "held");
-	CHECK(w && w->podgroup && w->podgroup->flavor == SL_GANG_COSCHED && w->gang_need == 3 && !w->unheld);
-	w = unit_named(&m, "loose"); /* default-scheduler: not held, and not counted in the group */
-	CHECK(w && !w->podgroup && w->unheld && !strcmp(w->unheld_by, "default-scheduler"));
-	CHECK(unit_named(&m, "held")->podgroup->members == 2);
+	CHECK(w && w->podgroup && w->podgroup->flavor == SL_GANG_COSCHED && !w->unheld);
+	/* default-scheduler: not held, but its pod carries the label and counts for the quorum */
+	w = unit_named(&m, "loose");
+	CHECK(w && !w->podgroup && w->unheld && !strcmp(w->unheld_by, "default-scheduler") && !w->gang_need);
+	w = unit_named(&m, "held");
+	CHECK(w->podgroup->members == 3 && w->podgroup->nworkloads == 2 && w->podgroup->first == w &&
+	      w->gang_need == 2);
 	sl_model_free(&m);
 	sl_findings_free(&errs);
 	sl_source_free(s);

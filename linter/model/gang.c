@@ -1,8 +1,8 @@
 /* gang.c — reading PodGroups and Kueue queues, and binding workloads to them (see gang.h).
- * Volcano's, scheduler-plugins' and Kueue's own API types name the fields: PodGroupSpec (minMember,
- * minResources; scheduler-plugins' also scheduleTimeoutSeconds), ClusterQueueSpec (cohort,
- * resourceGroups[].flavors[].resources[]: nominalQuota, borrowingLimit, lendingLimit), LocalQueueSpec (clusterQueue).
- */
+ * Volcano's, scheduler-plugins' and Kueue's own API types name the fields: PodGroupSpec
+ * (minMember, minResources; scheduler-plugins' also scheduleTimeoutSeconds), ClusterQueueSpec
+ * (cohort, resourceGroups[].flavors[].resources[]: nominalQuota, borrowingLimit, lendingLimit),
+ * LocalQueueSpec (clusterQueue). */
 #include "gang.h"
 
 #include <stdio.h>
@@ -196,9 +196,10 @@ static struct sl_podgroup *find_group(struct sl_model *m, enum sl_gang_flavor fl
 
 void sl_gang_join(struct sl_podgroup *g, struct sl_workload *w)
 {
-	if (!g->nworkloads++)
-		g->first = w;
+	g->nworkloads++;
 	g->members = sl_sat_add(g->members, w->replicas);
+	if (!g->first && w->podgroup == g)
+		g->first = w;
 }
 
 /* Volcano schedules as a gang only the pods it schedules: schedulerName volcano, naming the group.
@@ -223,12 +224,14 @@ static void bind_podgroup(struct sl_model *m, struct sl_workload *w, const struc
 	if (!sl_yscalar(v) || !(g = find_group(m, SL_GANG_COSCHED, w, v)))
 		return;
 	w->gang_at = v;
+	/* Pods the plugin does not hold still count for the group's quorum once bound (the plugin
+	 * counts the pods that carry the label): they join it, but are no gang themselves. */
 	if (sl_ynull(sched) || sl_yis(sched, "default-scheduler") || sl_yis(sched, "volcano")) {
 		w->unheld = g;
 		w->unheld_by = sl_ynull(sched) ? "default-scheduler" : sched->str;
-		return;
+	} else {
+		w->podgroup = g;
 	}
-	w->podgroup = g;
 	sl_gang_join(g, w);
 }
 

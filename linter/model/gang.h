@@ -1,8 +1,9 @@
 /* gang.h — work admitted or scheduled as a whole: Volcano PodGroups (scheduling.volcano.sh), the
  * PodGroup a Volcano Job (batch.volcano.sh, vcjob.h) makes, scheduler-plugins' coscheduling
- * PodGroups (scheduling.x-k8s.io) and Kueue's queues (kueue.x-k8s.io ClusterQueue and LocalQueue),
- * read from the manifests, and the workloads bound to them. Each object is one allocation with its arrays
- * (sl_podgroup_free, sl_kqueue_free); strings and nodes point into the trees. */
+ * PodGroups (scheduling.x-k8s.io) and Kueue's queues (kueue.x-k8s.io ClusterQueue and
+ * LocalQueue), read from the manifests, and the workloads bound to them. Each object is one
+ * allocation with its arrays (sl_podgroup_free, sl_kqueue_free); strings and nodes point into
+ * the trees. */
 #ifndef SL_GANG_H
 #define SL_GANG_H
 #include <stdbool.h>
@@ -29,8 +30,9 @@ struct sl_podgroup {
 	const struct sl_ynode *min_node; /* NULL: defaulted */
 	struct sl_reslist min_res;       /* spec.minResources (none for a Volcano Job's) */
 	const struct sl_ynode *min_res_node;
-	/* The workloads whose pods are in it, the pods they make together and the first of them
-	 * (where a finding about the whole group goes): set by sl_gang_bind, or by the Job's reader. */
+	/* The workloads whose pods are in it (for coscheduling, also those its plugin does not hold:
+	 * their pods count for the quorum), the pods they make together and the first it holds (where
+	 * a finding about the whole group goes): set by sl_gang_bind, or by the Job's reader. */
 	size_t nworkloads;
 	int64_t members;
 	const struct sl_workload *first;
@@ -67,7 +69,7 @@ int sl_gang_read(struct sl_read *c, const struct sl_object *o, struct sl_model *
  * label, and set what each gang needs of each of its workloads (sl_workload.gang_need); call
  * once, after loading. */
 void sl_gang_bind(struct sl_model *m);
-/* Add w's pods to g (nworkloads, members, first). */
+/* Count w's pods in g (nworkloads, members; first: the first w whose podgroup g is). */
 void sl_gang_join(struct sl_podgroup *g, struct sl_workload *w);
 void sl_podgroup_free(struct sl_podgroup *g);
 void sl_kqueue_free(struct sl_kqueue *q);
