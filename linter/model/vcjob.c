@@ -63,11 +63,7 @@ static bool read_task(struct sl_read *c, const struct sl_object *o, const struct
 	}
 	const struct sl_ynode *name = task_name(c, r, i, dflt, sizeof dflt);
 	snprintf(path, sizeof path, "spec.tasks[%zu].template", i);
-	const struct sl_ynode *tmpl = sl_read_want(c, r, "template", SL_YMAP, path);
-	snprintf(path, sizeof path, "spec.tasks[%zu].template.spec", i);
-	const struct sl_ynode *podspec = sl_read_want(c, tmpl, "spec", SL_YMAP, path);
-	snprintf(path, sizeof path, "spec.tasks[%zu].template.metadata.labels", i);
-	const struct sl_ynode *labels = sl_read_want(c, sl_ymap_get(tmpl, "metadata"), "labels", SL_YMAP, path);
+	const struct sl_ynode *labels, *podspec = sl_read_template(c, r, path, &labels);
 	int64_t replicas = 0;
 	const struct sl_ynode *replicas_node = NULL;
 	sl_read_count(c, r, "replicas", &replicas, &replicas_node);
