@@ -330,25 +330,55 @@ bool sl_shortfall_is(const struct sl_check *cx, enum sl_cause cause)
 	return c == cause || (cause == SL_CAUSE_RESOURCES && (c == SL_CAUSE_AFFINITY || c == SL_CAUSE_NONE));
 }
 
-/* Volcano gangs (gang.c has the rest): asked by every shortfall's message. */
+/* Gangs (gang.c has the rest): asked by every shortfall's message. */
 const struct sl_podgroup *sl_gang_of(const struct sl_workload *w)
 {
-	return w->podgroup && w->podgroup->nworkloads == 1 && w->podgroup->min_member > 1 ? w->podgroup : NULL;
+	return w->podgroup && w->gang_need > 1 ? w->podgroup : NULL;
 }
 
 bool sl_gang_short(const struct sl_workload *w, const struct sl_analysis *a)
 {
-	const struct sl_podgroup *g = sl_gang_of(w);
-	return g && a && a->steady_placed < g->min_member;
+	return sl_gang_of(w) && a && a->steady_placed < w->gang_need;
+}
+
+/* A gang that is this workload alone reads as before: "a gang of minMember 3 (PodGroup trainer)";
+ * one of several workloads says what it needs of this one. */
+void sl_gang_phrase(const struct sl_workload *w, char *out, unsigned n)
+{
+	const struct sl_podgroup *g = w->podgroup;
+	char name[300];
+	sl_gang_name(g, name, sizeof name);
+	if (g->nworkloads == 1 && w->gang_need == g->min_member)
+		snprintf(out, n, "a gang of %s %lld (%s)", sl_gang_min_key(g), (long long)g->min_member, name);
+	else
+		snprintf(out, n, "its gang (%s, %s %lld) needs %lld of its pods%s", name, sl_gang_min_key(g),
+			 (long long)g->min_member, (long long)w->gang_need,
+			 w->task_min == w->gang_need ? " (the task's minAvailable)" : "");
 }
 
 void sl_relate_gang(struct sl_finding *f, const struct sl_workload *w)
 {
 	const struct sl_podgroup *g = w->podgroup;
-	char label[512];
-	sl_gang_label(g, label, sizeof label);
-	sl_add_related(f, g->min_node ? &g->min_node->at : &g->obj.name_node->at, "%s: %s %lld", label,
-		       sl_gang_min_name(g), (long long)g->min_member);
+	char name[300];
+	sl_gang_name(g, name, sizeof name);
+	sl_add_related(f, g->min_node ? &g->min_node->at : &g->obj.name_node->at, "%s: %s %lld%s", name,
+		       sl_gang_min_key(g), (long long)g->min_member, g->min_node ? "" : " (defaulted)");
+	if (w->task_min_node && w->task_min == w->gang_need)
+		sl_add_related(f, &w->task_min_node->at, "task %s: minAvailable %lld", w->obj.name,
+			       (long long)w->task_min);
+}
+
+/* A Volcano Job's task whose gang runs: with restartPolicy Never or OnFailure its pods complete,
+ * and a pod left out starts once others have (Volcano keeps scheduling a running Job's pods), so
+ * the shortfall delays the work rather than stopping it. The default, Always, never completes. */
+static void note_task_completes(struct sl_finding *f, const struct sl_workload *w)
+{
+	const struct sl_ynode *rp = sl_ypath(w->spec, "template.spec.restartPolicy");
+	if (!sl_object_in_group(&w->obj, "batch.volcano.sh") || !sl_yscalar(rp) || sl_yis(rp, "Always"))
+		return;
+	if (f->level > SL_WARNING)
+		f->level = SL_WARNING;
+	sl_note(f, "its pods run to completion (restartPolicy %s): the pods left out start as others finish", rp->str);
 }
 
 struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check *cx, enum sl_cause cause,
@@ -358,16 +388,16 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 	const struct sl_workload *w = cx->w;
 	if (!sl_shortfall_is(cx, cause))
 		return NULL;
-	char ref[512], label[512] = "";
+	char ref[512];
 	sl_object_ref(&w->obj, ref, sizeof ref);
-	if (w->podgroup)
-		sl_gang_label(w->podgroup, label, sizeof label);
 	if (!at) /* what bounds the count; else the spec, or a JobSet's entry (its kind_node) */
 		at = w->replicas_node  ? w->replicas_node
 		     : w->batch.member ? w->obj.kind_node
 				       : sl_ymap_key(w->obj.root, "spec");
 	bool waves = sl_in_waves(w);
-	char wv[640];
+	char wv[640], gang[512] = "";
+	if (sl_gang_short(w, a))
+		sl_gang_phrase(w, gang, sizeof gang);
 	if (waves)
 		sl_waves_format(w, ref, a->steady_placed, wv, sizeof wv);
 	/* With pools (but for resources, which insufficient-capacity weighs itself): what new nodes
@@ -384,10 +414,8 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 		      "%lld would be placed on new nodes of the pools that admit its pods",
 		      (long long)a->steady_placed, (long long)a->replicas, ref, why,
 		      (long long)(a->replicas - a->steady_placed))
-	    : sl_gang_short(w, a)
-		? sl_rule_report(r, cx, at, "%s runs nothing: a gang of %s %lld (%s), room for %lld at once: %s", ref,
-				 sl_gang_min_name(w->podgroup), (long long)w->podgroup->min_member, label,
-				 (long long)a->steady_placed, why)
+	    : sl_gang_short(w, a) ? sl_rule_report(r, cx, at, "%s runs nothing: %s, room for %lld at once: %s", ref,
+						   gang, (long long)a->steady_placed, why)
 	    : waves ? sl_rule_report(r, cx, at, "%s: only %lld of the %lld pods it starts at once can run; %s", wv,
 				     (long long)a->steady_placed, (long long)a->replicas, why)
 		    : sl_rule_report(r, cx, at, "only %lld of the %lld replicas of %s can run at once: %s",
@@ -396,6 +424,8 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 		f->level = SL_WARNING; /* it completes, later: waves.c */
 	if (sl_gang_short(w, a))
 		sl_relate_gang(f, w);
+	else
+		note_task_completes(f, w);
 	if (cx->model->npools && cause != SL_CAUSE_RESOURCES)
 		sl_note_shortfall_pools(f, cx, pv, pf);
 	free(pf);

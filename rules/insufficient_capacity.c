@@ -61,12 +61,20 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	sl_note_pools_short(f, cx, pf, np);
 	free(pf);
 	if (sl_gang_short(w, a)) { /* fewer replicas than minMember: the gang would still run nothing */
-		sl_note(f,
-			"fix: add room for %lld pods at once where the template admits, or lower the %s's "
-			"%s and %s to %lld, or the requests",
-			(long long)w->podgroup->min_member, w->podgroup->group ? "pod group" : "PodGroup",
-			sl_gang_min_name(w->podgroup), w->batch.is ? "parallelism" : "replicas",
-			(long long)a->steady_placed);
+		const struct sl_podgroup *g = w->podgroup;
+		const char *holder = sl_gang_holder(g);
+		if (g->nworkloads == 1 && w->gang_need == g->min_member)
+			sl_note(f,
+				"fix: add room for %lld pods at once where the template admits, or lower the %s's %s "
+				"and %s to %lld, or the requests",
+				(long long)g->min_member, holder, sl_gang_min_key(g),
+				w->batch.is ? "parallelism" : "replicas", (long long)a->steady_placed);
+		else
+			sl_note(f,
+				"fix: add room for %lld pods at once where the template admits, or lower the requests, "
+				"or lower the %s's %s%s so that the gang needs at most %lld of them",
+				(long long)w->gang_need, holder, sl_gang_min_key(g),
+				w->task_min ? " and the task's" : "", (long long)a->steady_placed);
 		sl_relate_nodes(f, cx->model, a, true);
 		return;
 	}

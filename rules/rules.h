@@ -109,13 +109,16 @@ void sl_waves_format(const struct sl_workload *w, const char *ref, int64_t fit, 
 void sl_note_batch(struct sl_finding *f, const struct sl_workload *w);
 void sl_note_waves_fix(struct sl_finding *f, const struct sl_workload *w, int64_t fit, const char *together);
 void sl_note_suspended(struct sl_finding *f, const struct sl_workload *w);
-/* Gangs, Volcano's and Kubernetes' own (rules/common.c; the checks in rules/gang.c): the group
- * that only the workload's pods name, with minMember (or minCount) above 1 (NULL: none, or one
- * judged otherwise); whether fewer than its minimum fit at once (the gang runs nothing); its
- * minimum as a related location; and the checks of a gang that need no placement (minResources
- * above the cluster's, a minimum above the pods its workloads make): true when one reported. */
+/* Gangs, Volcano's, coscheduling's and Kubernetes' own (rules/common.c; the checks in rules/gang.c): the gang that needs more than one of the
+ * workload's pods at once (sl_workload.gang_need; NULL: none); whether fewer than that fit at once
+ * (the gang runs nothing); "a gang of minMember 3 (PodGroup trainer)", or what a gang of several
+ * workloads needs of this one; its minimum as a related location; and the checks of a gang that
+ * need no placement (minResources above the cluster's, a minimum above the pods it has; a note
+ * for pods that name a coscheduling PodGroup their scheduler ignores): true when the workload
+ * runs nothing. */
 const struct sl_podgroup *sl_gang_of(const struct sl_workload *w);
 bool sl_gang_short(const struct sl_workload *w, const struct sl_analysis *a);
+void sl_gang_phrase(const struct sl_workload *w, char *out, unsigned n);
 void sl_relate_gang(struct sl_finding *f, const struct sl_workload *w);
 bool sl_check_gang(const struct sl_rule *self, struct sl_check *cx);
 /* Pools (rules/pools_common.c): "NodePool" or "node group". */

@@ -1058,6 +1058,7 @@ int main(void)
 	test_braces_documents();
 	test_priorities();
 	test_jobs();
+	test_gangs();
 	test_edit_distance();
 	test_feature_gates();
 	test_config();

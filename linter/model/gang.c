@@ -1,7 +1,8 @@
-/* gang.c — reading Volcano PodGroups and Kueue queues, and binding workloads to them (see
- * gang.h). Volcano's and Kueue's own API types name the fields: PodGroupSpec (minMember,
- * minResources), ClusterQueueSpec (cohort, resourceGroups[].flavors[].resources[]: nominalQuota,
- * borrowingLimit, lendingLimit), LocalQueueSpec (clusterQueue). */
+/* gang.c — reading PodGroups and Kueue queues, and binding workloads to them (see gang.h).
+ * Volcano's, scheduler-plugins' and Kueue's own API types name the fields: PodGroupSpec
+ * (minMember, minResources; scheduler-plugins' also scheduleTimeoutSeconds), ClusterQueueSpec
+ * (cohort, resourceGroups[].flavors[].resources[]: nominalQuota, borrowingLimit, lendingLimit),
+ * LocalQueueSpec (clusterQueue). */
 #include "gang.h"
 
 #include <stdio.h>
@@ -14,22 +15,38 @@
 #include "quantity.h"
 
 /* The annotations by which a pod names its PodGroup (Volcano's KubeGroupNameAnnotationKey and
- * VolcanoGroupNameAnnotationKey), and Kueue's queue label. */
+ * VolcanoGroupNameAnnotationKey), the label by which it names a coscheduling one
+ * (scheduler-plugins' v1alpha1.PodGroupLabel), and Kueue's queue label. */
 #define GROUP_KEY "scheduling.k8s.io/group-name"
 #define VOLCANO_GROUP_KEY "scheduling.volcano.sh/group-name"
+#define COSCHED_LABEL "scheduling.x-k8s.io/pod-group"
 #define QUEUE_LABEL "kueue.x-k8s.io/queue-name"
-
-static bool api_group(const struct sl_object *o, const char *group)
-{
-	size_t n = strlen(group);
-	return o->api_version && !strncmp(o->api_version, group, n) && o->api_version[n] == '/';
-}
 
 bool sl_gang_kind(const struct sl_object *o)
 {
 	if (!strcmp(o->kind, "PodGroup"))
-		return api_group(o, "scheduling.volcano.sh");
-	return (!strcmp(o->kind, "ClusterQueue") || !strcmp(o->kind, "LocalQueue")) && api_group(o, "kueue.x-k8s.io");
+		return sl_object_in_group(o, "scheduling.volcano.sh") || sl_object_in_group(o, "scheduling.x-k8s.io");
+	return (!strcmp(o->kind, "ClusterQueue") || !strcmp(o->kind, "LocalQueue")) &&
+	       sl_object_in_group(o, "kueue.x-k8s.io");
+}
+
+void sl_gang_name(const struct sl_podgroup *g, char *out, unsigned n)
+{
+	if (g->flavor == SL_GANG_KUBE)
+		snprintf(out, n, "Workload %s, pod group %s%s%s", g->obj.name, g->group,
+			 *g->replica ? ", replica key " : "", g->replica);
+	else
+		snprintf(out, n, "%s %s", g->flavor == SL_GANG_VCJOB ? "Job" : "PodGroup", g->obj.name);
+}
+
+const char *sl_gang_min_key(const struct sl_podgroup *g)
+{
+	return g->flavor == SL_GANG_VCJOB ? "minAvailable" : g->flavor == SL_GANG_KUBE ? "minCount" : "minMember";
+}
+
+const char *sl_gang_holder(const struct sl_podgroup *g)
+{
+	return g->flavor == SL_GANG_VCJOB ? "Job" : g->flavor == SL_GANG_KUBE ? "pod group" : "PodGroup";
 }
 
 /* A non-negative int32 at n (absent: dflt); an input error otherwise. */
@@ -52,8 +69,16 @@ static int read_podgroup(struct sl_read *c, const struct sl_object *o, struct sl
 	const struct sl_ynode *spec = sl_read_want(c, o->root, "spec", SL_YMAP, "spec");
 	struct sl_podgroup *g = sl_xcalloc(1, sizeof *g);
 	g->obj = *o;
+	g->flavor = sl_object_in_group(o, "scheduling.volcano.sh") ? SL_GANG_VOLCANO : SL_GANG_COSCHED;
 	g->min_node = sl_ymap_get(spec, "minMember");
-	g->min_member = read_count(c, g->min_node, "spec.minMember", 1);
+	/* Volcano defaults minMember to 1; scheduler-plugins leaves it 0 (no quorum) and its CRD
+	 * refuses a written value below 1. */
+	g->min_member = read_count(c, g->min_node, "spec.minMember", g->flavor == SL_GANG_VOLCANO);
+	if (g->flavor == SL_GANG_COSCHED) {
+		if (!sl_ynull(g->min_node) && g->min_member == 0)
+			sl_read_error(c, g->min_node, "spec.minMember must be at least 1 (the PodGroup CRD's minimum)");
+		read_count(c, sl_ymap_get(spec, "scheduleTimeoutSeconds"), "spec.scheduleTimeoutSeconds", 0);
+	}
 	g->min_res_node = sl_read_want(c, spec, "minResources", SL_YMAP, "spec.minResources");
 	sl_read_reslist(c, g->min_res_node, "spec.minResources", &g->min_res);
 	if (c->failed) {
@@ -164,25 +189,58 @@ static const struct sl_kqueue *find_queue(const struct sl_model *m, bool cluster
 	return NULL;
 }
 
-/* Volcano schedules as a gang only the pods it schedules: schedulerName volcano, naming the group. */
-static void bind_podgroup(struct sl_model *m, struct sl_workload *w, const struct sl_ynode *tmpl)
+/* The PodGroup of flavor fl named v in w's namespace (the later of two: as kubectl apply). */
+static struct sl_podgroup *find_group(struct sl_model *m, enum sl_gang_flavor fl, const struct sl_workload *w,
+				      const struct sl_ynode *v)
 {
-	const struct sl_ynode *ann = sl_ypath(tmpl, "metadata.annotations");
-	const struct sl_ynode *v = sl_ymap_get(ann, GROUP_KEY);
-	if (!sl_yscalar(v))
-		v = sl_ymap_get(ann, VOLCANO_GROUP_KEY);
-	if (!sl_yscalar(v) || !sl_yis(sl_ypath(tmpl, "spec.schedulerName"), "volcano"))
-		return;
 	for (size_t i = m->npodgroups; i-- > 0;) {
 		struct sl_podgroup *g = m->podgroups[i];
-		if (!g->group && g->obj.name && !strcmp(g->obj.name, v->str) &&
-		    !strcmp(g->obj.namespace, w->obj.namespace)) {
-			w->podgroup = g;
-			w->gang_at = v;
-			sl_podgroup_add(g, w);
-			return;
-		}
+		if (g->flavor == fl && g->obj.name && !strcmp(g->obj.name, v->str) &&
+		    !strcmp(g->obj.namespace, w->obj.namespace))
+			return g;
 	}
+	return NULL;
+}
+
+void sl_gang_join(struct sl_podgroup *g, struct sl_workload *w)
+{
+	g->nworkloads++;
+	g->members = sl_sat_add(g->members, w->replicas);
+	if (!g->first && w->podgroup == g)
+		g->first = w;
+}
+
+/* Volcano schedules as a gang only the pods it schedules: schedulerName volcano, naming the group.
+ * The Coscheduling plugin holds the pods its label names a group for, when their scheduler runs
+ * it: not default-scheduler (kube-scheduler's profile has no such plugin), nor Volcano. A Volcano
+ * Job's tasks come bound by their reader (vcjob.c). */
+static void bind_podgroup(struct sl_model *m, struct sl_workload *w, const struct sl_ynode *tmpl)
+{
+	struct sl_podgroup *g;
+	const struct sl_ynode *ann = sl_ypath(tmpl, "metadata.annotations");
+	const struct sl_ynode *v = sl_ymap_get(ann, GROUP_KEY);
+	const struct sl_ynode *sched = sl_ypath(tmpl, "spec.schedulerName");
+	if (!sl_yscalar(v))
+		v = sl_ymap_get(ann, VOLCANO_GROUP_KEY);
+	if (sl_yscalar(v) && sl_yis(sched, "volcano") && (g = find_group(m, SL_GANG_VOLCANO, w, v))) {
+		w->podgroup = g;
+		w->gang_at = v;
+		sl_gang_join(g, w);
+		return;
+	}
+	v = sl_ymap_get(sl_ypath(tmpl, "metadata.labels"), COSCHED_LABEL);
+	if (!sl_yscalar(v) || !(g = find_group(m, SL_GANG_COSCHED, w, v)))
+		return;
+	w->gang_at = v;
+	/* Pods the plugin does not hold still count for the group's quorum once bound (the plugin
+	 * counts the pods that carry the label): they join it, but are no gang themselves. */
+	if (sl_ynull(sched) || sl_yis(sched, "default-scheduler") || sl_yis(sched, "volcano")) {
+		w->unheld = g;
+		w->unheld_by = sl_ynull(sched) ? "default-scheduler" : sched->str;
+	} else {
+		w->podgroup = g;
+	}
+	sl_gang_join(g, w);
 }
 
 /* Kueue reads the queue label from the job object; for pods and pod groups, from the pod. */
@@ -205,39 +263,25 @@ void sl_gang_bind(struct sl_model *m)
 	for (size_t i = 0; i < m->nworkloads; i++) {
 		struct sl_workload *w = m->workloads[i];
 		const struct sl_ynode *tmpl = sl_gang_template(w);
-		if (m->npodgroups && !w->podgroup) /* not bound to a gang of Kubernetes' own (kgang.h) */
+		if (m->npodgroups && !w->podgroup) /* not bound to a gang of Kubernetes' own (kgang.c) */
 			bind_podgroup(m, w, tmpl);
 		if (m->nkqueues)
 			bind_queue(m, w, tmpl);
 	}
-	/* A gang of minimum above 1 that only one workload's pods name makes that workload a
-	 * gang (rules/common.c sl_gang_of): its pods are useful all at once, not in waves. */
+	/* Whatever placement the gang gets, the other workloads add at most all their pods: the rest
+	 * of minMember must be this workload's (and a Volcano task's own minAvailable at least). A
+	 * workload that must have more than one pod at once is a gang (rules/common.c sl_gang_of):
+	 * its pods are useful all at once, not in waves. */
 	for (size_t i = 0; i < m->nworkloads; i++) {
 		struct sl_workload *w = m->workloads[i];
-		if (w->podgroup && w->podgroup->nworkloads == 1 && w->podgroup->min_member > 1)
+		const struct sl_podgroup *g = w->podgroup;
+		if (!g)
+			continue;
+		int64_t need = g->min_member - (g->members - w->replicas);
+		w->gang_need = need > w->task_min ? need : w->task_min;
+		if (w->gang_need > 1)
 			w->all_at_once = true;
 	}
-}
-
-void sl_podgroup_add(struct sl_podgroup *g, const struct sl_workload *w)
-{
-	if (!g->nworkloads++)
-		g->first = w;
-	g->pods = sl_sat_add(g->pods, w->replicas);
-}
-
-void sl_gang_label(const struct sl_podgroup *g, char *out, size_t n)
-{
-	if (g->group)
-		snprintf(out, n, "Workload %s, pod group %s%s%s", g->obj.name, g->group,
-			 *g->replica ? ", replica key " : "", g->replica);
-	else
-		snprintf(out, n, "PodGroup %s", g->obj.name);
-}
-
-const char *sl_gang_min_name(const struct sl_podgroup *g)
-{
-	return g->group ? "minCount" : "minMember";
 }
 
 void sl_podgroup_free(struct sl_podgroup *g)

@@ -52,11 +52,7 @@ static struct sl_workload *read_entry(struct sl_read *c, const struct sl_object 
 	snprintf(path, sizeof path, "spec.replicatedJobs[%zu].template.spec", i);
 	const struct sl_ynode *jobspec = sl_read_want(c, jt, "spec", SL_YMAP, path);
 	snprintf(path, sizeof path, "spec.replicatedJobs[%zu].template.spec.template", i);
-	const struct sl_ynode *tmpl = sl_read_want(c, jobspec, "template", SL_YMAP, path);
-	snprintf(path, sizeof path, "spec.replicatedJobs[%zu].template.spec.template.spec", i);
-	const struct sl_ynode *podspec = sl_read_want(c, tmpl, "spec", SL_YMAP, path);
-	snprintf(path, sizeof path, "spec.replicatedJobs[%zu].template.spec.template.metadata.labels", i);
-	const struct sl_ynode *labels = sl_read_want(c, sl_ymap_get(tmpl, "metadata"), "labels", SL_YMAP, path);
+	const struct sl_ynode *labels, *podspec = sl_read_template(c, jobspec, path, &labels);
 	int64_t jobs = 1;
 	const struct sl_ynode *jobs_node = NULL;
 	sl_read_count(c, rj, "replicas", &jobs, &jobs_node);

@@ -198,13 +198,14 @@ static void bind_one(struct sl_model *m, struct sl_workload *w)
 	struct sl_podgroup *pg = NULL;
 	for (size_t i = 0; i < m->npodgroups && !pg; i++) {
 		struct sl_podgroup *p = m->podgroups[i];
-		if (p->group && p->obj.root == k->obj.root && !strcmp(p->group, g->name) &&
+		if (p->flavor == SL_GANG_KUBE && p->obj.root == k->obj.root && !strcmp(p->group, g->name) &&
 		    !strcmp(p->replica, replica))
 			pg = p;
 	}
 	if (!pg) {
 		pg = sl_xcalloc(1, sizeof *pg);
 		pg->obj = k->obj;
+		pg->flavor = SL_GANG_KUBE;
 		pg->group = g->name;
 		pg->replica = replica;
 		pg->min_member = g->min_count;
@@ -214,7 +215,7 @@ static void bind_one(struct sl_model *m, struct sl_workload *w)
 	}
 	w->podgroup = pg;
 	w->gang_at = group;
-	sl_podgroup_add(pg, w);
+	sl_gang_join(pg, w);
 }
 
 void sl_kgang_bind(struct sl_model *m)

@@ -56,7 +56,7 @@ struct sl_model {
 	size_t nhpas, caphpas;
 	struct sl_pool **pools; /* Karpenter NodePools in input order, then the config's node groups */
 	size_t npools, cappools;
-	struct sl_podgroup **podgroups; /* Volcano's, in input order, then Kubernetes' own gangs (kgang.h) */
+	struct sl_podgroup **podgroups; /* in input order, then Kubernetes' own gangs (gang.h, kgang.h) */
 	size_t npodgroups, cappodgroups;
 	struct sl_kworkload **kworkloads; /* scheduling.k8s.io Workloads, in input order */
 	size_t nkworkloads, capkworkloads;

@@ -2,6 +2,7 @@
  * model_read.h): what every reader of the model's kinds shares. */
 #include "model_read.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <ctype.h>
 #include <string.h>
@@ -48,6 +49,18 @@ const char *sl_read_str(struct sl_read *c, const struct sl_ynode *map, const cha
 {
 	const struct sl_ynode *v = sl_read_want(c, map, key, SL_YSCALAR, path);
 	return v ? v->str : NULL;
+}
+
+const struct sl_ynode *sl_read_template(struct sl_read *c, const struct sl_ynode *holder, const char *path,
+					const struct sl_ynode **labels)
+{
+	char at[160];
+	const struct sl_ynode *tmpl = sl_read_want(c, holder, "template", SL_YMAP, path);
+	snprintf(at, sizeof at, "%s.spec", path);
+	const struct sl_ynode *spec = sl_read_want(c, tmpl, "spec", SL_YMAP, at);
+	snprintf(at, sizeof at, "%s.metadata.labels", path);
+	*labels = sl_read_want(c, sl_ymap_get(tmpl, "metadata"), "labels", SL_YMAP, at);
+	return spec;
 }
 
 int sl_read_bool(const struct sl_ynode *n, bool *out)

@@ -28,6 +28,11 @@ const struct sl_ynode *sl_read_want(struct sl_read *c, const struct sl_ynode *ma
 				    const char *path);
 /* The same for a scalar: its text. */
 const char *sl_read_str(struct sl_read *c, const struct sl_ynode *map, const char *key, const char *path);
+/* The pod template at key "template" of holder (path: its place, "spec.tasks[1].template"): its
+ * spec, and in *labels its metadata.labels; NULL for either when absent, or not a mapping
+ * (reported). */
+const struct sl_ynode *sl_read_template(struct sl_read *c, const struct sl_ynode *holder, const char *path,
+					const struct sl_ynode **labels);
 /* A YAML 1.1 boolean (true, False, on, NO…); -1 when n is none. */
 int sl_read_bool(const struct sl_ynode *n, bool *out);
 /* A mapping of strings to strings (labels, a nodeSelector); m NULL: none. */

@@ -51,6 +51,12 @@ void sl_object_read(const struct sl_source *src, const struct sl_ynode *root, st
 	o->namespace = sl_yscalar(ns) && !sl_ynull(ns) && ns->len ? ns->str : SL_DEFAULT_NAMESPACE;
 }
 
+bool sl_object_in_group(const struct sl_object *o, const char *group)
+{
+	size_t n = strlen(group);
+	return o->api_version && !strncmp(o->api_version, group, n) && o->api_version[n] == '/';
+}
+
 void sl_finding_subject(struct sl_finding *f, const struct sl_object *o)
 {
 	f->subject = o->root;

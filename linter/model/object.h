@@ -4,6 +4,8 @@
 #ifndef SL_OBJECT_H
 #define SL_OBJECT_H
 
+#include <stdbool.h>
+
 #include "../load/yamldoc.h"
 
 struct sl_finding;
@@ -21,6 +23,9 @@ struct sl_object {
 
 /* kind, apiVersion, name and namespace of the object at root (kind NULL when it has none). */
 void sl_object_read(const struct sl_source *src, const struct sl_ynode *root, struct sl_object *o);
+/* Whether o's apiVersion is of API group `group` ("batch.volcano.sh/v1alpha1" is of
+ * "batch.volcano.sh"): kinds of one name in several groups (Job) are told apart by it. */
+bool sl_object_in_group(const struct sl_object *o, const char *group);
 /* Record o as what finding f is about (its object key, root and position). */
 void sl_finding_subject(struct sl_finding *f, const struct sl_object *o);
 /* Every object of a stream with a kind, the items of a *List one by one, in order. */

@@ -56,6 +56,15 @@ struct sl_workload {
 	 * the inputs. */
 	const struct sl_podgroup *podgroup;
 	const struct sl_ynode *gang_at;
+	/* How many of its own pods the gang needs bound at once: minMember less the pods of the
+	 * group's other workloads, at least a Volcano task's own minAvailable (task_min, where
+	 * Volcano's gang plugin applies it; task_min_node: NULL when defaulted). 0: no gang. */
+	int64_t gang_need, task_min;
+	const struct sl_ynode *task_min_node;
+	/* A coscheduling PodGroup its pods name (the label: gang_at) while they go to a scheduler
+	 * that does not run the Coscheduling plugin: not a gang (podgroup stays NULL). */
+	const struct sl_podgroup *unheld;
+	const char *unheld_by; /* that scheduler's name */
 	const struct sl_kqueue *kqueue;
 	const struct sl_ynode *queue_at;
 	/* The selectors of the Services of its namespace that select the template's labels, merged
