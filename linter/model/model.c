@@ -167,6 +167,9 @@ static const char *const *keep_paths(enum sl_input_role role)
 						 "spec.cohortName",
 						 "spec.resourceGroups",
 						 "spec.clusterQueue",
+						 "spec.nodeLabels", /* a ResourceFlavor's */
+						 "spec.nodeTaints",
+						 "spec.tolerations",
 						 "metadata.namespace", /* a LocalQueue's, a PodGroup's */
 						 NULL};
 	static const char *const pod_paths[] = {"apiVersion",
@@ -212,7 +215,7 @@ static bool model_kind(const char *k)
 	return sl_workload_kind(k) || !strcmp(k, "JobSet") || !strcmp(k, "Node") || !strcmp(k, "Namespace") ||
 	       !strcmp(k, "NodePool") || !strcmp(k, "PersistentVolumeClaim") || !strcmp(k, "PodDisruptionBudget") ||
 	       !strcmp(k, "PriorityClass") || !strcmp(k, "Service") || !strcmp(k, "PodGroup") ||
-	       !strcmp(k, "ClusterQueue") || !strcmp(k, "LocalQueue");
+	       !strcmp(k, "ClusterQueue") || !strcmp(k, "LocalQueue") || !strcmp(k, "ResourceFlavor");
 }
 
 struct tree_need {
@@ -555,6 +558,7 @@ static void merge_model(struct sl_model *m, struct sl_model *part)
 	APPEND(pools, cappools, npools);
 	APPEND(podgroups, cappodgroups, npodgroups);
 	APPEND(kqueues, capkqueues, nkqueues);
+	APPEND(kflavors, capkflavors, nkflavors);
 #undef APPEND
 	sl_strmap_free(&part->node_index);
 	free(part);
@@ -695,6 +699,9 @@ void sl_model_free(struct sl_model *m)
 	for (size_t i = 0; i < m->nkqueues; i++)
 		sl_kqueue_free(m->kqueues[i]);
 	free(m->kqueues);
+	for (size_t i = 0; i < m->nkflavors; i++)
+		sl_kflavor_free(m->kflavors[i]);
+	free(m->kflavors);
 	sl_group_free(&m->claims);
 	free(m->workload_pdbs);
 	for (size_t i = 0; i < m->nstreams; i++)

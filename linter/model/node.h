@@ -19,6 +19,9 @@ struct sl_taint {
 	const struct sl_ynode *node;
 };
 
+/* Whether toleration t tolerates taint (v1.Toleration.ToleratesTaint). */
+bool sl_tolerates(const struct sl_toleration *t, const struct sl_taint *taint);
+
 struct sl_node {
 	const char *name;
 	const struct sl_source *src;
