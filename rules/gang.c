@@ -1,5 +1,4 @@
-/* gang.c — Volcano gangs, for the rules that count the pods that run at once; and Kueue's
- * ResourceFlavors, for the rules that place the pods.
+/* gang.c — Volcano gangs, for the rules that count the pods that run at once.
  *
  * Volcano's gang plugin binds none of a PodGroup's pods until minMember of them can be bound
  * together (JobReady), and its enqueue step (the proportion plugin of the default scheduler
@@ -9,9 +8,6 @@
  * minMember is not offered (the gang would still run nothing). A group that several workloads
  * name counts their pods together: judged here only when one workload names it. */
 #include <stdio.h>
-#include <string.h>
-
-#include "../linter/base/buf.h"
 
 #include "../linter/model/quantity.h"
 #include "rules.h"
@@ -68,54 +64,4 @@ bool sl_check_gang(const struct sl_rule *self, struct sl_check *cx)
 	sl_note(f, "fix: lower the PodGroup's minMember to %lld, or raise the workload's pods to %lld",
 		(long long)w->replicas, (long long)g->min_member);
 	return true;
-}
-
-/* What flavor k adds to the pods, for a related location: "nodeSelector a=b and 1 toleration". */
-static void describe_adds(struct sl_buf *b, const struct sl_kflavor *k)
-{
-	for (size_t i = 0; i < k->node_labels.n; i++)
-		sl_buf_printf(b, "%s%s=%s", i ? ", " : "nodeSelector ", k->node_labels.v[i].key,
-			      k->node_labels.v[i].val);
-	if (k->ntols)
-		sl_buf_printf(b, "%s%zu toleration%s", k->node_labels.n ? " and " : "", k->ntols,
-			      k->ntols == 1 ? "" : "s");
-}
-
-void sl_note_kflavors(struct sl_finding *f, const struct sl_workload *w)
-{
-	const char *cq = w->kqueue->obj.name;
-	struct sl_buf names = SL_BUF_INIT;
-	size_t n = 0;
-	for (size_t i = 0; i < w->nkchoice; i++) {
-		const struct sl_kchoice *k = &w->kchoice[i];
-		bool again = false;
-		for (size_t j = 0; j < i && !again; j++)
-			again = w->kchoice[j].f == k->f && w->kchoice[j].used && w->kchoice[j].fit == SL_KFIT_OK;
-		if (!k->used || k->fit != SL_KFIT_OK || again || !sl_kflavor_adds(k->f))
-			continue;
-		struct sl_buf b = SL_BUF_INIT;
-		describe_adds(&b, k->f);
-		sl_add_related(f, &(k->f->obj.name_node ? k->f->obj.name_node : k->f->obj.root)->at,
-			       "ResourceFlavor %s of ClusterQueue %s: Kueue adds %s to the pods it admits", k->name, cq,
-			       b.s);
-		sl_buf_printf(&names, "%s%s", names.len ? ", " : "", k->name);
-		n++;
-		sl_buf_free(&b);
-	}
-	if (w->kplace == SL_KPLACE_SET)
-		sl_note(f,
-			"judged with what ResourceFlavor %s adds at admission: the only flavor of ClusterQueue %s "
-			"its pods can take",
-			names.s, cq);
-	else {
-		if (f->level == SL_ERROR)
-			f->level = SL_WARNING;
-		sl_note(
-		    f,
-		    "this depends on the flavor Kueue assigns: ClusterQueue %s may admit the pods with more than one "
-		    "flavor, and the node labels or tolerations ResourceFlavor%s %s add%s at admission are not "
-		    "part of this judgement of the template as written (so a warning, not an error)",
-		    cq, n == 1 ? "" : "s", names.s, n == 1 ? "s" : "");
-	}
-	sl_buf_free(&names);
 }

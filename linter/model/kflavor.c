@@ -21,6 +21,13 @@ static bool one_of(const char *s, const char *const *v, size_t n)
 	return false;
 }
 
+/* The string at key of map t, "" when absent. */
+static const char *str_at(struct sl_read *c, const struct sl_ynode *t, const char *key, const char *path)
+{
+	const char *s = sl_read_str(c, t, key, path);
+	return s ? s : "";
+}
+
 static const char *const effects[] = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
 
 /* spec.nodeTaints: key and effect are required (the API's taint validation). */
@@ -35,10 +42,9 @@ static void read_taints(struct sl_read *c, const struct sl_ynode *seq, struct sl
 			sl_read_error(c, t, "spec.nodeTaints[%zu] must be a mapping, not %s", i, sl_ykind_name(t));
 			continue;
 		}
-		const char *s;
-		struct sl_taint ta = {(s = sl_read_str(c, t, "key", "nodeTaints[].key")) ? s : "",
-				      (s = sl_read_str(c, t, "value", "nodeTaints[].value")) ? s : "",
-				      (s = sl_read_str(c, t, "effect", "nodeTaints[].effect")) ? s : "", t};
+		struct sl_taint ta = {str_at(c, t, "key", "nodeTaints[].key"),
+				      str_at(c, t, "value", "nodeTaints[].value"),
+				      str_at(c, t, "effect", "nodeTaints[].effect"), t};
 		if (!*ta.key)
 			sl_read_error(c, t, "spec.nodeTaints[%zu] has no key", i);
 		else if (!one_of(ta.effect, effects, 3))
@@ -65,11 +71,9 @@ static void read_tolerations(struct sl_read *c, const struct sl_ynode *seq, stru
 			sl_read_error(c, t, "spec.tolerations[%zu] must be a mapping, not %s", i, sl_ykind_name(t));
 			continue;
 		}
-		const char *s;
-		struct sl_toleration to = {(s = sl_read_str(c, t, "key", "tolerations[].key")) ? s : "",
-					   (s = sl_read_str(c, t, "operator", "tolerations[].operator")) ? s : "",
-					   (s = sl_read_str(c, t, "value", "tolerations[].value")) ? s : "",
-					   (s = sl_read_str(c, t, "effect", "tolerations[].effect")) ? s : "", t};
+		struct sl_toleration to = {
+		    str_at(c, t, "key", "tolerations[].key"), str_at(c, t, "operator", "tolerations[].operator"),
+		    str_at(c, t, "value", "tolerations[].value"), str_at(c, t, "effect", "tolerations[].effect"), t};
 		const struct sl_ynode *op = sl_ymap_get(t, "operator"), *eff = sl_ymap_get(t, "effect");
 		if (!one_of(to.op, ops, 3))
 			sl_read_error(c, op, "spec.tolerations[%zu].operator must be Equal or Exists, not \"%s\"", i,

@@ -150,14 +150,3 @@ void sl_pod_free(struct sl_pod *p)
 	sl_podspec_free(&p->spec);
 	free(p);
 }
-
-bool sl_tolerates(const struct sl_toleration *t, const struct sl_taint *taint)
-{
-	if (*t->effect && strcmp(t->effect, taint->effect))
-		return false;
-	if (*t->key && strcmp(t->key, taint->key))
-		return false;
-	if (!*t->op || !strcmp(t->op, "Equal"))
-		return !strcmp(t->value, taint->value);
-	return !strcmp(t->op, "Exists");
-}
