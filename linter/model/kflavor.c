@@ -244,8 +244,18 @@ static void judge_choices(const struct sl_model *m, struct sl_workload *w)
 	}
 }
 
+/* The kinds whose pods Kueue admits (and never-admitted judges): not a DaemonSet's, a ReplicaSet's
+ * or a ReplicationController's, whatever label they carry. */
+static bool kueue_kind(const char *k)
+{
+	return !strcmp(k, "Job") || !strcmp(k, "CronJob") || !strcmp(k, "StatefulSet") || !strcmp(k, "Deployment") ||
+	       !strcmp(k, "Pod");
+}
+
 void sl_kflavor_bind(const struct sl_model *m, struct sl_workload *w)
 {
+	if (!kueue_kind(w->obj.kind))
+		return;
 	judge_choices(m, w);
 	bool single = true, adds = false;
 	for (size_t i = 0; i < w->nkchoice; i++) {
