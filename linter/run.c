@@ -264,6 +264,30 @@ static void note_fixed_nodes(struct sl_run *r, const struct sl_model *m, size_t 
 		      "configuration) is known, so the findings on room and nodes assume no node is ever added");
 }
 
+/* A workload Kueue admits through a ClusterQueue whose ResourceFlavors are not among the inputs
+ * is judged as its template is written: the nodeLabels and tolerations admission adds are not
+ * known. Said once, at that ClusterQueue's first flavor, when a finding rests on the nodes. */
+static void note_unknown_flavors(struct sl_run *r, const struct sl_model *m, size_t from)
+{
+	if (r->flavors_noted || m->nkflavors || !m->nkqueues)
+		return;
+	const struct sl_kqueue *cq = NULL;
+	for (size_t i = 0; i < m->nworkloads && !cq; i++)
+		if (m->workloads[i]->kqueue && m->workloads[i]->kqueue->nq)
+			cq = m->workloads[i]->kqueue;
+	size_t i = from;
+	while (cq && i < r->fs.n && !(r->fs.v[i].rule && r->fs.v[i].rule->needs_nodes && !r->fs.v[i].supp))
+		i++;
+	if (!cq || i == r->fs.n)
+		return;
+	r->flavors_noted = true;
+	sl_input_note(&r->fs, &cq->q[0].node->at,
+		      "no ResourceFlavor is among the inputs: the node labels and tolerations Kueue adds to the pods "
+		      "it admits through ClusterQueue %s are not applied, and every flavor counts as one its pods can "
+		      "take (kubectl get resourceflavors -o yaml adds them)",
+		      cq->obj.name);
+}
+
 /* Stage check: every workload through the rules (or --explain), the manifests' objects through
  * the policies, the suppressions applied; the findings then carry the target's name, and no longer
  * the model, which goes next. */
@@ -303,6 +327,7 @@ static void check(struct sl_run *r, const struct target *t, const struct sl_mode
 		}
 		sl_suppress_apply(sup, &r->fs, from);
 		note_fixed_nodes(r, m, from);
+		note_unknown_flavors(r, m, from);
 	}
 	const char *name = t->index >= 0 ? r->cfg->targets[t->index].name : NULL;
 	for (size_t i = from; i < r->fs.n; i++) {

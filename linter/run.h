@@ -44,6 +44,8 @@ struct sl_run {
 	bool cancelled;
 	/* The note that the node set is taken as fixed (no pool known) was given: once a run. */
 	bool fixed_noted;
+	/* The note that Kueue's ResourceFlavors are not known (not applied to the pods): once a run. */
+	bool flavors_noted;
 	struct sl_sources ss;
 	struct sl_findings fs;
 	/* The last target's model, being freed on a thread of its own while the run goes on (the

@@ -81,6 +81,9 @@ struct sl_finding *sl_rule_report(const struct sl_rule *r, struct sl_check *cx, 
 			"known (so a warning, not an error)",
 			ns->key);
 	}
+	/* Where the pods run is the nodes' rules' question: Kueue's flavors bear on theirs only. */
+	if (r->needs_nodes && cx->a && cx->w->kplace != SL_KPLACE_NONE)
+		sl_note_kflavors(f, cx->w);
 	return f;
 }
 

@@ -11,7 +11,12 @@
  *
  * Borrowing without a borrowingLimit depends on every ClusterQueue of the cohort, and the inputs
  * may not hold them all: a total that only the cohort's unknown members could cover is a warning,
- * and so is a resource no group covers (Kueue's configuration may leave it out of admission). */
+ * and so is a resource no group covers (Kueue's configuration may leave it out of admission).
+ *
+ * With ResourceFlavors among the inputs only the flavors the pods can take count (sl_gang_bind
+ * judged them, kflavor.h): one whose nodeTaints they do not tolerate or whose nodeLabels their
+ * nodeSelector or node affinity excludes gives them no quota, and a ClusterQueue naming a
+ * flavor no input defines is inactive (its Active condition: FlavorNotFound). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +93,21 @@ static int64_t total_of(const struct sl_workload *w, const char *r, int64_t coun
 	return !strcmp(r, "pods") ? count : sl_sat_mul(sl_res_get(&w->pod.request, r), count);
 }
 
+/* How Kueue judged flavor of group g for w's pods (SL_KFIT_OK when no ResourceFlavor is known). */
+static const struct sl_kchoice *choice_of(const struct sl_workload *w, size_t g, const char *flavor)
+{
+	for (size_t i = 0; i < w->nkchoice; i++)
+		if (w->kchoice[i].group == g && !strcmp(w->kchoice[i].name, flavor))
+			return &w->kchoice[i];
+	return NULL;
+}
+
+static bool takes_pods(const struct sl_workload *w, size_t g, const char *flavor)
+{
+	const struct sl_kchoice *k = choice_of(w, g, flavor);
+	return !k || k->fit == SL_KFIT_OK;
+}
+
 struct verdict {
 	enum sl_level level; /* SL_NOTE: admissible */
 	size_t group;
@@ -107,7 +127,7 @@ static struct verdict judge_group(const struct sl_model *m, const struct sl_kque
 		bool first = true; /* the flavor's first entry: judge each flavor once */
 		for (size_t j = 0; j < i && first; j++)
 			first = cq->q[j].group != g || strcmp(cq->q[j].flavor, fq->flavor);
-		if (fq->group != g || !first)
+		if (fq->group != g || !first || !takes_pods(w, g, fq->flavor))
 			continue;
 		enum sl_level lv = SL_NOTE;
 		const char *short_of = NULL;
@@ -146,13 +166,14 @@ static const char *uncovered(const struct sl_kqueue *cq, const struct sl_workloa
 }
 
 /* Each flavor of the group with what it gives of res, as related locations and one note. */
-static void note_flavors(struct sl_finding *f, const struct sl_model *m, const struct sl_kqueue *cq, size_t g,
+static void note_flavors(struct sl_finding *f, const struct sl_model *m, const struct sl_workload *w, size_t g,
 			 const char *res, int64_t per_pod, const char *what)
 {
+	const struct sl_kqueue *cq = w->kqueue;
 	int64_t most = 0;
 	for (size_t i = 0; i < cq->nq; i++) {
 		const struct sl_kquota *q = &cq->q[i];
-		if (q->group != g || strcmp(q->resource, res))
+		if (q->group != g || strcmp(q->resource, res) || !takes_pods(w, g, q->flavor))
 			continue;
 		struct ceiling c = ceiling_of(m, cq, q->flavor, res);
 		char nom[32], bor[48];
@@ -178,13 +199,102 @@ static void note_flavors(struct sl_finding *f, const struct sl_model *m, const s
 			(long long)most, most == 1 ? "" : "s", what);
 }
 
+static bool skips_some(const struct sl_workload *w, size_t g)
+{
+	for (size_t i = 0; i < w->nkchoice; i++)
+		if (w->kchoice[i].group == g && w->kchoice[i].fit != SL_KFIT_OK)
+			return true;
+	return false;
+}
+
+/* The flavors of group g Kueue skips for these pods, each with why, as related locations; false
+ * when it skips none. */
+static bool note_skipped(struct sl_finding *f, const struct sl_workload *w, size_t g)
+{
+	bool any = false;
+	for (size_t i = 0; i < w->nkchoice; i++) {
+		const struct sl_kchoice *k = &w->kchoice[i];
+		if (k->group != g || (k->fit != SL_KFIT_TAINT && k->fit != SL_KFIT_LABELS))
+			continue;
+		any = true;
+		sl_add_related(
+		    f, &(k->f->obj.name_node ? k->f->obj.name_node : k->f->obj.root)->at,
+		    k->fit == SL_KFIT_TAINT
+			? "ResourceFlavor %s: the pods do not tolerate its nodeTaint %s, so Kueue skips it"
+			: "ResourceFlavor %s: its nodeLabel %s conflicts with the pods' nodeSelector or node "
+			  "affinity, so Kueue skips it",
+		    k->name, k->why ? k->why : "");
+	}
+	return any;
+}
+
+/* A ClusterQueue naming a ResourceFlavor that no input defines, while others are defined: Kueue
+ * keeps it inactive (Active=False, reason FlavorNotFound) and admits nothing through it. A
+ * warning: the flavor may exist in the cluster without being among the inputs. */
+static bool inactive(const struct sl_rule *self, struct sl_check *cx)
+{
+	const struct sl_workload *w = cx->w;
+	for (size_t i = 0; i < w->nkchoice; i++) {
+		if (w->kchoice[i].fit != SL_KFIT_MISSING)
+			continue;
+		char ref[512];
+		sl_object_ref(&w->obj, ref, sizeof ref);
+		struct sl_finding *f = sl_rule_report(
+		    self, cx, w->queue_at,
+		    "%s is never admitted by Kueue: ClusterQueue %s names ResourceFlavor %s, which no input "
+		    "defines, so the ClusterQueue is inactive (Active=False, reason FlavorNotFound) and admits nothing",
+		    ref, w->kqueue->obj.name, w->kchoice[i].name);
+		if (f->level == SL_ERROR)
+			f->level = SL_WARNING;
+		for (size_t j = 0; j < w->kqueue->nq; j++)
+			if (!strcmp(w->kqueue->q[j].flavor, w->kchoice[i].name)) {
+				sl_add_related(f, &w->kqueue->q[j].node->at, "ClusterQueue %s, flavor %s",
+					       w->kqueue->obj.name, w->kchoice[i].name);
+				break;
+			}
+		sl_note(f,
+			"unless ResourceFlavor %s exists in the cluster: add it to the inputs (kubectl get "
+			"resourceflavors -o yaml), or create it",
+			w->kchoice[i].name);
+		return true;
+	}
+	return false;
+}
+
+/* A resource group the pods use in which Kueue skips every flavor: never admitted. */
+static bool no_flavor_takes(const struct sl_rule *self, struct sl_check *cx)
+{
+	const struct sl_workload *w = cx->w;
+	for (size_t i = 0; i < w->nkchoice; i++) {
+		const struct sl_kchoice *k = &w->kchoice[i];
+		bool ok = false;
+		for (size_t j = 0; j < w->nkchoice && !ok; j++)
+			ok = w->kchoice[j].group == k->group && w->kchoice[j].fit == SL_KFIT_OK;
+		if (!k->used || ok)
+			continue;
+		char ref[512];
+		sl_object_ref(&w->obj, ref, sizeof ref);
+		struct sl_finding *f = sl_rule_report(
+		    self, cx, w->queue_at,
+		    "%s is never admitted by Kueue: its pods can take no flavor of resource group %zu of "
+		    "ClusterQueue %s (Kueue skips a flavor whose nodeTaints they do not tolerate or whose "
+		    "nodeLabels their nodeSelector or node affinity excludes)",
+		    ref, k->group + 1, w->kqueue->obj.name);
+		note_skipped(f, w, k->group);
+		sl_note(f, "fix: give the pods a toleration for the flavor's nodeTaints (or the flavor a toleration), "
+			   "or correct the nodeSelector or node affinity that excludes its nodeLabels");
+		return true;
+	}
+	return false;
+}
+
 static void check(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_workload *w = cx->w;
 	const struct sl_kqueue *cq = w->kqueue;
 	bool partial = false;
 	int64_t count = cq ? podset_count(w, &partial) : 0;
-	if (count <= 0)
+	if (count <= 0 || inactive(self, cx) || no_flavor_takes(self, cx))
 		return;
 	struct verdict worst = {SL_NOTE, 0, NULL, false};
 	size_t ngroups = 0;
@@ -225,9 +335,10 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	f = sl_rule_report(
 	    self, cx, w->queue_at,
 	    "%s is never admitted by Kueue%s: it asks for %s %s at once (%lld pod%s × %s each), more than any "
-	    "flavor of ClusterQueue %s can give%s",
+	    "flavor%s of ClusterQueue %s can give%s",
 	    ref, unknown ? " with the quota the inputs show" : "", need, worst.res, (long long)count,
-	    count == 1 ? "" : "s", per, cq->obj.name, unknown ? " with what its cohort lends" : "");
+	    count == 1 ? "" : "s", per, skips_some(w, worst.group) ? " its pods can take" : "", cq->obj.name,
+	    unknown ? " with what its cohort lends" : "");
 	if (unknown) {
 		f->level = f->level == SL_ERROR ? SL_WARNING : f->level;
 		sl_note(f,
@@ -237,7 +348,8 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	}
 	if (partial)
 		sl_note(f, "%lld pods: the fewest partial admission takes (%s)", (long long)count, MIN_PARALLELISM);
-	note_flavors(f, cx->model, cq, worst.group, worst.res, per_pod,
+	note_skipped(f, w, worst.group);
+	note_flavors(f, cx->model, w, worst.group, worst.res, per_pod,
 		     !strcmp(w->obj.kind, "Job") || !strcmp(w->obj.kind, "CronJob") ? "parallelism" : "replicas");
 }
 

@@ -108,6 +108,9 @@ bool sl_in_waves(const struct sl_workload *w);
 void sl_waves_format(const struct sl_workload *w, const char *ref, int64_t fit, char *out, unsigned n);
 void sl_note_batch(struct sl_finding *f, const struct sl_workload *w);
 void sl_note_waves_fix(struct sl_finding *f, const struct sl_workload *w, int64_t fit, const char *together);
+/* The ResourceFlavors that decide where w's pods run (w->kplace): a related location each, and
+ * a note; several possible (SL_KPLACE_OPEN) make an error a warning. */
+void sl_note_kflavors(struct sl_finding *f, const struct sl_workload *w);
 void sl_note_suspended(struct sl_finding *f, const struct sl_workload *w);
 /* Gangs, Volcano's, coscheduling's and Kubernetes' own (rules/common.c; the checks in rules/gang.c): the gang that needs more than one of the
  * workload's pods at once (sl_workload.gang_need; NULL: none); whether fewer than that fit at once

@@ -1038,6 +1038,7 @@ int main(void)
 	test_tolerations();
 	test_nodepool_requirements();
 	test_default_tolerations();
+	test_kflavor();
 	test_kube_versions();
 	test_flow();
 	test_yaml();

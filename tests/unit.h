@@ -35,6 +35,8 @@ void test_source_reread(void);
 /* unit_tolerations.c: every node-condition taint alone, with every effect, for plain and DaemonSet
  * pods; DefaultTolerationSeconds withheld where the pod covers the key. */
 void test_default_tolerations(void);
+/* unit_kflavor.c: the ResourceFlavors Kueue's flavor assigner lets a pod spec take. */
+void test_kflavor(void);
 /* unit_cluster.c: the index a what-if derives from the run's is the one built for the changed nodes;
  * a release shown to place surely only with room to spare. */
 void test_cluster_derive(void);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../base/buf.h"
+#include "kflavor.h"
 #include "model.h"
 #include "model_read.h"
 #include "quantity.h"
@@ -26,7 +27,8 @@ bool sl_gang_kind(const struct sl_object *o)
 {
 	if (!strcmp(o->kind, "PodGroup"))
 		return sl_object_in_group(o, "scheduling.volcano.sh") || sl_object_in_group(o, "scheduling.x-k8s.io");
-	return (!strcmp(o->kind, "ClusterQueue") || !strcmp(o->kind, "LocalQueue")) &&
+	return (!strcmp(o->kind, "ClusterQueue") || !strcmp(o->kind, "LocalQueue") ||
+		!strcmp(o->kind, "ResourceFlavor")) &&
 	       sl_object_in_group(o, "kueue.x-k8s.io");
 }
 
@@ -166,6 +168,8 @@ static int read_kqueue(struct sl_read *c, const struct sl_object *o, struct sl_m
 
 int sl_gang_read(struct sl_read *c, const struct sl_object *o, struct sl_model *m)
 {
+	if (!strcmp(o->kind, "ResourceFlavor"))
+		return sl_kflavor_read(c, o, m);
 	return !strcmp(o->kind, "PodGroup") ? read_podgroup(c, o, m) : read_kqueue(c, o, m);
 }
 
@@ -254,6 +258,8 @@ static void bind_queue(struct sl_model *m, struct sl_workload *w, const struct s
 	w->queue_at = v;
 	const struct sl_kqueue *lq = find_queue(m, false, w->obj.namespace, v->str);
 	w->kqueue = lq && lq->cluster_queue ? find_queue(m, true, NULL, lq->cluster_queue) : NULL;
+	if (w->kqueue && m->nkflavors)
+		sl_kflavor_bind(m, w);
 }
 
 void sl_gang_bind(struct sl_model *m)

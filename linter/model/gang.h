@@ -68,7 +68,7 @@ struct sl_kqueue {
 void sl_gang_name(const struct sl_podgroup *g, char *out, unsigned n);
 const char *sl_gang_min_key(const struct sl_podgroup *g);
 const char *sl_gang_holder(const struct sl_podgroup *g);
-/* Whether o is a PodGroup or a Kueue queue these readers take. */
+/* Whether o is a PodGroup, a Kueue queue or a Kueue ResourceFlavor (kflavor.h) these readers take. */
 bool sl_gang_kind(const struct sl_object *o);
 /* Read o (sl_gang_kind) into the model's arrays; -1 after an input error, with nothing kept. */
 int sl_gang_read(struct sl_read *c, const struct sl_object *o, struct sl_model *m);

@@ -173,6 +173,9 @@ static const char *const *keep_paths(enum sl_input_role role)
 						 "spec.resourceGroups",
 						 "spec.clusterQueue",
 						 "spec.podGroups",
+						 "spec.nodeLabels", /* a ResourceFlavor's */
+						 "spec.nodeTaints",
+						 "spec.tolerations",
 						 "metadata.namespace", /* a LocalQueue's, a PodGroup's */
 						 NULL};
 	static const char *const pod_paths[] = {"apiVersion",
@@ -218,7 +221,8 @@ static bool model_kind(const char *k)
 	return sl_workload_kind(k) || !strcmp(k, "JobSet") || !strcmp(k, "Node") || !strcmp(k, "Namespace") ||
 	       !strcmp(k, "NodePool") || !strcmp(k, "PersistentVolumeClaim") || !strcmp(k, "PodDisruptionBudget") ||
 	       !strcmp(k, "PriorityClass") || !strcmp(k, "Service") || !strcmp(k, "PodGroup") ||
-	       !strcmp(k, "ClusterQueue") || !strcmp(k, "LocalQueue") || !strcmp(k, "Workload");
+	       !strcmp(k, "ClusterQueue") || !strcmp(k, "LocalQueue") || !strcmp(k, "Workload") ||
+	       !strcmp(k, "ResourceFlavor");
 }
 
 struct tree_need {
@@ -562,6 +566,7 @@ static void merge_model(struct sl_model *m, struct sl_model *part)
 	APPEND(podgroups, cappodgroups, npodgroups);
 	APPEND(kqueues, capkqueues, nkqueues);
 	APPEND(kworkloads, capkworkloads, nkworkloads);
+	APPEND(kflavors, capkflavors, nkflavors);
 #undef APPEND
 	sl_strmap_free(&part->node_index);
 	free(part);
@@ -706,6 +711,9 @@ void sl_model_free(struct sl_model *m)
 	for (size_t i = 0; i < m->nkworkloads; i++)
 		sl_kworkload_free(m->kworkloads[i]);
 	free(m->kworkloads);
+	for (size_t i = 0; i < m->nkflavors; i++)
+		sl_kflavor_free(m->kflavors[i]);
+	free(m->kflavors);
 	sl_group_free(&m->claims);
 	free(m->workload_pdbs);
 	for (size_t i = 0; i < m->nstreams; i++)

@@ -17,6 +17,7 @@
 #include "gates.h"
 #include "hpa.h"
 #include "kgang.h"
+#include "kflavor.h"
 #include "kversion.h"
 #include "namespace.h"
 #include "node.h"
@@ -62,6 +63,8 @@ struct sl_model {
 	size_t nkworkloads, capkworkloads;
 	struct sl_kqueue **kqueues; /* Kueue's ClusterQueues and LocalQueues, in input order */
 	size_t nkqueues, capkqueues;
+	struct sl_kflavor **kflavors; /* Kueue's ResourceFlavors, in input order */
+	size_t nkflavors, capkflavors;
 	struct sl_priority_class **prioclasses;
 	size_t nprioclasses, capprioclasses;
 	struct sl_strmap prioclass_index; /* name → index into prioclasses (sl_model_resolve_priorities) */

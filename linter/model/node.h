@@ -6,6 +6,7 @@
 #define SL_NODE_H
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "labels.h"
 #include "object.h"
@@ -18,6 +19,19 @@ struct sl_taint {
 	const char *key, *value, *effect;
 	const struct sl_ynode *node;
 };
+
+/* Whether toleration t tolerates taint (v1.Toleration.ToleratesTaint). Inline: the taint filter
+ * asks it per node and toleration, and Kueue's flavor check (kflavor.c) too. */
+static inline bool sl_tolerates(const struct sl_toleration *t, const struct sl_taint *taint)
+{
+	if (*t->effect && strcmp(t->effect, taint->effect))
+		return false;
+	if (*t->key && strcmp(t->key, taint->key))
+		return false;
+	if (!*t->op || !strcmp(t->op, "Equal"))
+		return !strcmp(t->value, taint->value);
+	return !strcmp(t->op, "Exists");
+}
 
 struct sl_node {
 	const char *name;

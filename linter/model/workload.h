@@ -13,6 +13,7 @@
 #include "podspec.h"
 
 struct sl_hpa;
+struct sl_kchoice;
 struct sl_kqueue;
 struct sl_podgroup;
 struct sl_pdb;
@@ -67,6 +68,12 @@ struct sl_workload {
 	const char *unheld_by; /* that scheduler's name */
 	const struct sl_kqueue *kqueue;
 	const struct sl_ynode *queue_at;
+	/* With ResourceFlavors known (kflavor.h): every flavor of that ClusterQueue judged for its
+	 * pods as written (owned), and what the flavors do to the pod spec (enum sl_kplace; with
+	 * SL_KPLACE_SET, pod holds the flavors' nodeLabels and tolerations). */
+	struct sl_kchoice *kchoice;
+	size_t nkchoice;
+	unsigned char kplace;
 	/* The selectors of the Services of its namespace that select the template's labels, merged
 	 * as helper.DefaultSelector merges them (every pair, each key once; none: no such Service).
 	 * Owned (its requirement arrays; the strings are the Services'). */

@@ -98,7 +98,6 @@ bool sl_field_matches(const struct sl_requirement *r, const char *node_name);
 bool sl_term_matches(const struct sl_term *t, const struct sl_node *n);
 /* nodeSelector AND (any required node affinity term). */
 bool sl_node_affinity_matches(const struct sl_podspec *p, const struct sl_node *n);
-bool sl_tolerates(const struct sl_toleration *t, const struct sl_taint *taint);
 /* The first NoSchedule/NoExecute taint of n that p does not tolerate, or NULL. The default
  * not-ready/unreachable NoExecute tolerations every pod receives are included. */
 const struct sl_taint *sl_untolerated_taint(const struct sl_podspec *p, const struct sl_node *n);

@@ -6,17 +6,6 @@
 #include "plugin.h"
 #include "status.h"
 
-bool sl_tolerates(const struct sl_toleration *t, const struct sl_taint *taint)
-{
-	if (*t->effect && strcmp(t->effect, taint->effect))
-		return false;
-	if (*t->key && strcmp(t->key, taint->key))
-		return false;
-	if (!*t->op || !strcmp(t->op, "Equal"))
-		return !strcmp(t->value, taint->value);
-	return !strcmp(t->op, "Exists");
-}
-
 /* DefaultTolerationSeconds admission (plugin/pkg/admission/defaulttolerationseconds/admission.go)
  * adds these to every pod, with tolerationSeconds 300: each one only when the pod has no
  * toleration of its own whose key is that key or empty and whose effect is NoExecute or empty. */
