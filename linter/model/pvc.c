@@ -6,15 +6,11 @@
 
 #include "../base/buf.h"
 #include "model_read.h"
+#include "resources.h"
 
-int sl_pvc_read(struct sl_read *c, const struct sl_object *o, struct sl_pvc **out)
+/* spec.accessModes into v's flags. */
+static void read_modes(struct sl_read *c, const struct sl_ynode *modes, struct sl_pvc *v)
 {
-	*out = NULL;
-	const struct sl_ynode *spec = sl_read_want(c, o->root, "spec", SL_YMAP, "spec");
-	const struct sl_ynode *modes = sl_read_want(c, spec, "accessModes", SL_YSEQ, "spec.accessModes");
-	struct sl_pvc *v = sl_xcalloc(1, sizeof *v);
-	v->obj = *o;
-	v->modes_node = modes;
 	for (size_t i = 0; modes && i < modes->n; i++) {
 		const struct sl_ynode *md = modes->v[i];
 		if (sl_yis(md, "ReadWriteOnce"))
@@ -31,10 +27,52 @@ int sl_pvc_read(struct sl_read *c, const struct sl_object *o, struct sl_pvc **ou
 				      "ReadWriteOncePod",
 				      i);
 	}
+}
+
+int sl_pvc_read(struct sl_read *c, const struct sl_object *o, struct sl_pvc **out)
+{
+	*out = NULL;
+	const struct sl_ynode *spec = sl_read_want(c, o->root, "spec", SL_YMAP, "spec");
+	const struct sl_ynode *modes = sl_read_want(c, spec, "accessModes", SL_YSEQ, "spec.accessModes");
+	struct sl_pvc *v = sl_xcalloc(1, sizeof *v);
+	v->obj = *o;
+	v->modes_node = modes;
+	read_modes(c, modes, v);
+	/* The beta annotation is read before the field (GetPersistentVolumeClaimClass). */
+	const struct sl_ynode *ann = sl_ypath(o->root, "metadata.annotations");
+	const struct sl_ynode *beta =
+	    ann && ann->kind == SL_YMAP ? sl_ymap_get(ann, "volume.beta.kubernetes.io/storage-class") : NULL;
+	if (beta && beta->kind == SL_YSCALAR) {
+		v->storage_class = beta->str;
+		v->class_node = beta;
+	} else if ((v->storage_class = sl_read_str(c, spec, "storageClassName", "spec.storageClassName")))
+		v->class_node = sl_ymap_get(spec, "storageClassName"); /* a quoted "" is no class */
+	v->volume_name = sl_read_str(c, spec, "volumeName", "spec.volumeName");
+	if (v->volume_name && !*v->volume_name)
+		v->volume_name = NULL;
+	v->volume_node = v->volume_name ? sl_ymap_get(spec, "volumeName") : NULL;
+	const struct sl_ynode *res = sl_read_want(c, spec, "resources", SL_YMAP, "spec.resources");
+	const struct sl_ynode *req = sl_read_want(c, res, "requests", SL_YMAP, "spec.resources.requests");
+	const struct sl_ynode *st = req ? sl_ymap_get(req, "storage") : NULL;
+	if (st && !sl_ynull(st))
+		sl_read_amount(c, st, "storage", "spec.resources.requests", &v->request);
+	const struct sl_ynode *sel = spec ? sl_ymap_get(spec, "selector") : NULL;
+	if (sel && !sl_ynull(sel)) {
+		v->has_selector = true;
+		sl_read_selector(c, sel, "spec.selector", &v->sel);
+	}
 	if (c->failed) {
-		free(v);
+		sl_pvc_free(v);
 		return -1;
 	}
 	*out = v;
 	return 0;
+}
+
+void sl_pvc_free(struct sl_pvc *v)
+{
+	if (!v)
+		return;
+	sl_selector_free(&v->sel);
+	free(v);
 }
