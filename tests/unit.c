@@ -1057,6 +1057,7 @@ int main(void)
 	test_unread_probes();
 	test_braces_documents();
 	test_priorities();
+	test_storage();
 	test_jobs();
 	test_edit_distance();
 	test_config();

@@ -57,6 +57,8 @@ void test_jobs(void);
 struct sl_model;
 struct sl_workload;
 const struct sl_workload *unit_named(const struct sl_model *m, const char *name);
+/* unit_storage.c: volumes, claims and classes read and resolved per workload (storage.h). */
+void test_storage(void);
 /* unit_similar.c: the edit distance, full and within a bound. */
 void test_edit_distance(void);
 
