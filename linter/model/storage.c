@@ -291,6 +291,10 @@ void sl_storage_index(struct sl_storage *s)
 {
 	SL_KEEP_LAST_BY_NAME(s->pvs, s->npvs, &s->pv_index, free_pv);
 	SL_KEEP_LAST_BY_NAME(s->classes, s->nclasses, &s->class_index, free_class);
+	struct sl_group_builder b = {&s->pvs_by_class, NULL, 0, 0};
+	for (size_t i = 0; i < s->npvs; i++)
+		sl_group_add(&b, s->pvs[i]->storage_class, i);
+	sl_group_finish(&b);
 	/* Several defaults: the scheduler's admission takes the newest; the inputs do not say which,
 	 * so the last read stands for it. */
 	for (size_t i = 0; i < s->nclasses; i++)
@@ -363,6 +367,7 @@ void sl_storage_free(struct sl_storage *s)
 	free(s->csidrivers);
 	sl_strmap_free(&s->pv_index);
 	sl_strmap_free(&s->class_index);
+	sl_group_free(&s->pvs_by_class);
 	for (size_t i = 0; i < s->nworkloads; i++)
 		free_wstorage(&s->per_workload[i]);
 	free(s->per_workload);

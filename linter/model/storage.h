@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "../base/buf.h"
+#include "../base/index.h"
 #include "labels.h"
 #include "object.h"
 #include "podspec.h"
@@ -92,6 +93,7 @@ struct sl_storage {
 	struct sl_csidriver **csidrivers;
 	size_t ncsidrivers, capcsidrivers;
 	struct sl_strmap pv_index, class_index; /* name → index (sl_storage_index) */
+	struct sl_group_index pvs_by_class;     /* storageClassName → pvs ("" for none) */
 	const struct sl_storage_class *default_class;
 	/* An inventory file lists PersistentVolumes, claims or classes: the cluster's storage was
 	 * captured (kubectl get pv,pvc,storageclass), so a claim or volume missing from it is missing. */

@@ -28,9 +28,11 @@ struct claim_ref {
 static bool some_pv_may_bind(const struct sl_storage *s, const char *cls, const char *ns, const char *name,
 			     int64_t request)
 {
-	for (size_t i = 0; i < s->npvs; i++) { /* only for claims of a class nothing provisions */
-		const struct sl_pv *pv = s->pvs[i];
-		if (strcmp(pv->storage_class, cls) || !strcmp(pv->phase, "Released") || !strcmp(pv->phase, "Failed"))
+	size_t n;
+	const size_t *of = sl_group_get(&s->pvs_by_class, cls, &n);
+	for (size_t k = 0; k < n; k++) {
+		const struct sl_pv *pv = s->pvs[of[k]];
+		if (!strcmp(pv->phase, "Released") || !strcmp(pv->phase, "Failed"))
 			continue;
 		if (pv->claim_name && (strcmp(pv->claim_name, name) || strcmp(pv->claim_ns, ns)))
 			continue;
