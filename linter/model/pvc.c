@@ -8,19 +8,18 @@
 #include "model_read.h"
 #include "resources.h"
 
-/* spec.accessModes into v's flags. */
-static void read_modes(struct sl_read *c, const struct sl_ynode *modes, struct sl_pvc *v)
+void sl_read_access_modes(struct sl_read *c, const struct sl_ynode *modes, struct sl_access_modes *out)
 {
 	for (size_t i = 0; modes && i < modes->n; i++) {
 		const struct sl_ynode *md = modes->v[i];
 		if (sl_yis(md, "ReadWriteOnce"))
-			v->rwo = true;
+			out->rwo = true;
 		else if (sl_yis(md, "ReadWriteOncePod"))
-			v->rwop = true;
+			out->rwop = true;
 		else if (sl_yis(md, "ReadWriteMany"))
-			v->rwx = true;
+			out->rwx = true;
 		else if (sl_yis(md, "ReadOnlyMany"))
-			v->rox = true;
+			out->rox = true;
 		else
 			sl_read_error(c, md,
 				      "spec.accessModes[%zu] must be ReadWriteOnce, ReadOnlyMany, ReadWriteMany or "
@@ -37,7 +36,12 @@ int sl_pvc_read(struct sl_read *c, const struct sl_object *o, struct sl_pvc **ou
 	struct sl_pvc *v = sl_xcalloc(1, sizeof *v);
 	v->obj = *o;
 	v->modes_node = modes;
-	read_modes(c, modes, v);
+	struct sl_access_modes am = {0};
+	sl_read_access_modes(c, modes, &am);
+	v->rwo = am.rwo;
+	v->rwop = am.rwop;
+	v->rwx = am.rwx;
+	v->rox = am.rox;
 	/* The beta annotation is read before the field (GetPersistentVolumeClaimClass). */
 	const struct sl_ynode *ann = sl_ypath(o->root, "metadata.annotations");
 	const struct sl_ynode *beta =

@@ -32,5 +32,11 @@ struct sl_pvc {
  * it returns -1). */
 int sl_pvc_read(struct sl_read *c, const struct sl_object *o, struct sl_pvc **out);
 void sl_pvc_free(struct sl_pvc *v); /* and v itself */
+/* spec.accessModes (a claim's or a volume's; modes NULL: none) into out, an unknown mode an input
+ * error at it. */
+struct sl_access_modes {
+	bool rwo, rwop, rwx, rox;
+};
+void sl_read_access_modes(struct sl_read *c, const struct sl_ynode *modes, struct sl_access_modes *out);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model_read.h"
+#include "pvc.h"
 #include "resources.h"
 
 bool sl_storage_kind(const char *k)
@@ -56,27 +57,6 @@ static void read_affinity(struct sl_read *c, const struct sl_ynode *spec, struct
 	}
 }
 
-static void read_modes(struct sl_read *c, const struct sl_ynode *spec, struct sl_pv *v)
-{
-	const struct sl_ynode *modes = sl_read_want(c, spec, "accessModes", SL_YSEQ, "spec.accessModes");
-	for (size_t i = 0; modes && i < modes->n; i++) {
-		const struct sl_ynode *md = modes->v[i];
-		if (sl_yis(md, "ReadWriteOnce"))
-			v->rwo = true;
-		else if (sl_yis(md, "ReadWriteOncePod"))
-			v->rwop = true;
-		else if (sl_yis(md, "ReadWriteMany"))
-			v->rwx = true;
-		else if (sl_yis(md, "ReadOnlyMany"))
-			v->rox = true;
-		else
-			sl_read_error(c, md,
-				      "spec.accessModes[%zu] must be ReadWriteOnce, ReadOnlyMany, ReadWriteMany or "
-				      "ReadWriteOncePod",
-				      i);
-	}
-}
-
 static int read_pv(struct sl_read *c, const struct sl_object *o, bool inventory, struct sl_storage *s)
 {
 	const struct sl_ynode *spec = sl_read_want(c, o->root, "spec", SL_YMAP, "spec");
@@ -97,7 +77,12 @@ static int read_pv(struct sl_read *c, const struct sl_object *o, bool inventory,
 	const struct sl_ynode *st = cap ? sl_ymap_get(cap, "storage") : NULL;
 	if (st && !sl_ynull(st))
 		sl_read_amount(c, st, "storage", "spec.capacity", &v->capacity);
-	read_modes(c, spec, v);
+	struct sl_access_modes am = {0};
+	sl_read_access_modes(c, sl_read_want(c, spec, "accessModes", SL_YSEQ, "spec.accessModes"), &am);
+	v->rwo = am.rwo;
+	v->rwop = am.rwop;
+	v->rwx = am.rwx;
+	v->rox = am.rox;
 	read_affinity(c, spec, v);
 	const char *phase =
 	    sl_read_str(c, sl_read_want(c, o->root, "status", SL_YMAP, "status"), "phase", "status.phase");

@@ -197,7 +197,7 @@ static void relate_workload(struct sl_model *m, const struct sl_workload *w, str
 	struct sl_strmap seen = {0};
 	struct sl_strpool keys = {0};
 	struct sl_buf b = SL_BUF_INIT;
-	size_t cap = 0;
+	size_t cap = 0, capnames = 0;
 	int64_t nord = nt ? w->replicas : 1;
 	if (nord > SL_STS_ORDINALS)
 		nord = SL_STS_ORDINALS;
@@ -206,7 +206,7 @@ static void relate_workload(struct sl_model *m, const struct sl_workload *w, str
 			struct sl_buf nb = SL_BUF_INIT;
 			sl_buf_printf(&nb, "%s-%s-%lld", t[j].name, w->obj.name, (long long)k);
 			char *name = sl_buf_detach(&nb);
-			ws->names = sl_xrealloc(ws->names, (ws->nnames + 1) * sizeof *ws->names);
+			sl_grow(&ws->names, &capnames, ws->nnames + 1, sizeof *ws->names);
 			const struct sl_pvc *pvc = sl_model_claim(m, p->namespace, name);
 			refs[nshared + j] = (struct claim_ref){name, pvc, true, t[j].cls};
 			ws->names[ws->nnames++] = name;
