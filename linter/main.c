@@ -71,7 +71,10 @@ static const struct opt_doc {
 	struct option o;
 	const char *arg, *help;
 } opts[] = {
-    {{"nodes", required_argument, NULL, 'n'}, "FILE", "node inventory: kubectl get nodes -o yaml|json (repeatable)"},
+    {{"nodes", required_argument, NULL, 'n'},
+     "FILE",
+     "node inventory: kubectl get nodes -o yaml|json (repeatable); with storage: kubectl get "
+     "nodes,pv,pvc,storageclass,csinode,csidriver -A -o yaml"},
     {{"pods", required_argument, NULL, 'p'}, "FILE", "running pods: kubectl get pods -A -o yaml|json (repeatable)"},
     {{"format", required_argument, NULL, 'f'}, "FMT", "text (default), sarif, json or github (workflow commands)"},
     {{"output", required_argument, NULL, 'o'}, "FILE", "write the report to FILE instead of stdout"},

@@ -119,6 +119,9 @@ enum sl_cause sl_blocking_cause(const struct sl_analysis *a, const struct sl_nod
 		case SL_PL_NODE_PORTS:
 			count[SL_CAUSE_PORTS]++;
 			break;
+		case SL_PL_VOLUME_BINDING:
+		case SL_PL_VOLUME_ZONE:
+			break; /* the node, not what runs there: not a placement's cause */
 		default:
 			count[SL_CAUSE_RESOURCES]++;
 		}

@@ -151,6 +151,13 @@ void sl_note_shortfall_pools(struct sl_finding *f, const struct sl_check *cx, en
  * it may, which makes an error a warning (the cluster may run the pod). */
 void sl_note_preemption(struct sl_finding *f, const struct sl_analysis *a, const struct sl_preempt_summary *s);
 
+/* Claims (rules/volumes.c): notes naming the claims and PersistentVolumes the scheduler's volume
+ * filters judged for the analysis's pod (a StatefulSet's ordinal), each volume a related
+ * location; and, at the first workload of a run that mounts claims while the inputs hold none,
+ * the note that volume binding was not checked and how to capture the storage (true when made). */
+void sl_note_volumes(struct sl_finding *f, const struct sl_check *cx);
+bool sl_report_storage_unknown(const struct sl_rule *self, struct sl_check *cx);
+
 /* What a kubelet always reports (cpu, memory, ephemeral-storage; the os/arch labels, beta ones
  * too) that no node of the inventory lists: the mark of a hand-written inventory. Found once
  * per target, so that each finding asks in constant time. */

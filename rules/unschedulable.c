@@ -15,7 +15,7 @@
 static const struct sl_ynode *culprit(const struct sl_check *cx)
 {
 	const struct sl_analysis *a = cx->a;
-	size_t count[SL_PL_INTER_POD_AFFINITY + 1] = {0};
+	size_t count[SL_PL_LAST + 1] = {0};
 	const char *res = NULL;
 	for (size_t i = 0; i < a->nnodes; i++) {
 		if (a->fit[i].excluded) {
@@ -28,7 +28,7 @@ static const struct sl_ynode *culprit(const struct sl_check *cx)
 			res = a->fit[i].reasons[0] + 13;
 	}
 	size_t best = 1;
-	for (size_t p = 1; p <= SL_PL_INTER_POD_AFFINITY; p++)
+	for (size_t p = 1; p <= SL_PL_LAST; p++)
 		if (count[p] > count[best])
 			best = p;
 	const struct sl_podspec *pod = &cx->w->pod;
@@ -56,7 +56,7 @@ static const struct sl_ynode *culprit(const struct sl_check *cx)
  * taint keeps out while the others fail the selector, either fix may be the right one. */
 static void note_fixes(struct sl_finding *f, const struct sl_analysis *a)
 {
-	static const char *const fix[SL_PL_INTER_POD_AFFINITY + 1] = {
+	static const char *const fix[SL_PL_LAST + 1] = {
 	    [SL_PL_NODE_UNSCHEDULABLE] = "uncordon the nodes",
 	    [SL_PL_NODE_NAME] = "drop or correct spec.nodeName",
 	    [SL_PL_TAINT_TOLERATION] = "tolerate the taints, or add nodes without them",
@@ -66,20 +66,30 @@ static void note_fixes(struct sl_finding *f, const struct sl_analysis *a)
 	    [SL_PL_POD_TOPOLOGY_SPREAD] = "give the nodes the topology key, or relax the spread constraint",
 	    [SL_PL_INTER_POD_AFFINITY] = "relax the required pod affinity / anti-affinity, or run the pods it needs "
 					 "first",
+	    [SL_PL_VOLUME_BINDING] =
+		"place the pods where their volumes are (the nodes the PersistentVolume's "
+		"nodeAffinity admits), or give them claims of volumes that reach the nodes they select",
+	    [SL_PL_VOLUME_ZONE] = "select nodes in the volume's zone, or give the pods claims of volumes in the zones "
+				  "they select",
 	};
-	size_t count[SL_PL_INTER_POD_AFFINITY + 1] = {0};
+	size_t count[SL_PL_LAST + 1] = {0};
 	for (size_t i = 0; i < a->nnodes; i++)
 		if (!a->fit[i].excluded)
 			count[a->fit[i].plugin]++;
 	struct sl_buf b = SL_BUF_INIT;
 	for (;;) {
 		size_t best = 0;
-		for (size_t p = 1; p <= SL_PL_INTER_POD_AFFINITY; p++)
+		for (size_t p = 1; p <= SL_PL_LAST; p++)
 			if (count[p] > count[best])
 				best = p;
 		if (!best)
 			break;
-		sl_buf_printf(&b, "%s%s (%zu node%s)", b.len ? "; " : "", fix[best], count[best],
+		const char *text = fix[best];
+		if (best == SL_PL_VOLUME_BINDING && a->vol && a->vol->prefilter)
+			text =
+			    "create the PersistentVolumeClaim the pods name, or a PersistentVolume (or a StorageClass "
+			    "whose provisioner makes one) that can bind it";
+		sl_buf_printf(&b, "%s%s (%zu node%s)", b.len ? "; " : "", text, count[best],
 			      count[best] == 1 ? "" : "s");
 		count[best] = 0;
 	}
@@ -184,6 +194,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		sl_unschedulable_daemonset(self, cx);
 		return;
 	}
+	sl_report_storage_unknown(self, cx);
 	/* Replicas that already run (found among the running pods) need no node; when all of them
 	 * do, a pod that fits nowhere is the rollout's problem (rollout-deadlock), not this rule's. */
 	if (!a || a->nfeasible > 0 || a->replicas == 0 || a->steady_placed > 0)
@@ -205,8 +216,14 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	}
 	const struct sl_preempt_summary *pre;
 	const char *post = sl_postfilter(a, SL_STOP_FIT, &pre);
+	/* A StatefulSet's later ordinal whose claims no node takes: the pods before it run. */
+	char what[700];
+	if (a->vol && a->vol->ordinal > 0)
+		snprintf(what, sizeof what, "pod %s-%lld of %s", cx->w->obj.name, (long long)a->vol->ordinal, ref);
+	else
+		snprintf(what, sizeof what, "a pod of %s", ref);
 	struct sl_finding *f =
-	    sl_rule_report(self, cx, culprit(cx), "no node can run a pod of %s: %s%s%s%s%s", ref, sl_fit_error(a),
+	    sl_rule_report(self, cx, culprit(cx), "no node can run %s: %s%s%s%s%s", what, sl_fit_error(a),
 			   post ? " " : "", post ? post : "", post ? "." : "", scale);
 	if (a->nexcluded)
 		sl_note(f,
@@ -214,6 +231,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 			"matchFields metadata.name",
 			a->nexcluded, a->nexcluded == 1 ? " is" : "s are");
 	sl_note_slots(f, cx->model, a);
+	sl_note_volumes(f, cx);
 	sl_note_preemption(f, a, pre);
 	note_refusing(f, pf, np);
 	note_fixes(f, a);

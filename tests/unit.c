@@ -1058,6 +1058,7 @@ int main(void)
 	test_unread_probes();
 	test_braces_documents();
 	test_priorities();
+	test_storage();
 	test_jobs();
 	test_gangs();
 	test_edit_distance();

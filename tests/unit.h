@@ -61,6 +61,8 @@ struct sl_workload;
 const struct sl_workload *unit_named(const struct sl_model *m, const char *name);
 /* unit_gang.c: Volcano Jobs' tasks and coscheduling PodGroups, bound as gangs. */
 void test_gangs(void);
+/* unit_storage.c: volumes, claims and classes read and resolved per workload (storage.h). */
+void test_storage(void);
 /* unit_similar.c: the edit distance, full and within a bound. */
 void test_edit_distance(void);
 /* unit_gates.c: --feature-gates and the releases' defaults. */

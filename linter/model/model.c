@@ -68,10 +68,17 @@ static int load_kind(struct sl_model *m, struct sl_read *c, const struct sl_obje
 		struct sl_namespace *ns;
 		if ((rc = sl_namespace_read(c, o, &ns)) == 0)
 			PUSH(namespaces, ns);
-	} else if (role == SL_ROLE_MANIFESTS && !strcmp(k, "PersistentVolumeClaim")) {
+	} else if (!strcmp(k, "PersistentVolumeClaim")) {
+		/* The manifests' claims and the cluster's (an inventory's) are one set: relate.c
+		 * looks the manifests' up first. */
 		struct sl_pvc *v;
-		if ((rc = sl_pvc_read(c, o, &v)) == 0)
+		if ((rc = sl_pvc_read(c, o, &v)) == 0) {
+			v->inventory = role != SL_ROLE_MANIFESTS;
+			m->storage.known |= v->inventory;
 			PUSH(pvcs, v);
+		}
+	} else if (sl_storage_kind(k)) {
+		rc = sl_storage_read(c, o, role != SL_ROLE_MANIFESTS, &m->storage);
 	} else if (role != SL_ROLE_PODS && !strcmp(k, "NodePool")) {
 		/* Karpenter's pools: where new nodes come from, among the manifests or in an inventory. */
 		struct sl_pool *p;
@@ -147,65 +154,99 @@ static int load_object(struct sl_model *m, struct sl_read *c, const struct sl_yn
 }
 
 /* Inventories are large (kubectl prints managedFields, status, images…) and little of them is
- * read: keep only what the model reads. Manifests are kept whole, for positions and fixes. */
+ * read: keep only what the model reads. Manifests are kept whole, for positions and fixes. The
+ * storage's paths (storage.c, pvc.c: a default class's annotation, a volume's labels, class,
+ * claim, size, modes and node affinity, a claim's class, volume, size and selector, a class's
+ * provisioner, mode and topologies, a CSINode's drivers) are in both lists, as either file may
+ * hold `kubectl get nodes,pv,pvc,storageclass,…` output; but a --pods file keeps no annotations
+ * (a pod's are large: last-applied-configuration), so a default class is told from an --nodes
+ * file or the manifests. */
+static const char *const node_paths[] = {"apiVersion",
+					 "kind",
+					 "metadata.name",
+					 "metadata.generateName",
+					 "metadata.labels",
+					 "spec.taints",
+					 "spec.unschedulable",
+					 "status.allocatable",
+					 "status.capacity",
+					 "status.nodeInfo.kubeletVersion",
+					 "spec.template",
+					 "spec.limits",
+					 "spec.weight",
+					 "value",
+					 "globalDefault",
+					 "preemptionPolicy",
+					 "spec.minMember",
+					 "spec.minResources",
+					 "spec.cohort",
+					 "spec.cohortName",
+					 "spec.resourceGroups",
+					 "spec.clusterQueue",
+					 "spec.podGroups",
+					 "spec.nodeLabels", /* a ResourceFlavor's */
+					 "spec.nodeTaints",
+					 "spec.tolerations",
+					 "metadata.namespace", /* a LocalQueue's, a PodGroup's */
+					 "metadata.annotations",
+					 "spec.capacity",
+					 "spec.storageClassName",
+					 "spec.claimRef",
+					 "spec.accessModes",
+					 "spec.nodeAffinity",
+					 "spec.volumeName",
+					 "spec.resources",
+					 "spec.selector",
+					 "status.phase",
+					 "provisioner",
+					 "volumeBindingMode",
+					 "allowedTopologies",
+					 "spec.drivers",
+					 "spec.attachRequired",
+					 NULL};
+static const char *const pod_paths[] = {"apiVersion",
+					"kind",
+					"metadata.name",
+					"metadata.namespace",
+					"metadata.labels",
+					"spec.nodeName",
+					"spec.nodeSelector",
+					"spec.affinity",
+					"spec.tolerations",
+					"spec.topologySpreadConstraints",
+					"spec.hostNetwork",
+					"spec.overhead",
+					"spec.containers[].name",
+					"spec.containers[].resources",
+					"spec.containers[].ports",
+					"spec.initContainers[].name",
+					"spec.initContainers[].resources",
+					"spec.initContainers[].restartPolicy",
+					"spec.priority",
+					"spec.priorityClassName",
+					"spec.preemptionPolicy",
+					"status.phase",
+					"status.startTime",
+					"value",
+					"globalDefault",
+					"preemptionPolicy",
+					"spec.capacity",
+					"spec.storageClassName",
+					"spec.claimRef",
+					"spec.accessModes",
+					"spec.nodeAffinity",
+					"spec.volumeName",
+					"spec.resources",
+					"provisioner",
+					"volumeBindingMode",
+					"allowedTopologies",
+					"spec.drivers",
+					"spec.attachRequired",
+					"spec.selector",
+					NULL};
+
 static const char *const *keep_paths(enum sl_input_role role)
 {
-	static const char *const node_paths[] = {"apiVersion",
-						 "kind",
-						 "metadata.name",
-						 "metadata.generateName",
-						 "metadata.labels",
-						 "spec.taints",
-						 "spec.unschedulable",
-						 "status.allocatable",
-						 "status.capacity",
-						 "status.nodeInfo.kubeletVersion",
-						 "spec.template",
-						 "spec.limits",
-						 "spec.weight",
-						 "value",
-						 "globalDefault",
-						 "preemptionPolicy",
-						 "spec.minMember",
-						 "spec.minResources",
-						 "spec.cohort",
-						 "spec.cohortName",
-						 "spec.resourceGroups",
-						 "spec.clusterQueue",
-						 "spec.podGroups",
-						 "spec.nodeLabels", /* a ResourceFlavor's */
-						 "spec.nodeTaints",
-						 "spec.tolerations",
-						 "metadata.namespace", /* a LocalQueue's, a PodGroup's */
-						 NULL};
-	static const char *const pod_paths[] = {"apiVersion",
-						"kind",
-						"metadata.name",
-						"metadata.namespace",
-						"metadata.labels",
-						"spec.nodeName",
-						"spec.nodeSelector",
-						"spec.affinity",
-						"spec.tolerations",
-						"spec.topologySpreadConstraints",
-						"spec.hostNetwork",
-						"spec.overhead",
-						"spec.containers[].name",
-						"spec.containers[].resources",
-						"spec.containers[].ports",
-						"spec.initContainers[].name",
-						"spec.initContainers[].resources",
-						"spec.initContainers[].restartPolicy",
-						"spec.priority",
-						"spec.priorityClassName",
-						"spec.preemptionPolicy",
-						"status.phase",
-						"status.startTime",
-						"value",
-						"globalDefault",
-						"preemptionPolicy",
-						NULL};
-
 	return role == SL_ROLE_NODES ? node_paths : role == SL_ROLE_PODS ? pod_paths : NULL;
 }
 
@@ -222,7 +263,7 @@ static bool model_kind(const char *k)
 	       !strcmp(k, "NodePool") || !strcmp(k, "PersistentVolumeClaim") || !strcmp(k, "PodDisruptionBudget") ||
 	       !strcmp(k, "PriorityClass") || !strcmp(k, "Service") || !strcmp(k, "PodGroup") ||
 	       !strcmp(k, "ClusterQueue") || !strcmp(k, "LocalQueue") || !strcmp(k, "Workload") ||
-	       !strcmp(k, "ResourceFlavor");
+	       !strcmp(k, "ResourceFlavor") || sl_storage_kind(k);
 }
 
 struct tree_need {
@@ -568,6 +609,7 @@ static void merge_model(struct sl_model *m, struct sl_model *part)
 	APPEND(kworkloads, capkworkloads, nkworkloads);
 	APPEND(kflavors, capkflavors, nkflavors);
 #undef APPEND
+	sl_storage_merge(&m->storage, &part->storage);
 	sl_strmap_free(&part->node_index);
 	free(part);
 }
@@ -666,8 +708,10 @@ void sl_model_bind_pods(struct sl_model *m)
 		n->npods++;
 	}
 	sl_strmap_free(&names);
+	sl_storage_index(&m->storage);
 	sl_model_relate(m);
 	sl_kgang_bind(m); /* Kubernetes' own gangs first: sl_gang_bind marks every gang's workloads */
+	sl_storage_relate(m);
 	sl_gang_bind(m);
 }
 
@@ -680,7 +724,8 @@ void sl_model_free(struct sl_model *m)
 	for (size_t i = 0; i < m->npods; i++)
 		sl_pod_free(m->pods[i]);
 	for (size_t i = 0; i < m->npvcs; i++)
-		free(m->pvcs[i]);
+		sl_pvc_free(m->pvcs[i]);
+	sl_storage_free(&m->storage);
 	free(m->pvcs);
 	for (size_t i = 0; i < m->npdbs; i++)
 		sl_pdb_free(m->pdbs[i]);

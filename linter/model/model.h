@@ -27,6 +27,7 @@
 #include "priority.h"
 #include "service.h"
 #include "pvc.h"
+#include "storage.h"
 #include "workload.h"
 
 struct sl_parse_cache;
@@ -68,6 +69,7 @@ struct sl_model {
 	struct sl_priority_class **prioclasses;
 	size_t nprioclasses, capprioclasses;
 	struct sl_strmap prioclass_index; /* name → index into prioclasses (sl_model_resolve_priorities) */
+	struct sl_storage storage;        /* volumes, classes, CSI nodes and drivers (storage.h) */
 	/* Relations, computed once by sl_model_bind_pods (relate.c) */
 	struct sl_group_index claims;        /* "namespace\x1fname" → pvcs */
 	const struct sl_pdb **workload_pdbs; /* every workload's pdbs, one after another */
@@ -78,8 +80,8 @@ struct sl_model {
 
 enum sl_input_role {
 	SL_ROLE_MANIFESTS, /* workloads to check; Nodes and bound Pods in them count too */
-	SL_ROLE_NODES,     /* --nodes: only Node objects are read */
-	SL_ROLE_PODS,      /* --pods: only Pod objects are read, as running pods */
+	SL_ROLE_NODES,     /* --nodes: the cluster's objects (Nodes, storage, pools, classes), no workload */
+	SL_ROLE_PODS,      /* --pods: Pods, read as running pods, and the cluster's storage */
 };
 
 /* Sources with their roles, parsed in parallel and loaded in order (errors in source order). */

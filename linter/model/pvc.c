@@ -6,6 +6,27 @@
 
 #include "../base/buf.h"
 #include "model_read.h"
+#include "resources.h"
+
+void sl_read_access_modes(struct sl_read *c, const struct sl_ynode *modes, struct sl_access_modes *out)
+{
+	for (size_t i = 0; modes && i < modes->n; i++) {
+		const struct sl_ynode *md = modes->v[i];
+		if (sl_yis(md, "ReadWriteOnce"))
+			out->rwo = true;
+		else if (sl_yis(md, "ReadWriteOncePod"))
+			out->rwop = true;
+		else if (sl_yis(md, "ReadWriteMany"))
+			out->rwx = true;
+		else if (sl_yis(md, "ReadOnlyMany"))
+			out->rox = true;
+		else
+			sl_read_error(c, md,
+				      "spec.accessModes[%zu] must be ReadWriteOnce, ReadOnlyMany, ReadWriteMany or "
+				      "ReadWriteOncePod",
+				      i);
+	}
+}
 
 int sl_pvc_read(struct sl_read *c, const struct sl_object *o, struct sl_pvc **out)
 {
@@ -15,26 +36,47 @@ int sl_pvc_read(struct sl_read *c, const struct sl_object *o, struct sl_pvc **ou
 	struct sl_pvc *v = sl_xcalloc(1, sizeof *v);
 	v->obj = *o;
 	v->modes_node = modes;
-	for (size_t i = 0; modes && i < modes->n; i++) {
-		const struct sl_ynode *md = modes->v[i];
-		if (sl_yis(md, "ReadWriteOnce"))
-			v->rwo = true;
-		else if (sl_yis(md, "ReadWriteOncePod"))
-			v->rwop = true;
-		else if (sl_yis(md, "ReadWriteMany"))
-			v->rwx = true;
-		else if (sl_yis(md, "ReadOnlyMany"))
-			v->rox = true;
-		else
-			sl_read_error(c, md,
-				      "spec.accessModes[%zu] must be ReadWriteOnce, ReadOnlyMany, ReadWriteMany or "
-				      "ReadWriteOncePod",
-				      i);
+	struct sl_access_modes am = {0};
+	sl_read_access_modes(c, modes, &am);
+	v->rwo = am.rwo;
+	v->rwop = am.rwop;
+	v->rwx = am.rwx;
+	v->rox = am.rox;
+	/* The beta annotation is read before the field (GetPersistentVolumeClaimClass). */
+	const struct sl_ynode *ann = sl_ypath(o->root, "metadata.annotations");
+	const struct sl_ynode *beta =
+	    ann && ann->kind == SL_YMAP ? sl_ymap_get(ann, "volume.beta.kubernetes.io/storage-class") : NULL;
+	if (beta && beta->kind == SL_YSCALAR) {
+		v->storage_class = beta->str;
+		v->class_node = beta;
+	} else if ((v->storage_class = sl_read_str(c, spec, "storageClassName", "spec.storageClassName")))
+		v->class_node = sl_ymap_get(spec, "storageClassName"); /* a quoted "" is no class */
+	v->volume_name = sl_read_str(c, spec, "volumeName", "spec.volumeName");
+	if (v->volume_name && !*v->volume_name)
+		v->volume_name = NULL;
+	v->volume_node = v->volume_name ? sl_ymap_get(spec, "volumeName") : NULL;
+	const struct sl_ynode *res = sl_read_want(c, spec, "resources", SL_YMAP, "spec.resources");
+	const struct sl_ynode *req = sl_read_want(c, res, "requests", SL_YMAP, "spec.resources.requests");
+	const struct sl_ynode *st = req ? sl_ymap_get(req, "storage") : NULL;
+	if (st && !sl_ynull(st))
+		sl_read_amount(c, st, "storage", "spec.resources.requests", &v->request);
+	const struct sl_ynode *sel = spec ? sl_ymap_get(spec, "selector") : NULL;
+	if (sel && !sl_ynull(sel)) {
+		v->has_selector = true;
+		sl_read_selector(c, sel, "spec.selector", &v->sel);
 	}
 	if (c->failed) {
-		free(v);
+		sl_pvc_free(v);
 		return -1;
 	}
 	*out = v;
 	return 0;
+}
+
+void sl_pvc_free(struct sl_pvc *v)
+{
+	if (!v)
+		return;
+	sl_selector_free(&v->sel);
+	free(v);
 }

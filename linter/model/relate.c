@@ -160,9 +160,15 @@ void sl_model_relate(struct sl_model *m)
 	sl_group_free(&wi.label);
 	relate_autoscalers(m, &b);
 	sl_model_resolve_priorities(m);
+	/* The manifests' claims first: a claim both among them and in an inventory is the manifests'
+	 * (what is applied replaces what runs). */
 	struct sl_group_builder claims = {&m->claims, NULL, 0, 0};
-	for (size_t k = 0; k < m->npvcs; k++)
-		sl_group_add(&claims, sl_group_key(&b, m->pvcs[k]->obj.namespace, m->pvcs[k]->obj.name, NULL), k);
+	for (int inv = 0; inv < 2; inv++)
+		for (size_t k = 0; k < m->npvcs; k++)
+			if (m->pvcs[k]->inventory == (inv == 1))
+				sl_group_add(&claims,
+					     sl_group_key(&b, m->pvcs[k]->obj.namespace, m->pvcs[k]->obj.name, NULL),
+					     k);
 	sl_group_finish(&claims);
 	for (size_t i = 0; i < m->npods && !m->pod_namespace_unknown; i++)
 		m->pod_namespace_unknown = !sl_model_knows_namespace(m, m->pods[i]->obj.namespace);

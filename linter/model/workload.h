@@ -18,6 +18,7 @@ struct sl_kqueue;
 struct sl_podgroup;
 struct sl_pdb;
 struct sl_read;
+struct sl_wstorage;
 
 enum sl_strategy { SL_STRATEGY_NONE, SL_STRATEGY_ROLLING, SL_STRATEGY_RECREATE };
 
@@ -78,6 +79,9 @@ struct sl_workload {
 	 * as helper.DefaultSelector merges them (every pair, each key once; none: no such Service).
 	 * Owned (its requirement arrays; the strings are the Services'). */
 	struct sl_selector svc;
+	/* Bound by sl_storage_relate (storage.h): what its pods' claims pin them to, per distinct
+	 * resolution (a StatefulSet's ordinals may differ); NULL when no claim judges anything. */
+	const struct sl_wstorage *storage;
 };
 
 /* Whether objects of kind k are workloads the model reads (bare Pods included). */

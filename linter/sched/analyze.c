@@ -76,10 +76,16 @@ const char *sl_own_hash(const struct sl_cluster *cl, const struct sl_workload *w
 /* Resources alone limit the pods: each node's capacity is fixed and the count does not depend on
  * the order the scheduler places them in. Without a pool the counts alone: no reason text, and no
  * picture of the nodes where the next pod stops. */
-static void analyze_by_slots(struct sl_reasons *pool, const struct sl_model *m, const struct sl_workload *w,
+static void analyze_by_slots(struct sl_reasons *pool, struct sl_cluster *cl, const struct sl_workload *w,
 			     const bool *excluded, const bool *static_ok, struct sl_analysis *a)
 {
+	const struct sl_model *m = cl->m;
 	size_t n = a->nnodes;
+	/* The volume filters run after NodeResourcesFit: a node they reject that has room says so. */
+	struct sl_nodefit *vol = a->vol && a->vol->npvs ? sl_xcalloc(n + 1, sizeof *vol) : NULL;
+	for (size_t i = 0; vol && i < n; i++)
+		if (static_ok[i])
+			sl_volume_verdict(cl, a->vol, i, &vol[i]);
 	/* The pod's requests read once, not once per node. */
 	struct sl_podres r;
 	sl_podres_init(&r, &w->pod);
@@ -87,6 +93,8 @@ static void analyze_by_slots(struct sl_reasons *pool, const struct sl_model *m, 
 	for (size_t i = 0; i < n; i++) {
 		if (static_ok[i])
 			sl_resources_short_why(pool, why, &r, &w->pod, m->nodes[i], 0, &a->fit[i]);
+		if (vol && static_ok[i] && a->fit[i].plugin == SL_FITS)
+			a->fit[i] = vol[i];
 		if (excluded[i])
 			continue;
 		a->slots[i] = sl_node_slots_of(&r, &w->pod, m->nodes[i], &a->fit[i], &a->slot_limit[i]);
@@ -106,6 +114,8 @@ static void analyze_by_slots(struct sl_reasons *pool, const struct sl_model *m, 
 				full[i] = a->fit[i];
 			else
 				sl_resources_short_why(pool, why, &r, &w->pod, m->nodes[i], a->slots[i], &full[i]);
+			if (vol && static_ok[i] && full[i].plugin == SL_FITS)
+				full[i] = vol[i];
 			full[i].excluded = excluded[i];
 		}
 	}
@@ -118,6 +128,7 @@ static void analyze_by_slots(struct sl_reasons *pool, const struct sl_model *m, 
 			a->rollout_fit = sl_nodefits_copy(full, n);
 	}
 	sl_nodefits_free(full, n);
+	free(vol);
 	free(why);
 }
 
@@ -145,6 +156,7 @@ static void analyze_in_sequence(struct sl_cycle *s, const struct sl_workload *w,
 		struct sl_cycle r;
 		int64_t steady, surge;
 		sl_cycle_init(&r, s->cl, w, s->excluded, s->static_ok, old_hash);
+		r.vol = s->vol;
 		r.reverse = true;
 		sl_place_all(&r, w, NULL, own, &steady, &surge, NULL, NULL);
 		a->order_dependent = steady != a->steady_placed || surge != a->surge_placed;
@@ -211,7 +223,7 @@ static bool fits_at_a_glance(const struct sl_cluster *cl, const struct sl_worklo
 	if (need < 1)
 		need = 1; /* still prove that one pod fits somewhere */
 	for (size_t i = 0; i < a->nnodes; i++) {
-		if (excluded[i] || !static_ok[i])
+		if (excluded[i] || !static_ok[i] || (a->vol && !sl_volume_verdict(cl, a->vol, i, NULL)))
 			continue;
 		a->total_slots = sl_sat_add(a->total_slots, sl_node_capacity(cl, &r, &w->pod, i));
 		if (a->total_slots >= need) {
@@ -321,6 +333,7 @@ static bool fits_without_detail(struct sl_cluster *cl, const struct sl_workload 
 	int64_t steady, surge;
 	int64_t own = a->own_running < a->replicas ? a->own_running : a->replicas;
 	sl_cycle_init(&s, cl, w, excluded, static_ok, old_hash);
+	s.vol = a->vol;
 	sl_place_all(&s, w, NULL, own, &steady, &surge, NULL, NULL);
 	bool truncated = s.truncated;
 	sl_cycle_free(&s);
@@ -473,12 +486,13 @@ static void analyze_in_detail(struct sl_cluster *cl, const struct sl_workload *w
 	if (a->sequential) {
 		struct sl_cycle s;
 		sl_cycle_init(&s, cl, w, excluded, static_ok, old_hash);
+		s.vol = a->vol;
 		if (!texts)
 			s.pool = NULL;
 		analyze_in_sequence(&s, w, a, old_hash);
 		sl_cycle_free(&s);
 	} else
-		analyze_by_slots(texts ? &cl->reasons : NULL, cl->m, w, excluded, static_ok, a);
+		analyze_by_slots(texts ? &cl->reasons : NULL, cl, w, excluded, static_ok, a);
 	for (size_t i = 0; i < n; i++) {
 		/* Never filtered by the scheduler, and so absent from its message; the first filter
 		 * that would fail is still worth showing. */
@@ -520,6 +534,9 @@ static void analyze(struct sl_cluster *cl, const struct sl_workload *w, bool det
 	bool *static_ok = big ? sl_xcalloc(n + 1, sizeof *static_ok) : memset(small[1], 0, sizeof small[1]);
 	sl_node_affinity_prefilter(&w->pod, cl->m, excluded);
 	judge_node_only(cl, &w->pod, detail, texts, a, static_ok);
+	a->vol = sl_volumes_choose(cl, w, excluded, static_ok);
+	if (a->vol && a->vol->prefilter)
+		sl_volume_prefilter_fails(a->vol, n, detail ? a->fit : NULL, static_ok);
 	a->sequential = needs_sequence(cl, w, old_hash);
 	bool done = !detail && fits_without_detail(cl, w, excluded, static_ok, old_hash, a);
 	if (big) {

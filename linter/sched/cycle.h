@@ -19,7 +19,7 @@ struct sl_placement {
 };
 
 /* The most filter plugins a profile lists (plugins.c checks it). */
-#define SL_MAX_FILTERS 8
+#define SL_MAX_FILTERS 10
 struct sl_cycle;
 typedef bool (*sl_filter_fn)(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
 
@@ -36,6 +36,7 @@ struct sl_cycle {
 	const struct sl_model *m;
 	const struct sl_workload *w;
 	const struct sl_podspec *p;
+	const struct sl_volset *vol; /* what the volume filters judge (sl_analysis.vol); NULL: nothing */
 	size_t n;
 	struct sl_reasons *pool; /* where reason texts go; NULL: the verdict alone (no text formatted) */
 	const bool *excluded;    /* per node: left out by NodeAffinity's PreFilter */

@@ -28,6 +28,7 @@ static void cycle_set(struct sl_cycle *s, struct sl_cluster *cl, const struct sl
 	s->m = cl->m;
 	s->w = w;
 	s->p = &w->pod;
+	s->vol = sl_volset_of(w, NULL);
 	s->n = cl->n;
 	s->pool = &cl->reasons;
 	s->excluded = excluded;

@@ -123,6 +123,25 @@ int64_t sl_nonzero_request(const struct sl_podspec *p, const char *res);
  * the next pod of the workload on it. */
 int64_t sl_resources_score(const struct sl_cycle *cy, size_t node);
 
+/* VolumeBinding, for bound claims: the PersistentVolume's required node affinity must admit the
+ * node. VolumeZone: the volume's zone and region labels must name the node's. Both
+ * UnschedulableAndUnresolvable; idle when the cycle's pod has no volume they judge. */
+bool sl_volume_binding_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
+bool sl_volume_zone_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
+bool sl_volume_idle(const struct sl_cycle *cy);
+/* What the volume filters judge for a pod of w: chosen when the analysis chose (a StatefulSet's
+ * ordinal), else the workload's one resolution; NULL: none. */
+const struct sl_volset *sl_volset_of(const struct sl_workload *w, const struct sl_volset *chosen);
+/* Both volume filters for v on node (the first failure into out, which may be NULL). */
+bool sl_volume_verdict(const struct sl_cluster *cl, const struct sl_volset *v, size_t node, struct sl_nodefit *out);
+/* The resolution an analysis of w judges: the workload's one, or of a StatefulSet's differing
+ * ordinals the first whose PreFilter fails or that no node passing the node-only filters takes;
+ * NULL when none. */
+const struct sl_volset *sl_volumes_choose(struct sl_cluster *cl, const struct sl_workload *w, const bool *excluded,
+					  const bool *static_ok);
+/* VolumeBinding's PreFilter failed for v: every node of n rejected alike (fit may be NULL). */
+void sl_volume_prefilter_fails(const struct sl_volset *v, size_t n, struct sl_nodefit *fit, bool *static_ok);
+
 /* PodTopologySpread: DoNotSchedule constraints filter; ScheduleAnyway ones only score. */
 /* (sl_spread_defaults, in sched.h: whether a pod gets the system defaults.) */
 bool sl_pod_topology_spread_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);

@@ -27,7 +27,11 @@ enum sl_plugin {
 	SL_PL_NODE_RESOURCES_FIT,
 	SL_PL_POD_TOPOLOGY_SPREAD,
 	SL_PL_INTER_POD_AFFINITY,
+	/* The volume plugins, which the profile runs after NodeResourcesFit (plugins.c has the order). */
+	SL_PL_VOLUME_BINDING,
+	SL_PL_VOLUME_ZONE,
 };
+#define SL_PL_LAST SL_PL_VOLUME_ZONE
 const char *sl_plugin_name(enum sl_plugin p);
 /* Whether evicting pods could ever make a node pass this filter (it cannot change labels,
  * taints or cordons). */
@@ -72,6 +76,9 @@ enum sl_preempt_verdict {
 struct sl_nodefit {
 	enum sl_plugin plugin; /* SL_FITS when every filter passes */
 	bool excluded;         /* left out by PreFilter: not run, not counted in the reasons */
+	/* A PreFilter failed (plugin's): every node shares the verdict, and FitError prints the
+	 * reason once, without a count, in place of the filters' histogram. */
+	bool prefilter;
 	size_t nreasons;
 	const char *reasons[SL_MAX_REASONS]; /* static or interned by the cluster: never freed here */
 };
@@ -178,6 +185,10 @@ struct sl_daemon_view {
 };
 struct sl_analysis {
 	const struct sl_podspec *pod;
+	/* The pod's claims as the volume plugins judge them (storage.h): the workload's, or for a
+	 * StatefulSet whose ordinals' claims differ, the first ordinal no node takes; NULL: none
+	 * judged (or ordinals that differ and each fit somewhere, whose pinning is not counted). */
+	const struct sl_volset *vol;
 	size_t nnodes;
 	struct sl_nodefit *fit; /* one pod of the template on the inventory as it is */
 	size_t nfeasible, nexcluded;

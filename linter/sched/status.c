@@ -59,6 +59,17 @@ static int cmp_text(const void *a, const void *b)
  * FitError.Error() does (so "10 …" sorts before "9 …"). */
 char *sl_fit_error_text(size_t nall, const struct sl_nodefit *fits, size_t n)
 {
+	/* A PreFilter's failure is every node's: FitError prints its message once, uncounted
+	 * ("0/N nodes are available: <message>."). */
+	if (n && fits[0].prefilter && fits[0].nreasons) {
+		struct sl_buf pb = SL_BUF_INIT;
+		sl_buf_puts(&pb, "0/");
+		sl_buf_putu(&pb, nall);
+		sl_buf_puts(&pb, " nodes are available: ");
+		sl_buf_puts(&pb, fits[0].reasons[0]);
+		sl_buf_putc(&pb, '.');
+		return sl_buf_detach(&pb);
+	}
 	struct reason_count *rc = NULL;
 	size_t nrc = 0, cap = 0;
 	/* Counted by pointer first (a text is static or interned, so nearly always one pointer), then

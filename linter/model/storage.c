@@ -1,0 +1,360 @@
+/* storage.c — reading PersistentVolumes, StorageClasses, CSINodes and CSIDrivers, and their
+ * indexes (see storage.h). */
+#include "storage.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_read.h"
+#include "pvc.h"
+#include "resources.h"
+
+bool sl_storage_kind(const char *k)
+{
+	return !strcmp(k, "PersistentVolume") || !strcmp(k, "StorageClass") || !strcmp(k, "CSINode") ||
+	       !strcmp(k, "CSIDriver");
+}
+
+static void free_terms(struct sl_term *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < t[i].nexprs; j++)
+			free(t[i].exprs[j].vals);
+		for (size_t j = 0; j < t[i].nfields; j++)
+			free(t[i].fields[j].vals);
+		free(t[i].exprs);
+		free(t[i].fields);
+	}
+	free(t);
+}
+
+/* spec.nodeAffinity.required.nodeSelectorTerms, as a pod's required node affinity is written. */
+static void read_affinity(struct sl_read *c, const struct sl_ynode *spec, struct sl_pv *v)
+{
+	const struct sl_ynode *na = sl_read_want(c, spec, "nodeAffinity", SL_YMAP, "spec.nodeAffinity");
+	const struct sl_ynode *req = sl_read_want(c, na, "required", SL_YMAP, "spec.nodeAffinity.required");
+	const struct sl_ynode *terms =
+	    sl_read_want(c, req, "nodeSelectorTerms", SL_YSEQ, "spec.nodeAffinity.required.nodeSelectorTerms");
+	if (!req)
+		return;
+	v->has_affinity = true;
+	v->affinity_node = req;
+	if (!terms)
+		return;
+	v->terms = sl_xcalloc(terms->n + 1, sizeof *v->terms);
+	for (size_t i = 0; i < terms->n; i++) {
+		const struct sl_ynode *t = terms->v[i];
+		if (t->kind != SL_YMAP && !sl_ynull(t)) {
+			sl_read_error(c, t, "nodeSelectorTerms[%zu] must be a mapping, not %s", i, sl_ykind_name(t));
+			continue;
+		}
+		struct sl_term *term = &v->terms[v->nterms++];
+		term->node = t;
+		sl_read_requirements(c, sl_read_want(c, t, "matchExpressions", SL_YSEQ, "matchExpressions"),
+				     "matchExpressions", &term->exprs, &term->nexprs);
+		sl_read_requirements(c, sl_read_want(c, t, "matchFields", SL_YSEQ, "matchFields"), "matchFields",
+				     &term->fields, &term->nfields);
+	}
+}
+
+static int read_pv(struct sl_read *c, const struct sl_object *o, bool inventory, struct sl_storage *s)
+{
+	const struct sl_ynode *spec = sl_read_want(c, o->root, "spec", SL_YMAP, "spec");
+	struct sl_pv *v = sl_xcalloc(1, sizeof *v);
+	v->obj = *o;
+	v->inventory = inventory;
+	const struct sl_ynode *md = sl_read_want(c, o->root, "metadata", SL_YMAP, "metadata");
+	sl_read_labels(c, sl_read_want(c, md, "labels", SL_YMAP, "metadata.labels"), "metadata.labels", &v->labels);
+	const char *sc = sl_read_str(c, spec, "storageClassName", "spec.storageClassName");
+	v->storage_class = sc ? sc : "";
+	const struct sl_ynode *ref = sl_read_want(c, spec, "claimRef", SL_YMAP, "spec.claimRef");
+	if (ref) {
+		const char *ns = sl_read_str(c, ref, "namespace", "spec.claimRef.namespace");
+		v->claim_ns = ns ? ns : SL_DEFAULT_NAMESPACE;
+		v->claim_name = sl_read_str(c, ref, "name", "spec.claimRef.name");
+	}
+	const struct sl_ynode *cap = sl_read_want(c, spec, "capacity", SL_YMAP, "spec.capacity");
+	const struct sl_ynode *st = cap ? sl_ymap_get(cap, "storage") : NULL;
+	if (st && !sl_ynull(st))
+		sl_read_amount(c, st, "storage", "spec.capacity", &v->capacity);
+	struct sl_access_modes am = {0};
+	sl_read_access_modes(c, sl_read_want(c, spec, "accessModes", SL_YSEQ, "spec.accessModes"), &am);
+	v->rwo = am.rwo;
+	v->rwop = am.rwop;
+	v->rwx = am.rwx;
+	v->rox = am.rox;
+	read_affinity(c, spec, v);
+	const char *phase =
+	    sl_read_str(c, sl_read_want(c, o->root, "status", SL_YMAP, "status"), "phase", "status.phase");
+	v->phase = phase ? phase : "";
+	if (c->failed) {
+		free(v->labels.v);
+		free_terms(v->terms, v->nterms);
+		free(v);
+		return -1;
+	}
+	sl_grow(&s->pvs, &s->cappvs, s->npvs + 1, sizeof *s->pvs);
+	s->pvs[s->npvs++] = v;
+	return 0;
+}
+
+/* allowedTopologies: each term a list of {key, values}, every value list an In requirement. */
+static void read_topologies(struct sl_read *c, const struct sl_ynode *seq, struct sl_storage_class *v)
+{
+	if (!seq)
+		return;
+	v->topo = sl_xcalloc(seq->n + 1, sizeof *v->topo);
+	for (size_t i = 0; i < seq->n; i++) {
+		const struct sl_ynode *t = seq->v[i];
+		if (t->kind != SL_YMAP) {
+			sl_read_error(c, t, "allowedTopologies[%zu] must be a mapping, not %s", i, sl_ykind_name(t));
+			continue;
+		}
+		struct sl_term *term = &v->topo[v->ntopo++];
+		term->node = t;
+		const struct sl_ynode *ex =
+		    sl_read_want(c, t, "matchLabelExpressions", SL_YSEQ, "matchLabelExpressions");
+		term->exprs = sl_xcalloc((ex ? ex->n : 0) + 1, sizeof *term->exprs);
+		for (size_t j = 0; ex && j < ex->n; j++) {
+			const struct sl_ynode *e = ex->v[j];
+			if (e->kind != SL_YMAP) {
+				sl_read_error(c, e, "matchLabelExpressions[%zu] must be a mapping, not %s", j,
+					      sl_ykind_name(e));
+				continue;
+			}
+			const char *key = sl_read_str(c, e, "key", "matchLabelExpressions[].key");
+			const struct sl_ynode *vals =
+			    sl_read_want(c, e, "values", SL_YSEQ, "matchLabelExpressions[].values");
+			if (!key || !vals) {
+				if (!c->failed)
+					sl_read_error(c, e, "matchLabelExpressions[%zu] needs a key and values", j);
+				continue;
+			}
+			struct sl_requirement *r = &term->exprs[term->nexprs++];
+			*r = (struct sl_requirement){key, SL_OP_IN, sl_xcalloc(vals->n + 1, sizeof *r->vals), 0, e};
+			for (size_t k = 0; k < vals->n; k++) {
+				if (vals->v[k]->kind != SL_YSCALAR || sl_ynull(vals->v[k])) {
+					sl_read_error(c, vals->v[k],
+						      "matchLabelExpressions[%zu].values[%zu] must be a string", j, k);
+					continue;
+				}
+				r->vals[r->nvals++] = vals->v[k]->str;
+			}
+		}
+	}
+}
+
+static int read_class(struct sl_read *c, const struct sl_object *o, bool inventory, struct sl_storage *s)
+{
+	struct sl_storage_class *v = sl_xcalloc(1, sizeof *v);
+	v->obj = *o;
+	v->inventory = inventory;
+	const char *p = sl_read_str(c, o->root, "provisioner", "provisioner");
+	v->provisioner = p ? p : "";
+	const char *mode = sl_read_str(c, o->root, "volumeBindingMode", "volumeBindingMode");
+	if (mode && strcmp(mode, "Immediate") && strcmp(mode, "WaitForFirstConsumer"))
+		sl_read_error(c, sl_ymap_get(o->root, "volumeBindingMode"),
+			      "volumeBindingMode must be Immediate or WaitForFirstConsumer, not \"%s\"", mode);
+	v->wait = mode && !strcmp(mode, "WaitForFirstConsumer");
+	const struct sl_ynode *md = sl_read_want(c, o->root, "metadata", SL_YMAP, "metadata");
+	const struct sl_ynode *ann = sl_read_want(c, md, "annotations", SL_YMAP, "metadata.annotations");
+	/* IsDefaultAnnotation: the value "true", exactly. */
+	v->is_default = sl_yis(ann ? sl_ymap_get(ann, "storageclass.kubernetes.io/is-default-class") : NULL, "true");
+	read_topologies(c, sl_read_want(c, o->root, "allowedTopologies", SL_YSEQ, "allowedTopologies"), v);
+	if (c->failed) {
+		free_terms(v->topo, v->ntopo);
+		free(v);
+		return -1;
+	}
+	sl_grow(&s->classes, &s->capclasses, s->nclasses + 1, sizeof *s->classes);
+	s->classes[s->nclasses++] = v;
+	return 0;
+}
+
+static int read_csinode(struct sl_read *c, const struct sl_object *o, struct sl_storage *s)
+{
+	const struct sl_ynode *spec = sl_read_want(c, o->root, "spec", SL_YMAP, "spec");
+	const struct sl_ynode *drivers = sl_read_want(c, spec, "drivers", SL_YSEQ, "spec.drivers");
+	struct sl_csinode *v = sl_xcalloc(1, sizeof *v);
+	v->obj = *o;
+	v->drivers = sl_xcalloc((drivers ? drivers->n : 0) + 1, sizeof *v->drivers);
+	for (size_t i = 0; drivers && i < drivers->n; i++) {
+		const struct sl_ynode *d = drivers->v[i];
+		if (d->kind != SL_YMAP) {
+			sl_read_error(c, d, "spec.drivers[%zu] must be a mapping, not %s", i, sl_ykind_name(d));
+			continue;
+		}
+		struct sl_csinode_driver *e = &v->drivers[v->ndrivers++];
+		e->name = sl_read_str(c, d, "name", "spec.drivers[].name");
+		const struct sl_ynode *al = sl_read_want(c, d, "allocatable", SL_YMAP, "spec.drivers[].allocatable");
+		const struct sl_ynode *n = al ? sl_ymap_get(al, "count") : NULL;
+		if (n && !sl_ynull(n)) {
+			char *end = NULL;
+			long long k = n->kind == SL_YSCALAR ? strtoll(n->str, &end, 10) : -1;
+			if (n->kind != SL_YSCALAR || !*n->str || *end || k < 0)
+				sl_read_error(
+				    c, n, "spec.drivers[%zu].allocatable.count must be a whole number of 0 or more", i);
+			e->has_count = true;
+			e->count = k;
+		}
+	}
+	if (c->failed) {
+		free(v->drivers);
+		free(v);
+		return -1;
+	}
+	sl_grow(&s->csinodes, &s->capcsinodes, s->ncsinodes + 1, sizeof *s->csinodes);
+	s->csinodes[s->ncsinodes++] = v;
+	return 0;
+}
+
+static int read_csidriver(struct sl_read *c, const struct sl_object *o, struct sl_storage *s)
+{
+	const struct sl_ynode *spec = sl_read_want(c, o->root, "spec", SL_YMAP, "spec");
+	struct sl_csidriver *v = sl_xcalloc(1, sizeof *v);
+	v->obj = *o;
+	v->attach_required = true;
+	const struct sl_ynode *ar = spec ? sl_ymap_get(spec, "attachRequired") : NULL;
+	if (ar && !sl_ynull(ar) && (ar->kind != SL_YSCALAR || sl_read_bool(ar, &v->attach_required) < 0))
+		sl_read_error(c, ar, "spec.attachRequired must be true or false");
+	if (c->failed) {
+		free(v);
+		return -1;
+	}
+	sl_grow(&s->csidrivers, &s->capcsidrivers, s->ncsidrivers + 1, sizeof *s->csidrivers);
+	s->csidrivers[s->ncsidrivers++] = v;
+	return 0;
+}
+
+int sl_storage_read(struct sl_read *c, const struct sl_object *o, bool inventory, struct sl_storage *s)
+{
+	if (inventory && (!strcmp(o->kind, "PersistentVolume") || !strcmp(o->kind, "StorageClass")))
+		s->known = true;
+	if (!strcmp(o->kind, "PersistentVolume"))
+		return read_pv(c, o, inventory, s);
+	if (!strcmp(o->kind, "StorageClass"))
+		return read_class(c, o, inventory, s);
+	if (!strcmp(o->kind, "CSINode"))
+		return read_csinode(c, o, s);
+	return read_csidriver(c, o, s);
+}
+
+void sl_storage_merge(struct sl_storage *s, struct sl_storage *part)
+{
+#define APPEND(f, capf, nf)                                                                                            \
+	do {                                                                                                           \
+		sl_grow(&s->f, &s->capf, s->nf + part->nf, sizeof *s->f);                                              \
+		if (part->nf)                                                                                          \
+			memcpy(s->f + s->nf, part->f, part->nf * sizeof *s->f);                                        \
+		s->nf += part->nf;                                                                                     \
+		free(part->f);                                                                                         \
+		part->f = NULL;                                                                                        \
+		part->nf = part->capf = 0;                                                                             \
+	} while (0)
+	APPEND(pvs, cappvs, npvs);
+	APPEND(classes, capclasses, nclasses);
+	APPEND(csinodes, capcsinodes, ncsinodes);
+	APPEND(csidrivers, capcsidrivers, ncsidrivers);
+#undef APPEND
+	s->known |= part->known;
+}
+
+static void free_pv(struct sl_pv *v)
+{
+	free(v->labels.v);
+	free_terms(v->terms, v->nterms);
+	free(v);
+}
+
+static void free_class(struct sl_storage_class *v)
+{
+	free_terms(v->topo, v->ntopo);
+	free(v);
+}
+
+void sl_storage_index(struct sl_storage *s)
+{
+	SL_KEEP_LAST_BY_NAME(s->pvs, s->npvs, &s->pv_index, free_pv);
+	SL_KEEP_LAST_BY_NAME(s->classes, s->nclasses, &s->class_index, free_class);
+	struct sl_group_builder b = {&s->pvs_by_class, NULL, 0, 0};
+	for (size_t i = 0; i < s->npvs; i++)
+		sl_group_add(&b, s->pvs[i]->storage_class, i);
+	sl_group_finish(&b);
+	/* Several defaults: the scheduler's admission takes the newest; the inputs do not say which,
+	 * so the last read stands for it. */
+	for (size_t i = 0; i < s->nclasses; i++)
+		if (s->classes[i]->is_default)
+			s->default_class = s->classes[i];
+}
+
+const struct sl_pv *sl_storage_pv(const struct sl_storage *s, const char *name)
+{
+	size_t i = sl_strmap_get(&s->pv_index, name);
+	return i == (size_t)-1 ? NULL : s->pvs[i];
+}
+
+const struct sl_storage_class *sl_storage_class(const struct sl_storage *s, const char *name)
+{
+	size_t i = sl_strmap_get(&s->class_index, name);
+	return i == (size_t)-1 ? NULL : s->classes[i];
+}
+
+bool sl_pv_admits(const struct sl_pv *pv, const struct sl_labels *node_labels)
+{
+	if (!pv->has_affinity)
+		return true;
+	for (size_t t = 0; t < pv->nterms; t++) {
+		const struct sl_term *term = &pv->terms[t];
+		bool ok = term->nexprs || term->nfields; /* an empty term selects nothing */
+		for (size_t e = 0; ok && e < term->nexprs; e++)
+			ok = sl_requirement_matches(&term->exprs[e], node_labels);
+		/* CheckNodeAffinity builds a node of the labels alone: its name is "". */
+		for (size_t f = 0; ok && f < term->nfields; f++)
+			ok = !strcmp(term->fields[f].key, "metadata.name") &&
+			     (term->fields[f].op == SL_OP_IN      ? sl_requirement_has_value(&term->fields[f], "")
+			      : term->fields[f].op == SL_OP_NOTIN ? !sl_requirement_has_value(&term->fields[f], "")
+								  : false);
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
+static void free_wstorage(struct sl_wstorage *w)
+{
+	for (size_t k = 0; k < w->nsets; k++) {
+		free(w->sets[k].pvs);
+		free(w->sets[k].pv_claims);
+		free(w->sets[k].pv_claim_names);
+		free(w->sets[k].prefilter);
+	}
+	free(w->sets);
+	for (size_t k = 0; k < w->nnames; k++)
+		free(w->names[k]);
+	free(w->names);
+}
+
+void sl_storage_free(struct sl_storage *s)
+{
+	for (size_t i = 0; i < s->npvs; i++)
+		free_pv(s->pvs[i]);
+	free(s->pvs);
+	for (size_t i = 0; i < s->nclasses; i++)
+		free_class(s->classes[i]);
+	free(s->classes);
+	for (size_t i = 0; i < s->ncsinodes; i++) {
+		free(s->csinodes[i]->drivers);
+		free(s->csinodes[i]);
+	}
+	free(s->csinodes);
+	for (size_t i = 0; i < s->ncsidrivers; i++)
+		free(s->csidrivers[i]);
+	free(s->csidrivers);
+	sl_strmap_free(&s->pv_index);
+	sl_strmap_free(&s->class_index);
+	sl_group_free(&s->pvs_by_class);
+	for (size_t i = 0; i < s->nworkloads; i++)
+		free_wstorage(&s->per_workload[i]);
+	free(s->per_workload);
+	memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,127 @@
+/* storage.h — the cluster's storage as volume binding reads it: PersistentVolumes,
+ * StorageClasses, CSINodes and CSIDrivers (among the manifests or in any inventory file), indexed
+ * once by name; and, per workload, the claims its pods mount resolved to what the scheduler's
+ * volume plugins judge (sl_volset): the PersistentVolumes bound claims pin the pods to, or the
+ * PreFilter's verdict when a claim does not exist or can never be bound. A StatefulSet's pods
+ * differ in their claims (one per ordinal from each volumeClaimTemplate), so it has a set per
+ * distinct resolution. The storage owns its objects, arrays and texts (sl_storage_free); they
+ * point into the trees. */
+#ifndef SL_STORAGE_H
+#define SL_STORAGE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../base/buf.h"
+#include "../base/index.h"
+#include "labels.h"
+#include "object.h"
+#include "podspec.h"
+
+struct sl_read;
+struct sl_pvc;
+struct sl_workload;
+
+struct sl_pv {
+	struct sl_object obj;
+	struct sl_labels labels;           /* metadata.labels: the zone and region VolumeZone reads */
+	const char *storage_class;         /* spec.storageClassName; "" none */
+	const char *claim_ns, *claim_name; /* spec.claimRef; NULL: not claimed */
+	int64_t capacity;                  /* spec.capacity.storage, bytes */
+	bool rwo, rwop, rwx, rox;
+	struct sl_term *terms; /* spec.nodeAffinity.required.nodeSelectorTerms, OR'd */
+	size_t nterms;
+	bool has_affinity; /* required is given (an empty list of terms admits no node) */
+	const struct sl_ynode *affinity_node;
+	const char *phase; /* status.phase; "" when absent */
+	bool inventory;
+};
+
+struct sl_storage_class {
+	struct sl_object obj;
+	const char *provisioner;
+	bool wait;            /* volumeBindingMode WaitForFirstConsumer (the default is Immediate) */
+	bool is_default;      /* annotation storageclass.kubernetes.io/is-default-class "true" */
+	struct sl_term *topo; /* allowedTopologies: matchLabelExpressions as In requirements */
+	size_t ntopo;
+	bool inventory;
+};
+
+struct sl_csinode_driver {
+	const char *name;
+	bool has_count;
+	int64_t count; /* allocatable.count: attachable volumes of the driver on the node */
+};
+struct sl_csinode {
+	struct sl_object obj;
+	struct sl_csinode_driver *drivers;
+	size_t ndrivers;
+};
+
+struct sl_csidriver {
+	struct sl_object obj;
+	bool attach_required; /* spec.attachRequired (default true) */
+};
+
+/* What the scheduler's volume plugins judge for one pod: the PersistentVolumes of its bound
+ * claims (VolumeBinding's node affinity, VolumeZone's labels), or a PreFilter failure every node
+ * shares. */
+struct sl_volset {
+	const struct sl_pv **pvs;
+	const struct sl_pvc **pv_claims; /* per PV: the claim bound to it (NULL: a claim to be made) */
+	const char **pv_claim_names;
+	size_t npvs;
+	char *prefilter;   /* NULL, or VolumeBinding's PreFilter reason (UnschedulableAndUnresolvable) */
+	const char *claim; /* with prefilter: the claim it is about */
+	int64_t ordinal;   /* a StatefulSet's first ordinal with this resolution; -1 otherwise */
+	int64_t pods;      /* how many of the workload's pods have it */
+};
+struct sl_wstorage {
+	struct sl_volset *sets; /* in ordinal order of first use */
+	size_t nsets;
+	char **names; /* claim names made for a StatefulSet's ordinals */
+	size_t nnames;
+};
+
+struct sl_storage {
+	struct sl_pv **pvs;
+	size_t npvs, cappvs;
+	struct sl_storage_class **classes;
+	size_t nclasses, capclasses;
+	struct sl_csinode **csinodes;
+	size_t ncsinodes, capcsinodes;
+	struct sl_csidriver **csidrivers;
+	size_t ncsidrivers, capcsidrivers;
+	struct sl_strmap pv_index, class_index; /* name → index (sl_storage_index) */
+	struct sl_group_index pvs_by_class;     /* storageClassName → pvs ("" for none) */
+	const struct sl_storage_class *default_class;
+	/* An inventory file lists PersistentVolumes, claims or classes: the cluster's storage was
+	 * captured (kubectl get pv,pvc,storageclass), so a claim or volume missing from it is missing. */
+	bool known;
+	bool any_claim;                   /* some PersistentVolumeClaim among all the inputs */
+	struct sl_wstorage *per_workload; /* one per workload of the model (sl_storage_relate) */
+	size_t nworkloads;
+	/* The first workload (in input order) that mounts claims while no claim is among the inputs:
+	 * volume binding was not checked; (size_t)-1 when none. */
+	size_t unknown_at;
+};
+
+/* Whether kind is one the storage reads. */
+bool sl_storage_kind(const char *kind);
+/* Read o (of a kind sl_storage_kind names) into s; inventory: from an --nodes/--pods file. */
+int sl_storage_read(struct sl_read *c, const struct sl_object *o, bool inventory, struct sl_storage *s);
+/* Append part's objects to s (a source's own, in source order) and free part's arrays. */
+void sl_storage_merge(struct sl_storage *s, struct sl_storage *part);
+/* The indexes by name (a later object of a name replaces an earlier one) and the default class. */
+void sl_storage_index(struct sl_storage *s);
+const struct sl_pv *sl_storage_pv(const struct sl_storage *s, const char *name);
+const struct sl_storage_class *sl_storage_class(const struct sl_storage *s, const char *name);
+/* Whether the PV's required node affinity admits a node with these labels (the scheduler's
+ * CheckNodeAffinity, which gives the node its labels alone: matchFields match no name). */
+bool sl_pv_admits(const struct sl_pv *pv, const struct sl_labels *node_labels);
+void sl_storage_free(struct sl_storage *s);
+/* Each workload's claims resolved (volumes.c), after the claims are indexed (sl_model_relate). */
+struct sl_model;
+void sl_storage_relate(struct sl_model *m);
+
+#endif

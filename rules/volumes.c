@@ -1,0 +1,94 @@
+/* volumes.c — what the rules say of a pod's claims (rules.h): the volumes the scheduler's volume
+ * plugins judged, with their claims and PersistentVolumes as related locations, and the note of a
+ * run that knows nothing of the claims its workloads mount. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../linter/base/buf.h"
+#include "rules.h"
+
+/* The command that captures what volume binding reads, as docs/inventory.md gives it. */
+#define SL_STORAGE_CAPTURE "kubectl get nodes,pv,pvc,storageclass,csinode,csidriver -A -o yaml > cluster.yaml"
+
+/* "pod web-1" for a StatefulSet's ordinal, "its pods" otherwise. */
+static void whose(const struct sl_workload *w, const struct sl_volset *v, char *out, size_t n)
+{
+	if (v->ordinal >= 0)
+		snprintf(out, n, "pod %s-%lld", w->obj.name, (long long)v->ordinal);
+	else
+		snprintf(out, n, "its pods");
+}
+
+/* The PV's zone and region labels, "topology.kubernetes.io/zone=a", into b. */
+static void zone_labels(const struct sl_pv *pv, struct sl_buf *b)
+{
+	for (size_t k = 0; k < pv->labels.n; k++) {
+		const char *key = pv->labels.v[k].key;
+		if (!strcmp(key, "topology.kubernetes.io/zone") || !strcmp(key, "topology.kubernetes.io/region") ||
+		    !strcmp(key, "failure-domain.beta.kubernetes.io/zone") ||
+		    !strcmp(key, "failure-domain.beta.kubernetes.io/region"))
+			sl_buf_printf(b, "%s%s=%s", b->len ? ", " : "", key, pv->labels.v[k].val);
+	}
+}
+
+void sl_note_volumes(struct sl_finding *f, const struct sl_check *cx)
+{
+	const struct sl_volset *v = cx->a ? cx->a->vol : NULL;
+	if (!v)
+		return;
+	char who[600];
+	whose(cx->w, v, who, sizeof who);
+	if (v->prefilter) {
+		sl_note(f,
+			"VolumeBinding's PreFilter rejects %s before any node is filtered (claim %s), "
+			"UnschedulableAndUnresolvable",
+			who, v->claim ? v->claim : "?");
+		const struct sl_pvc *pvc = v->claim ? sl_model_claim(cx->model, cx->w->pod.namespace, v->claim) : NULL;
+		if (pvc && pvc->obj.name_node)
+			sl_add_related(f, &pvc->obj.name_node->at, "PersistentVolumeClaim %s, never bound",
+				       pvc->obj.name);
+		return;
+	}
+	for (size_t i = 0; i < v->npvs; i++) {
+		const struct sl_pv *pv = v->pvs[i];
+		struct sl_buf z = SL_BUF_INIT;
+		zone_labels(pv, &z);
+		sl_note(f, "%s mount%s claim %s, bound to PersistentVolume %s%s%s%s%s", who, v->ordinal >= 0 ? "s" : "",
+			v->pv_claim_names[i], pv->obj.name,
+			pv->has_affinity ? " (its nodeAffinity pins the pod to the "
+					   "nodes it admits)"
+					 : "",
+			z.len ? " labelled " : "", z.len ? z.s : "", "");
+		if (pv->affinity_node)
+			sl_add_related(f, &pv->affinity_node->at, "PersistentVolume %s: its required nodeAffinity",
+				       pv->obj.name);
+		else if (pv->obj.name_node)
+			sl_add_related(f, &pv->obj.name_node->at, "PersistentVolume %s%s%s", pv->obj.name,
+				       z.len ? ": " : "", z.len ? z.s : "");
+		sl_buf_free(&z);
+	}
+}
+
+bool sl_report_storage_unknown(const struct sl_rule *self, struct sl_check *cx)
+{
+	const struct sl_model *m = cx->model;
+	size_t at = m->storage.unknown_at;
+	if (at >= m->nworkloads || m->workloads[at] != cx->w)
+		return false;
+	const struct sl_podspec *p = &cx->w->pod;
+	const struct sl_ynode *where =
+	    p->nvolumes ? p->volumes[0].node : sl_ymap_key(cx->w->spec, "volumeClaimTemplates");
+	char ref[512];
+	sl_object_ref(&cx->w->obj, ref, sizeof ref);
+	struct sl_finding *f =
+	    sl_rule_report(self, cx, where,
+			   "volume binding was not checked: %s mounts PersistentVolumeClaims and the "
+			   "inputs hold none",
+			   ref);
+	f->level = SL_NOTE;
+	sl_note(f, "the scheduler's volume filters (the volumes' node affinity and zones, claims that do not exist "
+		   "or are never bound) were not judged for any workload of this run");
+	sl_note(f, "capture the cluster's storage and give it as an inventory: " SL_STORAGE_CAPTURE
+		   ", then --nodes cluster.yaml");
+	return true;
+}
