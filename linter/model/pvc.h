@@ -32,6 +32,10 @@ struct sl_pvc {
  * it returns -1). */
 int sl_pvc_read(struct sl_read *c, const struct sl_object *o, struct sl_pvc **out);
 void sl_pvc_free(struct sl_pvc *v); /* and v itself */
+/* A claim's spec into v (a PersistentVolumeClaim's, or an entry of a StatefulSet's
+ * volumeClaimTemplates), its fields named from `at` in errors ("spec"); a class already set in
+ * v (the beta annotation) is kept. */
+void sl_read_claim_spec(struct sl_read *c, const struct sl_ynode *spec, const char *at, struct sl_pvc *v);
 /* spec.accessModes (a claim's or a volume's; modes NULL: none) into out, an unknown mode an input
  * error at it. */
 struct sl_access_modes {

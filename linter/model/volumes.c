@@ -152,8 +152,8 @@ struct vct {
 	const char *name, *cls;
 };
 
-/* A StatefulSet's volumeClaimTemplates (name, class); malformed entries are left to the API
- * server, which refuses them. */
+/* A StatefulSet's volumeClaimTemplates (name, class); a malformed entry was an input error when
+ * the workload was read (workload.c), so what is here is well formed. */
 static size_t read_vcts(const struct sl_workload *w, struct vct **out)
 {
 	const struct sl_ynode *seq = sl_ymap_get(w->spec, "volumeClaimTemplates");

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model_read.h"
+#include "pvc.h"
 
 bool sl_workload_kind(const char *k)
 {
@@ -137,6 +138,33 @@ static void read_strategy(struct sl_read *c, const struct sl_ynode *spec, struct
 	parse_intpct(c, w->rolling_node, "maxUnavailable", &w->max_unavailable);
 }
 
+/* A StatefulSet's volumeClaimTemplates, read as claims are (pvc.c), so that a malformed entry is
+ * an input error at its place rather than a claim the volume checks skip: each a mapping with a
+ * metadata.name (what names the ordinals' claims) and a claim's spec. */
+static void read_claim_templates(struct sl_read *c, const struct sl_ynode *spec)
+{
+	const struct sl_ynode *seq =
+	    sl_read_want(c, spec, "volumeClaimTemplates", SL_YSEQ, "spec.volumeClaimTemplates");
+	for (size_t i = 0; seq && i < seq->n; i++) {
+		char at[96];
+		snprintf(at, sizeof at, "spec.volumeClaimTemplates[%zu]", i);
+		const struct sl_ynode *e = seq->v[i];
+		if (e->kind != SL_YMAP) {
+			sl_read_error(c, e, "%s must be a mapping (a PersistentVolumeClaim template)", at);
+			continue;
+		}
+		const struct sl_ynode *md = sl_ymap_get(e, "metadata");
+		const struct sl_ynode *name = md && md->kind == SL_YMAP ? sl_ymap_get(md, "name") : NULL;
+		if (!name || name->kind != SL_YSCALAR || sl_ynull(name) || !*name->str)
+			sl_read_error(c, name && !sl_ynull(name) ? name : e,
+				      "%s.metadata.name must be a non-empty string: it names each pod's claim", at);
+		strncat(at, ".spec", sizeof at - strlen(at) - 1);
+		struct sl_pvc *v = sl_xcalloc(1, sizeof *v);
+		sl_read_claim_spec(c, sl_read_want(c, e, "spec", SL_YMAP, at), at, v);
+		sl_pvc_free(v);
+	}
+}
+
 int sl_workload_read(struct sl_read *c, const struct sl_object *o, struct sl_workload **out)
 {
 	*out = NULL;
@@ -173,6 +201,8 @@ int sl_workload_read(struct sl_read *c, const struct sl_object *o, struct sl_wor
 	sl_read_selector(c, w->selector, "spec.selector", &w->sel);
 	if (!strcmp(k, "Deployment"))
 		read_strategy(c, spec, w);
+	if (!strcmp(k, "StatefulSet"))
+		read_claim_templates(c, spec);
 	if (c->failed) {
 		sl_workload_free(w);
 		return -1;
