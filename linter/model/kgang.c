@@ -149,6 +149,13 @@ static void note_ref(const struct sl_model *m, const struct sl_workload *w, cons
 				  : "");
 		return;
 	}
+	if (name && !k && !*why) {
+		sl_input_note(errs, &at->at,
+			      "Workload %s is not among the inputs: the gang of its pod group%s%s was not judged (the "
+			      "scheduler holds these pods until the Workload exists)",
+			      name, group ? " " : "", group ? group : "");
+		return;
+	}
 	const struct sl_kpodgroup *g = k && group ? find_group(k, group) : NULL;
 	if (k && group && !g) {
 		sl_input_warning(errs, &sl_ymap_get(ref, "podGroup")->at,
