@@ -31,10 +31,38 @@ static void zone_labels(const struct sl_pv *pv, struct sl_buf *b)
 	}
 }
 
-/* A delayed claim: the volumes it may bind and what its class provisions, with the class and
- * volumes as related locations (a few: a class of local volumes may hold hundreds). */
-static void note_wait(struct sl_finding *f, const char *who, bool ordinal, const struct sl_wait_claim *wc)
+/* The first volumes a delayed claim may bind, shown as related locations (a few: a class of local
+ * volumes may hold hundreds). */
+#define SL_WAIT_SHOWN 3
+
+static size_t wait_volumes(const struct sl_wait_claim *wc, const struct sl_pv *const **out)
 {
+	*out = wc->prebound ? &wc->prebound : wc->cands;
+	size_t n = wc->prebound ? 1 : wc->ncands;
+	return n < SL_WAIT_SHOWN ? n : SL_WAIT_SHOWN;
+}
+
+/* Whether a delayed claim before v->waits[k] already showed the class or the volume. */
+static bool shown_before(const struct sl_volset *v, size_t k, const struct sl_storage_class *sc, const struct sl_pv *pv)
+{
+	for (size_t j = 0; j < k; j++) {
+		if (sc && v->waits[j].cls == sc)
+			return true;
+		const struct sl_pv *const *c;
+		size_t n = wait_volumes(&v->waits[j], &c);
+		for (size_t i = 0; pv && i < n; i++)
+			if (c[i] == pv)
+				return true;
+	}
+	return false;
+}
+
+/* A delayed claim (v->waits[k]): the volumes it may bind and what its class provisions, with the
+ * class and volumes as related locations, each once. */
+static void note_wait(struct sl_finding *f, const char *who, const struct sl_volset *v, size_t k)
+{
+	const struct sl_wait_claim *wc = &v->waits[k];
+	bool ordinal = v->ordinal >= 0;
 	const struct sl_storage_class *sc = wc->cls;
 	char bind[512];
 	if (wc->prebound)
@@ -62,15 +90,15 @@ static void note_wait(struct sl_finding *f, const char *who, bool ordinal, const
 	    f, "%s mount%s claim %s of StorageClass %s (WaitForFirstConsumer, bound when the pod is scheduled): %s; %s",
 	    who, ordinal ? "s" : "", wc->name, sc->obj.name, bind, prov);
 	const struct sl_ynode *topo = sc->ntopo ? sl_ymap_get(sc->obj.root, "allowedTopologies") : NULL;
-	if (topo)
+	if (topo && !shown_before(v, k, sc, NULL))
 		sl_add_related(f, &topo->at, "StorageClass %s: its allowedTopologies", sc->obj.name);
-	else if (sc->obj.name_node)
+	else if (!topo && sc->obj.name_node && !shown_before(v, k, sc, NULL))
 		sl_add_related(f, &sc->obj.name_node->at, "StorageClass %s (provisioner %s)", sc->obj.name,
 			       *sc->provisioner ? sc->provisioner : "none");
-	const struct sl_pv *const *c = wc->prebound ? &wc->prebound : wc->cands;
-	size_t nc = wc->prebound ? 1 : wc->ncands;
-	for (size_t i = 0; i < nc && i < 3; i++)
-		if (c[i]->affinity_node)
+	const struct sl_pv *const *c;
+	size_t nc = wait_volumes(wc, &c);
+	for (size_t i = 0; i < nc; i++)
+		if (c[i]->affinity_node && !shown_before(v, k, NULL, c[i]))
 			sl_add_related(f, &c[i]->affinity_node->at, "PersistentVolume %s: its required nodeAffinity",
 				       c[i]->obj.name);
 }
@@ -112,7 +140,7 @@ void sl_note_volumes(struct sl_finding *f, const struct sl_check *cx)
 		sl_buf_free(&z);
 	}
 	for (size_t i = 0; i < v->nwaits; i++)
-		note_wait(f, who, v->ordinal >= 0, &v->waits[i]);
+		note_wait(f, who, v, i);
 }
 
 bool sl_report_storage_unknown(const struct sl_rule *self, struct sl_check *cx)
