@@ -89,6 +89,14 @@ static void note_fixes(struct sl_finding *f, const struct sl_analysis *a)
 			text =
 			    "create the PersistentVolumeClaim the pods name, or a PersistentVolume (or a StorageClass "
 			    "whose provisioner makes one) that can bind it";
+		else if (best == SL_PL_VOLUME_BINDING && a->vol && a->vol->nwaits)
+			text = a->vol->npvs
+				   ? "place the pods where their volumes are (the nodes the PersistentVolumes' "
+				     "nodeAffinity and the StorageClass's allowedTopologies admit), or give them "
+				     "claims of volumes that reach the nodes they select"
+				   : "select nodes the StorageClass's allowedTopologies (or a matching "
+				     "PersistentVolume's nodeAffinity) admit, or create PersistentVolumes that "
+				     "match the claims on the nodes the pods select";
 		sl_buf_printf(&b, "%s%s (%zu node%s)", b.len ? "; " : "", text, count[best],
 			      count[best] == 1 ? "" : "s");
 		count[best] = 0;

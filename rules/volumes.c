@@ -31,6 +31,78 @@ static void zone_labels(const struct sl_pv *pv, struct sl_buf *b)
 	}
 }
 
+/* The first volumes a delayed claim may bind, shown as related locations (a few: a class of local
+ * volumes may hold hundreds). */
+#define SL_WAIT_SHOWN 3
+
+static size_t wait_volumes(const struct sl_wait_claim *wc, const struct sl_pv *const **out)
+{
+	*out = wc->prebound ? &wc->prebound : wc->cands;
+	size_t n = wc->prebound ? 1 : wc->ncands;
+	return n < SL_WAIT_SHOWN ? n : SL_WAIT_SHOWN;
+}
+
+/* Whether a delayed claim before v->waits[k] already showed the class or the volume. */
+static bool shown_before(const struct sl_volset *v, size_t k, const struct sl_storage_class *sc, const struct sl_pv *pv)
+{
+	for (size_t j = 0; j < k; j++) {
+		if (sc && v->waits[j].cls == sc)
+			return true;
+		const struct sl_pv *const *c;
+		size_t n = wait_volumes(&v->waits[j], &c);
+		for (size_t i = 0; pv && i < n; i++)
+			if (c[i] == pv)
+				return true;
+	}
+	return false;
+}
+
+/* A delayed claim (v->waits[k]): the volumes it may bind and what its class provisions, with the
+ * class and volumes as related locations, each once. */
+static void note_wait(struct sl_finding *f, const char *who, const struct sl_volset *v, size_t k)
+{
+	const struct sl_wait_claim *wc = &v->waits[k];
+	bool ordinal = v->ordinal >= 0;
+	const struct sl_storage_class *sc = wc->cls;
+	char bind[512];
+	if (wc->prebound)
+		snprintf(bind, sizeof bind,
+			 "PersistentVolume %s names it in its claimRef, on the nodes its nodeAffinity admits",
+			 wc->prebound->obj.name);
+	else if (wc->ncands)
+		snprintf(bind, sizeof bind,
+			 "%zu available PersistentVolume%s match%s it (class, access modes, size, selector), on the "
+			 "nodes %s nodeAffinity admits",
+			 wc->ncands, wc->ncands == 1 ? "" : "s", wc->ncands == 1 ? "es" : "",
+			 wc->ncands == 1 ? "its" : "their");
+	else
+		snprintf(bind, sizeof bind,
+			 "no available PersistentVolume matches it (class, access modes, size, selector)");
+	char prov[512];
+	if (!wc->provisions)
+		snprintf(prov, sizeof prov, "%s makes none", *sc->provisioner ? sc->provisioner : "no provisioner");
+	else if (sc->ntopo)
+		snprintf(prov, sizeof prov, "%s makes one only on the nodes its allowedTopologies admit",
+			 sc->provisioner);
+	else
+		snprintf(prov, sizeof prov, "%s makes one on any node", sc->provisioner);
+	sl_note(
+	    f, "%s mount%s claim %s of StorageClass %s (WaitForFirstConsumer, bound when the pod is scheduled): %s; %s",
+	    who, ordinal ? "s" : "", wc->name, sc->obj.name, bind, prov);
+	const struct sl_ynode *topo = sc->ntopo ? sl_ymap_get(sc->obj.root, "allowedTopologies") : NULL;
+	if (topo && !shown_before(v, k, sc, NULL))
+		sl_add_related(f, &topo->at, "StorageClass %s: its allowedTopologies", sc->obj.name);
+	else if (!topo && sc->obj.name_node && !shown_before(v, k, sc, NULL))
+		sl_add_related(f, &sc->obj.name_node->at, "StorageClass %s (provisioner %s)", sc->obj.name,
+			       *sc->provisioner ? sc->provisioner : "none");
+	const struct sl_pv *const *c;
+	size_t nc = wait_volumes(wc, &c);
+	for (size_t i = 0; i < nc; i++)
+		if (c[i]->affinity_node && !shown_before(v, k, NULL, c[i]))
+			sl_add_related(f, &c[i]->affinity_node->at, "PersistentVolume %s: its required nodeAffinity",
+				       c[i]->obj.name);
+}
+
 void sl_note_volumes(struct sl_finding *f, const struct sl_check *cx)
 {
 	const struct sl_volset *v = cx->a ? cx->a->vol : NULL;
@@ -67,6 +139,8 @@ void sl_note_volumes(struct sl_finding *f, const struct sl_check *cx)
 				       z.len ? ": " : "", z.len ? z.s : "");
 		sl_buf_free(&z);
 	}
+	for (size_t i = 0; i < v->nwaits; i++)
+		note_wait(f, who, v, i);
 }
 
 bool sl_report_storage_unknown(const struct sl_rule *self, struct sl_check *cx)

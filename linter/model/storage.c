@@ -72,6 +72,8 @@ static int read_pv(struct sl_read *c, const struct sl_object *o, bool inventory,
 		const char *ns = sl_read_str(c, ref, "namespace", "spec.claimRef.namespace");
 		v->claim_ns = ns ? ns : SL_DEFAULT_NAMESPACE;
 		v->claim_name = sl_read_str(c, ref, "name", "spec.claimRef.name");
+		const char *uid = sl_read_str(c, ref, "uid", "spec.claimRef.uid");
+		v->claim_uid = uid && *uid;
 	}
 	const struct sl_ynode *cap = sl_read_want(c, spec, "capacity", SL_YMAP, "spec.capacity");
 	const struct sl_ynode *st = cap ? sl_ymap_get(cap, "storage") : NULL;
@@ -320,14 +322,35 @@ bool sl_pv_admits(const struct sl_pv *pv, const struct sl_labels *node_labels)
 	return false;
 }
 
+bool sl_class_admits(const struct sl_storage_class *c, const struct sl_labels *node_labels)
+{
+	if (!c->ntopo)
+		return true;
+	for (size_t t = 0; t < c->ntopo; t++) {
+		bool ok = c->topo[t].nexprs > 0; /* an empty term selects nothing */
+		for (size_t e = 0; ok && e < c->topo[t].nexprs; e++)
+			ok = sl_requirement_matches(&c->topo[t].exprs[e], node_labels);
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
+void sl_volset_free(struct sl_volset *v)
+{
+	free(v->pvs);
+	free(v->pv_claims);
+	free(v->pv_claim_names);
+	for (size_t i = 0; i < v->nwaits; i++)
+		free(v->waits[i].cands);
+	free(v->waits);
+	free(v->prefilter);
+}
+
 static void free_wstorage(struct sl_wstorage *w)
 {
-	for (size_t k = 0; k < w->nsets; k++) {
-		free(w->sets[k].pvs);
-		free(w->sets[k].pv_claims);
-		free(w->sets[k].pv_claim_names);
-		free(w->sets[k].prefilter);
-	}
+	for (size_t k = 0; k < w->nsets; k++)
+		sl_volset_free(&w->sets[k]);
 	free(w->sets);
 	for (size_t k = 0; k < w->nnames; k++)
 		free(w->names[k]);

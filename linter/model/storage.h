@@ -27,6 +27,7 @@ struct sl_pv {
 	struct sl_labels labels;           /* metadata.labels: the zone and region VolumeZone reads */
 	const char *storage_class;         /* spec.storageClassName; "" none */
 	const char *claim_ns, *claim_name; /* spec.claimRef; NULL: not claimed */
+	bool claim_uid;                    /* spec.claimRef.uid is given */
 	int64_t capacity;                  /* spec.capacity.storage, bytes */
 	bool rwo, rwop, rwx, rox;
 	struct sl_term *terms; /* spec.nodeAffinity.required.nodeSelectorTerms, OR'd */
@@ -63,14 +64,31 @@ struct sl_csidriver {
 	bool attach_required; /* spec.attachRequired (default true) */
 };
 
+/* An unbound claim of a WaitForFirstConsumer class, which VolumeBinding's Filter binds per node
+ * (FindPodVolumes): to an available PersistentVolume that matches it and whose node affinity
+ * admits the node, or else to one the class's provisioner makes where its allowedTopologies admit
+ * the node. What does not depend on the node is settled once: the volumes that match but for
+ * their node affinity. */
+struct sl_wait_claim {
+	const char *name;
+	const struct sl_pvc *pvc; /* NULL: one the StatefulSet controller will make from a template */
+	const struct sl_storage_class *cls;
+	const struct sl_pv *prebound; /* a volume whose claimRef names the claim: the only one it takes */
+	const struct sl_pv **cands;   /* the other volumes it may take, on a node they admit */
+	size_t ncands;
+	bool provisions; /* the class has a provisioner that makes volumes */
+};
+
 /* What the scheduler's volume plugins judge for one pod: the PersistentVolumes of its bound
- * claims (VolumeBinding's node affinity, VolumeZone's labels), or a PreFilter failure every node
- * shares. */
+ * claims (VolumeBinding's node affinity, VolumeZone's labels), its unbound delayed claims, or a
+ * PreFilter failure every node shares. */
 struct sl_volset {
 	const struct sl_pv **pvs;
 	const struct sl_pvc **pv_claims; /* per PV: the claim bound to it (NULL: a claim to be made) */
 	const char **pv_claim_names;
 	size_t npvs;
+	struct sl_wait_claim *waits;
+	size_t nwaits;
 	char *prefilter;   /* NULL, or VolumeBinding's PreFilter reason (UnschedulableAndUnresolvable) */
 	const char *claim; /* with prefilter: the claim it is about */
 	int64_t ordinal;   /* a StatefulSet's first ordinal with this resolution; -1 otherwise */
@@ -119,7 +137,11 @@ const struct sl_storage_class *sl_storage_class(const struct sl_storage *s, cons
 /* Whether the PV's required node affinity admits a node with these labels (the scheduler's
  * CheckNodeAffinity, which gives the node its labels alone: matchFields match no name). */
 bool sl_pv_admits(const struct sl_pv *pv, const struct sl_labels *node_labels);
+/* Whether the class's allowedTopologies admit a node with these labels (MatchTopologySelectorTerms:
+ * no terms admit every node). */
+bool sl_class_admits(const struct sl_storage_class *c, const struct sl_labels *node_labels);
 void sl_storage_free(struct sl_storage *s);
+void sl_volset_free(struct sl_volset *v); /* its arrays, not v */
 /* Each workload's claims resolved (volumes.c), after the claims are indexed (sl_model_relate). */
 struct sl_model;
 void sl_storage_relate(struct sl_model *m);

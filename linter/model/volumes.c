@@ -1,25 +1,36 @@
 /* volumes.c — each workload's claims resolved as the scheduler's volume plugins read them
  * (sl_storage_relate, storage.h): a claim bound to a known PersistentVolume pins the pod to what
  * the volume admits; a claim that does not exist, or an Immediate one nothing can ever bind,
- * fails VolumeBinding's PreFilter on every node. Only what holds in the cluster as it is counts:
- * where the inputs do not say (no storage captured, a volume or class not among them, a
- * WaitForFirstConsumer claim, a provisioner that will make a volume) the claim judges nothing. */
+ * fails VolumeBinding's PreFilter on every node; an unbound WaitForFirstConsumer claim carries the
+ * volumes it may bind to, for the Filter to judge per node. Only what holds in the cluster as it
+ * is counts: where the inputs do not say (no storage captured, a volume or class not among them,
+ * a provisioner that will make a volume) the claim judges nothing. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "model.h"
+#include "model_read.h"
+#include "pvc.h"
 #include "relate.h"
 
 /* The provisioner of classes for volumes made by hand: it creates nothing. */
 #define SL_NO_PROVISIONER "kubernetes.io/no-provisioner"
 
+/* A StatefulSet's volumeClaimTemplate: its name and what volume binding reads of its spec (class
+ * NULL: unset). unjudged: a selector, or a field the API server would refuse. */
+struct vct {
+	const char *name, *cls;
+	struct sl_access_modes modes;
+	int64_t request;
+	bool unjudged;
+};
+
 /* A claim to resolve: found among the inputs (pvc), or one a StatefulSet's controller will make
- * from a template whose class is tmpl_class (NULL: unset). */
+ * from the template tmpl. */
 struct claim_ref {
 	const char *name;
 	const struct sl_pvc *pvc;
-	bool from_template;
-	const char *tmpl_class;
+	const struct vct *tmpl;
 };
 
 /* Whether some PersistentVolume of class could still be bound to the claim ns/name of `request`
@@ -42,13 +53,20 @@ static bool some_pv_may_bind(const struct sl_storage *s, const char *cls, const 
 	return false;
 }
 
+/* The class of an unbound claim: admission gives an unset class the default, when there is one. */
+static const char *claim_class(const struct sl_storage *s, const struct claim_ref *r)
+{
+	const char *cls = r->pvc ? r->pvc->storage_class : r->tmpl ? r->tmpl->cls : NULL;
+	if (!cls)
+		cls = s->default_class ? s->default_class->obj.name : "";
+	return cls;
+}
+
 /* An unbound claim: whether it stays unbound forever with Immediate binding, which fails
  * VolumeBinding's PreFilter ("pod has unbound immediate PersistentVolumeClaims"). */
 static bool never_bound(const struct sl_storage *s, const char *ns, const struct claim_ref *r)
 {
-	const char *cls = r->pvc ? r->pvc->storage_class : r->tmpl_class;
-	if (!cls) /* admission gives an unset class the default, when there is one */
-		cls = s->default_class ? s->default_class->obj.name : "";
+	const char *cls = claim_class(s, r);
 	if (*cls) {
 		const struct sl_storage_class *sc = sl_storage_class(s, cls);
 		/* A class not among the inputs is the scheduler's error, not this verdict; a delayed
@@ -56,7 +74,67 @@ static bool never_bound(const struct sl_storage *s, const char *ns, const struct
 		if (!sc || sc->wait || strcmp(sc->provisioner, SL_NO_PROVISIONER))
 			return false;
 	}
-	return !some_pv_may_bind(s, cls, ns, r->name, r->pvc ? r->pvc->request : 0);
+	return !some_pv_may_bind(s, cls, ns, r->name, r->pvc ? r->pvc->request : r->tmpl ? r->tmpl->request : 0);
+}
+
+/* Whether the volume's access modes hold every mode the claim asks (CheckAccessModes). */
+static bool modes_cover(const struct sl_pv *pv, const struct sl_access_modes *m)
+{
+	return (!m->rwo || pv->rwo) && (!m->rwop || pv->rwop) && (!m->rwx || pv->rwx) && (!m->rox || pv->rox);
+}
+
+/* The unbound claim r of the WaitForFirstConsumer class sc, with the volumes FindMatchingVolume
+ * could give it on some node: of its class, large enough, and either pre-bound to it (claimRef
+ * names it: the only one it takes) or unclaimed, Available, of the access modes it asks, chosen
+ * by its selector. Anything the scheduler might read otherwise counts for the claim: a claimRef
+ * with a uid (which a claim of that name may not carry) is a volume it may take; several volumes
+ * pre-bound to it (the first the informer lists decides) leave it unjudged. */
+static void add_wait(const struct sl_storage *s, const char *ns, const struct claim_ref *r,
+		     const struct sl_storage_class *sc, struct sl_volset *v)
+{
+	struct sl_access_modes modes = {0};
+	int64_t request;
+	const struct sl_selector *sel = NULL;
+	if (r->pvc) {
+		modes = (struct sl_access_modes){r->pvc->rwo, r->pvc->rwop, r->pvc->rwx, r->pvc->rox};
+		request = r->pvc->request;
+		sel = r->pvc->has_selector ? &r->pvc->sel : NULL;
+	} else {
+		if (r->tmpl->unjudged)
+			return;
+		modes = r->tmpl->modes;
+		request = r->tmpl->request;
+	}
+	struct sl_wait_claim wc = {r->name, r->pvc, sc, NULL, NULL, 0, false};
+	wc.provisions = *sc->provisioner && strcmp(sc->provisioner, SL_NO_PROVISIONER);
+	size_t n, nprebound = 0;
+	const size_t *of = sl_group_get(&s->pvs_by_class, sc->obj.name, &n);
+	wc.cands = sl_xcalloc(n + 1, sizeof *wc.cands);
+	for (size_t k = 0; k < n; k++) {
+		const struct sl_pv *pv = s->pvs[of[k]];
+		if (pv->capacity < request)
+			continue;
+		if (pv->claim_ns) {
+			if (!pv->claim_name || strcmp(pv->claim_name, r->name) || strcmp(pv->claim_ns, ns))
+				continue;
+			if (!pv->claim_uid) {
+				wc.prebound = pv;
+				nprebound++;
+				continue;
+			}
+		} else if ((*pv->phase && strcmp(pv->phase, "Available")) ||
+			   (sel && !sl_selector_matches(sel, &pv->labels)) || !modes_cover(pv, &modes))
+			continue;
+		wc.cands[wc.ncands++] = pv;
+	}
+	if (nprebound > 1) {
+		free(wc.cands);
+		return;
+	}
+	if (wc.prebound)
+		wc.ncands = 0;
+	v->waits = sl_xrealloc(v->waits, (v->nwaits + 1) * sizeof *v->waits);
+	v->waits[v->nwaits++] = wc;
 }
 
 /* Add what one claim decides to set v: its bound volume, or the PreFilter's reason. */
@@ -64,7 +142,7 @@ static void resolve(const struct sl_model *m, const char *ns, const struct claim
 		    bool *unbound_immediate)
 {
 	const struct sl_storage *s = &m->storage;
-	if (!r->pvc && !r->from_template) {
+	if (!r->pvc && !r->tmpl) {
 		if (s->known && !v->prefilter) {
 			struct sl_buf b = SL_BUF_INIT;
 			sl_buf_printf(&b, "persistentvolumeclaim \"%s\" not found", r->name);
@@ -85,6 +163,11 @@ static void resolve(const struct sl_model *m, const char *ns, const struct claim
 		v->pvs[v->npvs++] = pv;
 		return;
 	}
+	const struct sl_storage_class *sc = s->known ? sl_storage_class(s, claim_class(s, r)) : NULL;
+	if (sc && sc->wait) {
+		add_wait(s, ns, r, sc, v);
+		return;
+	}
 	if (s->known && !*unbound_immediate && never_bound(s, ns, r)) {
 		*unbound_immediate = true;
 		if (!v->claim)
@@ -101,15 +184,17 @@ static const char *set_key(struct sl_buf *b, const struct sl_volset *v)
 		sl_buf_putc(b, '\x1f');
 		sl_buf_puts(b, v->pvs[i]->obj.name);
 	}
+	/* A delayed claim's name counts only through the volumes pre-bound to it: the ordinals of a
+	 * StatefulSet whose claims are all to be made share one set. */
+	for (size_t i = 0; i < v->nwaits; i++) {
+		const struct sl_wait_claim *wc = &v->waits[i];
+		sl_buf_printf(b, "\x1e%s\x1d%s", wc->cls->obj.name, wc->prebound ? wc->prebound->obj.name : "");
+		for (size_t k = 0; k < wc->ncands; k++) {
+			sl_buf_putc(b, '\x1f');
+			sl_buf_puts(b, wc->cands[k]->obj.name);
+		}
+	}
 	return sl_buf_str(b);
-}
-
-static void free_set(struct sl_volset *v)
-{
-	free(v->pvs);
-	free(v->pv_claims);
-	free(v->pv_claim_names);
-	free(v->prefilter);
 }
 
 /* The resolution of one pod: refs[0 .. n) in its volumes' order. Not-found comes first (the
@@ -135,7 +220,7 @@ static void add_set(struct sl_wstorage *ws, struct sl_strmap *seen, struct sl_st
 	size_t at = sl_strmap_put(seen, key, ws->nsets);
 	if (at != ws->nsets) {
 		ws->sets[at].pods++;
-		free_set(v);
+		sl_volset_free(v);
 		return;
 	}
 	v->ordinal = ordinal;
@@ -148,12 +233,23 @@ static void add_set(struct sl_wstorage *ws, struct sl_strmap *seen, struct sl_st
  * make (unless an inventory lists more), judged like the last. */
 #define SL_STS_ORDINALS 65536
 
-struct vct {
-	const char *name, *cls;
-};
+/* What a template's spec asks (modes, size) into t, read as a claim's (pvc.c: the workload's
+ * reader reported what is malformed); a selector leaves it unjudged. */
+static void read_vct_spec(const struct sl_ynode *spec, struct vct *t)
+{
+	struct sl_findings none = {0};
+	struct sl_read c = {NULL, &none, 0};
+	struct sl_pvc v = {0};
+	sl_read_claim_spec(&c, spec, "spec", &v);
+	t->modes = (struct sl_access_modes){v.rwo, v.rwop, v.rwx, v.rox};
+	t->request = v.request;
+	t->unjudged = c.failed || v.has_selector;
+	sl_selector_free(&v.sel);
+	sl_findings_free(&none);
+}
 
-/* A StatefulSet's volumeClaimTemplates (name, class); a malformed entry was an input error when
- * the workload was read (workload.c), so what is here is well formed. */
+/* A StatefulSet's volumeClaimTemplates; a malformed entry was an input error when the workload
+ * was read (workload.c), so what is here is well formed. */
 static size_t read_vcts(const struct sl_workload *w, struct vct **out)
 {
 	const struct sl_ynode *seq = sl_ymap_get(w->spec, "volumeClaimTemplates");
@@ -168,7 +264,8 @@ static size_t read_vcts(const struct sl_workload *w, struct vct **out)
 		if (!name || name->kind != SL_YSCALAR || sl_ynull(name))
 			continue;
 		(*out)[n].name = name->str;
-		(*out)[n++].cls = cls && cls->kind == SL_YSCALAR && !sl_ynull(cls) ? cls->str : NULL;
+		(*out)[n].cls = cls && cls->kind == SL_YSCALAR && !sl_ynull(cls) ? cls->str : NULL;
+		read_vct_spec(sl_ypath(seq->v[i], "spec"), &(*out)[n++]);
 	}
 	return n;
 }
@@ -193,7 +290,7 @@ static void relate_workload(struct sl_model *m, const struct sl_workload *w, str
 	for (size_t i = 0; i < p->nvolumes; i++)
 		if (!is_template(t, nt, p->volumes[i].name))
 			refs[nshared++] = (struct claim_ref){
-			    p->volumes[i].claim, sl_model_claim(m, p->namespace, p->volumes[i].claim), false, NULL};
+			    p->volumes[i].claim, sl_model_claim(m, p->namespace, p->volumes[i].claim), NULL};
 	struct sl_strmap seen = {0};
 	struct sl_strpool keys = {0};
 	struct sl_buf b = SL_BUF_INIT;
@@ -208,7 +305,7 @@ static void relate_workload(struct sl_model *m, const struct sl_workload *w, str
 			char *name = sl_buf_detach(&nb);
 			sl_grow(&ws->names, &capnames, ws->nnames + 1, sizeof *ws->names);
 			const struct sl_pvc *pvc = sl_model_claim(m, p->namespace, name);
-			refs[nshared + j] = (struct claim_ref){name, pvc, true, t[j].cls};
+			refs[nshared + j] = (struct claim_ref){name, pvc, &t[j]};
 			ws->names[ws->nnames++] = name;
 		}
 		struct sl_volset v;
@@ -247,7 +344,7 @@ void sl_storage_relate(struct sl_model *m)
 		/* Only a set that judges something is the engine's to read. */
 		bool judges = false;
 		for (size_t k = 0; k < ws->nsets && !judges; k++)
-			judges = ws->sets[k].npvs || ws->sets[k].prefilter;
+			judges = ws->sets[k].npvs || ws->sets[k].nwaits || ws->sets[k].prefilter;
 		m->workloads[i]->storage = judges ? ws : NULL;
 	}
 }

@@ -1,9 +1,9 @@
 /* plugins.c — the filter plugins of kube-scheduler's default profile (v1.26), in the order the
  * profile runs them; the first that fails decides a node's status. Of the volume plugins between
  * NodeResourcesFit and PodTopologySpread (VolumeRestrictions, NodeVolumeLimits, VolumeBinding,
- * VolumeZone), VolumeBinding's bound claims and VolumeZone are modelled (volume_binding.c,
- * volume_zone.c); VolumeRestrictions' ReadWriteOnce side is rwo-volume-rollout's, CSI attach
- * limits and delayed binding are not modelled. */
+ * VolumeZone), VolumeBinding (bound claims and WaitForFirstConsumer ones) and VolumeZone are
+ * modelled (volume_binding.c, volume_zone.c); VolumeRestrictions' ReadWriteOnce side is
+ * rwo-volume-rollout's, CSI attach limits are not modelled. */
 #include "plugin.h"
 
 const struct sl_filter_plugin sl_filter_plugins[] = {

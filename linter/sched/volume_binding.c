@@ -1,15 +1,20 @@
 /* VolumeBinding (pkg/scheduler/framework/plugins/volumebinding): for the pod's bound claims, the
  * PersistentVolume's required node affinity must admit the node (FindPodVolumes'
- * checkBoundClaims, through CheckNodeAffinity, which matches the node's labels alone). Its
- * PreFilter — a claim that does not exist, an Immediate claim that is not bound — fails every node
- * alike and is applied by the analysis (analyze.c) before any filter, as the scheduler does.
- * Unbound WaitForFirstConsumer claims (matching a volume or a provisioner's topologies on the
- * node) are not modelled: they pass. */
+ * checkBoundClaims, through CheckNodeAffinity, which matches the node's labels alone); its
+ * unbound WaitForFirstConsumer claims must each find on the node an available volume that matches
+ * (findMatchingVolumes: no two claims of the pod take one volume) or else a provisioner whose
+ * allowedTopologies admit the node (checkVolumeProvisions). Both are judged and both reasons given
+ * (FindPodVolumes appends them in that order); UnschedulableAndUnresolvable. Its PreFilter — a
+ * claim that does not exist, an Immediate claim that is not bound — fails every node alike and is
+ * applied by the analysis (analyze.c) before any filter, as the scheduler does. */
+#include <stdlib.h>
+
 #include "plugin.h"
 #include "status.h"
 
-/* ErrReasonNodeConflict. */
+/* ErrReasonNodeConflict, ErrReasonBindConflict. */
 #define SL_REASON_VOLUME_NODE_CONFLICT "node(s) had volume node affinity conflict"
+#define SL_REASON_VOLUME_BIND_CONFLICT "node(s) didn't find available persistent volumes to bind"
 
 const struct sl_volset *sl_volset_of(const struct sl_workload *w, const struct sl_volset *chosen)
 {
@@ -21,7 +26,72 @@ const struct sl_volset *sl_volset_of(const struct sl_workload *w, const struct s
 
 bool sl_volume_idle(const struct sl_cycle *cy)
 {
-	return !cy->vol || !cy->vol->npvs;
+	return !cy->vol || (!cy->vol->npvs && !cy->vol->nwaits);
+}
+
+/* The claims left to bind (those no provisioner makes on the node) and the volume each holds. */
+struct matching {
+	const struct sl_wait_claim **claims;
+	const struct sl_pv **held;
+	bool *seen;
+	size_t n;
+	const struct sl_labels *node;
+};
+
+/* Whether claims[k] can hold a volume the node admits, moving others along an alternating path
+ * (an augmenting path of bipartite matching). */
+static bool augment(struct matching *mt, size_t k)
+{
+	mt->seen[k] = true;
+	const struct sl_wait_claim *wc = mt->claims[k];
+	const struct sl_pv *const *c = wc->prebound ? &wc->prebound : wc->cands;
+	size_t nc = wc->prebound ? 1 : wc->ncands;
+	for (size_t i = 0; i < nc; i++) {
+		if (!sl_pv_admits(c[i], mt->node))
+			continue;
+		size_t owner = mt->n;
+		for (size_t j = 0; j < mt->n && owner == mt->n; j++)
+			if (mt->held[j] == c[i])
+				owner = j;
+		if (owner == mt->n || (!mt->seen[owner] && augment(mt, owner))) {
+			mt->held[k] = c[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Whether the pod's delayed claims can all be bound or provisioned on a node of these labels.
+ * The scheduler binds them greedily, smallest request first, each to the smallest volume that
+ * fits (ties in the informer's order), and provisions the rest: whenever that succeeds, some
+ * assignment of distinct volumes covers the claims no provisioner makes here. When none does
+ * (bipartite matching finds none), every order fails: a proof, where the greedy order is not. */
+static bool waits_fit(const struct sl_volset *v, const struct sl_labels *labels)
+{
+	const struct sl_wait_claim *small_c[16];
+	const struct sl_pv *small_h[16];
+	bool small_s[16];
+	bool big = v->nwaits > 16;
+	struct matching mt = {big ? sl_xcalloc(v->nwaits, sizeof *mt.claims) : small_c,
+			      big ? sl_xcalloc(v->nwaits, sizeof *mt.held) : small_h,
+			      big ? sl_xcalloc(v->nwaits, sizeof *mt.seen) : small_s, 0, labels};
+	for (size_t i = 0; i < v->nwaits; i++)
+		if (!v->waits[i].provisions || !sl_class_admits(v->waits[i].cls, labels))
+			mt.claims[mt.n++] = &v->waits[i];
+	bool ok = true;
+	for (size_t k = 0; k < mt.n; k++)
+		mt.held[k] = NULL;
+	for (size_t k = 0; k < mt.n && ok; k++) {
+		for (size_t j = 0; j < mt.n; j++)
+			mt.seen[j] = false;
+		ok = augment(&mt, k);
+	}
+	if (big) {
+		free(mt.claims);
+		free(mt.held);
+		free(mt.seen);
+	}
+	return ok;
 }
 
 bool sl_volume_binding_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out)
@@ -30,14 +100,16 @@ bool sl_volume_binding_filter(const struct sl_cycle *cy, size_t node, struct sl_
 	if (!v)
 		return true;
 	const struct sl_node *n = cy->m->nodes[node];
-	for (size_t i = 0; i < v->npvs; i++)
-		if (!sl_pv_admits(v->pvs[i], &n->labels)) {
-			/* FindPodVolumes stops at the first conflicting bound claim: one reason. */
-			if (out)
-				sl_nodefit_fail(out, SL_PL_VOLUME_BINDING, SL_REASON_VOLUME_NODE_CONFLICT);
-			return false;
-		}
-	return true;
+	/* checkBoundClaims stops at the first conflicting bound claim: one reason for all of them. */
+	bool bound = true;
+	for (size_t i = 0; i < v->npvs && bound; i++)
+		bound = sl_pv_admits(v->pvs[i], &n->labels);
+	bool unbound = !v->nwaits || waits_fit(v, &n->labels);
+	if (out && !bound)
+		sl_nodefit_fail(out, SL_PL_VOLUME_BINDING, SL_REASON_VOLUME_NODE_CONFLICT);
+	if (out && !unbound)
+		sl_nodefit_fail(out, SL_PL_VOLUME_BINDING, SL_REASON_VOLUME_BIND_CONFLICT);
+	return bound && unbound;
 }
 
 bool sl_volume_verdict(const struct sl_cluster *cl, const struct sl_volset *v, size_t node, struct sl_nodefit *out)
