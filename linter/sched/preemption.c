@@ -21,7 +21,9 @@ static bool might_help(const struct sl_nodefit *f)
 }
 
 /* Whether the dry run on a node reads filters it does not model: the pod's inter-pod terms or
- * hard spread, or running pods' anti-affinity (what evicting some of them changes there). */
+ * hard spread, or running pods' anti-affinity (what evicting some of them changes there). A node
+ * NodeVolumeLimits rejects is not dry-run either (sl_preempt): which victims free an attachment is
+ * not counted. */
 static bool unmodelled(const struct sl_cluster *cl, const struct sl_podspec *p)
 {
 	bool hard_spread = false;
@@ -307,7 +309,7 @@ void sl_preempt(struct sl_cluster *cl, const struct sl_podspec *p, const struct 
 		/* A node PreFilter left out fails NodeAffinity again in the dry run, whatever goes. */
 		dry_run(cl, p, i, st && st->placed ? st->placed[i] : 0, st,
 			unknown_filters || fits[i].plugin == SL_PL_INTER_POD_AFFINITY ||
-			    fits[i].plugin == SL_PL_POD_TOPOLOGY_SPREAD,
+			    fits[i].plugin == SL_PL_POD_TOPOLOGY_SPREAD || fits[i].plugin == SL_PL_NODE_VOLUME_LIMITS,
 			pn);
 		if (fits[i].excluded && pn->verdict != SL_PN_NO_VICTIMS) {
 			free(pn->victims);
