@@ -106,8 +106,10 @@ void sl_node_volume_limits_prefilter(struct sl_cycle *cy)
 		for (size_t a = 0; a < v->nattach; a++) {
 			const struct sl_attach *at = &v->attach[a];
 			size_t d = driver_at(st, at->driver);
-			/* Already attached here (a volume the running pods share): the pod adds nothing. */
-			if (!at->fresh && sl_strmap_get(&seen.map, unique_name(&b, at, cy->p->namespace)) != (size_t)-1)
+			/* Already in use here (a volume, or an unbound claim, a running pod has too): the pod
+			 * adds nothing for it. A template's new claim stands for every ordinal's: never. */
+			if (!(at->fresh && at->per_pod) &&
+			    sl_strmap_get(&seen.map, unique_name(&b, at, cy->p->namespace)) != (size_t)-1)
 				continue;
 			(at->per_pod ? st->each : st->once)[i * st->nd + d]++;
 		}
