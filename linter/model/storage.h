@@ -134,7 +134,7 @@ const struct sl_pv *sl_storage_pv(const struct sl_storage *s, const char *name);
 const struct sl_storage_class *sl_storage_class(const struct sl_storage *s, const char *name);
 /* The CSINode of a node (named as the node), or NULL. */
 const struct sl_csinode *sl_storage_csinode(const struct sl_storage *s, const char *node);
-/* What NodeVolumeLimits counts for claim (NULL: not found, nothing) of a pod in ns: the bound
+/* What NodeVolumeLimits counts for claim (NULL: not found, nothing), named name: the bound
  * volume's CSI driver and handle, or when the claim is not bound (or its volume is not among the
  * inputs) its class's provisioner and the claim itself (fresh). Returns false when the scheduler
  * counts nothing (no class, an unknown one, a volume that is not CSI). */

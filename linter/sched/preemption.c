@@ -21,15 +21,17 @@ static bool might_help(const struct sl_nodefit *f)
 }
 
 /* Whether the dry run on a node reads filters it does not model: the pod's inter-pod terms or
- * hard spread, or running pods' anti-affinity (what evicting some of them changes there). A node
- * NodeVolumeLimits rejects is not dry-run either (sl_preempt): which victims free an attachment is
- * not counted. */
+ * hard spread, running pods' anti-affinity (what evicting some of them changes there), or CSI
+ * attach limits (which victims free an attachment is not counted). */
 static bool unmodelled(const struct sl_cluster *cl, const struct sl_podspec *p)
 {
 	bool hard_spread = false;
 	for (size_t k = 0; k < p->nspread; k++)
 		hard_spread |= p->spread[k].hard;
-	return p->naffinity || p->nanti || hard_spread || cl->anti_by_ns.keys.n || cl->anti_wild.keys.n;
+	/* Claims where some CSINode limits attachments: NodeVolumeLimits, which the dry run does not
+	 * count, may still fail the node once the victims are gone. */
+	return p->naffinity || p->nanti || hard_spread || cl->anti_by_ns.keys.n || cl->anti_wild.keys.n ||
+	       (p->nvolumes && cl->m->storage.ncsinodes);
 }
 
 /* Running pod k's priority as the dry run takes it: an unknown one is 0 (as admission gives a pod
@@ -309,7 +311,7 @@ void sl_preempt(struct sl_cluster *cl, const struct sl_podspec *p, const struct 
 		/* A node PreFilter left out fails NodeAffinity again in the dry run, whatever goes. */
 		dry_run(cl, p, i, st && st->placed ? st->placed[i] : 0, st,
 			unknown_filters || fits[i].plugin == SL_PL_INTER_POD_AFFINITY ||
-			    fits[i].plugin == SL_PL_POD_TOPOLOGY_SPREAD || fits[i].plugin == SL_PL_NODE_VOLUME_LIMITS,
+			    fits[i].plugin == SL_PL_POD_TOPOLOGY_SPREAD,
 			pn);
 		if (fits[i].excluded && pn->verdict != SL_PN_NO_VICTIMS) {
 			free(pn->victims);
