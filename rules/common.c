@@ -297,8 +297,8 @@ void sl_note_preemption(struct sl_finding *f, const struct sl_analysis *a, const
 				p->priority_class);
 		else
 			sl_note(f, "preemption may make room: pods of lower priority run where the pod fails, and "
-				   "evicting them where inter-pod affinity or topology spread decides is not modelled; "
-				   "not checked");
+				   "evicting them where inter-pod affinity, topology spread or a CSI attach limit "
+				   "decides is not modelled; not checked");
 		return;
 	}
 	if (!s->evaluated)

@@ -71,6 +71,8 @@ static void note_fixes(struct sl_finding *f, const struct sl_analysis *a)
 		"nodeAffinity admits), or give them claims of volumes that reach the nodes they select",
 	    [SL_PL_VOLUME_ZONE] = "select nodes in the volume's zone, or give the pods claims of volumes in the zones "
 				  "they select",
+	    [SL_PL_NODE_VOLUME_LIMITS] = "free volumes of the CSI driver on the nodes (its CSINode allocatable.count "
+					 "caps them), or add nodes",
 	};
 	size_t count[SL_PL_LAST + 1] = {0};
 	for (size_t i = 0; i < a->nnodes; i++)

@@ -203,6 +203,9 @@ static const char *const node_paths[] = {"apiVersion",
 					 "allowedTopologies",
 					 "spec.drivers",
 					 "spec.attachRequired",
+					 "spec.csi.driver",
+					 "spec.csi.volumeHandle",
+					 "spec.volumes[].persistentVolumeClaim",
 					 NULL};
 static const char *const pod_paths[] = {"apiVersion",
 					"kind",
@@ -243,6 +246,9 @@ static const char *const pod_paths[] = {"apiVersion",
 					"spec.drivers",
 					"spec.attachRequired",
 					"spec.selector",
+					"spec.csi.driver",
+					"spec.csi.volumeHandle",
+					"spec.volumes[].persistentVolumeClaim",
 					NULL};
 
 static const char *const *keep_paths(enum sl_input_role role)

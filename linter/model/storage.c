@@ -86,6 +86,11 @@ static int read_pv(struct sl_read *c, const struct sl_object *o, bool inventory,
 	v->rwx = am.rwx;
 	v->rox = am.rox;
 	read_affinity(c, spec, v);
+	const struct sl_ynode *csi = sl_read_want(c, spec, "csi", SL_YMAP, "spec.csi");
+	if (csi) {
+		v->csi_driver = sl_read_str(c, csi, "driver", "spec.csi.driver");
+		v->csi_handle = sl_read_str(c, csi, "volumeHandle", "spec.csi.volumeHandle");
+	}
 	const char *phase =
 	    sl_read_str(c, sl_read_want(c, o->root, "status", SL_YMAP, "status"), "phase", "status.phase");
 	v->phase = phase ? phase : "";
@@ -274,8 +279,15 @@ static void free_class(struct sl_storage_class *v)
 	free(v);
 }
 
+static void free_csinode(struct sl_csinode *v)
+{
+	free(v->drivers);
+	free(v);
+}
+
 void sl_storage_index(struct sl_storage *s)
 {
+	SL_KEEP_LAST_BY_NAME(s->csinodes, s->ncsinodes, &s->csinode_index, free_csinode);
 	SL_KEEP_LAST_BY_NAME(s->pvs, s->npvs, &s->pv_index, free_pv);
 	SL_KEEP_LAST_BY_NAME(s->classes, s->nclasses, &s->class_index, free_class);
 	struct sl_group_builder b = {&s->pvs_by_class, NULL, 0, 0};
@@ -299,6 +311,46 @@ const struct sl_storage_class *sl_storage_class(const struct sl_storage *s, cons
 {
 	size_t i = sl_strmap_get(&s->class_index, name);
 	return i == (size_t)-1 ? NULL : s->classes[i];
+}
+
+const struct sl_csinode *sl_storage_csinode(const struct sl_storage *s, const char *node)
+{
+	size_t i = sl_strmap_get(&s->csinode_index, node);
+	return i == (size_t)-1 ? NULL : s->csinodes[i];
+}
+
+bool sl_claim_attach(const struct sl_storage *s, const struct sl_pvc *claim, const char *name, struct sl_attach *out)
+{
+	if (!claim)
+		return false;
+	memset(out, 0, sizeof *out);
+	const struct sl_pv *pv = claim->volume_name ? sl_storage_pv(s, claim->volume_name) : NULL;
+	if (pv) {
+		/* An in-tree volume is counted by the scheduler only once translated to its CSI driver
+		 * (CSI migration): not modelled, it counts nothing here. */
+		if (!pv->csi_driver || !pv->csi_handle || !*pv->csi_driver || !*pv->csi_handle)
+			return false;
+		out->driver = pv->csi_driver;
+		out->handle = pv->csi_handle;
+		return true;
+	}
+	return sl_class_attach(s, claim->storage_class, name, out);
+}
+
+bool sl_class_attach(const struct sl_storage *s, const char *cls, const char *name, struct sl_attach *out)
+{
+	/* getCSIDriverInfoFromSC: the class as the claim names it (admission has set the default
+	 * class on a claim created without one, but a manifest's claim is not created yet). */
+	memset(out, 0, sizeof *out);
+	if (!cls)
+		cls = s->default_class ? s->default_class->obj.name : "";
+	const struct sl_storage_class *sc = *cls ? sl_storage_class(s, cls) : NULL;
+	if (!sc || !sc->provisioner || !*sc->provisioner)
+		return false;
+	out->driver = sc->provisioner;
+	out->handle = name;
+	out->fresh = true;
+	return true;
 }
 
 bool sl_pv_admits(const struct sl_pv *pv, const struct sl_labels *node_labels)
@@ -344,6 +396,7 @@ void sl_volset_free(struct sl_volset *v)
 	for (size_t i = 0; i < v->nwaits; i++)
 		free(v->waits[i].cands);
 	free(v->waits);
+	free(v->attach);
 	free(v->prefilter);
 }
 
@@ -365,16 +418,15 @@ void sl_storage_free(struct sl_storage *s)
 	for (size_t i = 0; i < s->nclasses; i++)
 		free_class(s->classes[i]);
 	free(s->classes);
-	for (size_t i = 0; i < s->ncsinodes; i++) {
-		free(s->csinodes[i]->drivers);
-		free(s->csinodes[i]);
-	}
+	for (size_t i = 0; i < s->ncsinodes; i++)
+		free_csinode(s->csinodes[i]);
 	free(s->csinodes);
 	for (size_t i = 0; i < s->ncsidrivers; i++)
 		free(s->csidrivers[i]);
 	free(s->csidrivers);
 	sl_strmap_free(&s->pv_index);
 	sl_strmap_free(&s->class_index);
+	sl_strmap_free(&s->csinode_index);
 	sl_group_free(&s->pvs_by_class);
 	for (size_t i = 0; i < s->nworkloads; i++)
 		free_wstorage(&s->per_workload[i]);

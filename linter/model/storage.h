@@ -35,6 +35,9 @@ struct sl_pv {
 	bool has_affinity; /* required is given (an empty list of terms admits no node) */
 	const struct sl_ynode *affinity_node;
 	const char *phase; /* status.phase; "" when absent */
+	/* spec.csi: the driver and the volume's handle (NodeVolumeLimits counts driver/handle once per
+	 * node); NULL when the volume is not a CSI one. */
+	const char *csi_driver, *csi_handle;
 	bool inventory;
 };
 
@@ -79,6 +82,17 @@ struct sl_wait_claim {
 	bool provisions; /* the class has a provisioner that makes volumes */
 };
 
+/* A volume NodeVolumeLimits counts against its driver's attach limit on a node. handle is the
+ * PersistentVolume's spec.csi.volumeHandle, or for a claim not bound (to a volume among the
+ * inputs) the claim's name in ns, counted under its class's provisioner: the scheduler gives such
+ * a claim a handle of its own that no bound volume shares. per_pod: a StatefulSet template's
+ * claim, which each pod has its own of, so every pod on a node adds one. */
+struct sl_attach {
+	const char *driver, *handle;
+	bool fresh; /* handle is a claim's name, not a volume handle */
+	bool per_pod;
+};
+
 /* What the scheduler's volume plugins judge for one pod: the PersistentVolumes of its bound
  * claims (VolumeBinding's node affinity, VolumeZone's labels), its unbound delayed claims, or a
  * PreFilter failure every node shares. */
@@ -89,6 +103,8 @@ struct sl_volset {
 	size_t npvs;
 	struct sl_wait_claim *waits;
 	size_t nwaits;
+	struct sl_attach *attach; /* the CSI volumes NodeVolumeLimits counts, each once */
+	size_t nattach;
 	char *prefilter;   /* NULL, or VolumeBinding's PreFilter reason (UnschedulableAndUnresolvable) */
 	const char *claim; /* with prefilter: the claim it is about */
 	int64_t ordinal;   /* a StatefulSet's first ordinal with this resolution; -1 otherwise */
@@ -110,8 +126,8 @@ struct sl_storage {
 	size_t ncsinodes, capcsinodes;
 	struct sl_csidriver **csidrivers;
 	size_t ncsidrivers, capcsidrivers;
-	struct sl_strmap pv_index, class_index; /* name → index (sl_storage_index) */
-	struct sl_group_index pvs_by_class;     /* storageClassName → pvs ("" for none) */
+	struct sl_strmap pv_index, class_index, csinode_index; /* name → index (sl_storage_index) */
+	struct sl_group_index pvs_by_class;                    /* storageClassName → pvs ("" for none) */
 	const struct sl_storage_class *default_class;
 	/* An inventory file lists PersistentVolumes, claims or classes: the cluster's storage was
 	 * captured (kubectl get pv,pvc,storageclass), so a claim or volume missing from it is missing. */
@@ -134,6 +150,15 @@ void sl_storage_merge(struct sl_storage *s, struct sl_storage *part);
 void sl_storage_index(struct sl_storage *s);
 const struct sl_pv *sl_storage_pv(const struct sl_storage *s, const char *name);
 const struct sl_storage_class *sl_storage_class(const struct sl_storage *s, const char *name);
+/* The CSINode of a node (named as the node), or NULL. */
+const struct sl_csinode *sl_storage_csinode(const struct sl_storage *s, const char *node);
+/* What NodeVolumeLimits counts for claim (NULL: not found, nothing), named name: the bound
+ * volume's CSI driver and handle, or when the claim is not bound (or its volume is not among the
+ * inputs) its class's provisioner and the claim itself (fresh). Returns false when the scheduler
+ * counts nothing (no class, an unknown one, a volume that is not CSI). */
+bool sl_claim_attach(const struct sl_storage *s, const struct sl_pvc *claim, const char *name, struct sl_attach *out);
+/* The class path of it, for a claim name of class cls (NULL: unset, so the default class). */
+bool sl_class_attach(const struct sl_storage *s, const char *cls, const char *name, struct sl_attach *out);
 /* Whether the PV's required node affinity admits a node with these labels (the scheduler's
  * CheckNodeAffinity, which gives the node its labels alone: matchFields match no name). */
 bool sl_pv_admits(const struct sl_pv *pv, const struct sl_labels *node_labels);

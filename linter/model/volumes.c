@@ -137,11 +137,29 @@ static void add_wait(const struct sl_storage *s, const char *ns, const struct cl
 	v->waits[v->nwaits++] = wc;
 }
 
+/* What NodeVolumeLimits counts of the claim, once per driver and handle (filterAttachableVolumes'
+ * map). */
+static void add_attach(const struct sl_storage *s, const struct claim_ref *r, struct sl_volset *v)
+{
+	struct sl_attach a;
+	if (!(r->pvc ? sl_claim_attach(s, r->pvc, r->name, &a) : sl_class_attach(s, r->tmpl->cls, r->name, &a)))
+		return;
+	a.per_pod = r->tmpl != NULL;
+	for (size_t i = 0; i < v->nattach; i++)
+		if (v->attach[i].fresh == a.fresh && !strcmp(v->attach[i].driver, a.driver) &&
+		    !strcmp(v->attach[i].handle, a.handle))
+			return;
+	v->attach = sl_xrealloc(v->attach, (v->nattach + 1) * sizeof *v->attach);
+	v->attach[v->nattach++] = a;
+}
+
 /* Add what one claim decides to set v: its bound volume, or the PreFilter's reason. */
 static void resolve(const struct sl_model *m, const char *ns, const struct claim_ref *r, struct sl_volset *v,
 		    bool *unbound_immediate)
 {
 	const struct sl_storage *s = &m->storage;
+	if (r->pvc || r->tmpl)
+		add_attach(s, r, v);
 	if (!r->pvc && !r->tmpl) {
 		if (s->known && !v->prefilter) {
 			struct sl_buf b = SL_BUF_INIT;
@@ -193,6 +211,12 @@ static const char *set_key(struct sl_buf *b, const struct sl_volset *v)
 			sl_buf_putc(b, '\x1f');
 			sl_buf_puts(b, wc->cands[k]->obj.name);
 		}
+	}
+	/* A template's new claim differs by ordinal in name only: each pod has one of its own, and
+	 * no volume shares its handle, so the ordinals count alike. */
+	for (size_t i = 0; i < v->nattach; i++) {
+		const struct sl_attach *a = &v->attach[i];
+		sl_buf_printf(b, "\x1c%s\x1f%s", a->driver, a->fresh && a->per_pod ? "" : a->handle);
 	}
 	return sl_buf_str(b);
 }
@@ -344,7 +368,7 @@ void sl_storage_relate(struct sl_model *m)
 		/* Only a set that judges something is the engine's to read. */
 		bool judges = false;
 		for (size_t k = 0; k < ws->nsets && !judges; k++)
-			judges = ws->sets[k].npvs || ws->sets[k].nwaits || ws->sets[k].prefilter;
+			judges = ws->sets[k].npvs || ws->sets[k].nwaits || ws->sets[k].prefilter || ws->sets[k].nattach;
 		m->workloads[i]->storage = judges ? ws : NULL;
 	}
 }

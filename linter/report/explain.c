@@ -58,7 +58,8 @@ static void preempt_verdict(const struct sl_preempt_view_node *pn, struct sl_buf
 		sl_explain_verdict(&pn->why, b);
 		break;
 	case SL_PN_UNKNOWN:
-		sl_buf_puts(b, "not checked: inter-pod affinity or topology spread decides (not modelled)");
+		sl_buf_puts(
+		    b, "not checked: inter-pod affinity, topology spread or a CSI attach limit decides (not modelled)");
 		break;
 	case SL_PN_CANDIDATE:
 		sl_buf_puts(b, "victims: ");

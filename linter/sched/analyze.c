@@ -299,15 +299,17 @@ static void judge_node_only(struct sl_cluster *cl, const struct sl_podspec *p, b
 	free(cls_ok);
 }
 
-/* Whether pods must be placed one after another: inter-pod terms, hard spread or host ports, or
- * a running pod's anti-affinity that may exclude a pod of the workload somewhere. */
-static bool needs_sequence(const struct sl_cluster *cl, const struct sl_workload *w, const char *old_hash)
+/* Whether pods must be placed one after another: inter-pod terms, hard spread or host ports, CSI
+ * volumes a CSINode may limit (each pod's count depends on the pods before it), or a running
+ * pod's anti-affinity that may exclude a pod of the workload somewhere. */
+static bool needs_sequence(const struct sl_cluster *cl, const struct sl_workload *w, const struct sl_volset *vol,
+			   const char *old_hash)
 {
 	const struct sl_podspec *p = &w->pod;
 	bool hard_spread = false;
 	for (size_t k = 0; k < p->nspread; k++)
 		hard_spread |= p->spread[k].hard;
-	if (p->naffinity || p->nanti || hard_spread || p->nports)
+	if (p->naffinity || p->nanti || hard_spread || p->nports || (vol && vol->nattach && cl->m->storage.ncsinodes))
 		return true;
 	/* The generations' labels only for the running pods' terms, made when there are any. */
 	if (!cl->anti_by_ns.keys.n && !cl->anti_wild.keys.n)
@@ -537,7 +539,7 @@ static void analyze(struct sl_cluster *cl, const struct sl_workload *w, bool det
 	a->vol = sl_volumes_choose(cl, w, excluded, static_ok);
 	if (a->vol && a->vol->prefilter)
 		sl_volume_prefilter_fails(a->vol, n, detail ? a->fit : NULL, static_ok);
-	a->sequential = needs_sequence(cl, w, old_hash);
+	a->sequential = needs_sequence(cl, w, a->vol, old_hash);
 	bool done = !detail && fits_without_detail(cl, w, excluded, static_ok, old_hash, a);
 	if (big) {
 		free(excluded);

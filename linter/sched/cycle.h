@@ -19,7 +19,7 @@ struct sl_placement {
 };
 
 /* The most filter plugins a profile lists (plugins.c checks it). */
-#define SL_MAX_FILTERS 10
+#define SL_MAX_FILTERS 12
 struct sl_cycle;
 typedef bool (*sl_filter_fn)(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
 
@@ -27,6 +27,7 @@ typedef bool (*sl_filter_fn)(const struct sl_cycle *cy, size_t node, struct sl_n
 struct sl_fit_state;
 struct sl_spread_state;
 struct sl_interpod_state;
+struct sl_attach_state;
 
 /* Generations: 0 = the pods of the running ReplicaSet, 1 = the new one a rollout creates. They
  * share the template's labels but not pod-template-hash. The node-only filters read only cl, m,
@@ -80,6 +81,7 @@ struct sl_cycle {
 	struct sl_fit_state *fit;
 	struct sl_spread_state *spread;
 	struct sl_interpod_state *interpod;
+	struct sl_attach_state *attach;
 };
 
 void sl_cycle_init(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_workload *w, const bool *excluded,

@@ -123,6 +123,13 @@ int64_t sl_nonzero_request(const struct sl_podspec *p, const char *res);
  * the next pod of the workload on it. */
 int64_t sl_resources_score(const struct sl_cycle *cy, size_t node);
 
+/* NodeVolumeLimits: the CSI volumes of each driver on the node, with the pod's, within the
+ * CSINode's allocatable.count. Unschedulable; idle when the pod's claims meet no limit. */
+bool sl_node_volume_limits_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
+void sl_node_volume_limits_prefilter(struct sl_cycle *cy);
+void sl_node_volume_limits_release(struct sl_cycle *cy);
+bool sl_node_volume_limits_idle(const struct sl_cycle *cy);
+
 /* VolumeBinding, for bound claims: the PersistentVolume's required node affinity must admit the
  * node. VolumeZone: the volume's zone and region labels must name the node's. Both
  * UnschedulableAndUnresolvable; idle when the cycle's pod has no volume they judge. */

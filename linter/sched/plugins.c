@@ -1,9 +1,9 @@
 /* plugins.c — the filter plugins of kube-scheduler's default profile (v1.26), in the order the
  * profile runs them; the first that fails decides a node's status. Of the volume plugins between
  * NodeResourcesFit and PodTopologySpread (VolumeRestrictions, NodeVolumeLimits, VolumeBinding,
- * VolumeZone), VolumeBinding (bound claims and WaitForFirstConsumer ones) and VolumeZone are
- * modelled (volume_binding.c, volume_zone.c); VolumeRestrictions' ReadWriteOnce side is
- * rwo-volume-rollout's, CSI attach limits are not modelled. */
+ * VolumeZone), NodeVolumeLimits' CSI limits, VolumeBinding (bound claims and WaitForFirstConsumer
+ * ones) and VolumeZone are modelled (node_volume_limits.c, volume_binding.c, volume_zone.c);
+ * VolumeRestrictions' ReadWriteOnce side is rwo-volume-rollout's. */
 #include "plugin.h"
 
 const struct sl_filter_plugin sl_filter_plugins[] = {
@@ -15,6 +15,8 @@ const struct sl_filter_plugin sl_filter_plugins[] = {
     {SL_PL_NODE_PORTS, "NodePorts", false, true, sl_node_ports_filter, NULL, NULL, NULL, NULL, sl_node_ports_idle},
     {SL_PL_NODE_RESOURCES_FIT, "NodeResourcesFit", false, true, sl_node_resources_fit_filter,
      sl_node_resources_fit_prefilter, NULL, NULL, sl_node_resources_fit_release, NULL},
+    {SL_PL_NODE_VOLUME_LIMITS, "NodeVolumeLimits", false, true, sl_node_volume_limits_filter,
+     sl_node_volume_limits_prefilter, NULL, NULL, sl_node_volume_limits_release, sl_node_volume_limits_idle},
     {SL_PL_VOLUME_BINDING, "VolumeBinding", false, false, sl_volume_binding_filter, NULL, NULL, NULL, NULL,
      sl_volume_idle},
     {SL_PL_VOLUME_ZONE, "VolumeZone", false, false, sl_volume_zone_filter, NULL, NULL, NULL, NULL, sl_volume_idle},

@@ -21,13 +21,17 @@ static bool might_help(const struct sl_nodefit *f)
 }
 
 /* Whether the dry run on a node reads filters it does not model: the pod's inter-pod terms or
- * hard spread, or running pods' anti-affinity (what evicting some of them changes there). */
+ * hard spread, running pods' anti-affinity (what evicting some of them changes there), or CSI
+ * attach limits (which victims free an attachment is not counted). */
 static bool unmodelled(const struct sl_cluster *cl, const struct sl_podspec *p)
 {
 	bool hard_spread = false;
 	for (size_t k = 0; k < p->nspread; k++)
 		hard_spread |= p->spread[k].hard;
-	return p->naffinity || p->nanti || hard_spread || cl->anti_by_ns.keys.n || cl->anti_wild.keys.n;
+	/* Claims where some CSINode limits attachments: NodeVolumeLimits, which the dry run does not
+	 * count, may still fail the node once the victims are gone. */
+	return p->naffinity || p->nanti || hard_spread || cl->anti_by_ns.keys.n || cl->anti_wild.keys.n ||
+	       (p->nvolumes && cl->m->storage.ncsinodes);
 }
 
 /* Running pod k's priority as the dry run takes it: an unknown one is 0 (as admission gives a pod

@@ -30,8 +30,9 @@ enum sl_plugin {
 	/* The volume plugins, which the profile runs after NodeResourcesFit (plugins.c has the order). */
 	SL_PL_VOLUME_BINDING,
 	SL_PL_VOLUME_ZONE,
+	SL_PL_NODE_VOLUME_LIMITS,
 };
-#define SL_PL_LAST SL_PL_VOLUME_ZONE
+#define SL_PL_LAST SL_PL_NODE_VOLUME_LIMITS
 const char *sl_plugin_name(enum sl_plugin p);
 /* Whether evicting pods could ever make a node pass this filter (it cannot change labels,
  * taints or cordons). */
