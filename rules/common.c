@@ -81,6 +81,8 @@ struct sl_finding *sl_rule_report(const struct sl_rule *r, struct sl_check *cx, 
 			"known (so a warning, not an error)",
 			ns->key);
 	}
+	if (r->needs_nodes)
+		sl_note_storage_assumed(f, cx);
 	/* Where the pods run is the nodes' rules' question: Kueue's flavors bear on theirs only. */
 	if (r->needs_nodes && cx->a && cx->w->kplace != SL_KPLACE_NONE)
 		sl_note_kflavors(f, cx->w);

@@ -112,13 +112,12 @@ void sl_note_waves_fix(struct sl_finding *f, const struct sl_workload *w, int64_
  * a note; several possible (SL_KPLACE_OPEN) make an error a warning. */
 void sl_note_kflavors(struct sl_finding *f, const struct sl_workload *w);
 void sl_note_suspended(struct sl_finding *f, const struct sl_workload *w);
-/* Gangs, Volcano's, coscheduling's and Kubernetes' own (rules/common.c; the checks in rules/gang.c): the gang that needs more than one of the
- * workload's pods at once (sl_workload.gang_need; NULL: none); whether fewer than that fit at once
- * (the gang runs nothing); "a gang of minMember 3 (PodGroup trainer)", or what a gang of several
- * workloads needs of this one; its minimum as a related location; and the checks of a gang that
- * need no placement (minResources above the cluster's, a minimum above the pods it has; a note
- * for pods that name a coscheduling PodGroup their scheduler ignores): true when the workload
- * runs nothing. */
+/* Gangs, Volcano's, coscheduling's and Kubernetes' own (rules/common.c; the checks in rules/gang.c): the gang that
+ * needs more than one of the workload's pods at once (sl_workload.gang_need; NULL: none); whether fewer than that fit
+ * at once (the gang runs nothing); "a gang of minMember 3 (PodGroup trainer)", or what a gang of several workloads
+ * needs of this one; its minimum as a related location; and the checks of a gang that need no placement (minResources
+ * above the cluster's, a minimum above the pods it has; a note for pods that name a coscheduling PodGroup their
+ * scheduler ignores): true when the workload runs nothing. */
 const struct sl_podgroup *sl_gang_of(const struct sl_workload *w);
 bool sl_gang_short(const struct sl_workload *w, const struct sl_analysis *a);
 void sl_gang_phrase(const struct sl_workload *w, char *out, unsigned n);
@@ -157,6 +156,9 @@ void sl_note_preemption(struct sl_finding *f, const struct sl_analysis *a, const
  * the note that volume binding was not checked and how to capture the storage (true when made). */
 void sl_note_volumes(struct sl_finding *f, const struct sl_check *cx);
 bool sl_report_storage_unknown(const struct sl_rule *self, struct sl_check *cx);
+/* A placement verdict that rests on no PersistentVolume (or claim) beyond the inventory's, when
+ * the inventory lists none: the error becomes a warning, with a note saying what was assumed. */
+void sl_note_storage_assumed(struct sl_finding *f, const struct sl_check *cx);
 
 /* What a kubelet always reports (cpu, memory, ephemeral-storage; the os/arch labels, beta ones
  * too) that no node of the inventory lists: the mark of a hand-written inventory. Found once

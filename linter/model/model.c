@@ -75,6 +75,7 @@ static int load_kind(struct sl_model *m, struct sl_read *c, const struct sl_obje
 		if ((rc = sl_pvc_read(c, o, &v)) == 0) {
 			v->inventory = role != SL_ROLE_MANIFESTS;
 			m->storage.known |= v->inventory;
+			m->storage.claims_listed |= v->inventory;
 			PUSH(pvcs, v);
 		}
 	} else if (sl_storage_kind(k)) {

@@ -237,6 +237,8 @@ int sl_storage_read(struct sl_read *c, const struct sl_object *o, bool inventory
 {
 	if (inventory && (!strcmp(o->kind, "PersistentVolume") || !strcmp(o->kind, "StorageClass")))
 		s->known = true;
+	if (inventory && !strcmp(o->kind, "PersistentVolume"))
+		s->pvs_listed = true;
 	if (!strcmp(o->kind, "PersistentVolume"))
 		return read_pv(c, o, inventory, s);
 	if (!strcmp(o->kind, "StorageClass"))
@@ -264,6 +266,8 @@ void sl_storage_merge(struct sl_storage *s, struct sl_storage *part)
 	APPEND(csidrivers, capcsidrivers, ncsidrivers);
 #undef APPEND
 	s->known |= part->known;
+	s->pvs_listed |= part->pvs_listed;
+	s->claims_listed |= part->claims_listed;
 }
 
 static void free_pv(struct sl_pv *v)
@@ -398,6 +402,7 @@ void sl_volset_free(struct sl_volset *v)
 	free(v->waits);
 	free(v->attach);
 	free(v->prefilter);
+	free(v->assumed);
 }
 
 static void free_wstorage(struct sl_wstorage *w)

@@ -107,8 +107,11 @@ struct sl_volset {
 	size_t nattach;
 	char *prefilter;   /* NULL, or VolumeBinding's PreFilter reason (UnschedulableAndUnresolvable) */
 	const char *claim; /* with prefilter: the claim it is about */
-	int64_t ordinal;   /* a StatefulSet's first ordinal with this resolution; -1 otherwise */
-	int64_t pods;      /* how many of the workload's pods have it */
+	/* NULL, or what the verdict rests on that the inventory did not capture: no PersistentVolume
+	 * (or claim) being in the cluster beyond those listed. Owned. */
+	char *assumed;
+	int64_t ordinal; /* a StatefulSet's first ordinal with this resolution; -1 otherwise */
+	int64_t pods;    /* how many of the workload's pods have it */
 };
 struct sl_wstorage {
 	struct sl_volset *sets; /* in ordinal order of first use */
@@ -132,6 +135,10 @@ struct sl_storage {
 	/* An inventory file lists PersistentVolumes, claims or classes: the cluster's storage was
 	 * captured (kubectl get pv,pvc,storageclass), so a claim or volume missing from it is missing. */
 	bool known;
+	/* An inventory file lists a PersistentVolume / a PersistentVolumeClaim. A cluster with none
+	 * prints none, so the absence of one is read as "not captured": a verdict that rests on no
+	 * volume (or claim) existing is then a warning that says so (sl_volset.assumed). */
+	bool pvs_listed, claims_listed;
 	bool any_claim;                   /* some PersistentVolumeClaim among all the inputs */
 	struct sl_wstorage *per_workload; /* one per workload of the model (sl_storage_relate) */
 	size_t nworkloads;

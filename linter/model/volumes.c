@@ -153,9 +153,34 @@ static void add_attach(const struct sl_storage *s, const struct claim_ref *r, st
 	v->attach[v->nattach++] = a;
 }
 
+/* What a pod's verdicts rest on that the inventory did not capture (storage.h's pvs_listed,
+ * claims_listed), by the verdict it bears on: a claim not found, an Immediate claim never bound,
+ * a delayed claim a node cannot bind. The PreFilter's verdict, when there is one, is the pod's. */
+enum { SL_ASSUME_MISSING, SL_ASSUME_IMMEDIATE, SL_ASSUME_WAIT, SL_ASSUME_N };
+
+/* Said once per verdict, for the first claim it concerns. */
+static void assume(char **slot, const char *what, const char *cls, const char *name)
+{
+	if (*slot)
+		return;
+	struct sl_buf b = SL_BUF_INIT;
+	if (!strcmp(what, "claim"))
+		sl_buf_printf(&b,
+			      "the inventory lists no PersistentVolumeClaim, and claim %s may exist in the cluster "
+			      "(capture them: kubectl get pvc -A -o yaml)",
+			      name);
+	else
+		sl_buf_printf(
+		    &b,
+		    "the inventory lists no PersistentVolume, and one of StorageClass %s that matches claim %s "
+		    "would bind it (capture them: kubectl get pv -o yaml)",
+		    *cls ? cls : "\"\"", name);
+	*slot = sl_buf_detach(&b);
+}
+
 /* Add what one claim decides to set v: its bound volume, or the PreFilter's reason. */
 static void resolve(const struct sl_model *m, const char *ns, const struct claim_ref *r, struct sl_volset *v,
-		    bool *unbound_immediate)
+		    bool *unbound_immediate, char **assumed)
 {
 	const struct sl_storage *s = &m->storage;
 	if (r->pvc || r->tmpl)
@@ -166,6 +191,8 @@ static void resolve(const struct sl_model *m, const char *ns, const struct claim
 			sl_buf_printf(&b, "persistentvolumeclaim \"%s\" not found", r->name);
 			v->prefilter = sl_buf_detach(&b);
 			v->claim = r->name;
+			if (!s->claims_listed)
+				assume(&assumed[SL_ASSUME_MISSING], "claim", "", r->name);
 		}
 		return;
 	}
@@ -184,12 +211,18 @@ static void resolve(const struct sl_model *m, const char *ns, const struct claim
 	const struct sl_storage_class *sc = s->known ? sl_storage_class(s, claim_class(s, r)) : NULL;
 	if (sc && sc->wait) {
 		add_wait(s, ns, r, sc, v);
+		/* A node may fail it only for want of a volume: one the inventory did not list. */
+		if (!s->pvs_listed && v->nwaits && v->waits[v->nwaits - 1].name == r->name &&
+		    (!v->waits[v->nwaits - 1].provisions || sc->ntopo))
+			assume(&assumed[SL_ASSUME_WAIT], "volume", sc->obj.name, r->name);
 		return;
 	}
 	if (s->known && !*unbound_immediate && never_bound(s, ns, r)) {
 		*unbound_immediate = true;
 		if (!v->claim)
 			v->claim = r->name;
+		if (!s->pvs_listed)
+			assume(&assumed[SL_ASSUME_IMMEDIATE], "volume", claim_class(s, r), r->name);
 	}
 }
 
@@ -198,6 +231,7 @@ static const char *set_key(struct sl_buf *b, const struct sl_volset *v)
 {
 	b->len = 0;
 	sl_buf_puts(b, v->prefilter ? v->prefilter : "");
+	sl_buf_putc(b, v->assumed ? '?' : '.');
 	for (size_t i = 0; i < v->npvs; i++) {
 		sl_buf_putc(b, '\x1f');
 		sl_buf_puts(b, v->pvs[i]->obj.name);
@@ -228,12 +262,18 @@ static void resolve_pod(const struct sl_model *m, const char *ns, const struct c
 {
 	memset(v, 0, sizeof *v);
 	bool unbound = false;
+	char *assumed[SL_ASSUME_N] = {NULL};
 	for (size_t i = 0; i < n; i++)
-		resolve(m, ns, &refs[i], v, &unbound);
+		resolve(m, ns, &refs[i], v, &unbound, assumed);
+	size_t which = v->prefilter ? SL_ASSUME_MISSING : unbound ? SL_ASSUME_IMMEDIATE : SL_ASSUME_WAIT;
 	if (!v->prefilter && unbound)
 		v->prefilter = sl_xstrdup("pod has unbound immediate PersistentVolumeClaims");
 	else if (!v->prefilter)
 		v->claim = NULL;
+	v->assumed = assumed[which];
+	for (size_t k = 0; k < SL_ASSUME_N; k++)
+		if (k != which)
+			free(assumed[k]);
 }
 
 /* Keep v in ws unless an equal set is there: then it counts one more pod. */

@@ -33,6 +33,9 @@ enum sl_plugin {
 	SL_PL_NODE_VOLUME_LIMITS,
 };
 #define SL_PL_LAST SL_PL_NODE_VOLUME_LIMITS
+/* VolumeBinding's Filter reasons (ErrReasonNodeConflict, ErrReasonBindConflict). */
+#define SL_REASON_VOLUME_NODE_CONFLICT "node(s) had volume node affinity conflict"
+#define SL_REASON_VOLUME_BIND_CONFLICT "node(s) didn't find available persistent volumes to bind"
 const char *sl_plugin_name(enum sl_plugin p);
 /* Whether evicting pods could ever make a node pass this filter (it cannot change labels,
  * taints or cordons). */

@@ -12,10 +12,6 @@
 #include "plugin.h"
 #include "status.h"
 
-/* ErrReasonNodeConflict, ErrReasonBindConflict. */
-#define SL_REASON_VOLUME_NODE_CONFLICT "node(s) had volume node affinity conflict"
-#define SL_REASON_VOLUME_BIND_CONFLICT "node(s) didn't find available persistent volumes to bind"
-
 const struct sl_volset *sl_volset_of(const struct sl_workload *w, const struct sl_volset *chosen)
 {
 	if (chosen)
