@@ -10,7 +10,8 @@
 #   expected.exit                   the exit status
 #   fixed.yaml                      what --fix makes of manifest.yaml; the fixed file must lint clean
 # UPDATE=1 rewrites the expected files from the current output; ONLY=<prefix> runs only the cases
-# whose name (rule/case) starts with it; no case found is a failure. A failure prints a unified
+# whose name (rule/case) starts with it; SHARD=k/n only every n-th case from the k-th (k < n), so
+# that slow runs (valgrind) can split the suite; no case found is a failure. A failure prints a unified
 # diff. Usage: run-fixtures.sh SCHEDLINT SARIF_OUT_DIR    Last line: fixtures: N passed, M failed, S skipped
 set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -24,10 +25,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 git=
 [ -e "$root/.git" ] && git=1
 unanchored=0
+shard=${SHARD:-0/1} index=-1
+shard_k=${shard%/*} shard_n=${shard#*/}
 for exitfile in $(find "$root/fixtures" -name expected.exit | sort); do
 	dir=$(dirname "$exitfile")
 	name=${dir#"$root/fixtures/"}
 	case $name in "${ONLY:-}"*) ;; *) continue ;; esac
+	index=$((index + 1))
+	[ $((index % shard_n)) -eq "$shard_k" ] || continue
 	cd "$dir" || continue
 	if [ -f args ]; then
 		set -- $(cat args)
