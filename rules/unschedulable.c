@@ -89,8 +89,19 @@ static void note_fixes(struct sl_finding *f, const struct sl_analysis *a)
 		const char *text = fix[best];
 		if (best == SL_PL_VOLUME_BINDING && a->vol && a->vol->prefilter)
 			text =
-			    "create the PersistentVolumeClaim the pods name, or a PersistentVolume (or a StorageClass "
-			    "whose provisioner makes one) that can bind it";
+			    a->vol->prefilter_why == SL_PF_LOST
+				? "give the pods a new claim (a Lost claim's volume is gone for good; restoring a "
+				  "PersistentVolume of that name with the claim in its claimRef binds it again)"
+			    : a->vol->prefilter_why == SL_PF_DELETING
+				? "give the pods another claim: one being deleted goes once no pod uses it"
+			    : a->vol->prefilter_why == SL_PF_NOT_FOUND
+				? "create the PersistentVolumeClaim the pods name"
+				: "create a PersistentVolume (or a StorageClass whose provisioner makes one) that can "
+				  "bind the claim";
+		else if (best == SL_PL_VOLUME_BINDING && a->vol && a->vol->missing_claim && !a->vol->nwaits &&
+			 !a->vol->npvs)
+			text = "restore the PersistentVolume the claim is bound to, or give the pods a claim whose "
+			       "volume exists";
 		else if (best == SL_PL_VOLUME_BINDING && a->vol && a->vol->nwaits)
 			text = a->vol->npvs
 				   ? "place the pods where their volumes are (the nodes the PersistentVolumes' "

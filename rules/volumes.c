@@ -116,9 +116,13 @@ void sl_note_volumes(struct sl_finding *f, const struct sl_check *cx)
 			"UnschedulableAndUnresolvable",
 			who, v->claim ? v->claim : "?");
 		const struct sl_pvc *pvc = v->claim ? sl_model_claim(cx->model, cx->w->pod.namespace, v->claim) : NULL;
+		static const char *const why[] = {[SL_PF_NOT_FOUND] = "",
+						  [SL_PF_LOST] = ", Lost: its volume is gone",
+						  [SL_PF_DELETING] = ", being deleted",
+						  [SL_PF_UNBOUND] = ", never bound"};
 		if (pvc && pvc->obj.name_node)
-			sl_add_related(f, &pvc->obj.name_node->at, "PersistentVolumeClaim %s, never bound",
-				       pvc->obj.name);
+			sl_add_related(f, &pvc->obj.name_node->at, "PersistentVolumeClaim %s%s", pvc->obj.name,
+				       why[v->prefilter_why]);
 		return;
 	}
 	for (size_t i = 0; i < v->npvs; i++) {
@@ -138,6 +142,16 @@ void sl_note_volumes(struct sl_finding *f, const struct sl_check *cx)
 			sl_add_related(f, &pv->obj.name_node->at, "PersistentVolume %s%s%s", pv->obj.name,
 				       z.len ? ": " : "", z.len ? z.s : "");
 		sl_buf_free(&z);
+	}
+	if (v->missing_claim) {
+		sl_note(f,
+			"%s mount%s claim %s, which the cluster bound to PersistentVolume %s; the inventory lists "
+			"volumes but not that one",
+			who, v->ordinal >= 0 ? "s" : "", v->missing_claim, v->missing_pv);
+		const struct sl_pvc *pvc = sl_model_claim(cx->model, cx->w->pod.namespace, v->missing_claim);
+		if (pvc && pvc->volume_node)
+			sl_add_related(f, &pvc->volume_node->at, "PersistentVolumeClaim %s: volumeName %s",
+				       pvc->obj.name, v->missing_pv);
 	}
 	for (size_t i = 0; i < v->nwaits; i++)
 		note_wait(f, who, v, i);

@@ -157,8 +157,8 @@ static int load_object(struct sl_model *m, struct sl_read *c, const struct sl_yn
 /* Inventories are large (kubectl prints managedFields, status, images…) and little of them is
  * read: keep only what the model reads. Manifests are kept whole, for positions and fixes. The
  * storage's paths (storage.c, pvc.c: a default class's annotation, a volume's labels, class,
- * claim, size, modes and node affinity, a claim's class, volume, size and selector, a class's
- * provisioner, mode and topologies, a CSINode's drivers) are in both lists, as either file may
+ * claim, size, modes and node affinity, a claim's class, volume, size, selector, phase and
+ * deletion, a class's provisioner, mode and topologies, a CSINode's drivers) are in both lists, as either file may
  * hold `kubectl get nodes,pv,pvc,storageclass,…` output; but a --pods file keeps no annotations
  * (a pod's are large: last-applied-configuration), so a default class is told from an --nodes
  * file or the manifests. */
@@ -167,7 +167,7 @@ static int load_object(struct sl_model *m, struct sl_read *c, const struct sl_yn
 	"spec.capacity", "spec.storageClassName", "spec.claimRef", "spec.accessModes", "spec.nodeAffinity",            \
 	    "spec.volumeName", "spec.resources", "spec.selector", "provisioner", "volumeBindingMode",                  \
 	    "allowedTopologies", "spec.drivers", "spec.attachRequired", "spec.csi.driver", "spec.csi.volumeHandle",    \
-	    "spec.volumes[].persistentVolumeClaim"
+	    "spec.volumes[].persistentVolumeClaim", "metadata.deletionTimestamp"
 static const char *const node_paths[] = {"apiVersion",           "kind",
 					 "metadata.name",        "metadata.generateName",
 					 "metadata.labels",      "spec.taints",

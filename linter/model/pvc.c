@@ -78,6 +78,14 @@ int sl_pvc_read(struct sl_read *c, const struct sl_object *o, struct sl_pvc **ou
 		v->storage_class = beta->str;
 		v->class_node = beta;
 	}
+	/* The PV controller sets the phase Bound with the annotation; a --pods file keeps no
+	 * annotations, so either tells. */
+	const struct sl_ynode *phase = sl_ypath(o->root, "status.phase");
+	v->bind_completed = (ann && ann->kind == SL_YMAP && sl_ymap_get(ann, "pv.kubernetes.io/bind-completed")) ||
+			    (phase && phase->kind == SL_YSCALAR && !strcmp(phase->str, "Bound"));
+	v->lost = phase && phase->kind == SL_YSCALAR && !strcmp(phase->str, "Lost");
+	const struct sl_ynode *del = sl_ypath(o->root, "metadata.deletionTimestamp");
+	v->deleting = del && !sl_ynull(del);
 	sl_read_claim_spec(c, spec, "spec", v);
 	if (c->failed) {
 		sl_pvc_free(v);

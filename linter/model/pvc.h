@@ -26,6 +26,12 @@ struct sl_pvc {
 	bool has_selector;
 	struct sl_selector sel; /* spec.selector */
 	bool inventory;         /* from an --nodes/--pods file: the cluster's own claim */
+	/* What the cluster says of it (an inventory's claim): the annotation
+	 * pv.kubernetes.io/bind-completed (or status.phase Bound, set with it), which makes a claim
+	 * with a volumeName bound for the scheduler (isPVCFullyBound; without it the claim is
+	 * pre-bound, so Immediate); status.phase Lost (its volume is gone);
+	 * metadata.deletionTimestamp. */
+	bool bind_completed, lost, deleting;
 };
 
 /* Read the PersistentVolumeClaim o (c: model_read.h) into *out (NULL after an input error, when

@@ -101,11 +101,17 @@ struct sl_volset {
 	const struct sl_pvc **pv_claims; /* per PV: the claim bound to it (NULL: a claim to be made) */
 	const char **pv_claim_names;
 	size_t npvs;
+	/* A claim the cluster bound to a PersistentVolume that is not among the inventory's (which
+	 * lists volumes): checkBoundClaims meets it after pvs[0 .. missing_at) and fails every node
+	 * with ErrReasonPVNotExist. missing_claim NULL: none. */
+	const char *missing_claim, *missing_pv;
+	size_t missing_at;
 	struct sl_wait_claim *waits;
 	size_t nwaits;
 	struct sl_attach *attach; /* the CSI volumes NodeVolumeLimits counts, each once */
 	size_t nattach;
-	char *prefilter;   /* NULL, or VolumeBinding's PreFilter reason (UnschedulableAndUnresolvable) */
+	char *prefilter; /* NULL, or VolumeBinding's PreFilter reason (UnschedulableAndUnresolvable) */
+	enum sl_prefilter_why { SL_PF_NOT_FOUND, SL_PF_LOST, SL_PF_DELETING, SL_PF_UNBOUND } prefilter_why;
 	const char *claim; /* with prefilter: the claim it is about */
 	/* NULL, or what the verdict rests on that the inventory did not capture: no PersistentVolume
 	 * (or claim) being in the cluster beyond those listed. Owned. */

@@ -185,6 +185,20 @@ static void resolve(const struct sl_model *m, const char *ns, const struct claim
 	const struct sl_storage *s = &m->storage;
 	if (r->pvc || r->tmpl)
 		add_attach(s, r, v);
+	/* podHasPVCs, in the pod's volume order: the first claim not found, Lost or being deleted
+	 * is the PreFilter's verdict. */
+	if (r->pvc && (r->pvc->lost || r->pvc->deleting) && !v->prefilter) {
+		struct sl_buf b = SL_BUF_INIT;
+		if (r->pvc->lost)
+			sl_buf_printf(&b, "persistentvolumeclaim \"%s\" bound to non-existent persistentvolume \"%s\"",
+				      r->name, r->pvc->volume_name ? r->pvc->volume_name : "");
+		else
+			sl_buf_printf(&b, "persistentvolumeclaim \"%s\" is being deleted", r->name);
+		v->prefilter = sl_buf_detach(&b);
+		v->prefilter_why = r->pvc->lost ? SL_PF_LOST : SL_PF_DELETING;
+		v->claim = r->name;
+		return;
+	}
 	if (!r->pvc && !r->tmpl) {
 		if (s->known && !v->prefilter) {
 			struct sl_buf b = SL_BUF_INIT;
@@ -198,6 +212,18 @@ static void resolve(const struct sl_model *m, const char *ns, const struct claim
 	}
 	if (r->pvc && r->pvc->volume_name) {
 		const struct sl_pv *pv = sl_storage_pv(s, r->pvc->volume_name);
+		/* A volume the inventory does not have, where it lists volumes: one the cluster bound
+		 * fails every node; one a claim names before the controller bound it (pre-bound, so
+		 * Immediate for the scheduler) is never bound. Without volumes listed, nothing. */
+		if (!pv && s->pvs_listed && r->pvc->bind_completed && !v->missing_claim) {
+			v->missing_claim = r->name;
+			v->missing_pv = r->pvc->volume_name;
+			v->missing_at = v->npvs;
+		} else if (!pv && s->pvs_listed && !r->pvc->bind_completed && !*unbound_immediate) {
+			*unbound_immediate = true;
+			if (!v->claim)
+				v->claim = r->name;
+		}
 		if (!pv)
 			return;
 		v->pvs = sl_xrealloc(v->pvs, (v->npvs + 1) * sizeof *v->pvs);
@@ -236,6 +262,8 @@ static const char *set_key(struct sl_buf *b, const struct sl_volset *v)
 		sl_buf_putc(b, '\x1f');
 		sl_buf_puts(b, v->pvs[i]->obj.name);
 	}
+	if (v->missing_claim)
+		sl_buf_printf(b, "\x1b%zu\x1f%s", v->missing_at, v->missing_pv);
 	/* A delayed claim's name counts only through the volumes pre-bound to it: the ordinals of a
 	 * StatefulSet whose claims are all to be made share one set. */
 	for (size_t i = 0; i < v->nwaits; i++) {
@@ -266,9 +294,10 @@ static void resolve_pod(const struct sl_model *m, const char *ns, const struct c
 	for (size_t i = 0; i < n; i++)
 		resolve(m, ns, &refs[i], v, &unbound, assumed);
 	size_t which = v->prefilter ? SL_ASSUME_MISSING : unbound ? SL_ASSUME_IMMEDIATE : SL_ASSUME_WAIT;
-	if (!v->prefilter && unbound)
+	if (!v->prefilter && unbound) {
 		v->prefilter = sl_xstrdup("pod has unbound immediate PersistentVolumeClaims");
-	else if (!v->prefilter)
+		v->prefilter_why = SL_PF_UNBOUND;
+	} else if (!v->prefilter)
 		v->claim = NULL;
 	v->assumed = assumed[which];
 	for (size_t k = 0; k < SL_ASSUME_N; k++)
@@ -408,7 +437,8 @@ void sl_storage_relate(struct sl_model *m)
 		/* Only a set that judges something is the engine's to read. */
 		bool judges = false;
 		for (size_t k = 0; k < ws->nsets && !judges; k++)
-			judges = ws->sets[k].npvs || ws->sets[k].nwaits || ws->sets[k].prefilter || ws->sets[k].nattach;
+			judges = ws->sets[k].npvs || ws->sets[k].nwaits || ws->sets[k].prefilter ||
+				 ws->sets[k].nattach || ws->sets[k].missing_claim;
 		m->workloads[i]->storage = judges ? ws : NULL;
 	}
 }

@@ -82,7 +82,7 @@ static void analyze_by_slots(struct sl_reasons *pool, struct sl_cluster *cl, con
 	const struct sl_model *m = cl->m;
 	size_t n = a->nnodes;
 	/* The volume filters run after NodeResourcesFit: a node they reject that has room says so. */
-	struct sl_nodefit *vol = a->vol && (a->vol->npvs || a->vol->nwaits) ? sl_xcalloc(n + 1, sizeof *vol) : NULL;
+	struct sl_nodefit *vol = a->vol && !sl_volset_idle(a->vol) ? sl_xcalloc(n + 1, sizeof *vol) : NULL;
 	for (size_t i = 0; vol && i < n; i++)
 		if (static_ok[i])
 			sl_volume_verdict(cl, a->vol, i, &vol[i]);

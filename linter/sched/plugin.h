@@ -136,6 +136,8 @@ bool sl_node_volume_limits_idle(const struct sl_cycle *cy);
 bool sl_volume_binding_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
 bool sl_volume_zone_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
 bool sl_volume_idle(const struct sl_cycle *cy);
+/* Whether v gives VolumeBinding's or VolumeZone's Filter nothing to judge on any node. */
+bool sl_volset_idle(const struct sl_volset *v);
 /* What the volume filters judge for a pod of w: chosen when the analysis chose (a StatefulSet's
  * ordinal), else the workload's one resolution; NULL: none. */
 const struct sl_volset *sl_volset_of(const struct sl_workload *w, const struct sl_volset *chosen);

@@ -20,9 +20,14 @@ const struct sl_volset *sl_volset_of(const struct sl_workload *w, const struct s
 	return ws && ws->nsets == 1 ? &ws->sets[0] : NULL;
 }
 
+bool sl_volset_idle(const struct sl_volset *v)
+{
+	return !v->npvs && !v->nwaits && !v->missing_claim;
+}
+
 bool sl_volume_idle(const struct sl_cycle *cy)
 {
-	return !cy->vol || (!cy->vol->npvs && !cy->vol->nwaits);
+	return !cy->vol || sl_volset_idle(cy->vol);
 }
 
 /* The claims left to bind (those no provisioner makes on the node) and the volume each holds. */
@@ -96,16 +101,24 @@ bool sl_volume_binding_filter(const struct sl_cycle *cy, size_t node, struct sl_
 	if (!v)
 		return true;
 	const struct sl_node *n = cy->m->nodes[node];
-	/* checkBoundClaims stops at the first conflicting bound claim: one reason for all of them. */
-	bool bound = true;
-	for (size_t i = 0; i < v->npvs && bound; i++)
-		bound = sl_pv_admits(v->pvs[i], &n->labels);
+	/* checkBoundClaims stops at the first conflicting bound claim (one reason for all of them),
+	 * or at the first whose volume does not exist. */
+	bool bound = true, found = true;
+	for (size_t i = 0; i <= v->npvs && bound && found; i++) {
+		if (v->missing_claim && i == v->missing_at)
+			found = false;
+		else if (i < v->npvs)
+			bound = sl_pv_admits(v->pvs[i], &n->labels);
+	}
 	bool unbound = !v->nwaits || waits_fit(v, &n->labels);
+	/* FindPodVolumes' order: node conflict, bind conflict, (capacity,) volume not found. */
 	if (out && !bound)
 		sl_nodefit_fail(out, SL_PL_VOLUME_BINDING, SL_REASON_VOLUME_NODE_CONFLICT);
 	if (out && !unbound)
 		sl_nodefit_fail(out, SL_PL_VOLUME_BINDING, SL_REASON_VOLUME_BIND_CONFLICT);
-	return bound && unbound;
+	if (out && !found)
+		sl_nodefit_fail(out, SL_PL_VOLUME_BINDING, SL_REASON_VOLUME_PV_NOT_EXIST);
+	return bound && unbound && found;
 }
 
 bool sl_volume_verdict(const struct sl_cluster *cl, const struct sl_volset *v, size_t node, struct sl_nodefit *out)
