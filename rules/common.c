@@ -64,6 +64,32 @@ static struct sl_finding *vreport(const struct sl_rule *r, struct sl_findings *o
 	return f;
 }
 
+/* Whether the volume verdict that rests on s->assumed turned a node away: the PreFilter's, or a
+ * node that VolumeBinding's Filter failed for want of a volume to bind. */
+static bool assumption_decides(const struct sl_analysis *a)
+{
+	if (a->vol->prefilter || !a->fit)
+		return true;
+	for (size_t i = 0; i < a->nnodes; i++) {
+		const struct sl_nodefit *fit = &a->fit[i];
+		for (size_t k = 0; !fit->excluded && fit->plugin == SL_PL_VOLUME_BINDING && k < fit->nreasons; k++)
+			if (!strcmp(fit->reasons[k], SL_REASON_VOLUME_BIND_CONFLICT))
+				return true;
+	}
+	return false;
+}
+
+static void note_storage_assumed(struct sl_finding *f, const struct sl_check *cx)
+{
+	const struct sl_analysis *a = cx->a;
+	if (!a || !a->vol || !a->vol->assumed || !assumption_decides(a))
+		return;
+	if (f->level == SL_ERROR)
+		f->level = SL_WARNING;
+	sl_note(f, "this depends on storage the inventory does not show: %s; so a warning, not an error",
+		a->vol->assumed);
+}
+
 struct sl_finding *sl_rule_report(const struct sl_rule *r, struct sl_check *cx, const struct sl_ynode *at,
 				  const char *fmt, ...)
 {
@@ -82,7 +108,7 @@ struct sl_finding *sl_rule_report(const struct sl_rule *r, struct sl_check *cx, 
 			ns->key);
 	}
 	if (r->needs_nodes)
-		sl_note_storage_assumed(f, cx);
+		note_storage_assumed(f, cx);
 	/* Where the pods run is the nodes' rules' question: Kueue's flavors bear on theirs only. */
 	if (r->needs_nodes && cx->a && cx->w->kplace != SL_KPLACE_NONE)
 		sl_note_kflavors(f, cx->w);
@@ -453,146 +479,7 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 	return f;
 }
 
-/* --- domains bounded by the template alone ---------------------------------------------------- */
-
 #define HOSTNAME_KEY "kubernetes.io/hostname"
-
-static bool str_in(const char *const *v, size_t n, const char *s)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(v[i], s))
-			return true;
-	return false;
-}
-
-static void str_add(const char ***v, size_t *n, size_t *cap, const char *s)
-{
-	if (str_in(*v, *n, s))
-		return;
-	sl_grow(v, cap, *n + 1, sizeof **v);
-	(*v)[(*n)++] = s;
-}
-
-/* A set of strings that may be "everything" (unbounded). */
-struct strset {
-	bool bounded;
-	const char **v;
-	size_t n, cap;
-};
-
-/* set := set ∩ vals (the first In on a key sets it). */
-static void set_intersect(struct strset *s, const char *const *vals, size_t nvals)
-{
-	if (!s->bounded) {
-		s->bounded = true;
-		for (size_t i = 0; i < nvals; i++)
-			str_add(&s->v, &s->n, &s->cap, vals[i]);
-		return;
-	}
-	size_t k = 0;
-	for (size_t i = 0; i < s->n; i++)
-		if (str_in(vals, nvals, s->v[i]))
-			s->v[k++] = s->v[i];
-	s->n = k;
-}
-
-static void set_remove(struct strset *s, const char *const *vals, size_t nvals)
-{
-	size_t k = 0;
-	for (size_t i = 0; i < s->n; i++)
-		if (!str_in(vals, nvals, s->v[i]))
-			s->v[k++] = s->v[i];
-	s->n = k;
-}
-
-/* What one requirement list (a term's matchExpressions or matchFields) says about `key`: the
- * values it admits, whether it demands the key be absent. NotIn values are removed at the end,
- * since they exclude whatever the In lists admit. */
-static void bound_by(const struct sl_requirement *r, size_t n, const char *key, const char *pinned, struct strset *s,
-		     bool *absent)
-{
-	if (pinned)
-		set_intersect(s, &pinned, 1);
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(r[i].key, key) && r[i].op == SL_OP_IN)
-			set_intersect(s, r[i].vals, r[i].nvals);
-		else if (!strcmp(r[i].key, key) && r[i].op == SL_OP_DOESNOTEXIST)
-			*absent = true;
-	for (size_t i = 0; i < n && s->bounded; i++)
-		if (!strcmp(r[i].key, key) && r[i].op == SL_OP_NOTIN)
-			set_remove(s, r[i].vals, r[i].nvals);
-}
-
-void sl_static_domains(const struct sl_podspec *p, const char *key, struct sl_domains *out)
-{
-	memset(out, 0, sizeof *out);
-	bool hostname = !strcmp(key, HOSTNAME_KEY);
-	const char *pinned = sl_labels_get(&p->node_selector, key);
-	size_t capv = 0, capn = 0;
-	/* nodeName is left open: such a pod skips the scheduler, and the kubelet's admission does
-	 * not check inter-pod anti-affinity. */
-	if (!p->has_required_affinity) {
-		if (pinned) {
-			out->bounded = true;
-			str_add(&out->vals, &out->nvals, &capv, pinned);
-		}
-		return;
-	}
-	/* The terms are OR'd: the admitted domains are the union of what each term admits, and a
-	 * single term that leaves the key open leaves it open for all. */
-	out->bounded = true;
-	for (size_t t = 0; t < p->nterms && out->bounded; t++) {
-		const struct sl_term *term = &p->terms[t];
-		struct strset lab = {0}, names = {0};
-		bool absent = false, ignored = false;
-		if (term->nexprs == 0 && term->nfields == 0) {
-			/* An empty term matches no node; leaving the bound open is the cautious reading. */
-			out->bounded = false;
-			continue;
-		}
-		bound_by(term->exprs, term->nexprs, key, pinned, &lab, &absent);
-		if (hostname)
-			bound_by(term->fields, term->nfields, "metadata.name", NULL, &names, &ignored);
-		if (absent) {
-			/* A node without the label is in no domain, and anti-affinity or spread never
-			 * counts it: unbounded, except for the hostname label every kubelet sets. */
-			if (lab.bounded || hostname)
-				lab.n = 0, lab.bounded = true;
-			else
-				out->bounded = false;
-		}
-		if (lab.bounded && (!names.bounded || lab.n <= names.n)) {
-			for (size_t i = 0; i < lab.n; i++)
-				str_add(&out->vals, &out->nvals, &capv, lab.v[i]);
-		} else if (names.bounded) {
-			/* Node names bound the nodes, and so the hostname values among them, even where
-			 * a hostname label differs from its node's name. */
-			for (size_t i = 0; i < names.n; i++)
-				str_add(&out->names, &out->nnames, &capn, names.v[i]);
-		} else
-			out->bounded = false;
-		free(lab.v);
-		free(names.v);
-	}
-	if (!out->bounded)
-		sl_domains_free(out);
-}
-
-void sl_domains_free(struct sl_domains *d)
-{
-	free(d->vals);
-	free(d->names);
-	d->vals = d->names = NULL;
-	d->nvals = d->nnames = 0;
-}
-
-void sl_domains_format(const struct sl_domains *d, struct sl_buf *b)
-{
-	for (size_t i = 0; i < d->nvals; i++)
-		sl_buf_printf(b, "%s%s", i ? ", " : "", d->vals[i]);
-	for (size_t i = 0; i < d->nnames; i++)
-		sl_buf_printf(b, "%s%s%s", d->nvals || i ? ", " : "", d->nvals ? "node " : "", d->names[i]);
-}
 
 void sl_note_rollout(struct sl_finding *f, const struct sl_workload *w, int64_t replicas, int64_t surge,
 		     int64_t unavail)
@@ -646,7 +533,10 @@ bool sl_long_running(const char *kind)
 
 bool sl_term_per_replicaset(const struct sl_podterm *t)
 {
-	return str_in(t->match_keys, t->nmatch_keys, "pod-template-hash");
+	for (size_t i = 0; i < t->nmatch_keys; i++)
+		if (!strcmp(t->match_keys[i], "pod-template-hash"))
+			return true;
+	return false;
 }
 
 bool sl_self_hostname_term(const struct sl_podspec *p, const struct sl_podterm *v, size_t n, bool across_sets)

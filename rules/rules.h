@@ -156,9 +156,7 @@ void sl_note_preemption(struct sl_finding *f, const struct sl_analysis *a, const
  * the note that volume binding was not checked and how to capture the storage (true when made). */
 void sl_note_volumes(struct sl_finding *f, const struct sl_check *cx);
 bool sl_report_storage_unknown(const struct sl_rule *self, struct sl_check *cx);
-/* A placement verdict that rests on no PersistentVolume (or claim) beyond the inventory's, when
- * the inventory lists none: the error becomes a warning, with a note saying what was assumed. */
-void sl_note_storage_assumed(struct sl_finding *f, const struct sl_check *cx);
+
 
 /* What a kubelet always reports (cpu, memory, ephemeral-storage; the os/arch labels, beta ones
  * too) that no node of the inventory lists: the mark of a hand-written inventory. Found once

@@ -157,32 +157,6 @@ void sl_note_volumes(struct sl_finding *f, const struct sl_check *cx)
 		note_wait(f, who, v, i);
 }
 
-/* Whether the volume verdict that rests on s->assumed turned a node away: the PreFilter's, or a
- * node that VolumeBinding's Filter failed for want of a volume to bind. */
-static bool assumption_decides(const struct sl_analysis *a)
-{
-	if (a->vol->prefilter || !a->fit)
-		return true;
-	for (size_t i = 0; i < a->nnodes; i++) {
-		const struct sl_nodefit *fit = &a->fit[i];
-		for (size_t k = 0; !fit->excluded && fit->plugin == SL_PL_VOLUME_BINDING && k < fit->nreasons; k++)
-			if (!strcmp(fit->reasons[k], SL_REASON_VOLUME_BIND_CONFLICT))
-				return true;
-	}
-	return false;
-}
-
-void sl_note_storage_assumed(struct sl_finding *f, const struct sl_check *cx)
-{
-	const struct sl_analysis *a = cx->a;
-	if (!a || !a->vol || !a->vol->assumed || !assumption_decides(a))
-		return;
-	if (f->level == SL_ERROR)
-		f->level = SL_WARNING;
-	sl_note(f, "this depends on storage the inventory does not show: %s; so a warning, not an error",
-		a->vol->assumed);
-}
-
 bool sl_report_storage_unknown(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_model *m = cx->model;
