@@ -123,6 +123,13 @@ void sl_note_volumes(struct sl_finding *f, const struct sl_check *cx)
 		if (pvc && pvc->obj.name_node)
 			sl_add_related(f, &pvc->obj.name_node->at, "PersistentVolumeClaim %s%s", pvc->obj.name,
 				       why[v->prefilter_why]);
+		const struct sl_storage *s = &cx->model->storage;
+		if (v->prefilter_why == SL_PF_UNBOUND && pvc && pvc->storage_class && *pvc->storage_class &&
+		    !sl_storage_class(s, pvc->storage_class))
+			sl_note(f,
+				"claim %s asks for StorageClass %s, which the inventory's classes do not hold: the "
+				"scheduler takes it as Immediate and the PV controller provisions nothing for it",
+				pvc->obj.name, pvc->storage_class);
 		return;
 	}
 	for (size_t i = 0; i < v->npvs; i++) {

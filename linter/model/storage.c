@@ -239,6 +239,8 @@ int sl_storage_read(struct sl_read *c, const struct sl_object *o, bool inventory
 		s->known = true;
 	if (inventory && !strcmp(o->kind, "PersistentVolume"))
 		s->pvs_listed = true;
+	if (inventory && !strcmp(o->kind, "StorageClass"))
+		s->classes_listed = true;
 	if (!strcmp(o->kind, "PersistentVolume"))
 		return read_pv(c, o, inventory, s);
 	if (!strcmp(o->kind, "StorageClass"))
@@ -268,6 +270,7 @@ void sl_storage_merge(struct sl_storage *s, struct sl_storage *part)
 	s->known |= part->known;
 	s->pvs_listed |= part->pvs_listed;
 	s->claims_listed |= part->claims_listed;
+	s->classes_listed |= part->classes_listed;
 }
 
 static void free_pv(struct sl_pv *v)

@@ -145,6 +145,7 @@ struct sl_storage {
 	 * prints none, so the absence of one is read as "not captured": a verdict that rests on no
 	 * volume (or claim) existing is then a warning that says so (sl_volset.assumed). */
 	bool pvs_listed, claims_listed;
+	bool classes_listed;              /* an inventory file lists a StorageClass */
 	bool any_claim;                   /* some PersistentVolumeClaim among all the inputs */
 	struct sl_wstorage *per_workload; /* one per workload of the model (sl_storage_relate) */
 	size_t nworkloads;

@@ -69,9 +69,11 @@ static bool never_bound(const struct sl_storage *s, const char *ns, const struct
 	const char *cls = claim_class(s, r);
 	if (*cls) {
 		const struct sl_storage_class *sc = sl_storage_class(s, cls);
-		/* A class not among the inputs is the scheduler's error, not this verdict; a delayed
-		 * class binds at scheduling; a provisioner makes the volume. */
-		if (!sc || sc->wait || strcmp(sc->provisioner, SL_NO_PROVISIONER))
+		/* A delayed class binds at scheduling; a provisioner makes the volume. A class the
+		 * cluster does not have (where the inventory lists classes) is Immediate for the
+		 * scheduler (IsDelayBindingMode) and provisions nothing: only a volume of that class
+		 * name binds the claim. */
+		if (sc ? sc->wait || strcmp(sc->provisioner, SL_NO_PROVISIONER) : !s->classes_listed)
 			return false;
 	}
 	return !some_pv_may_bind(s, cls, ns, r->name, r->pvc ? r->pvc->request : r->tmpl ? r->tmpl->request : 0);
