@@ -17,14 +17,15 @@ struct sl_findings;
 
 /* The first minor release whose defaults turn each behaviour on (beta, on by default, or GA). */
 enum {
-	SL_KUBE_DAEMONSET_SURGE = 22,           /* DaemonSetUpdateSurge: rollingUpdate.maxSurge */
-	SL_KUBE_NODE_INCLUSION_POLICY = 26,     /* nodeAffinityPolicy, nodeTaintsPolicy */
-	SL_KUBE_MIN_DOMAINS = 27,               /* MinDomainsInPodTopologySpread */
-	SL_KUBE_SPREAD_MATCH_LABEL_KEYS = 27,   /* MatchLabelKeysInPodTopologySpread */
-	SL_KUBE_PDB_UNHEALTHY_POLICY = 27,      /* PDBUnhealthyPodEvictionPolicy */
-	SL_KUBE_VOLUME_ZONE_GA = 28,            /* VolumeZone matches a volume's beta zone label with a node's GA one */
-	SL_KUBE_SIDECARS = 29,                  /* SidecarContainers: restartPolicy Always in initContainers */
-	SL_KUBE_AFFINITY_MATCH_LABEL_KEYS = 31, /* MatchLabelKeysInPodAffinity */
+	SL_KUBE_DAEMONSET_SURGE = 22,         /* DaemonSetUpdateSurge: rollingUpdate.maxSurge */
+	SL_KUBE_CLAIM_LOST = 23,              /* VolumeBinding's PreFilter on Lost/deleted claims, PVNotExist's text */
+	SL_KUBE_NODE_INCLUSION_POLICY = 26,   /* nodeAffinityPolicy, nodeTaintsPolicy */
+	SL_KUBE_MIN_DOMAINS = 27,             /* MinDomainsInPodTopologySpread */
+	SL_KUBE_SPREAD_MATCH_LABEL_KEYS = 27, /* MatchLabelKeysInPodTopologySpread */
+	SL_KUBE_PDB_UNHEALTHY_POLICY = 27,    /* PDBUnhealthyPodEvictionPolicy */
+	SL_KUBE_VOLUME_ZONE_GA = 28,          /* VolumeZone matches a volume's beta zone label with a node's GA one */
+	SL_KUBE_SIDECARS = 29,                /* SidecarContainers: restartPolicy Always in initContainers */
+	SL_KUBE_AFFINITY_MATCH_LABEL_KEYS = 31,   /* MatchLabelKeysInPodAffinity */
 	SL_KUBE_STATEFULSET_MAX_UNAVAILABLE = 35, /* MaxUnavailableStatefulSet */
 };
 

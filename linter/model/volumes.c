@@ -189,7 +189,7 @@ static void resolve(const struct sl_model *m, const char *ns, const struct claim
 		add_attach(s, r, v);
 	/* podHasPVCs, in the pod's volume order: the first claim not found, Lost or being deleted
 	 * is the PreFilter's verdict. */
-	if (r->pvc && (r->pvc->lost || r->pvc->deleting) && !v->prefilter) {
+	if (r->pvc && (r->pvc->lost || r->pvc->deleting) && !v->prefilter && m->kube.minor >= SL_KUBE_CLAIM_LOST) {
 		struct sl_buf b = SL_BUF_INIT;
 		if (r->pvc->lost)
 			sl_buf_printf(&b, "persistentvolumeclaim \"%s\" bound to non-existent persistentvolume \"%s\"",

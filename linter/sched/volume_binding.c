@@ -117,7 +117,9 @@ bool sl_volume_binding_filter(const struct sl_cycle *cy, size_t node, struct sl_
 	if (out && !unbound)
 		sl_nodefit_fail(out, SL_PL_VOLUME_BINDING, SL_REASON_VOLUME_BIND_CONFLICT);
 	if (out && !found)
-		sl_nodefit_fail(out, SL_PL_VOLUME_BINDING, SL_REASON_VOLUME_PV_NOT_EXIST);
+		sl_nodefit_fail(out, SL_PL_VOLUME_BINDING,
+				cy->m->kube.minor >= SL_KUBE_CLAIM_LOST ? SL_REASON_VOLUME_PV_NOT_EXIST
+									: "pvc(s) bound to non-existent pv(s)");
 	return bound && unbound && found;
 }
 
