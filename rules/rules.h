@@ -155,6 +155,9 @@ void sl_note_preemption(struct sl_finding *f, const struct sl_analysis *a, const
  * location; and, at the first workload of a run that mounts claims while the inputs hold none,
  * the note that volume binding was not checked and how to capture the storage (true when made). */
 void sl_note_volumes(struct sl_finding *f, const struct sl_check *cx);
+/* How many nodes of fits (one per node of a) a volume filter (VolumeBinding, VolumeZone) turns
+ * away: the filters before it passed there, so the pod had room but not its volumes. */
+size_t sl_volume_rejects(const struct sl_analysis *a, const struct sl_nodefit *fits);
 bool sl_report_storage_unknown(const struct sl_rule *self, struct sl_check *cx);
 /* A placement verdict that rests on no PersistentVolume (or claim) beyond the inventory's, when
  * the inventory lists none: the error becomes a warning, with a note saying what was assumed. */

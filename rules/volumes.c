@@ -143,6 +143,15 @@ void sl_note_volumes(struct sl_finding *f, const struct sl_check *cx)
 		note_wait(f, who, v, i);
 }
 
+size_t sl_volume_rejects(const struct sl_analysis *a, const struct sl_nodefit *fits)
+{
+	size_t n = 0;
+	for (size_t i = 0; fits && i < a->nnodes; i++)
+		n += !fits[i].excluded &&
+		     (fits[i].plugin == SL_PL_VOLUME_BINDING || fits[i].plugin == SL_PL_VOLUME_ZONE);
+	return n;
+}
+
 /* Whether the volume verdict that rests on s->assumed turned a node away: the PreFilter's, or a
  * node that VolumeBinding's Filter failed for want of a volume to bind. */
 static bool assumption_decides(const struct sl_analysis *a)
