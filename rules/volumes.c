@@ -2,6 +2,7 @@
  * plugins judged, with their claims and PersistentVolumes as related locations, and the note of a
  * run that knows nothing of the claims its workloads mount. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../linter/base/buf.h"
@@ -152,6 +153,106 @@ size_t sl_volume_rejects(const struct sl_analysis *a, const struct sl_nodefit *f
 	return n;
 }
 
+/* The wait claim of set v made from template tmpl that only a free volume can bind, or NULL. */
+static const struct sl_wait_claim *pooled(const struct sl_volset *v, const char *tmpl)
+{
+	for (size_t k = 0; k < v->nwaits; k++) {
+		const struct sl_wait_claim *wc = &v->waits[k];
+		if (wc->tmpl && !strcmp(wc->tmpl, tmpl) && !wc->prebound && !wc->provisions)
+			return wc;
+	}
+	return NULL;
+}
+
+/* The pool of template tmpl over ws's sets: the pods that need a volume of it and the distinct
+ * volumes they may take. */
+static void pool_of(const struct sl_wstorage *ws, const char *tmpl, struct sl_volume_pool *p)
+{
+	memset(p, 0, sizeof *p);
+	p->tmpl = tmpl;
+	p->first = -1;
+	size_t cap = 0;
+	for (size_t i = 0; i < ws->nsets; i++) {
+		const struct sl_wait_claim *wc = pooled(&ws->sets[i], tmpl);
+		if (!wc)
+			continue;
+		p->cls = wc->cls;
+		p->need += ws->sets[i].pods;
+		if (p->first < 0 || ws->sets[i].ordinal < p->first)
+			p->first = ws->sets[i].ordinal;
+		if (!p->assumed)
+			p->assumed = ws->sets[i].assumed;
+		for (size_t k = 0; k < wc->ncands; k++) {
+			size_t j = 0;
+			while (j < p->npvs && p->pvs[j] != wc->cands[k])
+				j++;
+			if (j < p->npvs)
+				continue;
+			sl_grow(&p->pvs, &cap, p->npvs + 1, sizeof *p->pvs);
+			p->pvs[p->npvs++] = wc->cands[k];
+		}
+	}
+}
+
+bool sl_volume_pool_short(const struct sl_workload *w, struct sl_volume_pool *out)
+{
+	const struct sl_wstorage *ws = w->storage;
+	bool found = false;
+	for (size_t i = 0; ws && i < ws->nsets; i++)
+		for (size_t k = 0; k < ws->sets[i].nwaits; k++) {
+			const struct sl_wait_claim *wc = &ws->sets[i].waits[k];
+			if (!wc->tmpl || !pooled(&ws->sets[i], wc->tmpl) || (found && !strcmp(out->tmpl, wc->tmpl)))
+				continue;
+			struct sl_volume_pool p;
+			pool_of(ws, wc->tmpl, &p);
+			p.bound = w->replicas - p.need + (int64_t)p.npvs;
+			if (p.need > (int64_t)p.npvs && (!found || p.bound < out->bound)) {
+				if (found)
+					sl_volume_pool_free(out);
+				*out = p;
+				found = true;
+			} else
+				sl_volume_pool_free(&p);
+		}
+	return found;
+}
+
+void sl_volume_pool_free(struct sl_volume_pool *p)
+{
+	free(p->pvs);
+	p->pvs = NULL;
+}
+
+void sl_note_volume_pool(struct sl_finding *f, const struct sl_workload *w, const struct sl_volume_pool *p)
+{
+	const struct sl_storage_class *sc = p->cls;
+	const char *prov = *sc->provisioner ? sc->provisioner : "no provisioner";
+	sl_note(f,
+		"%lld pod%s, from %s-%lld on, mount%s a claim of volumeClaimTemplate %s still to bind: StorageClass %s "
+		"binds it when the pod is scheduled (WaitForFirstConsumer), to an available PersistentVolume no "
+		"other claim has, and %s makes none",
+		(long long)p->need, p->need == 1 ? "" : "s", w->obj.name, (long long)p->first, p->need == 1 ? "s" : "",
+		p->tmpl, sc->obj.name, prov);
+	struct sl_buf b = SL_BUF_INIT;
+	for (size_t i = 0; i < p->npvs && i < SL_WAIT_SHOWN; i++)
+		sl_buf_printf(&b, "%s%s", i ? ", " : "", p->pvs[i]->obj.name);
+	if (p->npvs > SL_WAIT_SHOWN)
+		sl_buf_printf(&b, " and %zu more", p->npvs - SL_WAIT_SHOWN);
+	if (p->npvs)
+		sl_note(f, "%zu available PersistentVolume%s match%s those claims (class, access modes, size): %s",
+			p->npvs, p->npvs == 1 ? "" : "s", p->npvs == 1 ? "es" : "", b.s);
+	else
+		sl_note(f, "no available PersistentVolume matches those claims (class, access modes, size)");
+	sl_buf_free(&b);
+	sl_note(f, "once they are taken, the next pod's claim finds none: node(s) didn't find available persistent "
+		   "volumes to bind, on every node");
+	if (sc->obj.name_node)
+		sl_add_related(f, &sc->obj.name_node->at, "StorageClass %s (provisioner %s)", sc->obj.name, prov);
+	for (size_t i = 0; i < p->npvs && i < SL_WAIT_SHOWN; i++)
+		if (p->pvs[i]->obj.name_node)
+			sl_add_related(f, &p->pvs[i]->obj.name_node->at, "PersistentVolume %s", p->pvs[i]->obj.name);
+}
+
 /* Whether the volume verdict that rests on s->assumed turned a node away: the PreFilter's, or a
  * node that VolumeBinding's Filter failed for want of a volume to bind. */
 static bool assumption_decides(const struct sl_analysis *a)
@@ -167,15 +268,24 @@ static bool assumption_decides(const struct sl_analysis *a)
 	return false;
 }
 
+#define ASSUMED_NOTE "this depends on storage the inventory does not show: "
+
+void sl_note_assumed(struct sl_finding *f, const char *assumed)
+{
+	for (size_t i = 0; i < f->nnotes; i++)
+		if (!strncmp(f->notes[i], ASSUMED_NOTE, strlen(ASSUMED_NOTE)))
+			return; /* said once, whichever verdict rests on it */
+	if (f->level == SL_ERROR)
+		f->level = SL_WARNING;
+	sl_note(f, ASSUMED_NOTE "%s; so a warning, not an error", assumed);
+}
+
 void sl_note_storage_assumed(struct sl_finding *f, const struct sl_check *cx)
 {
 	const struct sl_analysis *a = cx->a;
 	if (!a || !a->vol || !a->vol->assumed || !assumption_decides(a))
 		return;
-	if (f->level == SL_ERROR)
-		f->level = SL_WARNING;
-	sl_note(f, "this depends on storage the inventory does not show: %s; so a warning, not an error",
-		a->vol->assumed);
+	sl_note_assumed(f, a->vol->assumed);
 }
 
 bool sl_report_storage_unknown(const struct sl_rule *self, struct sl_check *cx)
