@@ -155,6 +155,10 @@ void sl_note_preemption(struct sl_finding *f, const struct sl_analysis *a, const
  * location; and, at the first workload of a run that mounts claims while the inputs hold none,
  * the note that volume binding was not checked and how to capture the storage (true when made). */
 void sl_note_volumes(struct sl_finding *f, const struct sl_check *cx);
+/* For a finding on several workloads: the claims that narrow w's nodes to those its volumes reach
+ * (bound volumes, with their nodeAffinity as related locations, and delayed claims); whether
+ * there were any. */
+bool sl_note_reach(struct sl_finding *f, const struct sl_workload *w);
 /* How many nodes of fits (one per node of a) a volume filter (VolumeBinding, VolumeZone) turns
  * away: the filters before it passed there, so the pod had room but not its volumes. */
 size_t sl_volume_rejects(const struct sl_analysis *a, const struct sl_nodefit *fits);

@@ -253,6 +253,33 @@ void sl_note_volume_pool(struct sl_finding *f, const struct sl_workload *w, cons
 			sl_add_related(f, &p->pvs[i]->obj.name_node->at, "PersistentVolume %s", p->pvs[i]->obj.name);
 }
 
+bool sl_note_reach(struct sl_finding *f, const struct sl_workload *w)
+{
+	const struct sl_wstorage *ws = w->storage;
+	struct sl_buf b = SL_BUF_INIT;
+	size_t listed = 0;
+	for (size_t k = 0; ws && k < ws->nsets && listed < SL_WAIT_SHOWN; k++) {
+		const struct sl_volset *v = &ws->sets[k];
+		for (size_t i = 0; i < v->npvs && listed < SL_WAIT_SHOWN; i++, listed++) {
+			sl_buf_printf(&b, "%sclaim %s, bound to PersistentVolume %s", b.len ? "; " : "",
+				      v->pv_claim_names[i], v->pvs[i]->obj.name);
+			if (v->pvs[i]->affinity_node)
+				sl_add_related(f, &v->pvs[i]->affinity_node->at,
+					       "PersistentVolume %s: its required nodeAffinity", v->pvs[i]->obj.name);
+		}
+		for (size_t i = 0; i < v->nwaits && listed < SL_WAIT_SHOWN; i++, listed++)
+			sl_buf_printf(&b, "%sclaim %s of StorageClass %s (WaitForFirstConsumer)", b.len ? "; " : "",
+				      v->waits[i].name, v->waits[i].cls->obj.name);
+	}
+	if (b.len) {
+		char ref[512];
+		sl_object_ref(&w->obj, ref, sizeof ref);
+		sl_note(f, "%s may use only the nodes its volumes reach: %s", ref, b.s);
+	}
+	sl_buf_free(&b);
+	return listed > 0;
+}
+
 /* Whether the volume verdict that rests on s->assumed turned a node away: the PreFilter's, or a
  * node that VolumeBinding's Filter failed for want of a volume to bind. */
 static bool assumption_decides(const struct sl_analysis *a)
