@@ -183,7 +183,8 @@ bool sl_volume_pool_short(const struct sl_workload *w, struct sl_volume_pool *ou
 void sl_volume_pool_free(struct sl_volume_pool *p);
 void sl_note_volume_pool(struct sl_finding *f, const struct sl_workload *w, const struct sl_volume_pool *p);
 /* A placement verdict that rests on no PersistentVolume (or claim) beyond the inventory's, when
- * the inventory lists none: the error becomes a warning, with a note saying what was assumed. */
+ * the inventory lists none: the error becomes a warning, with a note saying what was assumed
+ * (rules/volumes_assumed.c). */
 void sl_note_storage_assumed(struct sl_finding *f, const struct sl_check *cx);
 /* The same for a verdict of a rule's own that rests on `assumed` (sl_volset.assumed): once per
  * finding. */
