@@ -132,6 +132,11 @@ void sl_note_volumes(struct sl_finding *f, const struct sl_check *cx)
 					   "nodes it admits)"
 					 : "",
 			z.len ? " labelled " : "", z.len ? z.s : "", "");
+		const struct sl_pvc *pvc = v->pv_claims[i];
+		if (pvc && pvc->obj.name_node)
+			sl_add_related(f, &pvc->obj.name_node->at,
+				       "PersistentVolumeClaim %s, bound to PersistentVolume %s", pvc->obj.name,
+				       pv->obj.name);
 		if (pv->affinity_node)
 			sl_add_related(f, &pv->affinity_node->at, "PersistentVolume %s: its required nodeAffinity",
 				       pv->obj.name);
