@@ -39,7 +39,7 @@ static bool check_volume_pool(const struct sl_rule *self, struct sl_check *cx)
 	const struct sl_analysis *a = cx->a;
 	const struct sl_workload *w = cx->w;
 	struct sl_volume_pool p;
-	if (!a->nfeasible || !w->storage || !sl_volume_pool_short(w, &p))
+	if (!a->nfeasible || !w->storage || !sl_volume_pool_short(cx, &p))
 		return false;
 	if (p.bound >= a->steady_placed) {
 		sl_volume_pool_free(&p);
@@ -54,19 +54,21 @@ static bool check_volume_pool(const struct sl_rule *self, struct sl_check *cx)
 	struct sl_finding *f = sl_rule_report(
 	    self, cx, w->replicas_node ? w->replicas_node : sl_ymap_key(w->obj.root, "spec"),
 	    "only %lld of the %lld replicas of %s can run at once: each pod's claim of volumeClaimTemplate %s takes a "
-	    "PersistentVolume of its own, StorageClass %s (%s) makes none, and %zu free volume%s match%s the %lld "
+	    "PersistentVolume of its own, StorageClass %s (%s) makes none%s, and %zu free volume%s match%s the %lld "
 	    "claim%s still to bind%s",
 	    (long long)p.bound, (long long)w->replicas, ref, p.tmpl, p.cls->obj.name,
-	    *p.cls->provisioner ? p.cls->provisioner : "no provisioner", p.npvs, p.npvs == 1 ? "" : "s",
-	    p.npvs == 1 ? "es" : "", (long long)p.need, p.need == 1 ? "" : "s", hold);
+	    *p.cls->provisioner ? p.cls->provisioner : "no provisioner", p.topo ? " where the pods may run" : "",
+	    p.npvs, p.npvs == 1 ? "" : "s", p.npvs == 1 ? "es" : "", (long long)p.need, p.need == 1 ? "" : "s", hold);
 	sl_note(f, "replicas %lld%s", (long long)w->replicas, w->replicas_node ? "" : " (defaulted)");
 	sl_note_volume_pool(f, w, &p);
 	if (p.assumed)
 		sl_note_assumed(f, p.assumed);
 	sl_note(f,
 		"fix: create a PersistentVolume of StorageClass %s for each pod beyond %lld (on a node the pods may "
-		"use), or lower replicas to %lld",
-		p.cls->obj.name, (long long)p.bound, (long long)p.bound);
+		"use)%s, or lower replicas to %lld",
+		p.cls->obj.name, (long long)p.bound,
+		p.topo ? ", let the class's allowedTopologies admit the nodes the pods select" : "",
+		(long long)p.bound);
 	if (p.bound > 0)
 		sl_fix_lower_replicas(f, w, p.bound, "what the free volumes hold", false, NULL);
 	sl_volume_pool_free(&p);

@@ -158,12 +158,33 @@ size_t sl_volume_rejects(const struct sl_analysis *a, const struct sl_nodefit *f
 	return n;
 }
 
+/* The nodes a pod of the workload may use (the node-only filters), against which a class's
+ * allowedTopologies are read. */
+struct pool_cx {
+	const struct sl_model *m;
+	const bool *ok;
+};
+
+/* Whether the claim's class makes no volume on a node the pod may use: no provisioner, or
+ * allowedTopologies that admit none of those nodes. */
+static bool makes_none(const struct pool_cx *c, const struct sl_wait_claim *wc)
+{
+	if (!wc->provisions)
+		return true;
+	if (!wc->cls->ntopo)
+		return false;
+	for (size_t k = 0; k < c->m->nnodes; k++)
+		if (c->ok[k] && sl_class_admits(wc->cls, &c->m->nodes[k]->labels))
+			return false;
+	return true;
+}
+
 /* The wait claim of set v made from template tmpl that only a free volume can bind, or NULL. */
-static const struct sl_wait_claim *pooled(const struct sl_volset *v, const char *tmpl)
+static const struct sl_wait_claim *pooled(const struct pool_cx *c, const struct sl_volset *v, const char *tmpl)
 {
 	for (size_t k = 0; k < v->nwaits; k++) {
 		const struct sl_wait_claim *wc = &v->waits[k];
-		if (wc->tmpl && !strcmp(wc->tmpl, tmpl) && !wc->prebound && !wc->provisions)
+		if (wc->tmpl && !strcmp(wc->tmpl, tmpl) && !wc->prebound && makes_none(c, wc))
 			return wc;
 	}
 	return NULL;
@@ -171,17 +192,18 @@ static const struct sl_wait_claim *pooled(const struct sl_volset *v, const char 
 
 /* The pool of template tmpl over ws's sets: the pods that need a volume of it and the distinct
  * volumes they may take. */
-static void pool_of(const struct sl_wstorage *ws, const char *tmpl, struct sl_volume_pool *p)
+static void pool_of(const struct pool_cx *c, const struct sl_wstorage *ws, const char *tmpl, struct sl_volume_pool *p)
 {
 	memset(p, 0, sizeof *p);
 	p->tmpl = tmpl;
 	p->first = -1;
 	size_t cap = 0;
 	for (size_t i = 0; i < ws->nsets; i++) {
-		const struct sl_wait_claim *wc = pooled(&ws->sets[i], tmpl);
+		const struct sl_wait_claim *wc = pooled(c, &ws->sets[i], tmpl);
 		if (!wc)
 			continue;
 		p->cls = wc->cls;
+		p->topo = wc->provisions;
 		p->need += ws->sets[i].pods;
 		if (p->first < 0 || ws->sets[i].ordinal < p->first)
 			p->first = ws->sets[i].ordinal;
@@ -199,17 +221,21 @@ static void pool_of(const struct sl_wstorage *ws, const char *tmpl, struct sl_vo
 	}
 }
 
-bool sl_volume_pool_short(const struct sl_workload *w, struct sl_volume_pool *out)
+bool sl_volume_pool_short(const struct sl_check *cx, struct sl_volume_pool *out)
 {
+	const struct sl_workload *w = cx->w;
 	const struct sl_wstorage *ws = w->storage;
 	bool found = false;
+	bool *ok = sl_xcalloc(cx->model->nnodes + 1, sizeof *ok);
+	sl_node_only_verdicts(cx->cluster, &w->pod, ok);
+	struct pool_cx c = {cx->model, ok};
 	for (size_t i = 0; ws && i < ws->nsets; i++)
 		for (size_t k = 0; k < ws->sets[i].nwaits; k++) {
 			const struct sl_wait_claim *wc = &ws->sets[i].waits[k];
-			if (!wc->tmpl || !pooled(&ws->sets[i], wc->tmpl) || (found && !strcmp(out->tmpl, wc->tmpl)))
+			if (!wc->tmpl || !pooled(&c, &ws->sets[i], wc->tmpl) || (found && !strcmp(out->tmpl, wc->tmpl)))
 				continue;
 			struct sl_volume_pool p;
-			pool_of(ws, wc->tmpl, &p);
+			pool_of(&c, ws, wc->tmpl, &p);
 			p.bound = w->replicas - p.need + (int64_t)p.npvs;
 			if (p.need > (int64_t)p.npvs && (!found || p.bound < out->bound)) {
 				if (found)
@@ -219,6 +245,7 @@ bool sl_volume_pool_short(const struct sl_workload *w, struct sl_volume_pool *ou
 			} else
 				sl_volume_pool_free(&p);
 		}
+	free(ok);
 	return found;
 }
 
@@ -235,9 +262,13 @@ void sl_note_volume_pool(struct sl_finding *f, const struct sl_workload *w, cons
 	sl_note(f,
 		"%lld pod%s, from %s-%lld on, mount%s a claim of volumeClaimTemplate %s still to bind: StorageClass %s "
 		"binds it when the pod is scheduled (WaitForFirstConsumer), to an available PersistentVolume no "
-		"other claim has, and %s makes none",
+		"other claim has, and %s makes none%s",
 		(long long)p->need, p->need == 1 ? "" : "s", w->obj.name, (long long)p->first, p->need == 1 ? "s" : "",
-		p->tmpl, sc->obj.name, prov);
+		p->tmpl, sc->obj.name, prov,
+		p->topo ? " on the nodes the pods may use (its allowedTopologies admit none of them)" : "");
+	const struct sl_ynode *topo = p->topo ? sl_ymap_get(sc->obj.root, "allowedTopologies") : NULL;
+	if (topo)
+		sl_add_related(f, &topo->at, "StorageClass %s: its allowedTopologies", sc->obj.name);
 	struct sl_buf b = SL_BUF_INIT;
 	for (size_t i = 0; i < p->npvs && i < SL_WAIT_SHOWN; i++)
 		sl_buf_printf(&b, "%s%s", i ? ", " : "", p->pvs[i]->obj.name);
@@ -250,7 +281,7 @@ void sl_note_volume_pool(struct sl_finding *f, const struct sl_workload *w, cons
 		sl_note(f, "no available PersistentVolume matches those claims (class, access modes, size)");
 	sl_buf_free(&b);
 	sl_note(f, "once they are taken, the next pod's claim finds none: node(s) didn't find available persistent "
-		   "volumes to bind, on every node");
+		   "volumes to bind, on every node it may use");
 	if (sc->obj.name_node)
 		sl_add_related(f, &sc->obj.name_node->at, "StorageClass %s (provisioner %s)", sc->obj.name, prov);
 	for (size_t i = 0; i < p->npvs && i < SL_WAIT_SHOWN; i++)
