@@ -64,32 +64,6 @@ static struct sl_finding *vreport(const struct sl_rule *r, struct sl_findings *o
 	return f;
 }
 
-/* Whether the volume verdict that rests on s->assumed turned a node away: the PreFilter's, or a
- * node that VolumeBinding's Filter failed for want of a volume to bind. */
-static bool assumption_decides(const struct sl_analysis *a)
-{
-	if (a->vol->prefilter || !a->fit)
-		return true;
-	for (size_t i = 0; i < a->nnodes; i++) {
-		const struct sl_nodefit *fit = &a->fit[i];
-		for (size_t k = 0; !fit->excluded && fit->plugin == SL_PL_VOLUME_BINDING && k < fit->nreasons; k++)
-			if (!strcmp(fit->reasons[k], SL_REASON_VOLUME_BIND_CONFLICT))
-				return true;
-	}
-	return false;
-}
-
-static void note_storage_assumed(struct sl_finding *f, const struct sl_check *cx)
-{
-	const struct sl_analysis *a = cx->a;
-	if (!a || !a->vol || !a->vol->assumed || !assumption_decides(a))
-		return;
-	if (f->level == SL_ERROR)
-		f->level = SL_WARNING;
-	sl_note(f, "this depends on storage the inventory does not show: %s; so a warning, not an error",
-		a->vol->assumed);
-}
-
 struct sl_finding *sl_rule_report(const struct sl_rule *r, struct sl_check *cx, const struct sl_ynode *at,
 				  const char *fmt, ...)
 {
@@ -108,7 +82,7 @@ struct sl_finding *sl_rule_report(const struct sl_rule *r, struct sl_check *cx, 
 			ns->key);
 	}
 	if (r->needs_nodes)
-		note_storage_assumed(f, cx);
+		sl_note_storage_assumed(f, cx);
 	/* Where the pods run is the nodes' rules' question: Kueue's flavors bear on theirs only. */
 	if (r->needs_nodes && cx->a && cx->w->kplace != SL_KPLACE_NONE)
 		sl_note_kflavors(f, cx->w);

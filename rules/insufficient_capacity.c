@@ -31,11 +31,55 @@ static void report_scale_up(const struct sl_rule *self, struct sl_check *cx, con
 	sl_note_pools_take(f, pf, n, rest);
 }
 
+/* A StatefulSet whose new claims compete for fewer free volumes than pods need them (and no
+ * provisioner makes more): the pods beyond them never run, however the nodes' room is placed.
+ * Reported when it caps the count below what the room holds. */
+static bool check_volume_pool(const struct sl_rule *self, struct sl_check *cx)
+{
+	const struct sl_analysis *a = cx->a;
+	const struct sl_workload *w = cx->w;
+	struct sl_volume_pool p;
+	if (!a->nfeasible || !w->storage || !sl_volume_pool_short(cx, &p))
+		return false;
+	if (p.bound >= a->steady_placed) {
+		sl_volume_pool_free(&p);
+		return false;
+	}
+	char ref[512];
+	sl_object_ref(&w->obj, ref, sizeof ref);
+	int64_t held = w->replicas - p.need;
+	char hold[64] = "";
+	if (held > 0)
+		snprintf(hold, sizeof hold, " (%lld bound already)", (long long)held);
+	struct sl_finding *f = sl_rule_report(
+	    self, cx, w->replicas_node ? w->replicas_node : sl_ymap_key(w->obj.root, "spec"),
+	    "only %lld of the %lld replicas of %s can run at once: each pod's claim of volumeClaimTemplate %s takes a "
+	    "PersistentVolume of its own, StorageClass %s (%s) makes none%s, and %zu free volume%s match%s the %lld "
+	    "claim%s still to bind%s",
+	    (long long)p.bound, (long long)w->replicas, ref, p.tmpl, p.cls->obj.name,
+	    *p.cls->provisioner ? p.cls->provisioner : "no provisioner", p.topo ? " where the pods may run" : "",
+	    p.npvs, p.npvs == 1 ? "" : "s", p.npvs == 1 ? "es" : "", (long long)p.need, p.need == 1 ? "" : "s", hold);
+	sl_note(f, "replicas %lld%s", (long long)w->replicas, w->replicas_node ? "" : " (defaulted)");
+	sl_note_volume_pool(f, w, &p);
+	if (p.assumed)
+		sl_note_assumed(f, p.assumed);
+	sl_note(f,
+		"fix: create a PersistentVolume of StorageClass %s for each pod beyond %lld (on a node the pods may "
+		"use)%s, or lower replicas to %lld",
+		p.cls->obj.name, (long long)p.bound,
+		p.topo ? ", let the class's allowedTopologies admit the nodes the pods select" : "",
+		(long long)p.bound);
+	if (p.bound > 0)
+		sl_fix_lower_replicas(f, w, p.bound, "what the free volumes hold", false, NULL);
+	sl_volume_pool_free(&p);
+	return true;
+}
+
 static void check(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_analysis *a = cx->a;
 	const struct sl_workload *w = cx->w;
-	if (!a || sl_check_gang(self, cx) || !sl_shortfall_is(cx, SL_CAUSE_RESOURCES))
+	if (!a || sl_check_gang(self, cx) || check_volume_pool(self, cx) || !sl_shortfall_is(cx, SL_CAUSE_RESOURCES))
 		return;
 	bool affinity = sl_blocking_cause(a, a->steady_fit) == SL_CAUSE_AFFINITY;
 	size_t np = cx->model->npools, nadmit = 0;

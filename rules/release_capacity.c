@@ -308,20 +308,29 @@ static void report(struct sl_release *r, const char *res, const struct short_set
 		if (v->in[i] && ++k)
 			note_demand(f, r->w[i], r->pods[i], res);
 	note_nodes(f, r, v->used, res);
+	bool vols = false;
+	for (size_t i = 0, k = 0; i < r->nw && k < SL_RELEASE_NAMED; i++)
+		if (v->in[i] && ++k && r->w[i]->storage)
+			vols |= sl_note_reach(f, r->w[i]);
+	const char *also = vols ? ", and the volume filters of their claims" : "";
 	if (v->evict > 0)
 		note_victims(f, r, v->used, res);
 	note_pools_short(f, r, v, res);
 	if (by_preemption)
 		sl_note(
-		    f, "each workload fits alone; together they ask for more than the nodes they may use have free, "
-		       "and the scheduler's DefaultPreemption evicts running pods of lower priority for them: real "
-		       "work lost on every release (Hall's condition, checked as a flow from the workloads to the node "
-		       "classes they pass the node-only filters of, once with what those pods hold counted free)");
+		    f,
+		    "each workload fits alone; together they ask for more than the nodes they may use have free, "
+		    "and the scheduler's DefaultPreemption evicts running pods of lower priority for them: real "
+		    "work lost on every release (Hall's condition, checked as a flow from the workloads to the node "
+		    "classes they pass the node-only filters of%s, once with what those pods hold counted free)",
+		    also);
 	else
 		sl_note(
-		    f, "each workload fits alone; together they ask for more than the nodes they may use have, so "
-		       "some pods stay Pending whichever order they are placed in (Hall's condition, checked as a flow "
-		       "from the workloads to the node classes they pass the node-only filters of)");
+		    f,
+		    "each workload fits alone; together they ask for more than the nodes they may use have, so "
+		    "some pods stay Pending whichever order they are placed in (Hall's condition, checked as a flow "
+		    "from the workloads to the node classes they pass the node-only filters of%s)",
+		    also);
 	sl_note(f, "fix: lower the replicas or the requests so that the total fits, add capacity on those nodes, or "
 		   "let some of these workloads use other nodes");
 	int64_t room = by_preemption ? v->free : sl_sat_add(v->free, v->evict);

@@ -38,9 +38,11 @@ static void group_nodes(struct sl_release *r)
 	size_t n = m->nnodes;
 	bool *ok = sl_xcalloc(n + 1, sizeof *ok), *own = sl_xcalloc(n + 1, sizeof *own);
 	for (size_t i = 0; i < r->nw; i++) {
-		if (sl_judged_by_class(&r->w[i]->pod))
+		/* A volume's node affinity may name nodes too (a local volume's hostname). */
+		if (sl_judged_by_class(&r->w[i]->pod) && !r->w[i]->storage)
 			continue;
 		sl_node_only_verdicts(cl, &r->w[i]->pod, ok);
+		sl_volume_admits(cl, r->w[i], ok);
 		for (size_t k = 0; k < n; k++)
 			own[k] |= ok[k];
 	}
@@ -94,7 +96,7 @@ static void sign(struct sl_release *r)
 	for (size_t i = 0; i < r->nw; i++) {
 		const struct sl_podspec *p = &r->w[i]->pod;
 		size_t k = (size_t)-1, before = keys.n;
-		if (sl_judged_by_class(p)) {
+		if (sl_judged_by_class(p) && !r->w[i]->storage) {
 			sl_buf_reset(&key);
 			sl_static_key(p, &key);
 			k = sl_release_key_index(&keys, sl_buf_str(&key));
@@ -104,6 +106,7 @@ static void sign(struct sl_release *r)
 			}
 		}
 		sl_node_only_verdicts(r->cx->cluster, p, ok);
+		sl_volume_admits(r->cx->cluster, r->w[i], ok);
 		r->sig[i] = signature_of(r, ok, &sigs, bits, hex, &cap);
 		if (k != (size_t)-1)
 			by_key[k] = r->sig[i];

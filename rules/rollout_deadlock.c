@@ -134,6 +134,9 @@ static void check_daemonset(const struct sl_rule *self, struct sl_check *cx)
 /* Why the surge pod finds no node, in the words of the filter that stops it on most nodes. */
 static void surge_blocked_why(const struct sl_analysis *a, enum sl_cause cause, char *why, size_t n)
 {
+	/* Nodes with room the volumes do not reach are no place for the surge pod: the room that
+	 * counts is where the volumes are. */
+	const char *where = sl_volume_rejects(a, a->rollout_fit) ? "the nodes its volumes reach" : "the nodes";
 	switch (cause) {
 	case SL_CAUSE_ANTI:
 		snprintf(why, n,
@@ -150,7 +153,7 @@ static void surge_blocked_why(const struct sl_analysis *a, enum sl_cause cause, 
 			 (long long)a->replicas);
 		break;
 	default:
-		snprintf(why, n, "the nodes hold its %lld pod%s but not one more", (long long)a->replicas,
+		snprintf(why, n, "%s hold its %lld pod%s but not one more", where, (long long)a->replicas,
 			 a->replicas == 1 ? "" : "s");
 	}
 }
@@ -192,6 +195,15 @@ static void note_placement(struct sl_finding *f, struct sl_check *cx)
 			post ? "." : "");
 	else
 		sl_note(f, "the surge pod: no node has room");
+	size_t far = sl_volume_rejects(a, a->rollout_fit);
+	if (far) {
+		sl_note(f,
+			"%zu node%s with room for the surge pod %s out of its volumes' reach: it can only go where "
+			"its volumes are, and the old pod%s hold%s the room there",
+			far, far == 1 ? "" : "s", far == 1 ? "is" : "are", a->replicas == 1 ? "" : "s",
+			a->replicas == 1 ? "s" : "");
+		sl_note_volumes(f, cx);
+	}
 	if (sl_note_order(f, a) && f->level == SL_ERROR)
 		f->level = SL_WARNING;
 	sl_note_preemption(f, a, pre);

@@ -155,8 +155,42 @@ void sl_note_preemption(struct sl_finding *f, const struct sl_analysis *a, const
  * location; and, at the first workload of a run that mounts claims while the inputs hold none,
  * the note that volume binding was not checked and how to capture the storage (true when made). */
 void sl_note_volumes(struct sl_finding *f, const struct sl_check *cx);
+/* For a finding on several workloads: the claims that narrow w's nodes to those its volumes reach
+ * (bound volumes, with their nodeAffinity as related locations, and delayed claims); whether
+ * there were any. */
+bool sl_note_reach(struct sl_finding *f, const struct sl_workload *w);
+/* How many nodes of fits (one per node of a) a volume filter (VolumeBinding, VolumeZone) turns
+ * away: the filters before it passed there, so the pod had room but not its volumes. */
+size_t sl_volume_rejects(const struct sl_analysis *a, const struct sl_nodefit *fits);
 bool sl_report_storage_unknown(const struct sl_rule *self, struct sl_check *cx);
-
+/* The free volumes a StatefulSet's new claims of one volumeClaimTemplate compete for: each pod's
+ * claim of a WaitForFirstConsumer class whose provisioner makes none (none at all, or none on a
+ * node the pods' node-only filters admit: allowedTopologies) binds a PersistentVolume of
+ * its own, so no more pods run than hold a bound (or pre-bound) claim plus the distinct volumes
+ * the others may take. */
+struct sl_volume_pool {
+	const char *tmpl;
+	const struct sl_storage_class *cls;
+	int64_t need;             /* pods whose claim of it is still to bind */
+	int64_t first;            /* the first ordinal among them */
+	int64_t bound;            /* at most this many pods run at once (replicas - need + npvs) */
+	const struct sl_pv **pvs; /* the distinct volumes those claims may take; owned */
+	size_t npvs;
+	const char *assumed; /* the verdict rests on the inventory listing every volume (sl_volset) */
+	bool topo;           /* the class has a provisioner, whose allowedTopologies admit none of the pods' nodes */
+};
+/* The template whose pool holds the fewest pods, when fewer than cx->w's replicas: true, and *out
+ * filled (free with sl_volume_pool_free); false when the volumes cap nothing. */
+bool sl_volume_pool_short(const struct sl_check *cx, struct sl_volume_pool *out);
+void sl_volume_pool_free(struct sl_volume_pool *p);
+void sl_note_volume_pool(struct sl_finding *f, const struct sl_workload *w, const struct sl_volume_pool *p);
+/* A placement verdict that rests on no PersistentVolume (or claim) beyond the inventory's, when
+ * the inventory lists none: the error becomes a warning, with a note saying what was assumed
+ * (rules/volumes_assumed.c). */
+void sl_note_storage_assumed(struct sl_finding *f, const struct sl_check *cx);
+/* The same for a verdict of a rule's own that rests on `assumed` (sl_volset.assumed): once per
+ * finding. */
+void sl_note_assumed(struct sl_finding *f, const char *assumed);
 
 /* What a kubelet always reports (cpu, memory, ephemeral-storage; the os/arch labels, beta ones
  * too) that no node of the inventory lists: the mark of a hand-written inventory. Found once

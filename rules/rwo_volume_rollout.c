@@ -65,6 +65,23 @@ static void placement_of(const struct sl_podspec *p, struct placement *pl)
 	}
 }
 
+/* Whether the claim is bound to a PersistentVolume whose nodeAffinity admits at most one node of
+ * the inventory: every pod that mounts it (the surge pod too) runs on that node, where the volume
+ * is attached, or nowhere — the scheduler's VolumeBinding, not placement, decides. */
+static bool volume_pins_one_node(const struct sl_check *cx, const struct sl_pvc *c)
+{
+	const struct sl_volset *v = cx->a ? cx->a->vol : NULL;
+	for (size_t i = 0; v && i < v->npvs; i++) {
+		if (v->pv_claims[i] != c || !v->pvs[i]->has_affinity)
+			continue;
+		size_t admits = 0;
+		for (size_t n = 0; n < cx->model->nnodes && admits < 2; n++)
+			admits += sl_pv_admits(v->pvs[i], &cx->model->nodes[n]->labels);
+		return admits < 2;
+	}
+	return false;
+}
+
 /* The claim's accessModes, as a related location: where the one-pod or one-node limit is written. */
 static void note_modes(struct sl_finding *f, const struct sl_pvc *c)
 {
@@ -261,7 +278,7 @@ static void check_claim(const struct sl_rule *self, struct sl_check *cx, const s
 	/* ReadWriteOnce: one node at a time. */
 	struct placement pl;
 	placement_of(&w->pod, &pl);
-	if (pl.one_node)
+	if (pl.one_node || volume_pins_one_node(cx, c))
 		return;
 	if (several && !pl.together)
 		report_rwo_replicas(self, cx, c, &u, &pl);

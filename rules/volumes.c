@@ -2,6 +2,7 @@
  * plugins judged, with their claims and PersistentVolumes as related locations, and the note of a
  * run that knows nothing of the claims its workloads mount. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../linter/base/buf.h"
@@ -142,6 +143,11 @@ void sl_note_volumes(struct sl_finding *f, const struct sl_check *cx)
 					   "nodes it admits)"
 					 : "",
 			z.len ? " labelled " : "", z.len ? z.s : "", "");
+		const struct sl_pvc *pvc = v->pv_claims[i];
+		if (pvc && pvc->obj.name_node)
+			sl_add_related(f, &pvc->obj.name_node->at,
+				       "PersistentVolumeClaim %s, bound to PersistentVolume %s", pvc->obj.name,
+				       pv->obj.name);
 		if (pv->affinity_node)
 			sl_add_related(f, &pv->affinity_node->at, "PersistentVolume %s: its required nodeAffinity",
 				       pv->obj.name);
@@ -162,6 +168,173 @@ void sl_note_volumes(struct sl_finding *f, const struct sl_check *cx)
 	}
 	for (size_t i = 0; i < v->nwaits; i++)
 		note_wait(f, who, v, i);
+}
+
+size_t sl_volume_rejects(const struct sl_analysis *a, const struct sl_nodefit *fits)
+{
+	size_t n = 0;
+	for (size_t i = 0; fits && i < a->nnodes; i++)
+		n += !fits[i].excluded &&
+		     (fits[i].plugin == SL_PL_VOLUME_BINDING || fits[i].plugin == SL_PL_VOLUME_ZONE);
+	return n;
+}
+
+/* The nodes a pod of the workload may use (the node-only filters), against which a class's
+ * allowedTopologies are read. */
+struct pool_cx {
+	const struct sl_model *m;
+	const bool *ok;
+};
+
+/* Whether the claim's class makes no volume on a node the pod may use: no provisioner, or
+ * allowedTopologies that admit none of those nodes. */
+static bool makes_none(const struct pool_cx *c, const struct sl_wait_claim *wc)
+{
+	if (!wc->provisions)
+		return true;
+	if (!wc->cls->ntopo)
+		return false;
+	for (size_t k = 0; k < c->m->nnodes; k++)
+		if (c->ok[k] && sl_class_admits(wc->cls, &c->m->nodes[k]->labels))
+			return false;
+	return true;
+}
+
+/* The wait claim of set v made from template tmpl that only a free volume can bind, or NULL. */
+static const struct sl_wait_claim *pooled(const struct pool_cx *c, const struct sl_volset *v, const char *tmpl)
+{
+	for (size_t k = 0; k < v->nwaits; k++) {
+		const struct sl_wait_claim *wc = &v->waits[k];
+		if (wc->tmpl && !strcmp(wc->tmpl, tmpl) && !wc->prebound && makes_none(c, wc))
+			return wc;
+	}
+	return NULL;
+}
+
+/* The pool of template tmpl over ws's sets: the pods that need a volume of it and the distinct
+ * volumes they may take. */
+static void pool_of(const struct pool_cx *c, const struct sl_wstorage *ws, const char *tmpl, struct sl_volume_pool *p)
+{
+	memset(p, 0, sizeof *p);
+	p->tmpl = tmpl;
+	p->first = -1;
+	size_t cap = 0;
+	for (size_t i = 0; i < ws->nsets; i++) {
+		const struct sl_wait_claim *wc = pooled(c, &ws->sets[i], tmpl);
+		if (!wc)
+			continue;
+		p->cls = wc->cls;
+		p->topo = wc->provisions;
+		p->need += ws->sets[i].pods;
+		if (p->first < 0 || ws->sets[i].ordinal < p->first)
+			p->first = ws->sets[i].ordinal;
+		if (!p->assumed)
+			p->assumed = ws->sets[i].assumed;
+		for (size_t k = 0; k < wc->ncands; k++) {
+			size_t j = 0;
+			while (j < p->npvs && p->pvs[j] != wc->cands[k])
+				j++;
+			if (j < p->npvs)
+				continue;
+			sl_grow(&p->pvs, &cap, p->npvs + 1, sizeof *p->pvs);
+			p->pvs[p->npvs++] = wc->cands[k];
+		}
+	}
+}
+
+bool sl_volume_pool_short(const struct sl_check *cx, struct sl_volume_pool *out)
+{
+	const struct sl_workload *w = cx->w;
+	const struct sl_wstorage *ws = w->storage;
+	bool found = false;
+	bool *ok = sl_xcalloc(cx->model->nnodes + 1, sizeof *ok);
+	sl_node_only_verdicts(cx->cluster, &w->pod, ok);
+	struct pool_cx c = {cx->model, ok};
+	for (size_t i = 0; ws && i < ws->nsets; i++)
+		for (size_t k = 0; k < ws->sets[i].nwaits; k++) {
+			const struct sl_wait_claim *wc = &ws->sets[i].waits[k];
+			if (!wc->tmpl || !pooled(&c, &ws->sets[i], wc->tmpl) || (found && !strcmp(out->tmpl, wc->tmpl)))
+				continue;
+			struct sl_volume_pool p;
+			pool_of(&c, ws, wc->tmpl, &p);
+			p.bound = w->replicas - p.need + (int64_t)p.npvs;
+			if (p.need > (int64_t)p.npvs && (!found || p.bound < out->bound)) {
+				if (found)
+					sl_volume_pool_free(out);
+				*out = p;
+				found = true;
+			} else
+				sl_volume_pool_free(&p);
+		}
+	free(ok);
+	return found;
+}
+
+void sl_volume_pool_free(struct sl_volume_pool *p)
+{
+	free(p->pvs);
+	p->pvs = NULL;
+}
+
+void sl_note_volume_pool(struct sl_finding *f, const struct sl_workload *w, const struct sl_volume_pool *p)
+{
+	const struct sl_storage_class *sc = p->cls;
+	const char *prov = *sc->provisioner ? sc->provisioner : "no provisioner";
+	sl_note(f,
+		"%lld pod%s, from %s-%lld on, mount%s a claim of volumeClaimTemplate %s still to bind: StorageClass %s "
+		"binds it when the pod is scheduled (WaitForFirstConsumer), to an available PersistentVolume no "
+		"other claim has, and %s makes none%s",
+		(long long)p->need, p->need == 1 ? "" : "s", w->obj.name, (long long)p->first, p->need == 1 ? "s" : "",
+		p->tmpl, sc->obj.name, prov,
+		p->topo ? " on the nodes the pods may use (its allowedTopologies admit none of them)" : "");
+	const struct sl_ynode *topo = p->topo ? sl_ymap_get(sc->obj.root, "allowedTopologies") : NULL;
+	if (topo)
+		sl_add_related(f, &topo->at, "StorageClass %s: its allowedTopologies", sc->obj.name);
+	struct sl_buf b = SL_BUF_INIT;
+	for (size_t i = 0; i < p->npvs && i < SL_WAIT_SHOWN; i++)
+		sl_buf_printf(&b, "%s%s", i ? ", " : "", p->pvs[i]->obj.name);
+	if (p->npvs > SL_WAIT_SHOWN)
+		sl_buf_printf(&b, " and %zu more", p->npvs - SL_WAIT_SHOWN);
+	if (p->npvs)
+		sl_note(f, "%zu available PersistentVolume%s match%s those claims (class, access modes, size): %s",
+			p->npvs, p->npvs == 1 ? "" : "s", p->npvs == 1 ? "es" : "", b.s);
+	else
+		sl_note(f, "no available PersistentVolume matches those claims (class, access modes, size)");
+	sl_buf_free(&b);
+	sl_note(f, "once they are taken, the next pod's claim finds none: node(s) didn't find available persistent "
+		   "volumes to bind, on every node it may use");
+	if (sc->obj.name_node)
+		sl_add_related(f, &sc->obj.name_node->at, "StorageClass %s (provisioner %s)", sc->obj.name, prov);
+	for (size_t i = 0; i < p->npvs && i < SL_WAIT_SHOWN; i++)
+		if (p->pvs[i]->obj.name_node)
+			sl_add_related(f, &p->pvs[i]->obj.name_node->at, "PersistentVolume %s", p->pvs[i]->obj.name);
+}
+
+bool sl_note_reach(struct sl_finding *f, const struct sl_workload *w)
+{
+	const struct sl_wstorage *ws = w->storage;
+	struct sl_buf b = SL_BUF_INIT;
+	size_t listed = 0;
+	for (size_t k = 0; ws && k < ws->nsets && listed < SL_WAIT_SHOWN; k++) {
+		const struct sl_volset *v = &ws->sets[k];
+		for (size_t i = 0; i < v->npvs && listed < SL_WAIT_SHOWN; i++, listed++) {
+			sl_buf_printf(&b, "%sclaim %s, bound to PersistentVolume %s", b.len ? "; " : "",
+				      v->pv_claim_names[i], v->pvs[i]->obj.name);
+			if (v->pvs[i]->affinity_node)
+				sl_add_related(f, &v->pvs[i]->affinity_node->at,
+					       "PersistentVolume %s: its required nodeAffinity", v->pvs[i]->obj.name);
+		}
+		for (size_t i = 0; i < v->nwaits && listed < SL_WAIT_SHOWN; i++, listed++)
+			sl_buf_printf(&b, "%sclaim %s of StorageClass %s (WaitForFirstConsumer)", b.len ? "; " : "",
+				      v->waits[i].name, v->waits[i].cls->obj.name);
+	}
+	if (b.len) {
+		char ref[512];
+		sl_object_ref(&w->obj, ref, sizeof ref);
+		sl_note(f, "%s may use only the nodes its volumes reach: %s", ref, b.s);
+	}
+	sl_buf_free(&b);
+	return listed > 0;
 }
 
 bool sl_report_storage_unknown(const struct sl_rule *self, struct sl_check *cx)

@@ -215,6 +215,22 @@ has "--explain placed" "$tmp/out" "at once: 2 of 3 replicas, placed one after an
 expect "--explain json" 0 "$bin" --explain --format json --nodes $seed/nodes.yaml $seed/manifest.yaml
 has "--explain json deadlock" "$tmp/out" '"rollout_deadlock":	true'
 has "--explain json reasons" "$tmp/out" '"limited_by":	"nvidia.com/gpu"'
+# --explain names each claim and what it resolved to, under the table and in JSON
+zv=rollout-deadlock/zonal-volume-holds-the-room
+expect "--explain volumes" 0 "$bin" --explain --nodes $zv/nodes.yaml $zv/manifest.yaml
+has "--explain volume verdict" "$tmp/out" "  b-1        0      -  VolumeBinding: node(s) had volume node affinity conflict"
+has "--explain bound claim" "$tmp/out" "    claim tracker-data: bound to PersistentVolume pvc-77aa, its nodeAffinity admits 1 of 3 nodes"
+sv=insufficient-capacity/statefulset-local-volumes-ordinal-0-bound
+expect "--explain ordinals" 0 "$bin" --explain --nodes $sv/nodes.yaml $sv/manifest.yaml
+has "--explain ordinal 0 bound" "$tmp/out" "  claims of pod kafka-0:"
+has "--explain ordinals alike" "$tmp/out" "  claims of pod kafka-1 (and 1 more pod alike):"
+has "--explain delayed claim" "$tmp/out" "    claim data-kafka-1: unbound, StorageClass local-ssd (WaitForFirstConsumer): 1 available volume matches; kubernetes.io/no-provisioner makes none"
+expect "--explain volumes json" 0 "$bin" --explain --format json --nodes $sv/nodes.yaml $sv/manifest.yaml
+has "--explain json bound volume" "$tmp/out" '"volume":	"local-pv-n-1"'
+has "--explain json candidates" "$tmp/out" '"candidates":	["local-pv-n-2"]'
+nf=unschedulable/volume-claim-not-found
+expect "--explain prefilter" 0 "$bin" --explain --nodes $nf/nodes.yaml $nf/manifest.yaml
+has "--explain prefilter line" "$tmp/out" "    VolumeBinding's PreFilter: persistentvolumeclaim \"cache\" not found (every node)"
 # --explain where no node passes: the whole message, and each node's preemption verdict
 pm=preemption-required/preemption-makes-room
 expect "--explain preemption" 0 "$bin" --explain --nodes $pm/nodes.yaml --pods $pm/pods.yaml $pm/manifest.yaml

@@ -80,6 +80,9 @@ struct sl_wait_claim {
 	const struct sl_pv **cands;   /* the other volumes it may take, on a node they admit */
 	size_t ncands;
 	bool provisions; /* the class has a provisioner that makes volumes */
+	/* The volumeClaimTemplate it is made from (each pod has one of its own), or NULL: a claim
+	 * the pods share. */
+	const char *tmpl;
 };
 
 /* A volume NodeVolumeLimits counts against its driver's attach limit on a node. handle is the

@@ -107,7 +107,7 @@ static void add_wait(const struct sl_storage *s, const char *ns, const struct cl
 		modes = r->tmpl->modes;
 		request = r->tmpl->request;
 	}
-	struct sl_wait_claim wc = {r->name, r->pvc, sc, NULL, NULL, 0, false};
+	struct sl_wait_claim wc = {r->name, r->pvc, sc, NULL, NULL, 0, false, r->tmpl ? r->tmpl->name : NULL};
 	wc.provisions = *sc->provisioner && strcmp(sc->provisioner, SL_NO_PROVISIONER);
 	size_t n, nprebound = 0;
 	const size_t *of = sl_group_get(&s->pvs_by_class, sc->obj.name, &n);

@@ -16,5 +16,9 @@ void sl_explain_daemonset_text(struct sl_buf *out, struct sl_cluster *cl, const 
 /* A DaemonSet's "daemonset" object, added to o. */
 void sl_explain_daemonset_json(cJSON *o, const struct sl_model *m, struct sl_cluster *cl, const struct sl_workload *w,
 			       const struct sl_analysis *a);
+/* The claims of w's pods as the volume filters resolved them (a StatefulSet's ordinals that
+ * differ, each): lines under the table, and a "volumes" array added to o (none without claims). */
+void sl_explain_volumes_text(struct sl_buf *out, const struct sl_model *m, const struct sl_workload *w);
+void sl_explain_volumes_json(cJSON *o, const struct sl_model *m, const struct sl_workload *w);
 
 #endif

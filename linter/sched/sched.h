@@ -392,6 +392,12 @@ bool sl_judged_by_class(const struct sl_podspec *p);
 /* The node-only filters (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity) for p on
  * every node, into ok (one per node), through the per-class cache the analyses share. */
 void sl_node_only_verdicts(struct sl_cluster *cl, const struct sl_podspec *p, bool *ok);
+/* The volume filters that read the node alone (VolumeBinding, VolumeZone) for w's claims, ANDed
+ * into ok (one per node): a node stays when some resolution of the claims (a StatefulSet has one
+ * per distinct ordinal) passes there, so what is left over-estimates where w's pods may go, as
+ * the release view's admissible nodes must. Returns whether the claims judge anything (a
+ * PreFilter's failure admits no node); ok is unchanged otherwise. */
+bool sl_volume_admits(const struct sl_cluster *cl, const struct sl_workload *w, bool *ok);
 /* Everything the node-only filters read of a pod spec that names no node (tolerations,
  * nodeSelector, required node affinity), appended to b: equal keys, equal verdicts. */
 struct sl_buf;

@@ -152,6 +152,23 @@ const struct sl_volset *sl_volumes_choose(struct sl_cluster *cl, const struct sl
 	return NULL;
 }
 
+bool sl_volume_admits(const struct sl_cluster *cl, const struct sl_workload *w, bool *ok)
+{
+	const struct sl_wstorage *ws = w->storage;
+	bool judges = false;
+	for (size_t k = 0; ws && k < ws->nsets; k++)
+		judges |= ws->sets[k].prefilter || ws->sets[k].npvs || ws->sets[k].nwaits;
+	if (!judges)
+		return false;
+	for (size_t i = 0; i < cl->n; i++) {
+		bool some = false;
+		for (size_t k = 0; ok[i] && k < ws->nsets && !some; k++)
+			some = !ws->sets[k].prefilter && sl_volume_verdict(cl, &ws->sets[k], i, NULL);
+		ok[i] = some;
+	}
+	return true;
+}
+
 void sl_volume_prefilter_fails(const struct sl_volset *v, size_t n, struct sl_nodefit *fit, bool *static_ok)
 {
 	for (size_t i = 0; i < n; i++) {
