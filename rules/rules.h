@@ -160,6 +160,10 @@ bool sl_report_storage_unknown(const struct sl_rule *self, struct sl_check *cx);
  * the inventory lists none: the error becomes a warning, with a note saying what was assumed. */
 void sl_note_storage_assumed(struct sl_finding *f, const struct sl_check *cx);
 
+/* Notes, with a related location on each, for the requests a LimitRange's default gave the
+ * workload's containers (sl_podspec.defaulted). */
+void sl_note_request_defaults(struct sl_finding *f, const struct sl_workload *w);
+
 /* What a kubelet always reports (cpu, memory, ephemeral-storage; the os/arch labels, beta ones
  * too) that no node of the inventory lists: the mark of a hand-written inventory. Found once
  * per target, so that each finding asks in constant time. */

@@ -19,6 +19,7 @@
 #include "kgang.h"
 #include "kflavor.h"
 #include "kversion.h"
+#include "limitrange.h"
 #include "namespace.h"
 #include "node.h"
 #include "nodepool.h"
@@ -68,8 +69,10 @@ struct sl_model {
 	size_t nkflavors, capkflavors;
 	struct sl_priority_class **prioclasses;
 	size_t nprioclasses, capprioclasses;
-	struct sl_strmap prioclass_index; /* name → index into prioclasses (sl_model_resolve_priorities) */
-	struct sl_storage storage;        /* volumes, classes, CSI nodes and drivers (storage.h) */
+	struct sl_strmap prioclass_index;   /* name → index into prioclasses (sl_model_resolve_priorities) */
+	struct sl_storage storage;          /* volumes, classes, CSI nodes and drivers (storage.h) */
+	struct sl_limitrange **limitranges; /* by namespace once applied (limitrange.h) */
+	size_t nlimitranges, caplimitranges;
 	/* Relations, computed once by sl_model_bind_pods (relate.c) */
 	struct sl_group_index claims;        /* "namespace\x1fname" → pvcs */
 	const struct sl_pdb **workload_pdbs; /* every workload's pdbs, one after another */
