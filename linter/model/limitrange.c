@@ -202,7 +202,9 @@ static size_t admit(const struct sl_limitrange *const *lrs, size_t nl, struct sl
 			for (size_t j = 0; j < req.n; j++) {
 				if (sl_res_find(&v[i].req, req.v[j].name))
 					continue;
-				sl_res_add(&v[i].req, req.v[j].name, req.v[j].amount, req.v[j].node);
+				/* The model's request points at no node for it (a fix that edits a request
+				 * must not edit the LimitRange); the rule's view points at the default. */
+				sl_res_add(&v[i].req, req.v[j].name, req.v[j].amount, rec ? NULL : req.v[j].node);
 				given++;
 				if (rec)
 					record(rec, req.v[j].name, lrs[k], req.v[j].node);
