@@ -69,9 +69,10 @@ struct sl_model {
 	size_t nkflavors, capkflavors;
 	struct sl_priority_class **prioclasses;
 	size_t nprioclasses, capprioclasses;
-	struct sl_strmap prioclass_index;   /* name → index into prioclasses (sl_model_resolve_priorities) */
-	struct sl_storage storage;          /* volumes, classes, CSI nodes and drivers (storage.h) */
-	struct sl_limitrange **limitranges; /* by namespace once applied (limitrange.h) */
+	struct sl_strmap prioclass_index; /* name → index into prioclasses (sl_model_resolve_priorities) */
+	struct sl_storage storage;        /* volumes, classes, CSI nodes and drivers (storage.h) */
+	/* LimitRanges (limitrange.h), by namespace once applied */
+	struct sl_limitrange **limitranges;
 	size_t nlimitranges, caplimitranges;
 	/* Relations, computed once by sl_model_bind_pods (relate.c) */
 	struct sl_group_index claims;        /* "namespace\x1fname" → pvcs */

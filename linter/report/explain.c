@@ -224,8 +224,9 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, struct sl_clu
 	header(w, a, out);
 	char kv[192];
 	sl_kube_describe(&m->kube, kv, sizeof kv);
-	line_end(out, "\n  Kubernetes ", kv);            /* it names a node, and quotes its kubeletVersion */
-	for (size_t i = 0; i < w->pod.ndefaulted; i++) { /* requests admission gives (limitrange.h) */
+	line_end(out, "\n  Kubernetes ", kv); /* it names a node, and quotes its kubeletVersion */
+	/* The requests admission gave containers that state none (limitrange.h). */
+	for (size_t i = 0; i < w->pod.ndefaulted; i++) {
 		const struct sl_req_default *d = &w->pod.defaulted[i];
 		sl_buf_puts(out, "  request ");
 		sl_esc_puts(out, d->resource);
