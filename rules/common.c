@@ -443,6 +443,7 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 		sl_note(f, "%s %lld%s", w->batch.is ? "pods at once (parallelism)" : "replicas", (long long)a->replicas,
 			w->replicas_node ? "" : " (defaulted)");
 	sl_note_slots(f, cx->model, a);
+	sl_note_request_defaults(f, w);
 	const struct sl_preempt_summary *pre;
 	const char *post = sl_postfilter(a, SL_STOP_STEADY, &pre);
 	sl_note(f, "the next pod: %s%s%s%s", sl_steady_fit_error(a), post ? " " : "", post ? post : "",
@@ -650,4 +651,14 @@ bool sl_note_match_label_keys(struct sl_finding *f, const struct sl_podterm *t, 
 		"so roll that one with maxUnavailable: 1",
 		SL_KUBE_AFFINITY_MATCH_LABEL_KEYS);
 	return t->node && !t->node->flow && !written;
+}
+
+void sl_note_request_defaults(struct sl_finding *f, const struct sl_workload *w)
+{
+	for (const struct sl_req_default *d = w->pod.defaulted; d < w->pod.defaulted + w->pod.ndefaulted; d++) {
+		sl_note(f, "containers that state no %s request get %s, the default of LimitRange %s (LimitRanger)",
+			d->resource, d->node->str, d->from->name);
+		sl_add_related(f, &d->node->at, "LimitRange %s/%s: default %s request", d->from->namespace,
+			       d->from->name, d->resource);
+	}
 }

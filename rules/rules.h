@@ -192,6 +192,10 @@ void sl_note_storage_assumed(struct sl_finding *f, const struct sl_check *cx);
  * finding. */
 void sl_note_assumed(struct sl_finding *f, const char *assumed);
 
+/* Notes, with a related location on each, for the requests a LimitRange's default gave the
+ * workload's containers (sl_podspec.defaulted). */
+void sl_note_request_defaults(struct sl_finding *f, const struct sl_workload *w);
+
 /* What a kubelet always reports (cpu, memory, ephemeral-storage; the os/arch labels, beta ones
  * too) that no node of the inventory lists: the mark of a hand-written inventory. Found once
  * per target, so that each finding asks in constant time. */

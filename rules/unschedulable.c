@@ -252,6 +252,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 			"matchFields metadata.name",
 			a->nexcluded, a->nexcluded == 1 ? " is" : "s are");
 	sl_note_slots(f, cx->model, a);
+	sl_note_request_defaults(f, cx->w);
 	sl_note_volumes(f, cx);
 	sl_note_preemption(f, a, pre);
 	note_refusing(f, pf, np);

@@ -209,6 +209,10 @@ has "--explain one of two surge pods" "$tmp/out" "with the surge: 1 of 2 new pod
 has "--explain the next surge pod" "$tmp/out" "  the next surge pod: 0/1 nodes are available: 1 Insufficient cpu."
 has "--explain the rollout goes on" "$tmp/out" "  the rollout goes on: each new pod that is Ready lets an old one go"
 hasnt "--explain one of two surge pods" "$tmp/out" "the rollout can never finish"
+# a request a LimitRange of the inventory gives containers that state none: where it comes from
+lr=insufficient-capacity/limitrange-default-request-near-miss
+expect "--explain LimitRange default" 0 "$bin" --explain --nodes $lr/nodes.yaml $lr/manifest.yaml
+has "--explain LimitRange default" "$tmp/out" "  request cpu 2 for each container without one: the default of LimitRange tools/defaults"
 aa=anti-affinity-vs-node-affinity/three-replicas-two-web-nodes
 expect "--explain sequential" 0 "$bin" --explain --nodes $aa/nodes.yaml $aa/manifest.yaml
 has "--explain placed" "$tmp/out" "at once: 2 of 3 replicas, placed one after another as the scheduler would"

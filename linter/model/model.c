@@ -99,6 +99,13 @@ static int load_kind(struct sl_model *m, struct sl_read *c, const struct sl_obje
 		rc = sl_gang_read(c, o, m);
 	} else if (role != SL_ROLE_PODS && sl_kgang_kind(o)) {
 		rc = sl_kgang_read(c, o, m); /* Kubernetes' own Workloads (kgang.c): the same */
+	} else if (!strcmp(k, "LimitRange")) {
+		/* From an inventory (kubectl get limitrange -A) the cluster's own. */
+		struct sl_limitrange *l;
+		if ((rc = sl_limitrange_read(c, o, &l)) == 0) {
+			l->inventory = role != SL_ROLE_MANIFESTS;
+			PUSH(limitranges, l);
+		}
 	} else if (role == SL_ROLE_MANIFESTS && !strcmp(k, "PodDisruptionBudget")) {
 		struct sl_pdb *v;
 		if ((rc = sl_pdb_read(c, o, &v)) == 0)
@@ -205,6 +212,7 @@ static const char *const pod_paths[] = {"apiVersion",
 					"spec.priority",
 					"spec.priorityClassName",
 					"spec.preemptionPolicy",
+					"spec.limits", /* a LimitRange's */
 					"status.phase",
 					"status.startTime",
 					"value",
@@ -231,7 +239,7 @@ static bool model_kind(const char *k)
 	       !strcmp(k, "NodePool") || !strcmp(k, "PersistentVolumeClaim") || !strcmp(k, "PodDisruptionBudget") ||
 	       !strcmp(k, "PriorityClass") || !strcmp(k, "Service") || !strcmp(k, "PodGroup") ||
 	       !strcmp(k, "ClusterQueue") || !strcmp(k, "LocalQueue") || !strcmp(k, "Workload") ||
-	       !strcmp(k, "ResourceFlavor") || sl_storage_kind(k);
+	       !strcmp(k, "ResourceFlavor") || !strcmp(k, "LimitRange") || sl_storage_kind(k);
 }
 
 struct tree_need {
@@ -576,6 +584,7 @@ static void merge_model(struct sl_model *m, struct sl_model *part)
 	APPEND(kqueues, capkqueues, nkqueues);
 	APPEND(kworkloads, capkworkloads, nkworkloads);
 	APPEND(kflavors, capkflavors, nkflavors);
+	APPEND(limitranges, caplimitranges, nlimitranges);
 #undef APPEND
 	sl_storage_merge(&m->storage, &part->storage);
 	sl_strmap_free(&part->node_index);
@@ -677,6 +686,7 @@ void sl_model_bind_pods(struct sl_model *m)
 	}
 	sl_strmap_free(&names);
 	sl_storage_index(&m->storage);
+	sl_model_apply_limitranges(m); /* admission's defaults, before anything reads a request */
 	sl_model_relate(m);
 	sl_kgang_bind(m); /* Kubernetes' own gangs first: sl_gang_bind marks every gang's workloads */
 	sl_storage_relate(m);
@@ -727,6 +737,9 @@ void sl_model_free(struct sl_model *m)
 	for (size_t i = 0; i < m->nkflavors; i++)
 		sl_kflavor_free(m->kflavors[i]);
 	free(m->kflavors);
+	for (size_t i = 0; i < m->nlimitranges; i++)
+		sl_limitrange_free(m->limitranges[i]);
+	free(m->limitranges);
 	sl_group_free(&m->claims);
 	free(m->workload_pdbs);
 	for (size_t i = 0; i < m->nstreams; i++)

@@ -19,6 +19,7 @@
 #include "kgang.h"
 #include "kflavor.h"
 #include "kversion.h"
+#include "limitrange.h"
 #include "namespace.h"
 #include "node.h"
 #include "nodepool.h"
@@ -70,6 +71,9 @@ struct sl_model {
 	size_t nprioclasses, capprioclasses;
 	struct sl_strmap prioclass_index; /* name → index into prioclasses (sl_model_resolve_priorities) */
 	struct sl_storage storage;        /* volumes, classes, CSI nodes and drivers (storage.h) */
+	/* LimitRanges (limitrange.h), by namespace once applied */
+	struct sl_limitrange **limitranges;
+	size_t nlimitranges, caplimitranges;
 	/* Relations, computed once by sl_model_bind_pods (relate.c) */
 	struct sl_group_index claims;        /* "namespace\x1fname" → pvcs */
 	const struct sl_pdb **workload_pdbs; /* every workload's pdbs, one after another */

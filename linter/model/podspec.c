@@ -21,100 +21,139 @@ static const char *container_path(struct sl_buf *path, const char *list, size_t 
 	return sl_buf_str(path);
 }
 
-/* A container's requests (the container list[i]), with limits standing in for requests it does not
- * state (the API server's defaulting); path is scratch space. */
-static void container_requests(struct sl_read *c, const struct sl_ynode *ctr, const char *list, size_t i,
-			       struct sl_buf *path, struct sl_reslist *out)
+/* A container's resources (the container list[i]) as the API server keeps them, requests
+ * defaulted to the limits they do not state; path is scratch space. */
+static void container_res(struct sl_read *c, const struct sl_ynode *ctr, const char *list, size_t i,
+			  struct sl_buf *path, struct sl_ctr_res *out)
 {
+	out->node = ctr;
+	out->index = i;
 	const struct sl_ynode *res = sl_read_want(c, ctr, "resources", SL_YMAP, "resources");
 	/* A path is made only for a key that is there: it is needed only for an error in it. */
 	const char *p;
 	if (!sl_ynull(sl_ymap_get(res, "requests"))) {
 		p = container_path(path, list, i, ".resources.requests");
-		sl_read_reslist(c, sl_read_want(c, res, "requests", SL_YMAP, p), p, out);
+		sl_read_reslist(c, sl_read_want(c, res, "requests", SL_YMAP, p), p, &out->req);
 	}
-	struct sl_reslist lim = {0};
 	if (!sl_ynull(sl_ymap_get(res, "limits"))) {
 		p = container_path(path, list, i, ".resources.limits");
-		sl_read_reslist(c, sl_read_want(c, res, "limits", SL_YMAP, p), p, &lim);
+		sl_read_reslist(c, sl_read_want(c, res, "limits", SL_YMAP, p), p, &out->lim);
 	}
-	for (size_t j = 0; j < lim.n; j++)
-		if (!sl_res_find(out, lim.v[j].name))
-			sl_res_add(out, lim.v[j].name, lim.v[j].amount, lim.v[j].node);
-	sl_res_free(&lim);
+	for (size_t j = 0; j < out->lim.n; j++)
+		if (!sl_res_find(&out->req, out->lim.v[j].name))
+			sl_res_add(&out->req, out->lim.v[j].name, out->lim.v[j].amount, out->lim.v[j].node);
 }
 
-/* The pod's effective request as the scheduler computes it: the sum over containers, raised to
- * any init container's request (init containers run one at a time before the others), where
- * restartable (sidecar) init containers keep running and so add to everything after them; plus
- * the RuntimeClass overhead. With a sidecar, request_legacy is the same before Kubernetes 1.29,
- * where restartPolicy on an init container is dropped and it is an init container like the
- * others. */
-static void pod_request(struct sl_read *c, const struct sl_ynode *spec, const struct sl_ynode *ctrs,
-			struct sl_podspec *pod)
+/* Every container and init container of spec (ctrs: its containers), in that order. */
+static size_t read_containers(struct sl_read *c, const struct sl_ynode *spec, const struct sl_ynode *ctrs,
+			      struct sl_ctr_res **out)
 {
-	struct sl_reslist *out = &pod->request, legacy_init = {0};
-	struct sl_buf path = SL_BUF_INIT;
-	for (size_t i = 0; ctrs && i < ctrs->n; i++) {
-		if (ctrs->v[i]->kind != SL_YMAP) {
-			sl_read_error(c, ctrs->v[i], "containers[%zu] must be a mapping, not %s", i,
-				      sl_ykind_name(ctrs->v[i]));
-			continue;
-		}
-		struct sl_reslist r = {0};
-		container_requests(c, ctrs->v[i], "containers", i, &path, &r);
-		for (size_t j = 0; j < r.n; j++)
-			sl_res_add(out, r.v[j].name, r.v[j].amount, r.v[j].node);
-		sl_res_free(&r);
-	}
-	for (size_t j = 0; j < out->n; j++)
-		sl_res_add(&pod->request_legacy, out->v[j].name, out->v[j].amount, out->v[j].node);
 	const struct sl_ynode *inits = sl_read_want(c, spec, "initContainers", SL_YSEQ, "initContainers");
-	struct sl_reslist sidecars = {0}, initmax = {0};
-	for (size_t i = 0; inits && i < inits->n; i++) {
-		const struct sl_ynode *ic = inits->v[i];
-		if (ic->kind != SL_YMAP) {
-			sl_read_error(c, ic, "initContainers[%zu] must be a mapping, not %s", i, sl_ykind_name(ic));
-			continue;
-		}
-		struct sl_reslist r = {0};
-		container_requests(c, ic, "initContainers", i, &path, &r);
-		for (size_t j = 0; j < r.n; j++)
-			sl_res_max(&legacy_init, r.v[j].name, r.v[j].amount, r.v[j].node);
-		if (sl_yis(sl_ymap_get(ic, "restartPolicy"), "Always")) {
-			if (!pod->sidecar)
-				pod->sidecar = sl_ymap_get(ic, "restartPolicy");
-			for (size_t j = 0; j < r.n; j++) {
-				sl_res_add(out, r.v[j].name, r.v[j].amount, r.v[j].node);
-				sl_res_add(&sidecars, r.v[j].name, r.v[j].amount, r.v[j].node);
+	size_t nc = ctrs ? ctrs->n : 0, n = 0;
+	*out = sl_xcalloc(nc + (inits ? inits->n : 0) + 1, sizeof **out);
+	struct sl_buf path = SL_BUF_INIT;
+	for (int init = 0; init < 2; init++) {
+		const struct sl_ynode *seq = init ? inits : ctrs;
+		const char *list = init ? "initContainers" : "containers";
+		for (size_t i = 0; seq && i < seq->n; i++) {
+			if (seq->v[i]->kind != SL_YMAP) {
+				sl_read_error(c, seq->v[i], "%s[%zu] must be a mapping, not %s", list, i,
+					      sl_ykind_name(seq->v[i]));
+				continue;
 			}
+			struct sl_ctr_res *r = &(*out)[n++];
+			r->init = init;
+			container_res(c, seq->v[i], list, i, &path, r);
+			if (init && sl_yis(sl_ymap_get(seq->v[i], "restartPolicy"), "Always"))
+				r->restart = sl_ymap_get(seq->v[i], "restartPolicy");
+		}
+	}
+	sl_buf_free(&path);
+	return n;
+}
+
+void sl_ctrs_free(struct sl_ctr_res *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		sl_res_free(&v[i].req);
+		sl_res_free(&v[i].lim);
+	}
+	free(v);
+}
+
+/* The sum over containers, raised to any init container's (init containers run one at a time
+ * before the others), where restartable (sidecar) init containers keep running and so add to
+ * everything after them; with legacy, as releases before 1.29 have it, where restartPolicy on an
+ * init container is dropped and it is an init container like the others. */
+void sl_ctrs_aggregate(const struct sl_ctr_res *v, size_t n, bool limits, bool legacy, struct sl_reslist *out)
+{
+	struct sl_reslist sidecars = {0}, initmax = {0};
+	for (size_t i = 0; i < n; i++) {
+		const struct sl_reslist *l = limits ? &v[i].lim : &v[i].req;
+		if (!v[i].init || (v[i].restart && !legacy)) {
+			for (size_t j = 0; j < l->n; j++)
+				sl_res_add(out, l->v[j].name, l->v[j].amount, l->v[j].node);
+			if (!v[i].init)
+				continue;
+			for (size_t j = 0; j < l->n; j++)
+				sl_res_add(&sidecars, l->v[j].name, l->v[j].amount, l->v[j].node);
 			for (size_t j = 0; j < sidecars.n; j++)
 				sl_res_max(&initmax, sidecars.v[j].name, sidecars.v[j].amount, sidecars.v[j].node);
-		} else {
-			for (size_t j = 0; j < sidecars.n; j++)
-				sl_res_add(&r, sidecars.v[j].name, sidecars.v[j].amount, NULL);
-			for (size_t j = 0; j < r.n; j++)
-				sl_res_max(&initmax, r.v[j].name, r.v[j].amount, r.v[j].node);
+			continue;
 		}
+		struct sl_reslist r = {0};
+		for (size_t j = 0; j < l->n; j++)
+			sl_res_add(&r, l->v[j].name, l->v[j].amount, l->v[j].node);
+		for (size_t j = 0; j < sidecars.n; j++)
+			sl_res_add(&r, sidecars.v[j].name, sidecars.v[j].amount, NULL);
+		for (size_t j = 0; j < r.n; j++)
+			sl_res_max(&initmax, r.v[j].name, r.v[j].amount, r.v[j].node);
 		sl_res_free(&r);
 	}
 	for (size_t j = 0; j < initmax.n; j++)
 		sl_res_max(out, initmax.v[j].name, initmax.v[j].amount, initmax.v[j].node);
-	for (size_t j = 0; j < legacy_init.n; j++)
-		sl_res_max(&pod->request_legacy, legacy_init.v[j].name, legacy_init.v[j].amount, legacy_init.v[j].node);
 	sl_res_free(&initmax);
 	sl_res_free(&sidecars);
-	sl_res_free(&legacy_init);
-	sl_buf_free(&path);
-	struct sl_reslist ovh = {0};
-	sl_read_reslist(c, sl_read_want(c, spec, "overhead", SL_YMAP, "overhead"), "overhead", &ovh);
-	for (size_t j = 0; j < ovh.n; j++) {
-		sl_res_add(out, ovh.v[j].name, ovh.v[j].amount, ovh.v[j].node);
-		sl_res_add(&pod->request_legacy, ovh.v[j].name, ovh.v[j].amount, ovh.v[j].node);
+}
+
+/* The pod's effective request as the scheduler computes it from its containers v, plus the
+ * RuntimeClass overhead ovh; with a sidecar, request_legacy as before 1.29. */
+static void pod_request(const struct sl_ctr_res *v, size_t n, const struct sl_reslist *ovh, struct sl_podspec *pod)
+{
+	sl_res_free(&pod->request);
+	sl_res_free(&pod->request_legacy);
+	pod->sidecar = NULL;
+	for (size_t i = 0; i < n && !pod->sidecar; i++)
+		pod->sidecar = v[i].restart;
+	sl_ctrs_aggregate(v, n, false, false, &pod->request);
+	if (pod->sidecar)
+		sl_ctrs_aggregate(v, n, false, true, &pod->request_legacy);
+	for (size_t j = 0; j < ovh->n; j++) {
+		sl_res_add(&pod->request, ovh->v[j].name, ovh->v[j].amount, ovh->v[j].node);
+		if (pod->sidecar)
+			sl_res_add(&pod->request_legacy, ovh->v[j].name, ovh->v[j].amount, ovh->v[j].node);
 	}
+}
+
+/* A spec read again was read without an input error before: errs stays empty. */
+size_t sl_podspec_containers(const struct sl_podspec *p, struct sl_ctr_res **out)
+{
+	struct sl_findings errs = {0};
+	struct sl_read c = {NULL, &errs, 0};
+	size_t n = read_containers(&c, p->node, p->containers_node, out);
+	sl_findings_free(&errs);
+	return n;
+}
+
+void sl_podspec_set_request(struct sl_podspec *p, const struct sl_ctr_res *v, size_t n)
+{
+	struct sl_findings errs = {0};
+	struct sl_read c = {NULL, &errs, 0};
+	struct sl_reslist ovh = {0};
+	sl_read_reslist(&c, sl_read_want(&c, p->node, "overhead", SL_YMAP, "overhead"), "overhead", &ovh);
+	pod_request(v, n, &ovh, p);
 	sl_res_free(&ovh);
-	if (!pod->sidecar)
-		sl_res_free(&pod->request_legacy); /* the same as request */
+	sl_findings_free(&errs);
 }
 
 static void parse_affinity(struct sl_read *c, const struct sl_ynode *spec, struct sl_podspec *p)
@@ -399,6 +438,7 @@ void sl_podspec_free(struct sl_podspec *p)
 	free(p->spread);
 	free(p->ports);
 	free(p->volumes);
+	free(p->defaulted);
 	memset(p, 0, sizeof *p);
 }
 
@@ -436,7 +476,13 @@ int sl_parse_podspec(const struct sl_source *src, const struct sl_ynode *spec, c
 	p->namespace = ns;
 	sl_read_labels(&c, labels, "labels", &p->labels);
 	p->containers_node = sl_read_want(&c, spec, "containers", SL_YSEQ, "containers");
-	pod_request(&c, spec, p->containers_node, p);
+	struct sl_ctr_res *ctrs;
+	size_t nctrs = read_containers(&c, spec, p->containers_node, &ctrs);
+	struct sl_reslist ovh = {0};
+	sl_read_reslist(&c, sl_read_want(&c, spec, "overhead", SL_YMAP, "overhead"), "overhead", &ovh);
+	pod_request(ctrs, nctrs, &ovh, p);
+	sl_res_free(&ovh);
+	sl_ctrs_free(ctrs, nctrs);
 	p->node_selector_node = sl_read_want(&c, spec, "nodeSelector", SL_YMAP, "nodeSelector");
 	sl_read_labels(&c, p->node_selector_node, "nodeSelector", &p->node_selector);
 	parse_affinity(&c, spec, p);

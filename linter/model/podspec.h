@@ -78,6 +78,26 @@ struct sl_toleration {
 	const struct sl_ynode *node;
 };
 
+/* One container's resources, as the API server keeps them: a request it does not state defaults
+ * to its limit. Read again from a spec after the load (sl_podspec_containers) when admission
+ * changes them (limitrange.h); the lists are the container's own (sl_ctrs_free). */
+struct sl_ctr_res {
+	const struct sl_ynode *node; /* the container's mapping */
+	size_t index;                /* in containers, or in initContainers */
+	bool init;
+	const struct sl_ynode *restart; /* an init container's restartPolicy: Always (a sidecar) */
+	struct sl_reslist req, lim;
+};
+
+/* A container request admission filled in (a LimitRange's defaultRequest): the resource, the
+ * object that gave it and the value there. */
+struct sl_object;
+struct sl_req_default {
+	const char *resource;
+	const struct sl_object *from;
+	const struct sl_ynode *node;
+};
+
 struct sl_podspec {
 	const struct sl_ynode *node; /* the pod spec mapping */
 	const char *namespace;
@@ -119,6 +139,10 @@ struct sl_podspec {
 	unsigned char prio_from;   /* enum sl_prio_from: where the priority below comes from */
 	bool preempts;             /* resolved: PreemptLowerPriority */
 	int64_t priority;          /* resolved (0 while unknown) */
+	/* Requests a LimitRange gave containers that state none (limitrange.c), each resource once:
+	 * what request holds beyond the spec as written. Owned. */
+	struct sl_req_default *defaulted;
+	size_t ndefaulted;
 };
 /* Whether term (of a pod in owner_ns with owner labels) selects a pod in ns with labels. */
 bool sl_podterm_matches(const struct sl_podterm *t, const char *owner_ns, const struct sl_labels *owner, const char *ns,
@@ -129,5 +153,16 @@ bool sl_podterm_matches(const struct sl_podterm *t, const char *owner_ns, const 
 int sl_parse_podspec(const struct sl_source *src, const struct sl_ynode *spec, const char *ns,
 		     const struct sl_ynode *labels, struct sl_podspec *out, struct sl_findings *errs);
 void sl_podspec_free(struct sl_podspec *p);
+/* The containers and then the init containers of p (read without an input error before), in
+ * *out (freed by the caller with sl_ctrs_free); returns how many. */
+size_t sl_podspec_containers(const struct sl_podspec *p, struct sl_ctr_res **out);
+void sl_ctrs_free(struct sl_ctr_res *v, size_t n);
+/* The pod's total of its containers' requests (limits: their limits), as resourcehelper's
+ * PodRequests / PodLimits aggregate them without overhead; legacy: as before 1.29, where a
+ * sidecar is an init container like the others. Added to out. */
+void sl_ctrs_aggregate(const struct sl_ctr_res *v, size_t n, bool limits, bool legacy, struct sl_reslist *out);
+/* p's request (and request_legacy) made again from its containers v, as admission left them,
+ * with its overhead. */
+void sl_podspec_set_request(struct sl_podspec *p, const struct sl_ctr_res *v, size_t n);
 
 #endif

@@ -225,6 +225,19 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, struct sl_clu
 	char kv[192];
 	sl_kube_describe(&m->kube, kv, sizeof kv);
 	line_end(out, "\n  Kubernetes ", kv); /* it names a node, and quotes its kubeletVersion */
+	/* The requests admission gave containers that state none (limitrange.h). */
+	for (size_t i = 0; i < w->pod.ndefaulted; i++) {
+		const struct sl_req_default *d = &w->pod.defaulted[i];
+		sl_buf_puts(out, "  request ");
+		sl_esc_puts(out, d->resource);
+		sl_buf_puts(out, " ");
+		sl_esc_puts(out, d->node->str);
+		sl_buf_puts(out, " for each container without one: the default of LimitRange ");
+		sl_esc_puts(out, d->from->namespace);
+		sl_buf_putc(out, '/');
+		sl_esc_puts(out, d->from->name);
+		sl_buf_putc(out, '\n');
+	}
 	if (!a) {
 		sl_buf_puts(out, "  no nodes known: give an inventory with --nodes (kubectl get nodes -o yaml)\n");
 		return;
