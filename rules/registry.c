@@ -24,6 +24,7 @@ extern const struct sl_rule sl_rule_preemption_required;
 extern const struct sl_rule sl_rule_unknown_priority_class;
 extern const struct sl_rule sl_rule_daemonset_no_nodes;
 extern const struct sl_rule sl_rule_never_admitted;
+extern const struct sl_rule sl_rule_quota_exceeded;
 
 const struct sl_rule *const sl_rules[] = {
     &sl_rule_rollout_deadlock,
@@ -32,6 +33,7 @@ const struct sl_rule *const sl_rules[] = {
     &sl_rule_release_capacity,
     &sl_rule_preemption_required,
     &sl_rule_daemonset_no_nodes,
+    &sl_rule_quota_exceeded,
     &sl_rule_topology_spread_unsatisfiable,
     &sl_rule_anti_affinity_vs_node_affinity,
     &sl_rule_hostport_rollout,

@@ -25,6 +25,7 @@
 #include "object.h"
 #include "pdb.h"
 #include "priority.h"
+#include "quota.h"
 #include "service.h"
 #include "pvc.h"
 #include "storage.h"
@@ -69,7 +70,9 @@ struct sl_model {
 	struct sl_priority_class **prioclasses;
 	size_t nprioclasses, capprioclasses;
 	struct sl_strmap prioclass_index; /* name → index into prioclasses (sl_model_resolve_priorities) */
-	struct sl_storage storage;        /* volumes, classes, CSI nodes and drivers (storage.h) */
+	struct sl_quota **quotas;         /* ResourceQuotas, in input order (quota.h) */
+	size_t nquotas, capquotas;
+	struct sl_storage storage; /* volumes, classes, CSI nodes and drivers (storage.h) */
 	/* Relations, computed once by sl_model_bind_pods (relate.c) */
 	struct sl_group_index claims;        /* "namespace\x1fname" → pvcs */
 	const struct sl_pdb **workload_pdbs; /* every workload's pdbs, one after another */
