@@ -76,15 +76,18 @@ static bool charged(const struct qw *x, const struct sl_quota *q, const struct s
 	return *per > 0 && !(*object && q->nscopes);
 }
 
-/* The later description of a quota named twice is the one that holds (a manifest's new hard over
- * the cluster's copy); the cluster's copy still tells what is used. */
+/* A quota named twice: the manifests' description holds over the cluster's copy (it is what will
+ * be applied), else the later one; the cluster's copy still tells what is used (used_item). */
 static bool superseded(const struct sl_model *m, size_t i)
 {
 	const struct sl_quota *q = m->quotas[i];
-	for (size_t j = i + 1; j < m->nquotas; j++)
-		if (!strcmp(m->quotas[j]->obj.name, q->obj.name) &&
-		    !strcmp(m->quotas[j]->obj.namespace, q->obj.namespace))
+	for (size_t j = 0; j < m->nquotas; j++) {
+		const struct sl_quota *o = m->quotas[j];
+		if (j == i || strcmp(o->obj.name, q->obj.name) || strcmp(o->obj.namespace, q->obj.namespace))
+			continue;
+		if (o->inventory != q->inventory ? q->inventory : j > i)
 			return true;
+	}
 	return false;
 }
 

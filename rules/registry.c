@@ -33,7 +33,6 @@ const struct sl_rule *const sl_rules[] = {
     &sl_rule_release_capacity,
     &sl_rule_preemption_required,
     &sl_rule_daemonset_no_nodes,
-    &sl_rule_quota_exceeded,
     &sl_rule_topology_spread_unsatisfiable,
     &sl_rule_anti_affinity_vs_node_affinity,
     &sl_rule_hostport_rollout,
@@ -48,6 +47,7 @@ const struct sl_rule *const sl_rules[] = {
     &sl_rule_unused_suppression,
     &sl_rule_unknown_priority_class,
     &sl_rule_never_admitted,
+    &sl_rule_quota_exceeded,
 };
 const unsigned sl_nrules = sizeof sl_rules / sizeof sl_rules[0];
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../base/buf.h"
+#include "../base/escape.h"
 #include "model.h"
 #include "model_read.h"
 #include "quantity.h"
@@ -410,4 +411,59 @@ bool sl_quota_counts_object(const char *name, const struct sl_workload *w)
 void sl_quota_ref(const struct sl_quota *q, char *out, unsigned n)
 {
 	snprintf(out, n, "ResourceQuota %s/%s", q->obj.namespace, q->obj.name);
+}
+
+/* An amount of quota entry name as written: "3" pods, "500m" of requests.cpu, "1Gi" of memory. */
+static void amount_text(const char *name, int64_t v, char *out, unsigned n)
+{
+	if (!strcmp(name, "pods") || !strncmp(name, "count/", 6))
+		snprintf(out, n, "%lld", (long long)v);
+	else
+		sl_format_amount(base_resource(name), v, out, n);
+}
+
+/* The entry of q that leaves room for the fewest pods of p (*fits), or NULL when none charges it. */
+static const struct sl_qitem *tightest(const struct sl_quota *q, const struct sl_qpod *p, int64_t *fits)
+{
+	const struct sl_qitem *best = NULL;
+	for (size_t i = 0; i < q->nitems; i++) {
+		const struct sl_qitem *it = &q->items[i];
+		int64_t per = sl_qpod_usage(p, it->name), room = it->hard - (it->has_used ? it->used : 0);
+		if (per <= 0)
+			continue;
+		int64_t n = room <= 0 ? 0 : room / per;
+		if (!best || n < *fits) {
+			best = it;
+			*fits = n;
+		}
+	}
+	return best;
+}
+
+void sl_quota_explain(const struct sl_model *m, const struct sl_workload *w, struct sl_buf *out)
+{
+	struct sl_qpod p;
+	sl_qpod_of(m, &w->pod, NULL, &p);
+	for (size_t i = 0; i < m->nquotas; i++) {
+		const struct sl_quota *q = m->quotas[i];
+		int64_t fits = 0;
+		const struct sl_qitem *it;
+		if (strcmp(q->obj.namespace, w->obj.namespace) || !sl_quota_selects(q, &p) ||
+		    !(it = tightest(q, &p, &fits)))
+			continue;
+		char ref[512], hard[48], used[48] = "";
+		sl_quota_ref(q, ref, sizeof ref);
+		amount_text(it->name, it->hard, hard, sizeof hard);
+		if (it->has_used)
+			amount_text(it->name, it->used, used, sizeof used);
+		sl_buf_puts(out, "  quota ");
+		sl_esc_puts(out, ref);
+		sl_buf_puts(out, " (");
+		sl_esc_puts(out, it->name);
+		sl_buf_printf(out, ": hard %s%s%s): room for %lld %spod%s of this template%s\n", hard,
+			      it->has_used ? ", status.used " : "", it->has_used ? used : "", (long long)fits,
+			      it->has_used ? "more " : "", fits == 1 ? "" : "s",
+			      it->has_used ? " beside what it counts" : ", before anything else of the namespace");
+	}
+	sl_qpod_free(&p);
 }

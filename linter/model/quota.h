@@ -82,6 +82,11 @@ int64_t sl_qpod_usage(const struct sl_qpod *p, const char *name);
 /* For "count/<resource>.<group>": whether it counts objects of w's kind (a Deployment is one
  * count/deployments.apps). */
 bool sl_quota_counts_object(const char *name, const struct sl_workload *w);
+/* --explain: per quota of w's namespace whose scopes select its pods, one line into out ("  quota
+ * ResourceQuota shop/pods (pods: hard 3): room for 3 pods of this template, ..."): the pods its
+ * tightest entry leaves room for beside status.used, the run's other workloads not counted. */
+struct sl_buf;
+void sl_quota_explain(const struct sl_model *m, const struct sl_workload *w, struct sl_buf *out);
 /* "ResourceQuota team/compute" */
 void sl_quota_ref(const struct sl_quota *q, char *out, unsigned n);
 

@@ -225,6 +225,7 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, struct sl_clu
 	char kv[192];
 	sl_kube_describe(&m->kube, kv, sizeof kv);
 	line_end(out, "\n  Kubernetes ", kv); /* it names a node, and quotes its kubeletVersion */
+	sl_quota_explain(m, w, out);
 	if (!a) {
 		sl_buf_puts(out, "  no nodes known: give an inventory with --nodes (kubectl get nodes -o yaml)\n");
 		return;
