@@ -212,6 +212,16 @@ static void relate_quota(struct sl_finding *f, const struct qctx *c, const struc
 	}
 }
 
+/* A Deployment that rolls by surging only: maxUnavailable resolves to 0. */
+static bool surges_only(const struct sl_workload *w)
+{
+	int64_t surge, unav;
+	if (strcmp(w->obj.kind, "Deployment") || w->strategy != SL_STRATEGY_ROLLING || w->replicas < 1)
+		return false;
+	sl_fenceposts(w, &surge, &unav);
+	return unav == 0 && surge >= 1;
+}
+
 /* Pods (or the object) of x beyond what the quota leaves. */
 static void report_short(struct qctx *c, struct qw *x, const struct qline *l, int64_t before, int64_t fits, bool sure)
 {
@@ -245,7 +255,13 @@ static void report_short(struct qctx *c, struct qw *x, const struct qline *l, in
 	if (!sure)
 		sl_note(f, "this holds if status.used does not count the run's own pods; give the running pods "
 			   "(--pods) to know (so a warning, not an error)");
-	if (!object)
+	if (!object && fits >= 1 && surges_only(x->w))
+		sl_note(
+		    f,
+		    "fix: lower replicas to %lld and roll with maxSurge: 0, maxUnavailable: 1 (at %lld the quota has "
+		    "no room for a surge pod), or raise spec.hard.%s of %s",
+		    (long long)fits, (long long)fits, l->it->name, qref);
+	else if (!object)
 		sl_note(f, "fix: lower replicas to %lld, or raise spec.hard.%s of %s", (long long)fits, l->it->name,
 			qref);
 	relate_quota(f, c, l, x, false);
@@ -299,16 +315,6 @@ static void report_rollout(struct qctx *c, struct qw *x, const struct qline *l, 
 	sl_relate_strategy(f, w);
 	relate_quota(f, c, l, x, true);
 	x->reported = true;
-}
-
-/* A Deployment that rolls by surging only: maxUnavailable resolves to 0. */
-static bool surges_only(const struct sl_workload *w)
-{
-	int64_t surge, unav;
-	if (strcmp(w->obj.kind, "Deployment") || w->strategy != SL_STRATEGY_ROLLING || w->replicas < 1)
-		return false;
-	sl_fenceposts(w, &surge, &unav);
-	return unav == 0 && surge >= 1;
 }
 
 /* Every workload of q's namespace that q charges, in input order, against one hard entry: the
