@@ -124,7 +124,10 @@ static struct qline usage_line(const struct qctx *x, const struct sl_quota *q, c
 	const struct sl_model *m = x->cx->model;
 	struct qline l = {.q = q, .it = it};
 	const struct sl_qitem *u = used_item(m, q, it->name);
-	if (u && m->npods) {
+	/* Objects other than pods (count/deployments.apps) are not among the running pods: the run's
+	 * own may be in status.used, and without it what others have is not known. */
+	bool pods = m->npods && (strncmp(it->name, "count/", 6) || !strcmp(it->name, "count/pods"));
+	if (u && pods) {
 		l.src = Q_STATUS_PODS;
 		l.used = u->used;
 		l.own = running_use(x, q, it->name, true);
@@ -134,7 +137,7 @@ static struct qline usage_line(const struct qctx *x, const struct sl_quota *q, c
 		l.src = Q_STATUS;
 		l.used = l.hi = u->used;
 		l.lo = u->used > run ? u->used - run : 0;
-	} else if (m->npods) {
+	} else if (pods) {
 		l.src = Q_PODS;
 		l.used = l.lo = l.hi = running_use(x, q, it->name, false);
 	}
@@ -363,7 +366,7 @@ static void build(struct qctx *c)
 	c->own = sl_xcalloc(m->npods ? m->npods : 1, sizeof *c->own);
 	for (size_t i = 0; i < m->npods; i++) {
 		const struct sl_pod *p = m->pods[i];
-		sl_qpod_of(m, &p->spec, p->phase, &c->running[i]);
+		sl_qpod_of(m, &p->spec, p->phase ? p->phase : "", &c->running[i]);
 		for (size_t j = 0; j < c->n && !c->own[i]; j++) {
 			const struct sl_workload *w = c->v[j].w;
 			c->own[i] = strcmp(w->obj.kind, "Pod") && !strcmp(w->obj.namespace, p->obj.namespace) &&

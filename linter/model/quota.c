@@ -303,13 +303,15 @@ void sl_qpod_of(const struct sl_model *m, const struct sl_podspec *p, const char
 	out->cross_namespace = cross_namespace(p->node);
 	out->terminal = phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed"));
 	/* The Priority admission plugin runs before the quota's and writes the globalDefault class's
-	 * name into a pod that names none (the lowest value wins between two defaults). */
+	 * name into a pod that names none (the lowest value wins between two defaults); a running
+	 * pod shows what it wrote then. */
 	out->priority_class = p->priority_class;
-	for (size_t i = 0; !p->priority_class && i < m->nprioclasses; i++)
-		if (m->prioclasses[i]->global_default &&
-		    (!out->priority_class ||
-		     m->prioclasses[i]->value < sl_model_priority_class(m, out->priority_class)->value))
-			out->priority_class = m->prioclasses[i]->obj.name;
+	const struct sl_priority_class *d = NULL;
+	for (size_t i = 0; !phase && !p->priority_class && i < m->nprioclasses; i++)
+		if (m->prioclasses[i]->global_default && (!d || m->prioclasses[i]->value < d->value))
+			d = m->prioclasses[i];
+	if (d)
+		out->priority_class = d->obj.name;
 }
 
 void sl_qpod_free(struct sl_qpod *p)

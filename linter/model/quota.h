@@ -69,8 +69,8 @@ struct sl_qpod {
  * kept. */
 int sl_quota_read(struct sl_read *c, const struct sl_object *o, struct sl_quota **out);
 void sl_quota_free(struct sl_quota *q); /* and q itself */
-/* The quota facts of the pod spec p (of a template or a running pod; phase: a running pod's
- * status.phase or NULL). Free with sl_qpod_free. */
+/* The quota facts of the pod spec p: of a template (phase NULL), or of a running pod (phase: its
+ * status.phase, "" without one). Free with sl_qpod_free. */
 void sl_qpod_of(const struct sl_model *m, const struct sl_podspec *p, const char *phase, struct sl_qpod *out);
 void sl_qpod_free(struct sl_qpod *p);
 /* Whether every scope of q selects the pod (a quota without scopes selects every pod). */
