@@ -25,6 +25,7 @@ extern const struct sl_rule sl_rule_unknown_priority_class;
 extern const struct sl_rule sl_rule_daemonset_no_nodes;
 extern const struct sl_rule sl_rule_never_admitted;
 extern const struct sl_rule sl_rule_limitrange_violation;
+extern const struct sl_rule sl_rule_quota_exceeded;
 
 const struct sl_rule *const sl_rules[] = {
     &sl_rule_rollout_deadlock,
@@ -48,6 +49,7 @@ const struct sl_rule *const sl_rules[] = {
     &sl_rule_unknown_priority_class,
     &sl_rule_never_admitted,
     &sl_rule_limitrange_violation,
+    &sl_rule_quota_exceeded,
 };
 const unsigned sl_nrules = sizeof sl_rules / sizeof sl_rules[0];
 

@@ -31,6 +31,7 @@
 #include "priority.h"  /* PriorityClasses and pods' priorities */
 #include "podspec.h"   /* the pod spec: requests, node affinity, pod terms, spread, ports, volumes */
 #include "pvc.h"       /* PersistentVolumeClaims */
+#include "quota.h"     /* ResourceQuotas and what pods charge to them */
 #include "relate.h"    /* the relations between objects */
 #include "resources.h" /* resource amounts */
 #include "workload.h"  /* workloads and their rollout parameters */

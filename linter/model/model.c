@@ -94,6 +94,13 @@ static int load_kind(struct sl_model *m, struct sl_read *c, const struct sl_obje
 			pc->inventory = role != SL_ROLE_MANIFESTS;
 			PUSH(prioclasses, pc);
 		}
+	} else if (!strcmp(k, "ResourceQuota")) {
+		/* From an inventory (kubectl get resourcequota) with status.used: what already runs. */
+		struct sl_quota *q;
+		if ((rc = sl_quota_read(c, o, &q)) == 0) {
+			q->inventory = role != SL_ROLE_MANIFESTS;
+			PUSH(quotas, q);
+		}
 	} else if (role != SL_ROLE_PODS && sl_gang_kind(o)) {
 		/* Volcano's PodGroups, Kueue's queues (gang.c): the cluster's, from an inventory, too. */
 		rc = sl_gang_read(c, o, m);
@@ -175,6 +182,9 @@ static int load_object(struct sl_model *m, struct sl_read *c, const struct sl_yn
 	    "spec.volumeName", "spec.resources", "spec.selector", "provisioner", "volumeBindingMode",                  \
 	    "allowedTopologies", "spec.drivers", "spec.attachRequired", "spec.csi.driver", "spec.csi.volumeHandle",    \
 	    "spec.volumes[].persistentVolumeClaim", "metadata.deletionTimestamp"
+/* What both lists keep besides: storage, and a ResourceQuota's fields (`kubectl get resourcequota -A
+ * -o yaml` in either file). */
+#define SHARED_PATHS STORAGE_PATHS, "spec.hard", "spec.scopes", "spec.scopeSelector", "status.used"
 static const char *const node_paths[] = {"apiVersion",           "kind",
 					 "metadata.name",        "metadata.generateName",
 					 "metadata.labels",      "spec.taints",
@@ -190,7 +200,7 @@ static const char *const node_paths[] = {"apiVersion",           "kind",
 					 "spec.nodeTaints",      "spec.tolerations",
 					 "metadata.namespace", /* a LocalQueue's, a PodGroup's */
 					 "metadata.annotations", "status.phase",
-					 STORAGE_PATHS,          NULL};
+					 SHARED_PATHS,           NULL};
 static const char *const pod_paths[] = {"apiVersion",
 					"kind",
 					"metadata.name",
@@ -218,7 +228,8 @@ static const char *const pod_paths[] = {"apiVersion",
 					"value",
 					"globalDefault",
 					"preemptionPolicy",
-					STORAGE_PATHS,
+					"spec.activeDeadlineSeconds", /* a ResourceQuota's scopes */
+					SHARED_PATHS,
 					NULL};
 
 static const char *const *keep_paths(enum sl_input_role role)
@@ -239,7 +250,8 @@ static bool model_kind(const char *k)
 	       !strcmp(k, "NodePool") || !strcmp(k, "PersistentVolumeClaim") || !strcmp(k, "PodDisruptionBudget") ||
 	       !strcmp(k, "PriorityClass") || !strcmp(k, "Service") || !strcmp(k, "PodGroup") ||
 	       !strcmp(k, "ClusterQueue") || !strcmp(k, "LocalQueue") || !strcmp(k, "Workload") ||
-	       !strcmp(k, "ResourceFlavor") || !strcmp(k, "LimitRange") || sl_storage_kind(k);
+	       !strcmp(k, "ResourceFlavor") || !strcmp(k, "LimitRange") || !strcmp(k, "ResourceQuota") ||
+	       sl_storage_kind(k);
 }
 
 struct tree_need {
@@ -585,6 +597,7 @@ static void merge_model(struct sl_model *m, struct sl_model *part)
 	APPEND(kworkloads, capkworkloads, nkworkloads);
 	APPEND(kflavors, capkflavors, nkflavors);
 	APPEND(limitranges, caplimitranges, nlimitranges);
+	APPEND(quotas, capquotas, nquotas);
 #undef APPEND
 	sl_storage_merge(&m->storage, &part->storage);
 	sl_strmap_free(&part->node_index);
@@ -740,6 +753,9 @@ void sl_model_free(struct sl_model *m)
 	for (size_t i = 0; i < m->nlimitranges; i++)
 		sl_limitrange_free(m->limitranges[i]);
 	free(m->limitranges);
+	for (size_t i = 0; i < m->nquotas; i++)
+		sl_quota_free(m->quotas[i]);
+	free(m->quotas);
 	sl_group_free(&m->claims);
 	free(m->workload_pdbs);
 	for (size_t i = 0; i < m->nstreams; i++)

@@ -26,6 +26,7 @@
 #include "object.h"
 #include "pdb.h"
 #include "priority.h"
+#include "quota.h"
 #include "service.h"
 #include "pvc.h"
 #include "storage.h"
@@ -74,6 +75,8 @@ struct sl_model {
 	/* LimitRanges (limitrange.h), by namespace once applied */
 	struct sl_limitrange **limitranges;
 	size_t nlimitranges, caplimitranges;
+	struct sl_quota **quotas; /* ResourceQuotas, in input order (quota.h) */
+	size_t nquotas, capquotas;
 	/* Relations, computed once by sl_model_bind_pods (relate.c) */
 	struct sl_group_index claims;        /* "namespace\x1fname" → pvcs */
 	const struct sl_pdb **workload_pdbs; /* every workload's pdbs, one after another */

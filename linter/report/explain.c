@@ -238,6 +238,7 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, struct sl_clu
 		sl_esc_puts(out, d->from->name);
 		sl_buf_putc(out, '\n');
 	}
+	sl_quota_explain(m, w, out);
 	if (!a) {
 		sl_buf_puts(out, "  no nodes known: give an inventory with --nodes (kubectl get nodes -o yaml)\n");
 		return;
