@@ -99,6 +99,11 @@ static int load_kind(struct sl_model *m, struct sl_read *c, const struct sl_obje
 		rc = sl_gang_read(c, o, m);
 	} else if (role != SL_ROLE_PODS && sl_kgang_kind(o)) {
 		rc = sl_kgang_read(c, o, m); /* Kubernetes' own Workloads (kgang.c): the same */
+	} else if (sl_runtimeclass_kind(o)) {
+		/* From the manifests or an inventory (kubectl get runtimeclass): one set, by name. */
+		struct sl_runtimeclass *v;
+		if ((rc = sl_runtimeclass_read(c, o, &v)) == 0 && v)
+			PUSH(runtimeclasses, v);
 	} else if (role == SL_ROLE_MANIFESTS && !strcmp(k, "PodDisruptionBudget")) {
 		struct sl_pdb *v;
 		if ((rc = sl_pdb_read(c, o, &v)) == 0)
@@ -162,12 +167,14 @@ static int load_object(struct sl_model *m, struct sl_read *c, const struct sl_yn
  * hold `kubectl get nodes,pv,pvc,storageclass,…` output; but a --pods file keeps no annotations
  * (a pod's are large: last-applied-configuration), so a default class is told from an --nodes
  * file or the manifests. */
-/* The storage objects' fields, and running pods' claims, in both lists. */
+/* The storage objects' fields, and running pods' claims, in both lists; a RuntimeClass's
+ * (runtimeclass.c: handler, overhead, scheduling) too, as kubectl get runtimeclass may go to
+ * either file; a running pod's spec.resources is its pod-level resources (podlevel.c) too. */
 #define STORAGE_PATHS                                                                                                  \
 	"spec.capacity", "spec.storageClassName", "spec.claimRef", "spec.accessModes", "spec.nodeAffinity",            \
 	    "spec.volumeName", "spec.resources", "spec.selector", "provisioner", "volumeBindingMode",                  \
 	    "allowedTopologies", "spec.drivers", "spec.attachRequired", "spec.csi.driver", "spec.csi.volumeHandle",    \
-	    "spec.volumes[].persistentVolumeClaim"
+	    "spec.volumes[].persistentVolumeClaim", "handler", "overhead", "scheduling"
 static const char *const node_paths[] = {"apiVersion",           "kind",
 					 "metadata.name",        "metadata.generateName",
 					 "metadata.labels",      "spec.taints",
@@ -231,7 +238,7 @@ static bool model_kind(const char *k)
 	       !strcmp(k, "NodePool") || !strcmp(k, "PersistentVolumeClaim") || !strcmp(k, "PodDisruptionBudget") ||
 	       !strcmp(k, "PriorityClass") || !strcmp(k, "Service") || !strcmp(k, "PodGroup") ||
 	       !strcmp(k, "ClusterQueue") || !strcmp(k, "LocalQueue") || !strcmp(k, "Workload") ||
-	       !strcmp(k, "ResourceFlavor") || sl_storage_kind(k);
+	       !strcmp(k, "ResourceFlavor") || !strcmp(k, "RuntimeClass") || sl_storage_kind(k);
 }
 
 struct tree_need {
@@ -576,6 +583,7 @@ static void merge_model(struct sl_model *m, struct sl_model *part)
 	APPEND(kqueues, capkqueues, nkqueues);
 	APPEND(kworkloads, capkworkloads, nkworkloads);
 	APPEND(kflavors, capkflavors, nkflavors);
+	APPEND(runtimeclasses, capruntimeclasses, nruntimeclasses);
 #undef APPEND
 	sl_storage_merge(&m->storage, &part->storage);
 	sl_strmap_free(&part->node_index);
@@ -727,6 +735,9 @@ void sl_model_free(struct sl_model *m)
 	for (size_t i = 0; i < m->nkflavors; i++)
 		sl_kflavor_free(m->kflavors[i]);
 	free(m->kflavors);
+	for (size_t i = 0; i < m->nruntimeclasses; i++)
+		sl_runtimeclass_free(m->runtimeclasses[i]);
+	free(m->runtimeclasses);
 	sl_group_free(&m->claims);
 	free(m->workload_pdbs);
 	for (size_t i = 0; i < m->nstreams; i++)
