@@ -110,6 +110,33 @@ static void set_overhead(struct sl_podspec *p, const struct sl_runtimeclass *rc)
 		sl_res_add(&p->request, rc->overhead.v[i].name, rc->overhead.v[i].amount, rc->overhead.v[i].node);
 }
 
+/* validateOverhead: a pod's spec.overhead is the plugin's to set, so a template that writes one
+ * is rejected unless it names a class (rc; NULL: none) whose podFixed it equals. */
+static void check_overhead(const struct sl_podspec *p, const struct sl_runtimeclass *rc, struct sl_findings *errs)
+{
+	const struct sl_ynode *ovh = sl_ymap_get(p->node, "overhead");
+	if (sl_ynull(ovh))
+		return;
+	struct sl_findings none = {0}; /* the spec's own errors were reported as it was read */
+	struct sl_read quiet = {NULL, &none, 0};
+	struct sl_reslist own = {0};
+	sl_read_reslist(&quiet, ovh->kind == SL_YMAP ? ovh : NULL, "overhead", &own);
+	bool same = rc && rc->podfixed && own.n == rc->overhead.n && !quiet.failed;
+	for (size_t i = 0; same && i < own.n; i++)
+		same = sl_res_get(&rc->overhead, own.v[i].name) == own.v[i].amount &&
+		       sl_res_find(&rc->overhead, own.v[i].name);
+	if (!same)
+		sl_input_error(
+		    errs, &ovh->at,
+		    "spec.overhead is set by the RuntimeClass admission plugin: a template that writes it is "
+		    "rejected (\"%s\") unless it names a RuntimeClass whose overhead.podFixed it equals",
+		    rc && rc->podfixed ? "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead"
+				       : "pod rejected: Pod Overhead set without corresponding RuntimeClass defined "
+					 "Overhead");
+	sl_res_free(&own);
+	sl_findings_free(&none);
+}
+
 void sl_runtimeclass_apply(struct sl_model *m, struct sl_findings *errs)
 {
 	const struct sl_ynode *unknown = NULL;
@@ -119,10 +146,14 @@ void sl_runtimeclass_apply(struct sl_model *m, struct sl_findings *errs)
 		struct sl_workload *w = m->workloads[i];
 		struct sl_podspec *p = &w->pod;
 		const struct sl_ynode *n = sl_ymap_get(p->node, "runtimeClassName");
-		if (!sl_yscalar(n) || !*n->str)
+		if (!sl_yscalar(n) || !*n->str) {
+			check_overhead(p, NULL, errs);
 			continue;
+		}
 		const struct sl_runtimeclass *rc = find_class(m, n->str);
-		if (!rc) {
+		if (rc)
+			check_overhead(p, rc, errs);
+		else {
 			if (!unknown) {
 				unknown = n;
 				first = w;
