@@ -91,6 +91,7 @@ static void check_one(struct check_job *job, size_t i)
 				if (have)
 					sl_note_inventory_gaps(&out->v[k], &job->gaps, w);
 				sl_note_suspended(&out->v[k], w);
+				sl_note_admission(&out->v[k], w);
 				/* A level set by the config is the level of every finding of the rule. */
 				if (c->forced[r])
 					out->v[k].level = level;

@@ -532,12 +532,59 @@ static void report_dead_terms(const struct sl_rule *self, struct sl_check *cx, c
 	}
 }
 
+/* The RuntimeClass the pods name sets a nodeSelector key the template gives another value: the
+ * admission plugin rejects every pod ("conflict: runtimeClass.scheduling.nodeSelector[k] = …").
+ * The fix drops the template's entry (the class's value is what every pod of the class gets). */
+static void report_runtimeclass(const struct sl_rule *self, struct sl_check *cx, const char *ref)
+{
+	const struct sl_workload *w = cx->w;
+	const struct sl_podspec *p = &w->pod;
+	const struct sl_kv *kv = NULL;
+	for (size_t i = 0; i < p->node_selector.n && !kv; i++)
+		if (p->node_selector.v[i].vnode == p->rc_conflict)
+			kv = &p->node_selector.v[i];
+	if (!kv)
+		return;
+	const char *k = kv->key, *rcname = p->runtime_class->obj.name;
+	struct sl_finding *f = sl_rule_report(
+	    self, cx, p->rc_conflict,
+	    "no pod of %s is ever created: its nodeSelector %s=%s conflicts with %s=%s of RuntimeClass %s", ref, k,
+	    kv->val, k, p->rc_conflict_with->str, rcname);
+	sl_note(f,
+		"the RuntimeClass admission plugin merges the class's scheduling.nodeSelector into the pod's and "
+		"rejects a pod that gives one of its keys another value (\"conflict: "
+		"runtimeClass.scheduling.nodeSelector[%s] = %s; pod.spec.nodeSelector[%s] = %s\")",
+		k, p->rc_conflict_with->str, k, kv->val);
+	sl_add_related(f, &p->rc_conflict_with->at, "RuntimeClass %s sets %s=%s here", rcname, k,
+		       p->rc_conflict_with->str);
+	/* The only entry goes with the nodeSelector key. */
+	const struct sl_kv whole = {"nodeSelector", NULL, sl_ymap_key(p->node, "nodeSelector"), p->node_selector_node};
+	size_t off, end;
+	if (!p->node_selector_node || p->node_selector_node->flow || !sl_source_text(w->obj.src) ||
+	    !entry_lines(w->obj.src, p->node_selector.n == 1 ? &whole : kv, &off, &end)) {
+		sl_note(f, "fix: drop %s from the nodeSelector (the class sets it), or name a RuntimeClass that agrees",
+			k);
+		return;
+	}
+	sl_note(f,
+		"fix: remove the nodeSelector entry %s: %s (RuntimeClass %s gives every pod %s: %s), or name a "
+		"RuntimeClass that agrees",
+		k, kv->val, rcname, k, p->rc_conflict_with->str);
+	struct sl_fix *fx = sl_fix_new(f, "Remove the nodeSelector entry the RuntimeClass contradicts");
+	sl_fix_edit(fx, w->obj.src, off, end, "");
+}
+
 static void check(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_podspec *p = &cx->w->pod;
+	char ref[512];
+	if (p->rc_conflict) {
+		sl_object_ref(&cx->w->obj, ref, sizeof ref);
+		report_runtimeclass(self, cx, ref);
+		return;
+	}
 	if (!p->has_required_affinity)
 		return;
-	char ref[512];
 	sl_object_ref(&cx->w->obj, ref, sizeof ref);
 	const struct sl_ynode *terms_key = sl_ymap_key(p->affinity_node, "nodeSelectorTerms");
 	if (p->nterms == 0) {

@@ -138,7 +138,9 @@ static bool plain_string(const char *name)
 static void fix_typo(struct sl_finding *f, const struct sl_source *src, const struct sl_ynode *at, const char *name,
 		     bool key)
 {
-	if (!at || !src ||
+	/* An entry admission merged in (a RuntimeClass's, a ResourceFlavor's) is written in another
+	 * file: not the template's to fix. */
+	if (!at || !src || at->at.src != src ||
 	    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_./") != strlen(name))
 		return;
 	char *title = sl_xasprintf("Use the label %s the nodes carry: %s", key ? "key" : "value", name);

@@ -112,6 +112,10 @@ void sl_note_waves_fix(struct sl_finding *f, const struct sl_workload *w, int64_
  * a note; several possible (SL_KPLACE_OPEN) make an error a warning. */
 void sl_note_kflavors(struct sl_finding *f, const struct sl_workload *w);
 void sl_note_suspended(struct sl_finding *f, const struct sl_workload *w);
+/* What admission did to the pods, on a finding about where they go (a rule that needs nodes;
+ * rules/admission.c): it holds once their scheduling gates are removed; their request is set by
+ * pod-level resources or includes a RuntimeClass's overhead. */
+void sl_note_admission(struct sl_finding *f, const struct sl_workload *w);
 /* Gangs, Volcano's, coscheduling's and Kubernetes' own (rules/common.c; the checks in rules/gang.c): the gang that
  * needs more than one of the workload's pods at once (sl_workload.gang_need; NULL: none); whether fewer than that fit
  * at once (the gang runs nothing); "a gang of minMember 3 (PodGroup trainer)", or what a gang of several workloads

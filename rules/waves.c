@@ -4,7 +4,8 @@
  * left), or parallelism for a work queue); those that do not fit wait Pending, and start as
  * running ones end, since the scheduler stops counting a pod that has succeeded or failed (its
  * informer leaves them out). So the work finishes, in waves: a warning, not a failure, unless the
- * pods are useful only together (sl_workload.all_at_once, set for gangs).
+ * pods are useful only together (sl_workload.all_at_once, set for gangs). Beside them, the note
+ * on a suspended one.
  *
  * Only the model and the findings are used here: common.c, which reports the shortfalls, calls
  * in, and nothing here calls back. */

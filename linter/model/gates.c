@@ -11,6 +11,7 @@
 const struct sl_gate_info sl_gate_infos[SL_NGATES] = {
     [SL_GATE_GANG_SCHEDULING] = {"GangScheduling", 35, 0, "alpha"},
     [SL_GATE_GENERIC_WORKLOAD] = {"GenericWorkload", 35, 0, "alpha"},
+    [SL_GATE_POD_LEVEL_RESOURCES] = {"PodLevelResources", 32, 34, "beta"},
 };
 
 void sl_gates_init(struct sl_gates *g)

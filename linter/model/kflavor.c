@@ -57,18 +57,17 @@ static void read_taints(struct sl_read *c, const struct sl_ynode *seq, struct sl
 	}
 }
 
-/* spec.tolerations, as the API validates a pod's: operator Equal (the default) or Exists, no value
- * with Exists, an empty key only with Exists, effect empty or a taint effect. */
-static void read_tolerations(struct sl_read *c, const struct sl_ynode *seq, struct sl_kflavor *f)
+void sl_read_tolerations(struct sl_read *c, const struct sl_ynode *seq, const char *path, struct sl_toleration **out,
+			 size_t *n)
 {
 	static const char *const ops[] = {"", "Equal", "Exists"};
 	if (!seq)
 		return;
-	f->tols = sl_xcalloc(seq->n, sizeof *f->tols);
+	*out = sl_xcalloc(seq->n, sizeof **out);
 	for (size_t i = 0; i < seq->n; i++) {
 		const struct sl_ynode *t = seq->v[i];
 		if (t->kind != SL_YMAP) {
-			sl_read_error(c, t, "spec.tolerations[%zu] must be a mapping, not %s", i, sl_ykind_name(t));
+			sl_read_error(c, t, "%s[%zu] must be a mapping, not %s", path, i, sl_ykind_name(t));
 			continue;
 		}
 		struct sl_toleration to = {
@@ -76,20 +75,18 @@ static void read_tolerations(struct sl_read *c, const struct sl_ynode *seq, stru
 		    str_at(c, t, "value", "tolerations[].value"), str_at(c, t, "effect", "tolerations[].effect"), t};
 		const struct sl_ynode *op = sl_ymap_get(t, "operator"), *eff = sl_ymap_get(t, "effect");
 		if (!one_of(to.op, ops, 3))
-			sl_read_error(c, op, "spec.tolerations[%zu].operator must be Equal or Exists, not \"%s\"", i,
-				      to.op);
+			sl_read_error(c, op, "%s[%zu].operator must be Equal or Exists, not \"%s\"", path, i, to.op);
 		else if (!strcmp(to.op, "Exists") && *to.value)
 			sl_read_error(c, sl_ymap_get(t, "value"),
-				      "spec.tolerations[%zu]: a toleration with operator Exists takes no value", i);
+				      "%s[%zu]: a toleration with operator Exists takes no value", path, i);
 		else if (!*to.key && strcmp(to.op, "Exists"))
-			sl_read_error(c, t, "spec.tolerations[%zu]: an empty key needs operator Exists", i);
+			sl_read_error(c, t, "%s[%zu]: an empty key needs operator Exists", path, i);
 		else if (*to.effect && !one_of(to.effect, effects, 3))
 			sl_read_error(c, eff,
-				      "spec.tolerations[%zu].effect must be NoSchedule, PreferNoSchedule or NoExecute, "
-				      "not \"%s\"",
-				      i, to.effect);
+				      "%s[%zu].effect must be NoSchedule, PreferNoSchedule or NoExecute, not \"%s\"",
+				      path, i, to.effect);
 		else
-			f->tols[f->ntols++] = to;
+			(*out)[(*n)++] = to;
 	}
 }
 
@@ -101,7 +98,8 @@ int sl_kflavor_read(struct sl_read *c, const struct sl_object *o, struct sl_mode
 	sl_read_labels(c, sl_read_want(c, spec, "nodeLabels", SL_YMAP, "spec.nodeLabels"), "spec.nodeLabels",
 		       &f->node_labels);
 	read_taints(c, sl_read_want(c, spec, "nodeTaints", SL_YSEQ, "spec.nodeTaints"), f);
-	read_tolerations(c, sl_read_want(c, spec, "tolerations", SL_YSEQ, "spec.tolerations"), f);
+	sl_read_tolerations(c, sl_read_want(c, spec, "tolerations", SL_YSEQ, "spec.tolerations"), "spec.tolerations",
+			    &f->tols, &f->ntols);
 	if (c->failed) {
 		sl_kflavor_free(f);
 		return -1;
@@ -193,6 +191,20 @@ static bool same_toleration(const struct sl_toleration *a, const struct sl_toler
 	       !strcmp(a->effect, b->effect);
 }
 
+void sl_tolerations_merge(struct sl_podspec *p, const struct sl_toleration *t, size_t n)
+{
+	if (!n)
+		return;
+	p->tols = sl_xrealloc(p->tols, (p->ntols + n) * sizeof *p->tols);
+	for (size_t i = 0; i < n; i++) {
+		bool dup = false;
+		for (size_t j = 0; j < p->ntols && !dup; j++)
+			dup = same_toleration(&p->tols[j], &t[i]);
+		if (!dup)
+			p->tols[p->ntols++] = t[i];
+	}
+}
+
 /* Admission's merge: the nodeLabels into the nodeSelector (a key it has already keeps its value:
  * the flavor fits, so that value is the flavor's), the tolerations appended unless present. */
 static void apply(struct sl_podspec *p, const struct sl_kflavor *f)
@@ -204,16 +216,7 @@ static void apply(struct sl_podspec *p, const struct sl_kflavor *f)
 			if (!sl_labels_get(&p->node_selector, f->node_labels.v[i].key))
 				p->node_selector.v[p->node_selector.n++] = f->node_labels.v[i];
 	}
-	if (f->ntols) {
-		p->tols = sl_xrealloc(p->tols, (p->ntols + f->ntols) * sizeof *p->tols);
-		for (size_t i = 0; i < f->ntols; i++) {
-			bool dup = false;
-			for (size_t j = 0; j < p->ntols && !dup; j++)
-				dup = same_toleration(&p->tols[j], &f->tols[i]);
-			if (!dup)
-				p->tols[p->ntols++] = f->tols[i];
-		}
-	}
+	sl_tolerations_merge(p, f->tols, f->ntols);
 }
 
 /* Every distinct flavor of every resource group of w's ClusterQueue, judged for w's pods. */

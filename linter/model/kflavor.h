@@ -66,5 +66,14 @@ enum sl_kfit sl_kflavor_fit(const struct sl_kflavor *f, const struct sl_podspec 
 /* Whether it adds anything to the pods (nodeLabels or tolerations). */
 bool sl_kflavor_adds(const struct sl_kflavor *f);
 void sl_kflavor_free(struct sl_kflavor *f);
+/* Tolerations at seq (path: where, "spec.tolerations"), as the API validates a pod's: operator
+ * Equal (the default) or Exists, no value with Exists, an empty key only with Exists, effect empty
+ * or a taint effect; *out and *n are the caller's (those invalid are left out, reported). Also read
+ * for a RuntimeClass's scheduling.tolerations. */
+void sl_read_tolerations(struct sl_read *c, const struct sl_ynode *seq, const char *path, struct sl_toleration **out,
+			 size_t *n);
+/* Append tolerations t to p's, each unless the same one is there (tolerations.MergeTolerations, as
+ * Kueue's admission and the RuntimeClass plugin merge theirs). */
+void sl_tolerations_merge(struct sl_podspec *p, const struct sl_toleration *t, size_t n);
 
 #endif

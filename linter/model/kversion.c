@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "model.h"
+#include "limitrange.h"
+#include "podlevel.h"
 
 int sl_kube_parse(const char *s, int *minor)
 {
@@ -168,4 +170,10 @@ void sl_model_apply_version(struct sl_model *m, int option, const char *option_t
 			    SL_KUBE_PDB_UNHEALTHY_POLICY, "PDBUnhealthyPodEvictionPolicy"))
 			m->pdbs[i]->unhealthy_policy = NULL;
 	sl_kgang_apply(m, errs); /* the Workload API: its gates, and the release that has them */
+	/* Admission, once the release is known, in the API server's order: LimitRanger's defaults
+	 * for containers that state no request, the pod's own resources over the containers', then
+	 * a RuntimeClass's overhead on top of the request they make. */
+	sl_model_apply_limitranges(m);
+	sl_podlevel_apply(m, errs);
+	sl_runtimeclass_apply(m, errs);
 }

@@ -39,7 +39,8 @@ struct sl_limitrange {
 int sl_limitrange_read(struct sl_read *c, const struct sl_object *o, struct sl_limitrange **out);
 void sl_limitrange_free(struct sl_limitrange *l); /* and l itself */
 
-/* Once every object is read, before anything is related (sl_model_bind_pods): a LimitRange named
+/* Once every object is read and the release is known, before pod-level resources and a
+ * RuntimeClass (sl_model_apply_version, in the API server's admission order): a LimitRange named
  * twice is the later one; every workload's containers get the defaults of its namespace's
  * LimitRanges, in turn, and its request is made again from them (sl_podspec.defaulted says which
  * resources). Running pods were admitted already: they show what admission made of them. */

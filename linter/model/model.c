@@ -37,6 +37,37 @@ static void add_node(struct sl_model *m, struct sl_node *n)
 	m->nodes[m->nnodes++] = n;
 }
 
+/* The objects admission applies before the scheduler sees a pod: ResourceQuotas, LimitRanges,
+ * RuntimeClasses. Whether o was one (*rc: its reader's verdict). */
+static bool load_admission(struct sl_model *m, struct sl_read *c, const struct sl_object *o, enum sl_input_role role,
+			   int *rc)
+{
+	const char *k = o->kind;
+	if (!strcmp(k, "ResourceQuota")) {
+		/* From an inventory (kubectl get resourcequota) with status.used: what already runs. */
+		struct sl_quota *q;
+		if ((*rc = sl_quota_read(c, o, &q)) == 0) {
+			q->inventory = role != SL_ROLE_MANIFESTS;
+			PUSH(quotas, q);
+		}
+	} else if (!strcmp(k, "LimitRange")) {
+		/* From an inventory (kubectl get limitrange -A) the cluster's own. */
+		struct sl_limitrange *l;
+		if ((*rc = sl_limitrange_read(c, o, &l)) == 0) {
+			l->inventory = role != SL_ROLE_MANIFESTS;
+			PUSH(limitranges, l);
+		}
+	} else if (sl_runtimeclass_kind(o)) {
+		/* From the manifests or an inventory (kubectl get runtimeclass): one set, by name. */
+		struct sl_runtimeclass *v;
+		if ((*rc = sl_runtimeclass_read(c, o, &v)) == 0 && v)
+			PUSH(runtimeclasses, v);
+	} else {
+		return false;
+	}
+	return true;
+}
+
 /* Read o with its kind's reader (role permitting) and keep what it made, in input order. */
 static int load_kind(struct sl_model *m, struct sl_read *c, const struct sl_object *o, enum sl_input_role role)
 {
@@ -94,25 +125,13 @@ static int load_kind(struct sl_model *m, struct sl_read *c, const struct sl_obje
 			pc->inventory = role != SL_ROLE_MANIFESTS;
 			PUSH(prioclasses, pc);
 		}
-	} else if (!strcmp(k, "ResourceQuota")) {
-		/* From an inventory (kubectl get resourcequota) with status.used: what already runs. */
-		struct sl_quota *q;
-		if ((rc = sl_quota_read(c, o, &q)) == 0) {
-			q->inventory = role != SL_ROLE_MANIFESTS;
-			PUSH(quotas, q);
-		}
 	} else if (role != SL_ROLE_PODS && sl_gang_kind(o)) {
 		/* Volcano's PodGroups, Kueue's queues (gang.c): the cluster's, from an inventory, too. */
 		rc = sl_gang_read(c, o, m);
 	} else if (role != SL_ROLE_PODS && sl_kgang_kind(o)) {
 		rc = sl_kgang_read(c, o, m); /* Kubernetes' own Workloads (kgang.c): the same */
-	} else if (!strcmp(k, "LimitRange")) {
-		/* From an inventory (kubectl get limitrange -A) the cluster's own. */
-		struct sl_limitrange *l;
-		if ((rc = sl_limitrange_read(c, o, &l)) == 0) {
-			l->inventory = role != SL_ROLE_MANIFESTS;
-			PUSH(limitranges, l);
-		}
+	} else if (load_admission(m, c, o, role, &rc)) {
+		/* read (or refused) there */
 	} else if (role == SL_ROLE_MANIFESTS && !strcmp(k, "PodDisruptionBudget")) {
 		struct sl_pdb *v;
 		if ((rc = sl_pdb_read(c, o, &v)) == 0)
@@ -176,12 +195,14 @@ static int load_object(struct sl_model *m, struct sl_read *c, const struct sl_yn
  * hold `kubectl get nodes,pv,pvc,storageclass,…` output; but a --pods file keeps no annotations
  * (a pod's are large: last-applied-configuration), so a default class is told from an --nodes
  * file or the manifests. */
-/* The storage objects' fields, and running pods' claims, in both lists. */
+/* The storage objects' fields, and running pods' claims, in both lists; a RuntimeClass's
+ * (runtimeclass.c: handler, overhead, scheduling) too, as kubectl get runtimeclass may go to
+ * either file; a running pod's spec.resources is its pod-level resources (podlevel.c) too. */
 #define STORAGE_PATHS                                                                                                  \
 	"spec.capacity", "spec.storageClassName", "spec.claimRef", "spec.accessModes", "spec.nodeAffinity",            \
 	    "spec.volumeName", "spec.resources", "spec.selector", "provisioner", "volumeBindingMode",                  \
 	    "allowedTopologies", "spec.drivers", "spec.attachRequired", "spec.csi.driver", "spec.csi.volumeHandle",    \
-	    "spec.volumes[].persistentVolumeClaim", "metadata.deletionTimestamp"
+	    "spec.volumes[].persistentVolumeClaim", "metadata.deletionTimestamp", "handler", "overhead", "scheduling"
 /* What both lists keep besides: storage, and a ResourceQuota's fields (`kubectl get resourcequota -A
  * -o yaml` in either file). */
 #define SHARED_PATHS STORAGE_PATHS, "spec.hard", "spec.scopes", "spec.scopeSelector", "status.used"
@@ -251,7 +272,7 @@ static bool model_kind(const char *k)
 	       !strcmp(k, "PriorityClass") || !strcmp(k, "Service") || !strcmp(k, "PodGroup") ||
 	       !strcmp(k, "ClusterQueue") || !strcmp(k, "LocalQueue") || !strcmp(k, "Workload") ||
 	       !strcmp(k, "ResourceFlavor") || !strcmp(k, "LimitRange") || !strcmp(k, "ResourceQuota") ||
-	       sl_storage_kind(k);
+	       !strcmp(k, "RuntimeClass") || sl_storage_kind(k);
 }
 
 struct tree_need {
@@ -598,6 +619,7 @@ static void merge_model(struct sl_model *m, struct sl_model *part)
 	APPEND(kflavors, capkflavors, nkflavors);
 	APPEND(limitranges, caplimitranges, nlimitranges);
 	APPEND(quotas, capquotas, nquotas);
+	APPEND(runtimeclasses, capruntimeclasses, nruntimeclasses);
 #undef APPEND
 	sl_storage_merge(&m->storage, &part->storage);
 	sl_strmap_free(&part->node_index);
@@ -699,7 +721,6 @@ void sl_model_bind_pods(struct sl_model *m)
 	}
 	sl_strmap_free(&names);
 	sl_storage_index(&m->storage);
-	sl_model_apply_limitranges(m); /* admission's defaults, before anything reads a request */
 	sl_model_relate(m);
 	sl_kgang_bind(m); /* Kubernetes' own gangs first: sl_gang_bind marks every gang's workloads */
 	sl_storage_relate(m);
@@ -756,6 +777,9 @@ void sl_model_free(struct sl_model *m)
 	for (size_t i = 0; i < m->nquotas; i++)
 		sl_quota_free(m->quotas[i]);
 	free(m->quotas);
+	for (size_t i = 0; i < m->nruntimeclasses; i++)
+		sl_runtimeclass_free(m->runtimeclasses[i]);
+	free(m->runtimeclasses);
 	sl_group_free(&m->claims);
 	free(m->workload_pdbs);
 	for (size_t i = 0; i < m->nstreams; i++)

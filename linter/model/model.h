@@ -29,6 +29,7 @@
 #include "quota.h"
 #include "service.h"
 #include "pvc.h"
+#include "runtimeclass.h"
 #include "storage.h"
 #include "workload.h"
 
@@ -68,6 +69,8 @@ struct sl_model {
 	size_t nkqueues, capkqueues;
 	struct sl_kflavor **kflavors; /* Kueue's ResourceFlavors, in input order */
 	size_t nkflavors, capkflavors;
+	struct sl_runtimeclass **runtimeclasses; /* node.k8s.io RuntimeClasses, in input order */
+	size_t nruntimeclasses, capruntimeclasses;
 	struct sl_priority_class **prioclasses;
 	size_t nprioclasses, capprioclasses;
 	struct sl_strmap prioclass_index; /* name → index into prioclasses (sl_model_resolve_priorities) */

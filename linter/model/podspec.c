@@ -407,6 +407,7 @@ void sl_podspec_free(struct sl_podspec *p)
 {
 	sl_res_free(&p->request);
 	sl_res_free(&p->request_legacy);
+	sl_res_free(&p->pod_level);
 	free(p->labels.v);
 	free(p->node_selector.v);
 	for (size_t i = 0; i < p->nterms; i++) {

@@ -15,6 +15,7 @@
 
 struct sl_findings;
 struct sl_namespace;
+struct sl_runtimeclass;
 struct sl_source;
 struct sl_ynode;
 
@@ -143,6 +144,16 @@ struct sl_podspec {
 	 * what request holds beyond the spec as written. Owned. */
 	struct sl_req_default *defaulted;
 	size_t ndefaulted;
+	/* Admission beyond the containers (podlevel.c, runtimeclass.c), once the release is known:
+	 * the pod-level requests that took the containers' place in request; the RuntimeClass
+	 * applied (its overhead added to request, its nodeSelector and tolerations merged); a key of
+	 * the nodeSelector the class gives another value (rc_conflict, the pod's value, and
+	 * rc_conflict_with, the class's: the API rejects the pod); spec.schedulingGates when it names
+	 * any (the pods wait for a controller to remove them). */
+	struct sl_reslist pod_level;
+	const struct sl_runtimeclass *runtime_class;
+	const struct sl_ynode *rc_conflict, *rc_conflict_with;
+	const struct sl_ynode *gates;
 };
 /* Whether term (of a pod in owner_ns with owner labels) selects a pod in ns with labels. */
 bool sl_podterm_matches(const struct sl_podterm *t, const char *owner_ns, const struct sl_labels *owner, const char *ns,

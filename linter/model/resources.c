@@ -91,3 +91,12 @@ void sl_read_reslist(struct sl_read *c, const struct sl_ynode *m, const char *pa
 			sl_res_add(out, k->str, amount, v);
 	}
 }
+
+void sl_res_describe(struct sl_buf *b, const struct sl_reslist *l)
+{
+	char v[48];
+	for (size_t i = 0; i < l->n; i++) {
+		sl_format_amount(l->v[i].name, l->v[i].amount, v, sizeof v);
+		sl_buf_printf(b, "%s%s %s", i ? ", " : "", l->v[i].name, v);
+	}
+}

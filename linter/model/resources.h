@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+struct sl_buf;
 struct sl_ynode;
 struct sl_read;
 
@@ -37,6 +38,8 @@ static inline int64_t sl_res_get(const struct sl_reslist *l, const char *name)
 void sl_res_add(struct sl_reslist *l, const char *name, int64_t amount, const struct sl_ynode *node);
 void sl_res_max(struct sl_reslist *l, const char *name, int64_t amount, const struct sl_ynode *node);
 void sl_res_free(struct sl_reslist *l);
+/* Append l's amounts in the units a person reads ("cpu 2050m, memory 2208Mi") to b. */
+void sl_res_describe(struct sl_buf *b, const struct sl_reslist *l);
 
 /* Add the amounts of a ResourceList mapping m (requests, limits, overhead, a Node's
  * allocatable) at path to out; an amount that is not a quantity the API server keeps is an

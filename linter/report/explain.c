@@ -11,6 +11,7 @@
 #include "../base/buf.h"
 #include "../base/escape.h"
 #include "../load/input.h"
+#include "../model/resources.h"
 #include "explain_internal.h"
 
 /* Text, then what the scheduler said (names in it escaped: the text is for a terminal), then the
@@ -216,6 +217,30 @@ static void pools_json(cJSON *o, const struct sl_model *m, const struct sl_workl
 	free(pf);
 }
 
+/* Where the pod's request comes from when not from its containers alone: one line. */
+static void request_origin(struct sl_buf *out, const struct sl_podspec *p)
+{
+	const struct sl_runtimeclass *rc = p->runtime_class;
+	bool ovh = rc && rc->overhead.n && !p->rc_conflict;
+	if (!p->pod_level.n && !ovh)
+		return;
+	struct sl_buf t = SL_BUF_INIT;
+	sl_res_describe(&t, &p->request);
+	sl_buf_puts(&t, " (");
+	if (p->pod_level.n) {
+		sl_buf_puts(&t, "pod-level spec.resources: ");
+		sl_res_describe(&t, &p->pod_level);
+		sl_buf_puts(&t, ovh ? "; " : "");
+	}
+	if (ovh) {
+		sl_buf_printf(&t, "overhead of RuntimeClass %s: ", rc->obj.name);
+		sl_res_describe(&t, &rc->overhead);
+	}
+	sl_buf_puts(&t, p->pod_level.n < p->request.n ? "; the containers give the rest)" : ")");
+	line_end(out, "  request ", sl_buf_str(&t));
+	sl_buf_free(&t);
+}
+
 void sl_explain_text(struct sl_buf *out, const struct sl_model *m, struct sl_cluster *cl, const struct sl_workload *w,
 		     const struct sl_analysis *a)
 {
@@ -239,6 +264,7 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, struct sl_clu
 		sl_buf_putc(out, '\n');
 	}
 	sl_quota_explain(m, w, out);
+	request_origin(out, &w->pod);
 	if (!a) {
 		sl_buf_puts(out, "  no nodes known: give an inventory with --nodes (kubectl get nodes -o yaml)\n");
 		return;
