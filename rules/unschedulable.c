@@ -52,6 +52,16 @@ static const struct sl_ynode *culprit(const struct sl_check *cx)
 	return pod->node && pod->node->kind == SL_YMAP && pod->node->n ? pod->node->v[0] : NULL;
 }
 
+/* Whether VolumeBinding turned nodes away for the provisioner's capacity alone. */
+static bool short_of_space(const struct sl_analysis *a)
+{
+	for (size_t i = 0; i < a->nnodes; i++)
+		for (size_t k = 0; !a->fit[i].excluded && k < a->fit[i].nreasons; k++)
+			if (!strcmp(a->fit[i].reasons[k], SL_REASON_VOLUME_NO_SPACE))
+				return true;
+	return false;
+}
+
 /* One fix per filter that rejected nodes, the filter that rejected most first: on a node that a
  * taint keeps out while the others fail the selector, either fix may be the right one. */
 static void note_fixes(struct sl_finding *f, const struct sl_analysis *a)
@@ -102,6 +112,10 @@ static void note_fixes(struct sl_finding *f, const struct sl_analysis *a)
 			 !a->vol->npvs)
 			text = "restore the PersistentVolume the claim is bound to, or give the pods a claim whose "
 			       "volume exists";
+		else if (best == SL_PL_VOLUME_BINDING && a->vol && a->vol->nwaits && short_of_space(a))
+			text = "select nodes where a CSIStorageCapacity of the claim's class allows a volume that "
+			       "large, ask for a smaller volume, or create PersistentVolumes that match the claims on "
+			       "the nodes the pods select";
 		else if (best == SL_PL_VOLUME_BINDING && a->vol && a->vol->nwaits)
 			text = a->vol->npvs
 				   ? "place the pods where their volumes are (the nodes the PersistentVolumes' "

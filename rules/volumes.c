@@ -82,7 +82,22 @@ static void note_wait(struct sl_finding *f, const char *who, const struct sl_vol
 	char prov[512];
 	if (!wc->provisions)
 		snprintf(prov, sizeof prov, "%s makes none", *sc->provisioner ? sc->provisioner : "no provisioner");
-	else if (sc->ntopo)
+	else if (wc->space_checked) {
+		struct sl_buf caps = SL_BUF_INIT;
+		for (size_t i = 0; i < wc->ncaps && i < SL_WAIT_SHOWN; i++)
+			sl_buf_printf(&caps, "%s%s", i ? ", " : "", wc->caps[i]->obj.name);
+		if (wc->ncaps > SL_WAIT_SHOWN)
+			sl_buf_printf(&caps, " and %zu more", wc->ncaps - SL_WAIT_SHOWN);
+		snprintf(prov, sizeof prov,
+			 "%s makes one only on the nodes%s where a CSIStorageCapacity of the class allows a volume "
+			 "that large (%s%s)",
+			 sc->provisioner, sc->ntopo ? " its allowedTopologies admit and" : "",
+			 wc->ncaps == 0   ? "none does"
+			 : wc->ncaps == 1 ? "one does: "
+					  : "these do: ",
+			 sl_buf_str(&caps));
+		sl_buf_free(&caps);
+	} else if (sc->ntopo)
 		snprintf(prov, sizeof prov, "%s makes one only on the nodes its allowedTopologies admit",
 			 sc->provisioner);
 	else
@@ -96,6 +111,10 @@ static void note_wait(struct sl_finding *f, const char *who, const struct sl_vol
 	else if (!topo && sc->obj.name_node && !shown_before(v, k, sc, NULL))
 		sl_add_related(f, &sc->obj.name_node->at, "StorageClass %s (provisioner %s)", sc->obj.name,
 			       *sc->provisioner ? sc->provisioner : "none");
+	for (size_t i = 0; i < wc->ncaps && i < SL_WAIT_SHOWN; i++)
+		if (wc->caps[i]->obj.name_node)
+			sl_add_related(f, &wc->caps[i]->obj.name_node->at, "CSIStorageCapacity %s",
+				       wc->caps[i]->obj.name);
 	const struct sl_pv *const *c;
 	size_t nc = wait_volumes(wc, &c);
 	for (size_t i = 0; i < nc; i++)

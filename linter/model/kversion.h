@@ -17,6 +17,7 @@ struct sl_findings;
 
 /* The first minor release whose defaults turn each behaviour on (beta, on by default, or GA). */
 enum {
+	SL_KUBE_CSI_STORAGE_CAPACITY = 21,    /* CSIStorageCapacity: VolumeBinding checks the driver's capacity */
 	SL_KUBE_DAEMONSET_SURGE = 22,         /* DaemonSetUpdateSurge: rollingUpdate.maxSurge */
 	SL_KUBE_CLAIM_LOST = 23,              /* VolumeBinding's PreFilter on Lost/deleted claims, PVNotExist's text */
 	SL_KUBE_NODE_INCLUSION_POLICY = 26,   /* nodeAffinityPolicy, nodeTaintsPolicy */

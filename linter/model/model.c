@@ -201,7 +201,8 @@ static int load_object(struct sl_model *m, struct sl_read *c, const struct sl_yn
 #define STORAGE_PATHS                                                                                                  \
 	"spec.capacity", "spec.storageClassName", "spec.claimRef", "spec.accessModes", "spec.nodeAffinity",            \
 	    "spec.volumeName", "spec.resources", "spec.selector", "provisioner", "volumeBindingMode",                  \
-	    "allowedTopologies", "spec.drivers", "spec.attachRequired", "spec.csi.driver", "spec.csi.volumeHandle",    \
+	    "allowedTopologies", "spec.drivers", "spec.attachRequired", "spec.storageCapacity", "storageClassName",    \
+	    "capacity", "maximumVolumeSize", "nodeTopology", "spec.csi.driver", "spec.csi.volumeHandle",               \
 	    "spec.volumes[].persistentVolumeClaim", "metadata.deletionTimestamp", "handler", "overhead", "scheduling"
 /* What both lists keep besides: storage, and a ResourceQuota's fields (`kubectl get resourcequota -A
  * -o yaml` in either file). */

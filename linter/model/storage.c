@@ -12,7 +12,7 @@
 bool sl_storage_kind(const char *k)
 {
 	return !strcmp(k, "PersistentVolume") || !strcmp(k, "StorageClass") || !strcmp(k, "CSINode") ||
-	       !strcmp(k, "CSIDriver");
+	       !strcmp(k, "CSIDriver") || !strcmp(k, "CSIStorageCapacity");
 }
 
 static void free_terms(struct sl_term *t, size_t n)
@@ -224,6 +224,9 @@ static int read_csidriver(struct sl_read *c, const struct sl_object *o, struct s
 	const struct sl_ynode *ar = spec ? sl_ymap_get(spec, "attachRequired") : NULL;
 	if (ar && !sl_ynull(ar) && (ar->kind != SL_YSCALAR || sl_read_bool(ar, &v->attach_required) < 0))
 		sl_read_error(c, ar, "spec.attachRequired must be true or false");
+	const struct sl_ynode *sc = spec ? sl_ymap_get(spec, "storageCapacity") : NULL;
+	if (sc && !sl_ynull(sc) && (sc->kind != SL_YSCALAR || sl_read_bool(sc, &v->storage_capacity) < 0))
+		sl_read_error(c, sc, "spec.storageCapacity must be true or false");
 	if (c->failed) {
 		free(v);
 		return -1;
@@ -231,6 +234,54 @@ static int read_csidriver(struct sl_read *c, const struct sl_object *o, struct s
 	sl_grow(&s->csidrivers, &s->capcsidrivers, s->ncsidrivers + 1, sizeof *s->csidrivers);
 	s->csidrivers[s->ncsidrivers++] = v;
 	return 0;
+}
+
+/* The fields are the object's own (no spec): storageClassName, capacity, maximumVolumeSize,
+ * nodeTopology. */
+static int read_capacity(struct sl_read *c, const struct sl_object *o, struct sl_storage *s)
+{
+	struct sl_csi_capacity *v = sl_xcalloc(1, sizeof *v);
+	v->obj = *o;
+	v->class_name = sl_read_str(c, o->root, "storageClassName", "storageClassName");
+	if (!v->class_name && !c->failed)
+		sl_read_error(c, o->kind_node ? o->kind_node : o->root, "a CSIStorageCapacity needs storageClassName");
+	const struct sl_ynode *max = sl_ymap_get(o->root, "maximumVolumeSize");
+	const struct sl_ynode *cap = sl_ymap_get(o->root, "capacity");
+	const struct sl_ynode *lim = max && !sl_ynull(max) ? max : cap && !sl_ynull(cap) ? cap : NULL;
+	if (lim) {
+		v->has_limit = true;
+		sl_read_amount(c, lim, "storage", lim == max ? "maximumVolumeSize" : "capacity", &v->limit);
+	}
+	const struct sl_ynode *topo = sl_ymap_get(o->root, "nodeTopology");
+	if (topo && !sl_ynull(topo)) {
+		v->has_topology = true;
+		sl_read_selector(c, topo, "nodeTopology", &v->topology);
+	}
+	if (c->failed) {
+		sl_selector_free(&v->topology);
+		free(v);
+		return -1;
+	}
+	sl_grow(&s->capacities, &s->capcapacities, s->ncapacities + 1, sizeof *s->capacities);
+	s->capacities[s->ncapacities++] = v;
+	return 0;
+}
+
+const struct sl_csidriver *sl_storage_csidriver(const struct sl_storage *s, const char *name)
+{
+	const struct sl_csidriver *found = NULL; /* the later of one name */
+	for (size_t i = 0; i < s->ncsidrivers; i++)
+		if (s->csidrivers[i]->obj.name && !strcmp(s->csidrivers[i]->obj.name, name))
+			found = s->csidrivers[i];
+	return found;
+}
+
+bool sl_capacity_admits(const struct sl_wait_claim *c, const struct sl_labels *node_labels)
+{
+	for (size_t i = 0; i < c->ncaps; i++)
+		if (c->caps[i]->has_topology && sl_selector_matches(&c->caps[i]->topology, node_labels))
+			return true;
+	return false;
 }
 
 int sl_storage_read(struct sl_read *c, const struct sl_object *o, bool inventory, struct sl_storage *s)
@@ -247,6 +298,8 @@ int sl_storage_read(struct sl_read *c, const struct sl_object *o, bool inventory
 		return read_class(c, o, inventory, s);
 	if (!strcmp(o->kind, "CSINode"))
 		return read_csinode(c, o, s);
+	if (!strcmp(o->kind, "CSIStorageCapacity"))
+		return read_capacity(c, o, s);
 	return read_csidriver(c, o, s);
 }
 
@@ -266,6 +319,7 @@ void sl_storage_merge(struct sl_storage *s, struct sl_storage *part)
 	APPEND(classes, capclasses, nclasses);
 	APPEND(csinodes, capcsinodes, ncsinodes);
 	APPEND(csidrivers, capcsidrivers, ncsidrivers);
+	APPEND(capacities, capcapacities, ncapacities);
 #undef APPEND
 	s->known |= part->known;
 	s->pvs_listed |= part->pvs_listed;
@@ -400,8 +454,10 @@ void sl_volset_free(struct sl_volset *v)
 	free(v->pvs);
 	free(v->pv_claims);
 	free(v->pv_claim_names);
-	for (size_t i = 0; i < v->nwaits; i++)
+	for (size_t i = 0; i < v->nwaits; i++) {
 		free(v->waits[i].cands);
+		free(v->waits[i].caps);
+	}
 	free(v->waits);
 	free(v->attach);
 	free(v->prefilter);
@@ -432,6 +488,11 @@ void sl_storage_free(struct sl_storage *s)
 	for (size_t i = 0; i < s->ncsidrivers; i++)
 		free(s->csidrivers[i]);
 	free(s->csidrivers);
+	for (size_t i = 0; i < s->ncapacities; i++) {
+		sl_selector_free(&s->capacities[i]->topology);
+		free(s->capacities[i]);
+	}
+	free(s->capacities);
 	sl_strmap_free(&s->pv_index);
 	sl_strmap_free(&s->class_index);
 	sl_strmap_free(&s->csinode_index);

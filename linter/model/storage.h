@@ -64,7 +64,20 @@ struct sl_csinode {
 
 struct sl_csidriver {
 	struct sl_object obj;
-	bool attach_required; /* spec.attachRequired (default true) */
+	bool attach_required;  /* spec.attachRequired (default true) */
+	bool storage_capacity; /* spec.storageCapacity: the scheduler checks CSIStorageCapacity */
+};
+
+/* A CSIStorageCapacity (storage.k8s.io/v1): how large a volume of a class the driver can still
+ * make for the nodes its nodeTopology selects (hasEnoughCapacity reads maximumVolumeSize when
+ * given, else capacity; no topology: no node). */
+struct sl_csi_capacity {
+	struct sl_object obj;
+	const char *class_name;
+	bool has_limit;
+	int64_t limit; /* bytes */
+	bool has_topology;
+	struct sl_selector topology;
 };
 
 /* An unbound claim of a WaitForFirstConsumer class, which VolumeBinding's Filter binds per node
@@ -83,6 +96,12 @@ struct sl_wait_claim {
 	/* The volumeClaimTemplate it is made from (each pod has one of its own), or NULL: a claim
 	 * the pods share. */
 	const char *tmpl;
+	/* Where the provisioner's CSIDriver asks for storage capacity tracking and the inputs hold
+	 * CSIStorageCapacity objects: the capacities of the class large enough for the claim (a node
+	 * one of them selects has room to provision it). */
+	bool space_checked;
+	const struct sl_csi_capacity **caps;
+	size_t ncaps;
 };
 
 /* A volume NodeVolumeLimits counts against its driver's attach limit on a node. handle is the
@@ -138,6 +157,8 @@ struct sl_storage {
 	size_t ncsinodes, capcsinodes;
 	struct sl_csidriver **csidrivers;
 	size_t ncsidrivers, capcsidrivers;
+	struct sl_csi_capacity **capacities;
+	size_t ncapacities, capcapacities;
 	struct sl_strmap pv_index, class_index, csinode_index; /* name → index (sl_storage_index) */
 	struct sl_group_index pvs_by_class;                    /* storageClassName → pvs ("" for none) */
 	const struct sl_storage_class *default_class;
@@ -152,6 +173,7 @@ struct sl_storage {
 	bool any_claim;                   /* some PersistentVolumeClaim among all the inputs */
 	struct sl_wstorage *per_workload; /* one per workload of the model (sl_storage_relate) */
 	size_t nworkloads;
+	int kube_minor; /* the release judged (sl_storage_relate): what the volume plugins read */
 	/* The first workload (in input order) that mounts claims while no claim is among the inputs:
 	 * volume binding was not checked; (size_t)-1 when none. */
 	size_t unknown_at;
@@ -179,6 +201,10 @@ bool sl_class_attach(const struct sl_storage *s, const char *cls, const char *na
 /* Whether the PV's required node affinity admits a node with these labels (the scheduler's
  * CheckNodeAffinity, which gives the node its labels alone: matchFields match no name). */
 bool sl_pv_admits(const struct sl_pv *pv, const struct sl_labels *node_labels);
+/* The CSIDriver of that name, or NULL. */
+const struct sl_csidriver *sl_storage_csidriver(const struct sl_storage *s, const char *name);
+/* Whether some capacity of c admits a node with these labels (nodeHasAccess). */
+bool sl_capacity_admits(const struct sl_wait_claim *c, const struct sl_labels *node_labels);
 /* Whether the class's allowedTopologies admit a node with these labels (MatchTopologySelectorTerms:
  * no terms admit every node). */
 bool sl_class_admits(const struct sl_storage_class *c, const struct sl_labels *node_labels);

@@ -85,6 +85,26 @@ static bool modes_cover(const struct sl_pv *pv, const struct sl_access_modes *m)
 	return (!m->rwo || pv->rwo) && (!m->rwop || pv->rwop) && (!m->rwx || pv->rwx) && (!m->rox || pv->rox);
 }
 
+/* hasEnoughCapacity: where the class's provisioner is a CSIDriver with storageCapacity and the
+ * claim asks a size, a node needs a CSIStorageCapacity of the class, large enough, that selects
+ * it. Judged only when the inputs hold some CSIStorageCapacity (a cluster's are captured with
+ * kubectl get csistoragecapacities -A): otherwise none being there proves nothing. */
+static void add_capacities(const struct sl_storage *s, const struct sl_storage_class *sc, int64_t request,
+			   struct sl_wait_claim *wc)
+{
+	const struct sl_csidriver *d = *sc->provisioner ? sl_storage_csidriver(s, sc->provisioner) : NULL;
+	if (!wc->provisions || request <= 0 || !d || !d->storage_capacity || !s->ncapacities ||
+	    s->kube_minor < SL_KUBE_CSI_STORAGE_CAPACITY)
+		return;
+	wc->space_checked = true;
+	wc->caps = sl_xcalloc(s->ncapacities, sizeof *wc->caps);
+	for (size_t i = 0; i < s->ncapacities; i++) {
+		const struct sl_csi_capacity *c = s->capacities[i];
+		if (c->class_name && !strcmp(c->class_name, sc->obj.name) && c->has_limit && c->limit >= request)
+			wc->caps[wc->ncaps++] = c;
+	}
+}
+
 /* The unbound claim r of the WaitForFirstConsumer class sc, with the volumes FindMatchingVolume
  * could give it on some node: of its class, large enough, and either pre-bound to it (claimRef
  * names it: the only one it takes) or unclaimed, Available, of the access modes it asks, chosen
@@ -107,7 +127,7 @@ static void add_wait(const struct sl_storage *s, const char *ns, const struct cl
 		modes = r->tmpl->modes;
 		request = r->tmpl->request;
 	}
-	struct sl_wait_claim wc = {r->name, r->pvc, sc, NULL, NULL, 0, false, r->tmpl ? r->tmpl->name : NULL};
+	struct sl_wait_claim wc = {.name = r->name, .pvc = r->pvc, .cls = sc, .tmpl = r->tmpl ? r->tmpl->name : NULL};
 	wc.provisions = *sc->provisioner && strcmp(sc->provisioner, SL_NO_PROVISIONER);
 	size_t n, nprebound = 0;
 	const size_t *of = sl_group_get(&s->pvs_by_class, sc->obj.name, &n);
@@ -133,6 +153,7 @@ static void add_wait(const struct sl_storage *s, const char *ns, const struct cl
 		free(wc.cands);
 		return;
 	}
+	add_capacities(s, sc, request, &wc);
 	if (wc.prebound)
 		wc.ncands = 0;
 	v->waits = sl_xrealloc(v->waits, (v->nwaits + 1) * sizeof *v->waits);
@@ -241,7 +262,7 @@ static void resolve(const struct sl_model *m, const char *ns, const struct claim
 		add_wait(s, ns, r, sc, v);
 		/* A node may fail it only for want of a volume: one the inventory did not list. */
 		if (!s->pvs_listed && v->nwaits && v->waits[v->nwaits - 1].name == r->name &&
-		    (!v->waits[v->nwaits - 1].provisions || sc->ntopo))
+		    (!v->waits[v->nwaits - 1].provisions || sc->ntopo || v->waits[v->nwaits - 1].space_checked))
 			assume(&assumed[SL_ASSUME_WAIT], "volume", sc->obj.name, r->name);
 		return;
 	}
@@ -271,6 +292,10 @@ static const char *set_key(struct sl_buf *b, const struct sl_volset *v)
 	for (size_t i = 0; i < v->nwaits; i++) {
 		const struct sl_wait_claim *wc = &v->waits[i];
 		sl_buf_printf(b, "\x1e%s\x1d%s", wc->cls->obj.name, wc->prebound ? wc->prebound->obj.name : "");
+		if (wc->space_checked)
+			sl_buf_putc(b, '\x19');
+		for (size_t k = 0; wc->space_checked && k < wc->ncaps; k++)
+			sl_buf_printf(b, "\x1a%p", (const void *)wc->caps[k]);
 		for (size_t k = 0; k < wc->ncands; k++) {
 			sl_buf_putc(b, '\x1f');
 			sl_buf_puts(b, wc->cands[k]->obj.name);
@@ -420,6 +445,7 @@ void sl_storage_relate(struct sl_model *m)
 {
 	struct sl_storage *s = &m->storage;
 	s->any_claim = m->npvcs > 0;
+	s->kube_minor = m->kube.minor;
 	s->unknown_at = (size_t)-1;
 	s->nworkloads = m->nworkloads;
 	s->per_workload = sl_xcalloc(m->nworkloads + 1, sizeof *s->per_workload);

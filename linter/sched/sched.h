@@ -36,6 +36,8 @@ enum sl_plugin {
 /* VolumeBinding's Filter reasons (ErrReasonNodeConflict, ErrReasonBindConflict). */
 #define SL_REASON_VOLUME_NODE_CONFLICT "node(s) had volume node affinity conflict"
 #define SL_REASON_VOLUME_BIND_CONFLICT "node(s) didn't find available persistent volumes to bind"
+/* ErrReasonNotEnoughSpace: no CSIStorageCapacity lets the provisioner make the claim's volume. */
+#define SL_REASON_VOLUME_NO_SPACE "node(s) did not have enough free storage"
 /* ErrReasonPVNotExist: a claim bound to a volume that does not exist. */
 #define SL_REASON_VOLUME_PV_NOT_EXIST "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
 const char *sl_plugin_name(enum sl_plugin p);

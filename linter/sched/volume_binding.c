@@ -62,12 +62,29 @@ static bool augment(struct matching *mt, size_t k)
 	return false;
 }
 
+enum waits_verdict { WAITS_FIT, WAITS_BIND_CONFLICT, WAITS_NO_SPACE };
+
+/* A claim the class's provisioner makes on the node: its allowedTopologies admit it and, where
+ * capacity is tracked, a CSIStorageCapacity large enough selects it. *short_of_space: it would
+ * be but for that. */
+static bool provisioned_here(const struct sl_wait_claim *wc, const struct sl_labels *labels, bool *short_of_space)
+{
+	*short_of_space = false;
+	if (!wc->provisions || !sl_class_admits(wc->cls, labels))
+		return false;
+	if (wc->space_checked && !sl_capacity_admits(wc, labels)) {
+		*short_of_space = true;
+		return false;
+	}
+	return true;
+}
+
 /* Whether the pod's delayed claims can all be bound or provisioned on a node of these labels.
  * The scheduler binds them greedily, smallest request first, each to the smallest volume that
  * fits (ties in the informer's order), and provisions the rest: whenever that succeeds, some
  * assignment of distinct volumes covers the claims no provisioner makes here. When none does
  * (bipartite matching finds none), every order fails: a proof, where the greedy order is not. */
-static bool waits_fit(const struct sl_volset *v, const struct sl_labels *labels)
+static enum waits_verdict waits_fit(const struct sl_volset *v, const struct sl_labels *labels)
 {
 	const struct sl_wait_claim *small_c[16];
 	const struct sl_pv *small_h[16];
@@ -76,9 +93,16 @@ static bool waits_fit(const struct sl_volset *v, const struct sl_labels *labels)
 	struct matching mt = {big ? sl_xcalloc(v->nwaits, sizeof *mt.claims) : small_c,
 			      big ? sl_xcalloc(v->nwaits, sizeof *mt.held) : small_h,
 			      big ? sl_xcalloc(v->nwaits, sizeof *mt.seen) : small_s, 0, labels};
-	for (size_t i = 0; i < v->nwaits; i++)
-		if (!v->waits[i].provisions || !sl_class_admits(v->waits[i].cls, labels))
-			mt.claims[mt.n++] = &v->waits[i];
+	/* A claim short of space only may still take a volume; when the pod fails and every claim
+	 * left to bind is such a one, capacity is the scheduler's reason (checkVolumeProvisions). */
+	bool all_space = true;
+	for (size_t i = 0; i < v->nwaits; i++) {
+		bool space;
+		if (provisioned_here(&v->waits[i], labels, &space))
+			continue;
+		all_space &= space;
+		mt.claims[mt.n++] = &v->waits[i];
+	}
 	bool ok = true;
 	for (size_t k = 0; k < mt.n; k++)
 		mt.held[k] = NULL;
@@ -92,7 +116,7 @@ static bool waits_fit(const struct sl_volset *v, const struct sl_labels *labels)
 		free(mt.held);
 		free(mt.seen);
 	}
-	return ok;
+	return ok ? WAITS_FIT : all_space ? WAITS_NO_SPACE : WAITS_BIND_CONFLICT;
 }
 
 bool sl_volume_binding_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out)
@@ -110,17 +134,20 @@ bool sl_volume_binding_filter(const struct sl_cycle *cy, size_t node, struct sl_
 		else if (i < v->npvs)
 			bound = sl_pv_admits(v->pvs[i], &n->labels);
 	}
-	bool unbound = !v->nwaits || waits_fit(v, &n->labels);
+	enum waits_verdict wv = v->nwaits ? waits_fit(v, &n->labels) : WAITS_FIT;
+	bool unbound = wv != WAITS_BIND_CONFLICT, space = wv != WAITS_NO_SPACE;
 	/* FindPodVolumes' order: node conflict, bind conflict, (capacity,) volume not found. */
 	if (out && !bound)
 		sl_nodefit_fail(out, SL_PL_VOLUME_BINDING, SL_REASON_VOLUME_NODE_CONFLICT);
 	if (out && !unbound)
 		sl_nodefit_fail(out, SL_PL_VOLUME_BINDING, SL_REASON_VOLUME_BIND_CONFLICT);
+	if (out && !space)
+		sl_nodefit_fail(out, SL_PL_VOLUME_BINDING, SL_REASON_VOLUME_NO_SPACE);
 	if (out && !found)
 		sl_nodefit_fail(out, SL_PL_VOLUME_BINDING,
 				cy->m->kube.minor >= SL_KUBE_CLAIM_LOST ? SL_REASON_VOLUME_PV_NOT_EXIST
 									: "pvc(s) bound to non-existent pv(s)");
-	return bound && unbound && found;
+	return bound && unbound && space && found;
 }
 
 bool sl_volume_verdict(const struct sl_cluster *cl, const struct sl_volset *v, size_t node, struct sl_nodefit *out)
