@@ -23,18 +23,6 @@ static const char *severity(const struct sl_finding *f)
 	return f->level == SL_ERROR ? "critical" : f->level == SL_WARNING ? "minor" : "info";
 }
 
-/* Relative to the repository root, where GitLab resolves it (SARIF's artifact URI, unencoded);
- * a file outside keeps its path, standard input its name ("-" unnamed). Caller frees. */
-static char *issue_path(const char *root, const char *cwd, const struct sl_source *src)
-{
-	if (!src)
-		return sl_xasprintf("-");
-	if (src->from_stdin && !strcmp(src->path, "-"))
-		return sl_xasprintf("-");
-	char *rel = sl_path_in_repo(root, cwd, src->path);
-	return rel ? rel : sl_path_normalize(src->path);
-}
-
 static cJSON *issue(const char *root, const char *cwd, const struct sl_finding *f, unsigned dup)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -67,8 +55,9 @@ static cJSON *issue(const char *root, const char *cwd, const struct sl_finding *
 	}
 	cJSON_AddStringToObject(o, "fingerprint", fp);
 	cJSON *loc = cJSON_AddObjectToObject(o, "location");
-	char *path = issue_path(root, cwd, f->at.src);
-	cJSON_AddStringToObject(loc, "path", path);
+	/* As SARIF's artifact URI, unencoded; unnamed standard input "-". */
+	char *path = sl_shown_path(root, cwd, f->at.src);
+	cJSON_AddStringToObject(loc, "path", path ? path : "-");
 	free(path);
 	unsigned line, col, eline, ecol;
 	sl_span_start(&f->at, &line, &col);

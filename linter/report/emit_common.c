@@ -40,6 +40,14 @@ void sl_emit_cjson(FILE *out, const cJSON *root)
 	free(s);
 }
 
+char *sl_shown_path(const char *root, const char *cwd, const struct sl_source *src)
+{
+	if (!src || (src->from_stdin && !strcmp(src->path, "-")))
+		return NULL;
+	char *rel = sl_path_in_repo(root, cwd, src->path);
+	return rel ? rel : sl_path_normalize(src->path);
+}
+
 /* FNV-1a: stable across runs and machines, which is all a fingerprint needs. */
 static uint64_t fnv(uint64_t h, const char *s)
 {

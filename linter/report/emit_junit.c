@@ -20,14 +20,11 @@ struct anchor {
 	char *cwd, *root;
 };
 
-/* Relative to the repository root, as SARIF's and Code Climate's paths; a file outside it as
- * given; unnamed standard input "-". Caller frees. */
+/* sl_shown_path, "-" for unnamed standard input. Caller frees. */
 static char *shown_path(const struct anchor *a, const struct sl_source *src)
 {
-	const char *given = src ? src->path : "-";
-	char *rel =
-	    !src || (src->from_stdin && !strcmp(src->path, "-")) ? NULL : sl_path_in_repo(a->root, a->cwd, given);
-	return rel ? rel : sl_xasprintf("%s", given);
+	char *path = sl_shown_path(a->root, a->cwd, src);
+	return path ? path : sl_xasprintf("-");
 }
 
 /* A finding with what it is sorted and grouped by: its file as shown, its object, its rule. */
