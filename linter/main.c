@@ -31,7 +31,7 @@
 #define SL_DOCDIR "/usr/local/share/doc/schedlint"
 #endif
 
-enum format { FMT_TEXT, FMT_SARIF, FMT_JSON, FMT_GITHUB };
+enum format { FMT_TEXT, FMT_SARIF, FMT_JSON, FMT_GITHUB, FMT_CODECLIMATE, FMT_JUNIT };
 
 /* The option set: the only program-wide state. */
 struct options {
@@ -76,7 +76,9 @@ static const struct opt_doc {
      "node inventory: kubectl get nodes -o yaml|json (repeatable); with storage: kubectl get "
      "nodes,pv,pvc,storageclass,csinode,csidriver -A -o yaml"},
     {{"pods", required_argument, NULL, 'p'}, "FILE", "running pods: kubectl get pods -A -o yaml|json (repeatable)"},
-    {{"format", required_argument, NULL, 'f'}, "FMT", "text (default), sarif, json or github (workflow commands)"},
+    {{"format", required_argument, NULL, 'f'},
+     "FMT",
+     "text (default), sarif, json, github (workflow commands), codeclimate (GitLab Code Quality) or junit (JUnit XML)"},
     {{"output", required_argument, NULL, 'o'}, "FILE", "write the report to FILE instead of stdout"},
     {{"fail-on", required_argument, NULL, 'F'},
      "LEVEL",
@@ -214,17 +216,22 @@ static void push_arg(const char ***v, size_t *n, size_t *cap, const char *arg)
 	(*v)[(*n)++] = arg;
 }
 
+static const char *const format_names[] = {[FMT_TEXT] = "text",
+					   [FMT_SARIF] = "sarif",
+					   [FMT_JSON] = "json",
+					   [FMT_GITHUB] = "github",
+					   [FMT_CODECLIMATE] = "codeclimate",
+					   [FMT_JUNIT] = "junit"};
+
 /* The options that take a word or a number: -1 after saying what is wrong with arg. */
 static int parse_format(const char *arg, enum format *out)
 {
-	static const char *const names[] = {
-	    [FMT_TEXT] = "text", [FMT_SARIF] = "sarif", [FMT_JSON] = "json", [FMT_GITHUB] = "github"};
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (!strcmp(arg, names[i])) {
+	for (size_t i = 0; i < sizeof format_names / sizeof format_names[0]; i++)
+		if (!strcmp(arg, format_names[i])) {
 			*out = (enum format)i;
 			return 0;
 		}
-	return cli_error("unknown format '%s' (text, sarif, json, github)", arg);
+	return cli_error("unknown format '%s' (text, sarif, json, github, codeclimate, junit)", arg);
 }
 
 static int parse_color(const char *arg, int *out)
@@ -493,6 +500,10 @@ static void emit(FILE *out, const struct options *o, const struct sl_findings *f
 		sl_emit_sarif(out, fs, cfg);
 	else if (o->format == FMT_GITHUB)
 		sl_emit_github(out, fs, o->show_suppressed);
+	else if (o->format == FMT_CODECLIMATE)
+		sl_emit_codeclimate(out, fs, o->show_suppressed);
+	else if (o->format == FMT_JUNIT)
+		sl_emit_junit(out, fs, o->show_suppressed);
 	else
 		sl_emit_json(out, fs);
 }
@@ -528,14 +539,15 @@ static int configure(const struct options *o, struct sl_config *cfg, bool ecolor
  * config is read, so that its errors come first and --list-rules needs no manifest. */
 static int check_usage(const struct options *o, size_t npaths)
 {
-	const char *usage_error = o->explain && o->format == FMT_SARIF    ? "--explain prints text or json, not sarif"
-				  : o->explain && o->format == FMT_GITHUB ? "--explain prints text or json, not github"
-				  : o->dry_run && !o->fix && !o->diff     ? "--dry-run goes with --fix"
-				  : !npaths                               ? "no manifests given"
-									  : NULL;
+	bool explain_format = o->format == FMT_TEXT || o->format == FMT_JSON;
+	const char *usage_error = o->explain && !explain_format       ? "--explain prints text or json, not "
+				  : o->dry_run && !o->fix && !o->diff ? "--dry-run goes with --fix"
+				  : !npaths                           ? "no manifests given"
+								      : NULL;
 	if (!usage_error)
 		return 0;
-	fprintf(stderr, "schedlint: error: %s\n", usage_error);
+	fprintf(stderr, "schedlint: error: %s%s\n", usage_error,
+		o->explain && !explain_format ? format_names[o->format] : "");
 	if (!npaths)
 		usage(stderr);
 	return 2;

@@ -187,6 +187,32 @@ expect "github: --explain" 2 "$bin" --explain -f github --nodes $seed/nodes.yaml
 has "github: --explain" "$tmp/err" "--explain prints text or json, not github"
 "$bin" --help >"$tmp/out" 2>&1
 has "--help lists github" "$tmp/out" "github (workflow commands)"
+has "--help lists codeclimate and junit" "$tmp/out" "codeclimate (GitLab Code Quality) or junit (JUnit XML)"
+# codeclimate and junit: suppressed findings left out, or shown as info and passing; a config
+# error is a report too; --explain refused.
+printf 'ignore:\n  - {rules: [rollout-deadlock], reason: "drained, <by> hand"}\n' >"$tmp/gh/.schedlint.yaml"
+expect "codeclimate: suppressed left out" 0 sh -c "cd '$tmp/gh' && '$bin' -f codeclimate --nodes nodes.yaml 'a,b:c.yaml'"
+hasnt "codeclimate: suppressed left out" "$tmp/out" "rollout-deadlock"
+expect "codeclimate: --show-suppressed" 0 sh -c "cd '$tmp/gh' && '$bin' -f codeclimate --show-suppressed --nodes nodes.yaml 'a,b:c.yaml'"
+has "codeclimate: suppressed as info" "$tmp/out" '"severity":	"info",'
+has "codeclimate: suppressed, marked" "$tmp/out" '(suppressed: drained, <by> hand)'
+expect "junit: suppressed left out" 0 sh -c "cd '$tmp/gh' && '$bin' -f junit --nodes nodes.yaml 'a,b:c.yaml'"
+hasnt "junit: suppressed left out" "$tmp/out" "rollout-deadlock"
+expect "junit: --show-suppressed" 0 sh -c "cd '$tmp/gh' && '$bin' -f junit --show-suppressed --nodes nodes.yaml 'a,b:c.yaml'"
+has "junit: suppressed passes" "$tmp/out" '(suppressed: drained, &lt;by&gt; hand)'
+hasnt "junit: suppressed passes" "$tmp/out" '<failure'
+printf 'rules: {rollout-deadlock: warning}\n' >"$tmp/gh/.schedlint.yaml"
+expect "junit: a warning" 0 sh -c "cd '$tmp/gh' && '$bin' -f junit --nodes nodes.yaml 'a,b:c.yaml'"
+has "junit: a warning fails its testcase" "$tmp/out" '<failure type="warning" message="rollout of Deployment'
+expect "codeclimate: a warning" 0 sh -c "cd '$tmp/gh' && '$bin' -f codeclimate --nodes nodes.yaml 'a,b:c.yaml'"
+has "codeclimate: a warning is minor" "$tmp/out" '"severity":	"minor",'
+printf 'rules: {no-such-rule: warning}\n' >"$tmp/gh/.schedlint.yaml"
+for fmt in codeclimate junit; do
+	expect "$fmt: a config error" 2 sh -c "cd '$tmp/gh' && '$bin' -f $fmt pod.yaml"
+	has "$fmt: a config error" "$tmp/out" ".schedlint.yaml"
+	expect "$fmt: --explain" 2 "$bin" --explain -f $fmt --nodes $seed/nodes.yaml $seed/manifest.yaml
+	has "$fmt: --explain" "$tmp/err" "--explain prints text or json, not $fmt"
+done
 # --fix on stdin is refused quietly: nothing to write back
 expect "--fix keeps stdin alone" 1 sh -c "'$bin' --fix --nodes $seed/nodes.yaml - < $seed/manifest.yaml"
 # an empty file and a file of comments are fine

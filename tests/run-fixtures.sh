@@ -7,6 +7,8 @@
 #   expected.err                    stderr, when the case is about input errors
 #   expected.sarif                  stdout of --format sarif (kept for the SARIF validator)
 #   expected.github                 stdout of --format github (workflow commands), when present
+#   expected.codeclimate            stdout of --format codeclimate (GitLab Code Quality), when present
+#   expected.junit                  stdout of --format junit (JUnit XML), when present
 #   expected.exit                   the exit status
 #   fixed.yaml                      what --fix makes of manifest.yaml; the fixed file must lint clean
 # UPDATE=1 rewrites the expected files from the current output; ONLY=<prefix> runs only the cases
@@ -59,7 +61,9 @@ for exitfile in $(find "$root/fixtures" -name expected.exit | sort); do
 	# Every run writes a SARIF log, input errors included; none means the arguments cannot be
 	# given with --format sarif (--explain, say), and the validator would get an empty file.
 	[ -s "$tmp/sarif" ] || { echo "FAIL $name: --format sarif wrote nothing (args that exclude it?)"; ok=0; }
-	[ -f expected.github ] && "$bin" --format github "$@" >"$tmp/github" 2>/dev/null
+	for fmt in github codeclimate junit; do
+		[ -f expected.$fmt ] && "$bin" --format $fmt "$@" >"$tmp/$fmt" 2>/dev/null
+	done
 	"$bin" --color never --format json "$@" >/dev/null 2>"$tmp/jerr"
 	[ -s "$tmp/jerr" ] && grep -q -e 'Sanitizer' -e 'runtime error' "$tmp/jerr" && { echo "FAIL $name: sanitizer report in --format json"; ok=0; }
 	if [ "${UPDATE:-}" = 1 ]; then
@@ -67,13 +71,15 @@ for exitfile in $(find "$root/fixtures" -name expected.exit | sort); do
 		echo $rc >expected.exit
 		[ -f expected.err ] || [ -s "$tmp/err" ] && cp "$tmp/err" expected.err
 		cp "$tmp/sarif" expected.sarif
-		[ -f expected.github ] && cp "$tmp/github" expected.github
+		for fmt in github codeclimate junit; do
+			[ -f expected.$fmt ] && cp "$tmp/$fmt" expected.$fmt
+		done
 	fi
-	for f in txt:out err:err sarif:sarif github:github; do
+	for f in txt:out err:err sarif:sarif github:github codeclimate:codeclimate junit:junit; do
 		exp=expected.${f%%:*}
 		got=$tmp/${f#*:}
 		[ -f "$exp" ] || continue
-		case $exp in expected.sarif | expected.github) [ -z "$git" ] && unanchored=$((unanchored + 1)) && continue ;; esac
+		case $exp in expected.sarif | expected.github | expected.codeclimate | expected.junit) [ -z "$git" ] && unanchored=$((unanchored + 1)) && continue ;; esac
 		if ! diff -u "$exp" "$got" >"$tmp/diff"; then
 			echo "FAIL $name: $exp differs"
 			cat "$tmp/diff"

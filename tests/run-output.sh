@@ -58,6 +58,14 @@ safe() {
 		bad "$d: a line that begins with '::'" "$f"
 	else ok; fi
 }
+# xml: description, files...: each well-formed (xmllint, Debian's libxml2-utils), else skipped.
+xml() {
+	d=$1
+	shift
+	if ! command -v xmllint >/dev/null 2>&1; then
+		skip "$d" "no xmllint (Debian: libxml2-utils)"
+	elif xmllint --noout "$@" >"$tmp/xml.log" 2>&1; then ok; else bad "$d: not well-formed XML" "$tmp/xml.log"; fi
+}
 json() { # description, files...: each parses as JSON and is UTF-8
 	d=$1
 	shift
@@ -108,7 +116,7 @@ policies:
 EOF
 
 # Names, namespaces, node names and a policy's message, in every format.
-for fmt in text json sarif github; do
+for fmt in text json sarif github codeclimate junit; do
 	for color in never always; do
 		[ $fmt != text ] && [ $color = always ] && continue
 		expect "$fmt ($color): names" 1 sh -c "cd '$w' && '$bin' -f $fmt --color $color --nodes nodes.yaml inj.yaml"
@@ -124,7 +132,8 @@ has "text: the policy's message" "$tmp/names.text.never" 'warning: m\x1b]52;c;SG
 has "text: colour still" "$tmp/names.text.always" "${esc}[1;31merror:${esc}[0m"
 has "github: CR and LF as GitHub's escapes" "$tmp/names.github.never" '\x08\x7f\u009b\u0085\u202e\u2066\u2028\u2029%0A::error file=a,line=1::injected'
 has "json: the name exact" "$tmp/names.json.never" '"object":	"Deployment ns\u001b]52;c;SGk=\u0007\u001b]8;;http://evil/\u0007\r\b'
-json "json and sarif parse" "$tmp/names.json.never" "$tmp/names.sarif.never"
+json "json, sarif and codeclimate parse" "$tmp/names.json.never" "$tmp/names.sarif.never" "$tmp/names.codeclimate.never"
+xml "junit: names" "$tmp/names.junit.never"
 [ -n "$sarif_out" ] && cp "$tmp/names.sarif.never" "$sarif_out/output-names.sarif"
 
 # --explain: the node's name begins a line after white space.
@@ -135,7 +144,7 @@ expect "explain json" 0 sh -c "cd '$w' && '$bin' --explain -f json --nodes nodes
 json "explain json parses" "$tmp/out"
 
 # Input errors quote the value, on stderr, beside every format.
-for fmt in text json sarif github; do
+for fmt in text json sarif github codeclimate junit; do
 	expect "$fmt: input errors" 2 sh -c "cd '$w' && '$bin' -f $fmt --color always errs.yaml"
 	safe "$fmt: input errors, stderr" "$tmp/err"
 	safe "$fmt: input errors, stdout" "$tmp/out" $([ $fmt = github ] && echo github)
@@ -160,20 +169,21 @@ mkdir -p "$tmp/f"
 cp "$seed/manifest.yaml" "$tmp/f/::warning::p.yaml"
 cp "$seed/manifest.yaml" "$tmp/f/$evil"
 cp "$seed/nodes.yaml" "$tmp/f/nodes.yaml"
-for fmt in text json sarif github; do
+for fmt in text json sarif github codeclimate junit; do
 	expect "$fmt: file names" 1 sh -c "cd '$tmp/f' && '$bin' --no-config -f $fmt --color always --nodes nodes.yaml ::warning::p.yaml x*"
 	safe "$fmt: file names, stdout" "$tmp/out" $([ $fmt = github ] && echo github)
 	cp "$tmp/out" "$tmp/files.$fmt"
 done
 has "text: a path that begins a line" "$tmp/files.text" '\x3a:warning::p.yaml:'
 has "text: a path with ESC and LF" "$tmp/files.text" 'x\x1b]52;c;SGk=\x07\r\n::error file=a::f\u202e.yaml:'
-json "file names: json and sarif parse" "$tmp/files.json" "$tmp/files.sarif"
+json "file names: json, sarif and codeclimate parse" "$tmp/files.json" "$tmp/files.sarif" "$tmp/files.codeclimate"
+xml "junit: file names" "$tmp/files.junit"
 expect "--fix: its messages" 1 sh -c "cd '$tmp/f' && '$bin' --no-config --fix --nodes nodes.yaml x*"
 safe "--fix: its messages" "$tmp/err"
 has "--fix: its messages" "$tmp/err" 'schedlint: fixed 1 finding in x\x1b]52'
 
 # Writes that fail: exit 2 and the reason, in every format and for every kind of output.
-for fmt in text json sarif github; do
+for fmt in text json sarif github codeclimate junit; do
 	expect "$fmt >/dev/full" 2 sh -c "'$bin' -f $fmt --nodes $seed/nodes.yaml $seed/manifest.yaml >/dev/full"
 	has "$fmt >/dev/full" "$tmp/err" "schedlint: error: cannot write the report: No space left on device"
 done
@@ -266,7 +276,7 @@ cp "$seed/manifest.yaml" "$u/$(printf 'seed\377\376.yaml')"
 cp "$seed/nodes.yaml" "$u/nodes.yaml"
 printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: "a\377\376b"\nspec:\n  containers: [{name: c, image: x}]\n' \
 	>"$u/$(printf 'bad\377\376.yaml')"
-for fmt in text json sarif github; do
+for fmt in text json sarif github codeclimate junit; do
 	expect "$fmt: a name that is not UTF-8" 1 sh -c "cd '$u' && '$bin' --no-config -f $fmt --nodes nodes.yaml seed*"
 	safe "$fmt: a name that is not UTF-8, stdout" "$tmp/out" $([ $fmt = github ] && echo github)
 	cp "$tmp/out" "$tmp/utf8-name.$fmt"
@@ -275,8 +285,9 @@ for fmt in text json sarif github; do
 	safe "$fmt: content that is not UTF-8, stderr" "$tmp/err"
 	cp "$tmp/out" "$tmp/utf8-content.$fmt"
 done
-json "not UTF-8: json and sarif parse" "$tmp/utf8-name.json" "$tmp/utf8-name.sarif" "$tmp/utf8-content.json" \
-	"$tmp/utf8-content.sarif"
+json "not UTF-8: json, sarif and codeclimate parse" "$tmp/utf8-name.json" "$tmp/utf8-name.sarif" \
+	"$tmp/utf8-content.json" "$tmp/utf8-content.sarif" "$tmp/utf8-name.codeclimate" "$tmp/utf8-content.codeclimate"
+xml "junit: not UTF-8" "$tmp/utf8-name.junit" "$tmp/utf8-content.junit"
 [ -n "$sarif_out" ] && cp "$tmp/utf8-name.sarif" "$sarif_out/output-utf8-name.sarif"
 has "json: the exact bytes in fileUri" "$tmp/utf8-name.json" '"fileUri":	"seed%FF%FE.yaml"'
 has "text: the bytes escaped" "$tmp/utf8-name.text" 'seed\xff\xfe.yaml:'
@@ -287,5 +298,70 @@ printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: "%s\303\251z"}\nspec:\n  con
 expect "a long value quoted" 0 sh -c "cd '$u' && '$bin' long.yaml"
 hasnt "a long value quoted: cut between characters" "$tmp/out" '\xc3'
 has "a long value quoted: cut before the character" "$tmp/out" "a…' matches"
+
+# The formats CI systems read, on the seed's deadlock, an input error and a clean run: JUnit
+# well-formed, Code Climate with GitLab's keys and SARIF's fingerprints.
+c=$tmp/ci
+mkdir -p "$c"
+cp "$seed/manifest.yaml" "$seed/nodes.yaml" "$c/"
+cp fixtures/input-errors/bad-gpu-quantity/manifest.yaml "$c/bad.yaml"
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: quiet}\ndata: {a: "<&>"}\n' >"$c/clean.yaml"
+for case in "seed:1:--nodes nodes.yaml manifest.yaml" "error:2:bad.yaml" "clean:0:clean.yaml"; do
+	name=${case%%:*} rest=${case#*:}
+	want=${rest%%:*} args=${rest#*:}
+	for fmt in junit codeclimate sarif; do
+		expect "$fmt: $name" "$want" sh -c "cd '$c' && exec '$bin' --no-config -f $fmt $args"
+		safe "$fmt: $name" "$tmp/out"
+		cp "$tmp/out" "$tmp/ci.$name.$fmt"
+	done
+	xml "junit: $name" "$tmp/ci.$name.junit"
+done
+has "junit: a suite per file" "$tmp/ci.seed.junit" '<testsuite name="manifest.yaml" tests="'
+has "junit: a failed testcase" "$tmp/ci.seed.junit" '<failure type="error" message="'
+has "junit: the proof in the failure" "$tmp/ci.seed.junit" 'manifest.yaml:'
+has "junit: an input error" "$tmp/ci.error.junit" '<testcase classname="bad.yaml" name="input">'
+has "junit: an input error is an error" "$tmp/ci.error.junit" '<error type="error" message="'
+has "junit: a clean run passes" "$tmp/ci.clean.junit" '<testcase classname="schedlint" name="no findings"/>'
+has "junit: a clean run counts one test" "$tmp/ci.clean.junit" '<testsuites name="schedlint" tests="1" failures="0" errors="0">'
+has "codeclimate: an input error" "$tmp/ci.error.codeclimate" '"check_name":	"input-error"'
+has "codeclimate: a clean run is an empty array" "$tmp/ci.clean.codeclimate" '[]'
+json "codeclimate: parses" "$tmp/ci.seed.codeclimate" "$tmp/ci.error.codeclimate" "$tmp/ci.clean.codeclimate"
+if command -v node >/dev/null 2>&1; then
+	# GitLab's required keys, its severities, and each fingerprint the one SARIF gives the finding
+	# at the same place.
+	check='const fs = require("fs");
+const cc = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+const sarif = process.argv[2] ? JSON.parse(fs.readFileSync(process.argv[2], "utf8")) : null;
+if (!Array.isArray(cc)) throw new Error("not an array");
+const sev = ["info", "minor", "major", "critical", "blocker"];
+const fps = new Map();
+for (const r of sarif ? sarif.runs[0].results : []) {
+	const l = r.locations[0].physicalLocation;
+	fps.set(r.ruleId + " " + l.artifactLocation.uri + ":" + l.region.startLine, r.partialFingerprints["schedlintFingerprint/v1"]);
+}
+let matched = 0;
+for (const i of cc) {
+	for (const k of ["description", "check_name", "fingerprint", "severity"])
+		if (typeof i[k] !== "string" || !i[k]) throw new Error("no " + k + ": " + JSON.stringify(i));
+	if (!sev.includes(i.severity)) throw new Error("severity " + i.severity);
+	if (typeof i.location.path !== "string" || !Number.isInteger(i.location.lines.begin)) throw new Error("location");
+	const want = fps.get(i.check_name + " " + i.location.path + ":" + i.location.lines.begin);
+	if (sarif && !i.check_name.startsWith("input-") && want !== i.fingerprint)
+		throw new Error("fingerprint " + i.fingerprint + ", SARIF " + want);
+	if (want) matched++;
+}
+if (sarif && matched !== sarif.runs[0].results.length) throw new Error("matched " + matched);
+if (new Set(cc.map((i) => i.fingerprint)).size !== cc.length) throw new Error("fingerprints repeat");'
+	for name in seed error clean; do
+		if node -e "$check" "$tmp/ci.$name.codeclimate" "$tmp/ci.$name.sarif" >"$tmp/node.log" 2>&1; then ok; else
+			bad "codeclimate: $name: keys and fingerprints" "$tmp/node.log"
+		fi
+	done
+	node -e 'const a = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+if (!a.length || !a.some((i) => i.severity === "critical")) process.exit(1);' "$tmp/ci.seed.codeclimate" && ok ||
+		bad "codeclimate: the seed's deadlock is critical" "$tmp/ci.seed.codeclimate"
+else
+	skip "codeclimate: keys and fingerprints" "no node" 4
+fi
 
 finish output

@@ -49,6 +49,17 @@ static bool github_is(const char *in, bool property, const char *want)
 	return ok;
 }
 
+static bool xml_is(const char *in, const char *want)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	sl_esc_xml(&b, in);
+	bool ok = !strcmp(sl_buf_str(&b), want);
+	if (!ok)
+		fprintf(stderr, "  sl_esc_xml: '%s', expected '%s'\n", sl_buf_str(&b), want);
+	sl_buf_free(&b);
+	return ok;
+}
+
 static void test_escape(void)
 {
 	/* Printable text, and UTF-8 that only shows, are kept. */
@@ -85,6 +96,14 @@ static void test_escape(void)
 	CHECK(github_is("100% a,b:c\r\nd", false, "100%25 a,b:c%0D%0Ad"));
 	CHECK(github_is("a,b:c%", true, "a%2Cb%3Ac%25"));
 	CHECK(github_is("\x1b[31m\xe2\x80\xae\xff", false, "\\x1b[31m\\u202e\\xff"));
+
+	/* XML (JUnit): its five specials as entities; controls XML cannot hold, even as references,
+	 * and U+FFFE/U+FFFF shown as escapes; UTF-8 that only shows kept. */
+	CHECK(xml_is("a<b>&c \"d\" 'e'", "a&lt;b&gt;&amp;c &quot;d&quot; &apos;e&apos;"));
+	CHECK(xml_is("&amp;<![CDATA[x]]>", "&amp;amp;&lt;![CDATA[x]]&gt;"));
+	CHECK(xml_is("\x01\x1b[31m\x7f\n\t\xc2\x85", "\\x01\\x1b[31m\\x7f\\n\\t\\u0085"));
+	CHECK(xml_is("\xef\xbf\xbe\xef\xbf\xbf\xef\xbf\xbd caf\xc3\xa9 \xff",
+		     "\\ufffe\\uffff\xef\xbf\xbd caf\xc3\xa9 \\xff"));
 }
 
 static bool json_is(const char *in, const char *want)

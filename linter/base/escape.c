@@ -279,3 +279,31 @@ void sl_esc_json(struct sl_buf *b, const char *json, size_t n)
 		i += len ? len : 1;
 	}
 }
+
+void sl_esc_xml(struct sl_buf *b, const char *s)
+{
+	/* First as for a terminal: what XML 1.0 cannot hold at all (C0 but tab and newline, which
+	 * no character reference may name either) and bytes that are not UTF-8 become visible
+	 * escapes; then XML's own five, and U+FFFE and U+FFFF, which are not XML characters. */
+	struct sl_buf t = SL_BUF_INIT;
+	sl_esc_puts(&t, s);
+	const char *p = sl_buf_str(&t);
+	for (size_t i = 0; i < t.len; i++) {
+		unsigned char c = (unsigned char)p[i];
+		const char *ent = c == '&'    ? "&amp;"
+				  : c == '<'  ? "&lt;"
+				  : c == '>'  ? "&gt;"
+				  : c == '"'  ? "&quot;"
+				  : c == '\'' ? "&apos;"
+					      : NULL;
+		if (ent)
+			sl_buf_puts(b, ent);
+		else if (c == 0xEF && i + 2 < t.len && (unsigned char)p[i + 1] == 0xBF &&
+			 ((unsigned char)p[i + 2] & 0xFE) == 0xBE) {
+			sl_buf_puts(b, (unsigned char)p[i + 2] == 0xBE ? "\\ufffe" : "\\uffff");
+			i += 2;
+		} else
+			sl_buf_putc(b, (char)c);
+	}
+	sl_buf_free(&t);
+}

@@ -31,6 +31,10 @@ void sl_esc_lines(struct sl_buf *b, const char *text, size_t n);
  * annotation); every other character as sl_esc_add writes it. */
 void sl_esc_github(struct sl_buf *b, const char *s, bool property);
 
+/* A value in XML text or in an attribute (JUnit): escaped as sl_esc_puts writes it, then '&',
+ * '<', '>' and both quotes as entities, and U+FFFE and U+FFFF (not XML characters) as \uXXXX. */
+void sl_esc_xml(struct sl_buf *b, const char *s);
+
 /* Whether s (n bytes) is UTF-8: no stray continuation byte, no overlong form, no surrogate, nothing
  * above U+10FFFF. */
 bool sl_utf8_valid(const char *s, size_t n);

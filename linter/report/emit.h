@@ -24,6 +24,7 @@ struct sl_rule;
 struct sl_config;
 struct sl_buf;
 struct cJSON;
+struct sl_source;
 
 /* What every format with one message per finding shows (SARIF, the language server): the message
  * and the proof, "message.\n- note\n- note". */
@@ -36,6 +37,20 @@ char *sl_rule_help_uri(const struct sl_rule *r);
  * reports and --explain's JSON. */
 void sl_emit_cjson(FILE *out, const struct cJSON *root);
 
+/* A path as the github, codeclimate and junit reports show it: relative to the repository root
+ * (root and cwd: sl_path_repo_root, sl_path_cwd), where CI resolves it; a file outside it as
+ * typed, normalised; NULL for unnamed standard input, which has no file. Caller frees. */
+char *sl_shown_path(const char *root, const char *cwd, const struct sl_source *src);
+/* A finding's fingerprint, "HASH:N": its rule, its object (else its message) and its file as the
+ * repository knows it (root and cwd: sl_path_repo_root, sl_path_cwd), and dup, how many findings
+ * before it share all three (sl_fingerprint_dups). SARIF's partialFingerprints and Code Climate's
+ * fingerprint are this one value, so that the two agree. */
+#define SL_FINGERPRINT_SIZE 48
+void sl_fingerprint(char out[SL_FINGERPRINT_SIZE], const char *root, const char *cwd, const struct sl_finding *f,
+		    unsigned dup);
+/* dups[i] for each fs->v[i] (0 for findings without a rule or an object). Caller frees. */
+unsigned *sl_fingerprint_dups(const struct sl_findings *fs);
+
 /* Text: rule findings (suppressed ones only with show_suppressed, marked) and, with errors_too,
  * input errors, in order; `color` adds ANSI colour. */
 void sl_emit_text(FILE *out, const struct sl_findings *fs, bool color, bool errors_too, bool show_suppressed);
@@ -46,5 +61,11 @@ void sl_emit_json(FILE *out, const struct sl_findings *fs);
  * input error or note, the proof in the message; suppressed findings only with show_suppressed,
  * as notices. */
 void sl_emit_github(FILE *out, const struct sl_findings *fs, bool show_suppressed);
+/* GitLab Code Quality (Code Climate JSON): an array of issues, input errors and notes among
+ * them; suppressed findings only with show_suppressed, as info. */
+void sl_emit_codeclimate(FILE *out, const struct sl_findings *fs, bool show_suppressed);
+/* JUnit XML: a testsuite per file, a testcase per object and rule (emit_junit.c says how levels
+ * map to failures). */
+void sl_emit_junit(FILE *out, const struct sl_findings *fs, bool show_suppressed);
 
 #endif

@@ -18,15 +18,11 @@ struct anchor {
 	char *cwd, *root;
 };
 
-/* Paths as the annotation needs them: relative to the repository root, which is the workspace
- * the runner resolves them against; a file outside it keeps the path as typed. NULL for
- * unnamed standard input, which has no file to point at. Caller frees. */
+/* Paths as the annotation needs them (sl_shown_path): the workspace the runner resolves them
+ * against is the repository root. */
 static char *shown_path(const struct anchor *root, const struct sl_source *src)
 {
-	if (!src || (src->from_stdin && !strcmp(src->path, "-")))
-		return NULL;
-	char *rel = sl_path_in_repo(root->root, root->cwd, src->path);
-	return rel ? rel : sl_path_normalize(src->path);
+	return sl_shown_path(root->root, root->cwd, src);
 }
 
 static const char *command(enum sl_level l)

@@ -1,5 +1,4 @@
 #include <cjson/cJSON.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,16 +97,6 @@ static const char *sarif_level(enum sl_level l)
 	return l == SL_ERROR ? "error" : l == SL_WARNING ? "warning" : l == SL_NOTE ? "note" : "none";
 }
 
-/* FNV-1a: stable across runs and machines, which is all a fingerprint needs. */
-static uint64_t fnv(uint64_t h, const char *s)
-{
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
 static cJSON *rule_meta(const struct sl_rule *r, enum sl_level level, bool policy)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -202,15 +191,8 @@ static cJSON *result(const struct sarif *sx, const struct sl_finding *f, int rul
 			cJSON_AddItemToArray(rel, l);
 		}
 	}
-	/* Stable across edits that move lines: rule, object and file identify the problem. */
-	uint64_t h = fnv(1469598103934665603ull, f->rule->id);
-	h = fnv(h, f->object ? f->object : f->message);
-	/* The path as the repository knows it, so that runs from other directories agree. */
-	char *rel = repo_relative(sx, f->at.src);
-	h = fnv(h, rel ? rel : f->at.src ? f->at.src->path : "");
-	free(rel);
-	char fp[40];
-	snprintf(fp, sizeof fp, "%016llx:%u", (unsigned long long)h, dup);
+	char fp[SL_FINGERPRINT_SIZE];
+	sl_fingerprint(fp, sx->root, sx->cwd, f, dup);
 	cJSON *pf = cJSON_AddObjectToObject(o, "partialFingerprints");
 	cJSON_AddStringToObject(pf, "schedlintFingerprint/v1", fp);
 	if (f->nsupp) {
@@ -242,40 +224,6 @@ static cJSON *result(const struct sarif *sx, const struct sl_finding *f, int rul
 	else
 		cJSON_Delete(fixes);
 	return o;
-}
-
-/* Findings in the order that numbers their duplicates: same rule, file and object together,
- * in report order within. */
-static int dup_order(const void *a, const void *b)
-{
-	const struct sl_finding *x = *(const struct sl_finding *const *)a, *y = *(const struct sl_finding *const *)b;
-	if (x->rule != y->rule)
-		return (uintptr_t)x->rule < (uintptr_t)y->rule ? -1 : 1;
-	if (x->at.src != y->at.src)
-		return (uintptr_t)x->at.src < (uintptr_t)y->at.src ? -1 : 1;
-	int c = strcmp(x->object ? x->object : "", y->object ? y->object : "");
-	if (c)
-		return c;
-	return x < y ? -1 : x > y;
-}
-
-/* dups[i]: how many findings before fs->v[i] share its rule, file and object (the fingerprint's
- * counter). Sorted rather than compared pairwise: a run may report thousands. */
-static unsigned *count_dups(const struct sl_findings *fs)
-{
-	unsigned *dups = sl_xcalloc(fs->n + 1, sizeof *dups);
-	const struct sl_finding **v = sl_xcalloc(fs->n + 1, sizeof *v);
-	size_t n = 0;
-	for (size_t i = 0; i < fs->n; i++)
-		if (fs->v[i].rule && fs->v[i].object)
-			v[n++] = &fs->v[i];
-	qsort(v, n, sizeof *v, dup_order);
-	for (size_t i = 1; i < n; i++)
-		if (v[i]->rule == v[i - 1]->rule && v[i]->at.src == v[i - 1]->at.src &&
-		    !strcmp(v[i]->object, v[i - 1]->object))
-			dups[v[i] - fs->v] = dups[v[i - 1] - fs->v] + 1;
-	free(v);
-	return dups;
 }
 
 /* An input error or a note about the input, as a notification of the tool's run. */
@@ -366,7 +314,7 @@ static const char *put_head(FILE *out, struct sl_buf *b, const char *from, const
 static void put_items(FILE *out, struct sl_buf *b, const struct sarif *sx, const struct sl_findings *fs,
 		      const struct sl_config *cfg, bool results, size_t depth)
 {
-	unsigned *dups = results ? count_dups(fs) : NULL;
+	unsigned *dups = results ? sl_fingerprint_dups(fs) : NULL;
 	bool first = true;
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct sl_finding *f = &fs->v[i];
