@@ -593,8 +593,7 @@ static int configure(const struct options *o, struct sl_config *cfg, bool ecolor
 	return rc;
 }
 
-/* Options that contradict each other, or no manifest: 2 after saying so, else 0. Checked once the
- * config is read, so that its errors come first and --list-rules needs no manifest. */
+/* Whether standard input (-) is among the paths. */
 static bool among_stdin(char *const *paths, size_t npaths)
 {
 	for (size_t i = 0; i < npaths; i++)
@@ -603,6 +602,8 @@ static bool among_stdin(char *const *paths, size_t npaths)
 	return false;
 }
 
+/* Options that contradict each other, or no manifest: 2 after saying so, else 0. Checked once the
+ * config is read, so that its errors come first and --list-rules needs no manifest. */
 static int check_usage(const struct options *o, char *const *paths, size_t npaths)
 {
 	const char *usage_error = o->explain && o->format == FMT_SARIF    ? "--explain prints text or json, not sarif"
