@@ -10,11 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../rules/rules.h"
 #include "base/buf.h"
 #include "base/escape.h"
+#include "base/similar.h"
 #include "config/config.h"
 #include "fix/fix.h"
 #include "load/input.h"
@@ -83,7 +85,9 @@ static const struct opt_doc {
     {{"fail-on", required_argument, NULL, 'F'},
      "LEVEL",
      "exit 1 on findings at or above LEVEL: error (default), warning, note"},
-    {{"fix", no_argument, NULL, 'x'}, NULL, "apply the first suggested fix of every finding, in place"},
+    {{"fix", no_argument, NULL, 'x'},
+     NULL,
+     "apply the first suggested fix of every finding, in place; the report and exit status are what remains"},
     {{"diff", no_argument, NULL, 'U'}, NULL, "print what --fix would change as a unified diff; write nothing"},
     {{"dry-run", no_argument, NULL, 'R'}, NULL, "with --fix: the same as --diff"},
     {{"color", required_argument, NULL, 'c'}, "WHEN", "auto (default: on a terminal, unless NO_COLOR), always, never"},
@@ -136,7 +140,7 @@ static void usage(FILE *out)
 		     "that a rollout can never finish. PATH is a file, a directory (searched for *.yaml,\n"
 		     "*.yml, *.json) or - for stdin. `schedlint lsp` is a language server on stdin and\n"
 		     "stdout: editors show the findings as you type and offer the fixes (docs/editors/).\n"
-		     "\nOptions:\n");
+		     "\nOptions (long ones spelled whole: no abbreviations):\n");
 	for (size_t i = 0; i < NOPTS; i++) {
 		char left[64];
 		const struct opt_doc *d = &opts[i];
@@ -190,6 +194,13 @@ static void cli_warning(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The usage hint said after a usage error, so the user sees where to look. */
+static int usage_error(void)
+{
+	fprintf(stderr, "Try 'schedlint --help'.\n");
+	return -1;
+}
+
 /* A gate schedlint does not model: a warning, the run goes on (kube-scheduler would refuse it, but
  * the gates that change nothing schedlint checks are no reason to stop). */
 static void unknown_gate(void *ctx, const char *name, size_t len)
@@ -223,28 +234,40 @@ static const char *const format_names[] = {[FMT_TEXT] = "text",
 					   [FMT_CODECLIMATE] = "codeclimate",
 					   [FMT_JUNIT] = "junit"};
 
+/* A word option's value that is none of names: the one meant, if one is near, and the list. -1. */
+static int unknown_value(const char *what, const char *arg, const char *const *names, size_t n)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	for (size_t i = 0; i < n; i++)
+		sl_buf_printf(&b, "%s%s", i ? ", " : "", names[i]);
+	const char *near = sl_closest(arg, names, n);
+	cli_error("unknown %s '%s'%s%s%s (%s)", what, arg, near ? "; did you mean '" : "", near ? near : "",
+		  near ? "'?" : "", sl_buf_str(&b));
+	sl_buf_free(&b);
+	return -1;
+}
+
 /* The options that take a word or a number: -1 after saying what is wrong with arg. */
 static int parse_format(const char *arg, enum format *out)
 {
-	for (size_t i = 0; i < sizeof format_names / sizeof format_names[0]; i++)
+	size_t n = sizeof format_names / sizeof format_names[0];
+	for (size_t i = 0; i < n; i++)
 		if (!strcmp(arg, format_names[i])) {
 			*out = (enum format)i;
 			return 0;
 		}
-	return cli_error("unknown format '%s' (text, sarif, json, github, codeclimate, junit)", arg);
+	return unknown_value("format", arg, format_names, n);
 }
 
 static int parse_color(const char *arg, int *out)
 {
-	if (!strcmp(arg, "auto"))
-		*out = -1;
-	else if (!strcmp(arg, "always"))
-		*out = 1;
-	else if (!strcmp(arg, "never"))
-		*out = 0;
-	else
-		return cli_error("--color takes auto, always or never, not '%s'", arg);
-	return 0;
+	static const char *const names[] = {"auto", "always", "never"};
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(arg, names[i])) {
+			*out = i == 0 ? -1 : i == 1;
+			return 0;
+		}
+	return unknown_value("--color value", arg, names, 3);
 }
 
 /* A limit's value: a positive number, at most max; with units, a K, M or G suffix (binary). */
@@ -336,25 +359,63 @@ static int take_option(int c, struct options *o, int *done)
 		     : c == 'N' ? &o->no_config
 		     : c == 'S' ? &o->show_suppressed
 				: NULL;
-	if (!flag) {
-		fprintf(stderr, "Try 'schedlint --help'.\n");
-		return -1;
-	}
+	if (!flag)
+		return usage_error();
 	*flag = true;
 	return 0;
 }
 
-/* Whether every option word (up to "--") shows as it is: getopt quotes a bad one raw. */
-static bool options_plain(int argc, char **argv)
+/* An option word that names no option: said with the nearest option's name, if one is near. */
+static int unknown_option(const char *word, size_t len)
 {
-	bool plain = true;
-	for (int i = 1; i < argc && plain && strcmp(argv[i], "--"); i++)
-		if (argv[i][0] == '-') {
-			char *e = sl_esc_dup(argv[i]);
-			plain = !strcmp(e, argv[i]);
-			free(e);
+	const char *names[NOPTS];
+	for (size_t i = 0; i < NOPTS; i++)
+		names[i] = opts[i].o.name;
+	char name[64]; /* longer than any option: nothing is near */
+	const char *near = len - 2 < sizeof name && snprintf(name, sizeof name, "%.*s", (int)(len - 2), word + 2) > 0
+			       ? sl_closest(name, names, NOPTS)
+			       : NULL;
+	cli_error("unrecognized option '%.*s'%s%s%s", (int)len, word, near ? "; did you mean '--" : "",
+		  near ? near : "", near ? "'?" : "");
+	return usage_error();
+}
+
+/* Long options must be spelled whole. getopt_long takes any unique prefix (--node for --nodes): a
+ * typo that works today and breaks the day an option named like it is added. So the words are
+ * checked before getopt reads them, walking them as it will: an option's argument is skipped,
+ * "--" ends the options. 0, or -1 after saying what is wrong. */
+static int check_long_options(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *w = argv[i];
+		if (w[0] != '-' || !w[1])
+			continue;
+		if (w[1] != '-') { /* -n FILE, -nFILE, -hV: a short option with an argument takes the rest */
+			for (const char *c = w + 1; *c; c++)
+				if (strchr("npfo", *c)) {
+					i += !c[1];
+					break;
+				}
+			continue;
 		}
-	return plain;
+		const char *eq = strchr(w, '=');
+		size_t len = eq ? (size_t)(eq - w) : strlen(w);
+		const struct opt_doc *d = NULL;
+		for (size_t k = 0; k < NOPTS && !d; k++)
+			if (strlen(opts[k].o.name) == len - 2 && !strncmp(opts[k].o.name, w + 2, len - 2))
+				d = &opts[k];
+		if (!d)
+			return unknown_option(w, len);
+		if (eq && d->o.has_arg == no_argument) {
+			cli_error("option '--%s' takes no argument", d->o.name);
+			return usage_error();
+		}
+		if (!eq && d->o.has_arg == required_argument && ++i >= argc) {
+			cli_error("option '--%s' needs an argument (%s)", d->o.name, d->arg);
+			return usage_error();
+		}
+	}
+	return 0;
 }
 
 static int parse_args(int argc, char **argv, struct options *o, int *done)
@@ -365,13 +426,19 @@ static int parse_args(int argc, char **argv, struct options *o, int *done)
 	memset(&lo[NOPTS], 0, sizeof lo[NOPTS]);
 	int c;
 	*done = 0;
-	/* getopt's own messages say more (an ambiguous abbreviation, a missing argument), but quote
-	 * the option raw: with an option that holds what would act on a terminal, it is quiet and the
-	 * option is named here, escaped. */
-	opterr = options_plain(argc, argv);
-	while ((c = getopt_long(argc, argv, "n:p:f:o:hV", lo, NULL)) != -1) {
-		if (c == '?' && !opterr)
-			cli_error("bad option '%s'", argv[optind > 1 ? optind - 1 : 1]);
+	if (check_long_options(argc, argv) < 0)
+		return -1;
+	/* getopt's own messages quote the word raw, and without "schedlint: error:": said here. */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":n:p:f:o:hV", lo, NULL)) != -1) {
+		if (c == ':') {
+			cli_error("option '-%c' needs an argument", optopt);
+			return usage_error();
+		}
+		if (c == '?') {
+			cli_error("unrecognized option '-%c'", optopt);
+			return usage_error();
+		}
 		if (take_option(c, o, done) < 0 || *done)
 			return *done ? 0 : -1;
 	}
@@ -434,8 +501,10 @@ static int setup_config(const struct options *o, struct sl_config *cfg, struct s
 			rc = -1;
 	for (size_t i = 0; i < o->ndisable && !rc; i++)
 		if (sl_config_disable(cfg, o->disable[i]) < 0) {
-			sl_input_error(errs, NULL, "--disable: unknown rule '%s' (schedlint --list-rules lists them)",
-				       o->disable[i]);
+			const char *near = sl_config_rule_closest(cfg, o->disable[i]);
+			sl_input_error(
+			    errs, NULL, "--disable: unknown rule '%s'%s%s%s (schedlint --list-rules lists them)",
+			    o->disable[i], near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 			rc = -1;
 		}
 	return rc;
@@ -535,15 +604,26 @@ static int configure(const struct options *o, struct sl_config *cfg, bool ecolor
 	return rc;
 }
 
+/* Whether standard input (-) is among the paths. */
+static bool among_stdin(char *const *paths, size_t npaths)
+{
+	for (size_t i = 0; i < npaths; i++)
+		if (!strcmp(paths[i], "-"))
+			return true;
+	return false;
+}
+
 /* Options that contradict each other, or no manifest: 2 after saying so, else 0. Checked once the
  * config is read, so that its errors come first and --list-rules needs no manifest. */
-static int check_usage(const struct options *o, size_t npaths)
+static int check_usage(const struct options *o, char *const *paths, size_t npaths)
 {
 	bool explain_format = o->format == FMT_TEXT || o->format == FMT_JSON;
 	const char *usage_error = o->explain && !explain_format       ? "--explain prints text or json, not "
 				  : o->dry_run && !o->fix && !o->diff ? "--dry-run goes with --fix"
-				  : !npaths                           ? "no manifests given"
-								      : NULL;
+				  : o->fix && !o->dry_run && among_stdin(paths, npaths)
+				      ? "--fix cannot write back to standard input (-): give the file's path instead"
+				  : !npaths ? "no manifests given"
+					    : NULL;
 	if (!usage_error)
 		return 0;
 	fprintf(stderr, "schedlint: error: %s%s\n", usage_error,
@@ -572,14 +652,15 @@ static int report(const struct options *o, struct sl_run *run, const struct sl_c
 }
 
 /* Stage fix: --fix writes the fixes into the files, --diff prints them. 2 when a file could not be
- * fixed or the diff not written, else rc. */
-static int fix(const struct options *o, const struct sl_run *run, int rc)
+ * fixed or the diff not written, else rc. *nwritten: how many files were rewritten. */
+static int fix(const struct options *o, const struct sl_run *run, int rc, size_t *nwritten)
 {
+	*nwritten = 0;
 	if (!o->fix && !o->diff)
 		return rc;
 	struct sl_capture cap;
 	FILE *diff = o->diff ? sl_capture_open(&cap) : NULL;
-	int frc = sl_fix_files(&run->ss, &run->fs, diff);
+	int frc = sl_fix_files(&run->ss, &run->fs, diff, nwritten);
 	int drc = diff ? sl_capture_write(&cap, NULL, 1, "the diff") : 0;
 	return frc < 0 || drc ? 2 : rc;
 }
@@ -601,8 +682,26 @@ static int exit_status(const struct options *o, const struct sl_findings *fs, in
 	return rc;
 }
 
+/* Stage load → model → check (sl_run, run.c) into *run. fix: the files may be rewritten afterwards. */
+static void lint(struct sl_run *run, const struct options *o, struct sl_config *cfg, bool fix, char *const *paths,
+		 size_t npaths)
+{
+	*run = (struct sl_run){.cfg = cfg,
+			       .explain = o->explain,
+			       .explain_json = o->explain && o->format != FMT_TEXT,
+			       .stdin_name = o->stdin_name,
+			       .fix = fix,
+			       .keep_bytes = o->diff, /* the diff reads every file whole */
+			       .snippets = o->format == FMT_SARIF,
+			       .kube_minor = o->kube_minor,
+			       .kube_text = o->kube_text,
+			       .gates = &o->gates};
+	sl_run(run, o->nodes, o->nnodes, o->pods, o->npods, paths, npaths);
+}
+
 /* The pipeline, stage by stage: config; load → model → check, once per target (sl_run, run.c);
- * report; fix. Returns the exit status. */
+ * report; fix. With --fix the files are fixed first and checked again: the report and the exit
+ * status are what remains (as ruff does), not the findings just fixed. Returns the exit status. */
 static int pipeline(struct options *o, char *const *paths, size_t npaths)
 {
 	bool ecolor = o->color == 1 || (o->color == -1 && isatty(2) && !no_color());
@@ -610,21 +709,19 @@ static int pipeline(struct options *o, char *const *paths, size_t npaths)
 	int rc = configure(o, &cfg, ecolor, paths, npaths) < 0 ? 2 : 0;
 	if (!rc && o->list_rules)
 		rc = list_rules(&cfg);
-	else if (!rc && !(rc = check_usage(o, npaths)) && !(rc = check_output(o, &cfg, paths, npaths))) {
+	else if (!rc && !(rc = check_usage(o, paths, npaths)) && !(rc = check_output(o, &cfg, paths, npaths))) {
 		o->diff = o->diff || o->dry_run;
-		struct sl_run run = {.cfg = &cfg,
-				     .explain = o->explain,
-				     .explain_json = o->explain && o->format != FMT_TEXT,
-				     .stdin_name = o->stdin_name,
-				     .fix = o->fix,
-				     .keep_bytes = o->diff, /* the diff reads every file whole */
-				     .snippets = o->format == FMT_SARIF,
-				     .kube_minor = o->kube_minor,
-				     .kube_text = o->kube_text,
-				     .gates = &o->gates};
-		sl_run(&run, o->nodes, o->nnodes, o->pods, o->npods, paths, npaths);
+		bool rewrite = o->fix && !o->diff;
+		struct sl_run run;
+		lint(&run, o, &cfg, o->fix, paths, npaths);
+		int frc = 0;
+		size_t written = 0;
+		if (rewrite && ((frc = fix(o, &run, 0, &written)) || written)) {
+			sl_run_free(&run); /* a file changed, or one could not be fixed: checked again */
+			lint(&run, o, &cfg, false, paths, npaths);
+		}
 		rc = report(o, &run, &cfg, ecolor);
-		rc = fix(o, &run, rc);
+		rc = rewrite ? (rc ? rc : frc) : fix(o, &run, rc, &written);
 		rc = exit_status(o, &run.fs, rc);
 		sl_run_free(&run);
 	}
@@ -644,6 +741,30 @@ static int lsp(int argc, char **argv)
 	return sl_lsp_serve(0, 1);
 }
 
+/* A word that reads as a command (`schedlint version`, `schedlint check`) given first where a path
+ * goes, and no file has that name: not reported as a file that cannot be opened. version and help
+ * do what --version and --help do (*done, as take_option sets it); the others are refused.
+ * -1 after saying so, else 0. */
+static int command_word(char *const *paths, size_t npaths, struct options *o, int *done)
+{
+	static const char *const words[] = {"version", "help", "check", "lint", "init", "fix", "lsp"};
+	size_t i = 0;
+	while (npaths && i < sizeof words / sizeof words[0] && strcmp(paths[0], words[i]))
+		i++;
+	struct stat st;
+	if (!npaths || i == sizeof words / sizeof words[0] || stat(paths[0], &st) == 0)
+		return 0;
+	if (i < 2) /* as `git help x` does, whatever follows */
+		return take_option(i ? 'h' : 'V', o, done);
+	if (!strcmp(paths[0], "lsp"))
+		cli_error("lsp is a command only as the first word: schedlint lsp [--stdio]");
+	else
+		cli_error("'%s' is not a command, and no file has that name; schedlint takes files and directories: "
+			  "schedlint [OPTIONS] PATH...%s",
+			  paths[0], !strcmp(paths[0], "fix") ? " (--fix applies the fixes)" : "");
+	return usage_error();
+}
+
 int main(int argc, char **argv)
 {
 	/* A reader that goes away (`| head`) is a write error like a full disk, reported and exit 2,
@@ -654,7 +775,8 @@ int main(int argc, char **argv)
 	struct options o = {.fail_on = SL_ERROR, .color = -1};
 	sl_gates_init(&o.gates);
 	int done, rc;
-	if (parse_args(argc, argv, &o, &done) < 0 || done)
+	if (parse_args(argc, argv, &o, &done) < 0 || done ||
+	    command_word(argv + optind, (size_t)(argc - optind), &o, &done) < 0 || done)
 		rc = done ? done - 1 : 2;
 	else
 		rc = pipeline(&o, argv + optind, (size_t)(argc - optind));

@@ -345,7 +345,7 @@ static void add_load(struct target *t, struct sl_source *src, enum sl_input_role
 }
 
 /* Read an inventory file once, whichever targets name it. */
-static void add_inventory(struct sl_run *r, struct target *t, const char *path, enum sl_input_role role,
+static void add_inventory(struct sl_run *r, struct target *t, const char *path, enum sl_input_role role, bool cli,
 			  struct sl_findings *errs)
 {
 	for (size_t i = 0; i < r->ss.n; i++)
@@ -361,19 +361,24 @@ static void add_inventory(struct sl_run *r, struct target *t, const char *path, 
 		}
 	size_t first = r->ss.n;
 	r->ss.as_given = true;
+	r->ss.role = role == SL_ROLE_NODES ? (cli ? "the --nodes inventory" : "the config's nodes inventory")
+					   : (cli ? "the --pods inventory" : "the config's pods inventory");
 	sl_input_add(&r->ss, path, errs, NULL);
 	r->ss.as_given = false;
+	r->ss.role = NULL;
 	for (size_t i = first; i < r->ss.n; i++)
 		add_load(t, r->ss.v[i], role);
 }
 
+/* cli: which of nodes (1) and pods (2) come from --nodes and --pods rather than the config, for the
+ * errors reading them to say. */
 static void add_inventories(struct sl_run *r, struct target *t, char *const *nodes, size_t nn, char *const *pods,
-			    size_t np, struct sl_findings *errs)
+			    size_t np, int cli, struct sl_findings *errs)
 {
 	for (size_t i = 0; i < nn; i++)
-		add_inventory(r, t, nodes[i], SL_ROLE_NODES, errs);
+		add_inventory(r, t, nodes[i], SL_ROLE_NODES, cli & 1, errs);
 	for (size_t i = 0; i < np; i++)
-		add_inventory(r, t, pods[i], SL_ROLE_PODS, errs);
+		add_inventory(r, t, pods[i], SL_ROLE_PODS, cli & 2, errs);
 }
 
 static int skip_excluded(void *ctx, const char *path, int is_dir)
@@ -467,7 +472,8 @@ static struct target *load(struct sl_run *r, const char *const *nodes, size_t nn
 	for (size_t i = 0; i < nt; i++)
 		ts[i].index = (int)i - 1;
 	add_inventories(r, &ts[0], nnodes ? (char *const *)nodes : c->nodes, nnodes ? nnodes : c->nnodes,
-			npods ? (char *const *)pods : c->pods, npods ? npods : c->npods, &r->fs);
+			npods ? (char *const *)pods : c->pods, npods ? npods : c->npods,
+			(nnodes > 0) | (npods > 0) << 1, &r->fs);
 	struct sl_input_filter filter = {skip_excluded, r};
 	/* Each path's stat asked ahead, several at a time; the paths are still added in order. */
 	struct sl_path_stat *known = sl_xcalloc(npaths + 1, sizeof *known);
@@ -492,7 +498,7 @@ static struct target *load(struct sl_run *r, const char *const *nodes, size_t nn
 	for (size_t i = 0; i < c->ntargets; i++)
 		if (ts[i + 1].nmanifests)
 			add_inventories(r, &ts[i + 1], c->targets[i].nodes, c->targets[i].nnodes, c->targets[i].pods,
-					c->targets[i].npods, &r->fs);
+					c->targets[i].npods, 0, &r->fs);
 	return ts;
 }
 

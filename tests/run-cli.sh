@@ -91,7 +91,68 @@ expect "unknown option" 2 "$bin" --frobnicate x.yaml
 expect "bad --format" 2 "$bin" --format xml $seed/manifest.yaml
 expect "bad --fail-on" 2 "$bin" --fail-on panic $seed/manifest.yaml
 expect "missing --nodes file" 2 "$bin" --nodes nope.yaml $seed/manifest.yaml
-has "missing --nodes file" "$tmp/err" "nope.yaml:1:1: error: cannot open file"
+has "missing --nodes file: its role said" "$tmp/err" "nope.yaml:1:1: error: cannot open the --nodes inventory: No such file"
+expect "missing --pods file" 2 "$bin" --pods nope.yaml $seed/manifest.yaml
+has "missing --pods file: its role said" "$tmp/err" "nope.yaml:1:1: error: cannot open the --pods inventory: No such file"
+expect "missing manifest" 2 "$bin" nope.yaml
+has "missing manifest: a file" "$tmp/err" "nope.yaml:1:1: error: cannot open file: No such file"
+printf 'nodes: [nope-nodes.yaml]\n' >"$tmp/inv.schedlint.yaml"
+expect "missing config inventory" 2 "$bin" --config "$tmp/inv.schedlint.yaml" $seed/manifest.yaml
+has "missing config inventory: its role said" "$tmp/err" "cannot open the config's nodes inventory"
+
+# Long options are matched whole: getopt_long's prefixes would take --node for --nodes, a typo
+# that works until an option named --node-... is added. An unknown option names the nearest one.
+expect "--node is not --nodes" 2 "$bin" --node $seed/nodes.yaml $seed/manifest.yaml
+has "--node is not --nodes" "$tmp/err" "schedlint: error: unrecognized option '--node'; did you mean '--nodes'?"
+has "--node: the usage hint" "$tmp/err" "Try 'schedlint --help'."
+expect "--node=FILE is not --nodes" 2 "$bin" --node=$seed/nodes.yaml $seed/manifest.yaml
+has "--node=FILE is not --nodes" "$tmp/err" "unrecognized option '--node'; did you mean '--nodes'?"
+expect "--colour" 2 "$bin" --colour never $seed/manifest.yaml
+has "--colour" "$tmp/err" "schedlint: error: unrecognized option '--colour'; did you mean '--color'?"
+expect "--expl, an abbreviation" 2 "$bin" --expl $seed/manifest.yaml
+has "--expl, an abbreviation" "$tmp/err" "did you mean '--explain'?"
+expect "an unknown option, nothing near" 2 "$bin" --frobnicate $seed/manifest.yaml
+has "an unknown option, nothing near" "$tmp/err" "schedlint: error: unrecognized option '--frobnicate'"
+hasnt "an unknown option, nothing near" "$tmp/err" "did you mean"
+expect "an unknown short option" 2 "$bin" -z $seed/manifest.yaml
+has "an unknown short option" "$tmp/err" "schedlint: error: unrecognized option '-z'"
+expect "a flag given a value" 2 "$bin" --fix=yes $seed/manifest.yaml
+has "a flag given a value" "$tmp/err" "option '--fix' takes no argument"
+expect "an option without its argument" 2 "$bin" $seed/manifest.yaml --nodes
+has "an option without its argument" "$tmp/err" "option '--nodes' needs an argument"
+expect "a short option without its argument" 2 "$bin" $seed/manifest.yaml -n
+has "a short option without its argument" "$tmp/err" "option '-n' needs an argument"
+# an option's argument that looks like an option is its argument, as getopt reads it
+expect "--nodes FILE named like an option" 2 "$bin" --nodes --node $seed/manifest.yaml
+has "--nodes FILE named like an option" "$tmp/err" "cannot open the --nodes inventory"
+expect "after --, a file" 2 "$bin" -- --node
+has "after --, a file" "$tmp/err" "--node:1:1: error: cannot open file"
+expect "-nFILE" 1 "$bin" -n$seed/nodes.yaml $seed/manifest.yaml
+# Unknown values name the one meant.
+expect "--format sarfi" 2 "$bin" --format sarfi $seed/manifest.yaml
+has "--format sarfi" "$tmp/err" "unknown format 'sarfi'; did you mean 'sarif'?"
+expect "--color alwyas" 2 "$bin" --color alwyas $seed/manifest.yaml
+has "--color alwyas" "$tmp/err" "did you mean 'always'?"
+expect "--disable, a typo" 2 "$bin" --disable rollout-deadlok $seed/manifest.yaml
+has "--disable, a typo" "$tmp/err" "unknown rule 'rollout-deadlok'; did you mean 'rollout-deadlock'?"
+# Words that read as commands, where no file has the name: version and help do what the options
+# do; the others are refused, not reported as a file that cannot be opened. A file of that name
+# is a file.
+expect "schedlint version" 0 "$bin" version
+has "schedlint version" "$tmp/out" "schedlint "
+expect "schedlint help" 0 "$bin" help
+has "schedlint help" "$tmp/out" "usage: schedlint"
+for w in check init lint fix; do
+	expect "schedlint $w" 2 "$bin" $w
+	has "schedlint $w" "$tmp/err" "schedlint: error: '$w' is not a command, and no file has that name; schedlint takes files and directories"
+	hasnt "schedlint $w" "$tmp/err" "cannot open"
+done
+expect "lsp after an option" 2 "$bin" --nodes $seed/nodes.yaml lsp
+has "lsp after an option" "$tmp/err" "lsp is a command only as the first word"
+mkdir -p "$tmp/words"
+cp $seed/manifest.yaml "$tmp/words/check"
+expect "a file named check" 1 sh -c "cd '$tmp/words' && '$bin' --nodes '$(pwd)/$seed/nodes.yaml' check"
+has "a file named check" "$tmp/out" "check:"
 
 # stdin, and the same verdict as from the file
 expect "stdin" 1 sh -c "'$bin' --nodes $seed/nodes.yaml - < $seed/manifest.yaml"
@@ -213,8 +274,9 @@ for fmt in codeclimate junit; do
 	expect "$fmt: --explain" 2 "$bin" --explain -f $fmt --nodes $seed/nodes.yaml $seed/manifest.yaml
 	has "$fmt: --explain" "$tmp/err" "--explain prints text or json, not $fmt"
 done
-# --fix on stdin is refused quietly: nothing to write back
-expect "--fix keeps stdin alone" 1 sh -c "'$bin' --fix --nodes $seed/nodes.yaml - < $seed/manifest.yaml"
+# --fix on stdin is refused: there is no file to write back to
+expect "--fix refuses stdin" 2 sh -c "'$bin' --fix --nodes $seed/nodes.yaml - < $seed/manifest.yaml"
+has "--fix refuses stdin" "$tmp/err" "schedlint: error: --fix cannot write back to standard input (-)"
 # an empty file and a file of comments are fine
 : >"$tmp/empty.yaml"
 printf '# nothing here\n---\n...\n' >"$tmp/comments.yaml"

@@ -73,7 +73,7 @@ static int fix_run(const char *base, const char *manifest, void (*between)(const
 	fflush(stderr);
 	int saved = dup(2), fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	dup2(fd, 2);
-	int rc = sl_fix_files(&r.ss, &r.fs, NULL);
+	int rc = sl_fix_files(&r.ss, &r.fs, NULL, NULL);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);

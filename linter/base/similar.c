@@ -48,3 +48,29 @@ unsigned sl_edit_distance(const char *a, const char *b, size_t cap)
 {
 	return sl_edit_distance_within(a, b, cap, SL_EDIT_DISTANCE_MAX);
 }
+
+const char *sl_closest(const char *name, const char *const *names, size_t n)
+{
+	size_t len = strlen(name);
+	if (!len || len > SL_EDIT_DISTANCE_MAX)
+		return NULL;
+	/* Far enough that "sarfi" finds "sarif" and "node" "nodes", near enough that "json" does
+	 * not find "text". */
+	unsigned bd = len / 3 + 1 < 3 ? (unsigned)(len / 3 + 1) : 3;
+	const char *best = NULL, *prefixed = NULL;
+	size_t nprefixed = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = sl_edit_distance_within(name, names[i], SL_EDIT_DISTANCE_MAX, bd);
+		if (d < bd || (d == bd && !best)) {
+			bd = d;
+			best = names[i];
+		}
+		if (!strncmp(names[i], name, len)) {
+			prefixed = names[i];
+			nprefixed++;
+		}
+	}
+	if (best)
+		return best;
+	return nprefixed == 1 ? prefixed : NULL;
+}

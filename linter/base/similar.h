@@ -13,5 +13,9 @@ unsigned sl_edit_distance(const char *a, const char *b, size_t cap);
 /* The same when it is at most max, else max + 1, found in time proportional to the length times
  * max: the cells farther than max from the diagonal are never computed. */
 unsigned sl_edit_distance_within(const char *a, const char *b, size_t cap, unsigned max);
+/* The one of names[0..n) a user most likely meant by name, for a "did you mean": the nearest within
+ * a few edits (a third of name's length plus one, at most 3: a typo, a slip of case, a letter left
+ * out or two swapped), else the only one name begins (an abbreviation); NULL when none is near. */
+const char *sl_closest(const char *name, const char *const *names, size_t n);
 
 #endif

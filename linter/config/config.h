@@ -112,6 +112,8 @@ void sl_config_free(struct sl_config *c);
 /* The index of rule r in c->rules, or -1. */
 int sl_config_rule_index(const struct sl_config *c, const struct sl_rule *r);
 const struct sl_rule *sl_config_rule(const struct sl_config *c, const char *id);
+/* The rule id an unknown id most likely meant (similar.h), for a "did you mean"; NULL: none near. */
+const char *sl_config_rule_closest(const struct sl_config *c, const char *id);
 /* --disable / --exclude from the command line. --disable of an unknown rule returns -1. */
 int sl_config_disable(struct sl_config *c, const char *id);
 int sl_config_add_exclude(struct sl_config *c, const char *pattern, struct sl_findings *errs);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../base/buf.h"
+#include "../base/similar.h"
 #include "config_internal.h"
 
 int sl_config_rule_index(const struct sl_config *c, const struct sl_rule *r)
@@ -37,10 +38,34 @@ int sl_config_disable(struct sl_config *c, const char *id)
 	return 0;
 }
 
+const char *sl_config_rule_closest(const struct sl_config *c, const char *id)
+{
+	const char **ids = sl_xcalloc(c->nrules + 1, sizeof *ids);
+	for (size_t i = 0; i < c->nrules; i++)
+		ids[i] = c->rules[i]->id;
+	const char *near = sl_closest(id, ids, c->nrules);
+	free(ids);
+	return near;
+}
+
 static void list_rule_ids(const struct sl_config *c, struct sl_buf *b)
 {
 	for (size_t i = 0; i < c->nrules; i++)
 		sl_buf_printf(b, "%s%s", i ? ", " : "", c->rules[i]->id);
+}
+
+/* "unknown rule 'ID'", the one meant if one is near, and the ids there are (all first when
+ * allowed). */
+static void unknown_rule(struct sl_cfg_reader *r, const struct sl_ynode *k, bool all)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	const char *id = sl_yscalar(k) ? k->str : "?", *near = sl_config_rule_closest(r->c, id);
+	if (near)
+		sl_buf_printf(&b, "did you mean '%s'? ", near);
+	sl_buf_puts(&b, all ? "known: all, " : "known: ");
+	list_rule_ids(r->c, &b);
+	sl_cfg_fail(r, k, "unknown rule '%s' (%s)", id, sl_buf_str(&b));
+	sl_buf_free(&b);
 }
 
 void sl_cfg_read_levels(struct sl_cfg_reader *r, const struct sl_ynode *v)
@@ -55,10 +80,7 @@ void sl_cfg_read_levels(struct sl_cfg_reader *r, const struct sl_ynode *v)
 		const struct sl_ynode *k = v->v[2 * i], *lv = v->v[2 * i + 1];
 		const struct sl_rule *rule = sl_yscalar(k) ? sl_config_rule(r->c, k->str) : NULL;
 		if (!rule) {
-			struct sl_buf b = SL_BUF_INIT;
-			list_rule_ids(r->c, &b);
-			sl_cfg_fail(r, k, "unknown rule '%s' (known: %s)", sl_yscalar(k) ? k->str : "?", b.s);
-			sl_buf_free(&b);
+			unknown_rule(r, k, false);
 			continue;
 		}
 		enum sl_level l;
@@ -86,12 +108,9 @@ static void read_ignore(struct sl_cfg_reader *r, const struct sl_ynode *m, struc
 			continue;
 		}
 		const struct sl_rule *rule = sl_config_rule(r->c, ids[i]->str);
-		if (!rule) {
-			struct sl_buf b = SL_BUF_INIT;
-			list_rule_ids(r->c, &b);
-			sl_cfg_fail(r, ids[i], "unknown rule '%s' (known: all, %s)", ids[i]->str, b.s);
-			sl_buf_free(&b);
-		} else
+		if (!rule)
+			unknown_rule(r, ids[i], true);
+		else
 			ig->rules[ig->nrules++] = rule;
 	}
 	free(ids);

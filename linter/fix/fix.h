@@ -34,7 +34,8 @@ struct sl_findings;
  * if it is still the file read (the sources must have been read with record_origin, input.h); a
  * file that changed meanwhile, or cannot be written, is reported on stderr and left unchanged, as
  * is a file whose fixed text would not parse. With diff, nothing is written: the unified diff of
- * every change goes to diff instead. Returns 0, or -1 when some file could not be fixed. */
-int sl_fix_files(const struct sl_sources *ss, const struct sl_findings *fs, FILE *diff);
+ * every change goes to diff instead. Returns 0, or -1 when some file could not be fixed; *nwritten
+ * (unless NULL): how many files were rewritten. */
+int sl_fix_files(const struct sl_sources *ss, const struct sl_findings *fs, FILE *diff, size_t *nwritten);
 
 #endif

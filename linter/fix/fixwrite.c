@@ -297,7 +297,7 @@ static void say(const char *fmt, const char *a, const char *b)
 /* Fix one file: write it back (diff NULL) or print its diff. Returns 0, or -1 after saying on
  * stderr why it is left as it was. */
 static int fix_one(const struct sl_source *src, const struct sl_findings *fs, const size_t *which, size_t nwhich,
-		   FILE *diff, struct swept *sw)
+		   FILE *diff, struct swept *sw, size_t *nwritten)
 {
 	size_t n, nfixed, len;
 	const struct sl_edit **edits = collect_edits(fs, which, nwhich, &n, &nfixed);
@@ -322,6 +322,7 @@ static int fix_one(const struct sl_source *src, const struct sl_findings *fs, co
 	} else if (out) {
 		sl_buf_printf(&why, "%zu finding%s", nfixed, nfixed == 1 ? "" : "s");
 		say("schedlint: fixed %s in %s\n", sl_buf_str(&why), src->path);
+		++*nwritten;
 	}
 	sl_buf_free(&why);
 	free(spans);
@@ -330,9 +331,10 @@ static int fix_one(const struct sl_source *src, const struct sl_findings *fs, co
 	return rc;
 }
 
-int sl_fix_files(const struct sl_sources *ss, const struct sl_findings *fs, FILE *diff)
+int sl_fix_files(const struct sl_sources *ss, const struct sl_findings *fs, FILE *diff, size_t *nwritten)
 {
 	int rc = 0;
+	size_t written = 0;
 	size_t *start, *byfile;
 	group_by_file(ss, fs, &start, &byfile);
 	struct swept sw = {0};
@@ -343,7 +345,7 @@ int sl_fix_files(const struct sl_sources *ss, const struct sl_findings *fs, FILE
 		const struct sl_source *src = ss->v[s];
 		if (src->failed || src->from_stdin || start[s] == start[s + 1])
 			continue;
-		if (fix_one(src, fs, byfile + start[s], start[s + 1] - start[s], diff, &sw) < 0)
+		if (fix_one(src, fs, byfile + start[s], start[s + 1] - start[s], diff, &sw, &written) < 0)
 			rc = -1;
 	}
 	if (!diff)
@@ -351,5 +353,7 @@ int sl_fix_files(const struct sl_sources *ss, const struct sl_findings *fs, FILE
 	free(sw.v);
 	free(start);
 	free(byfile);
+	if (nwritten)
+		*nwritten = written;
 	return rc;
 }

@@ -51,6 +51,7 @@ static void push(struct sl_sources *ss, struct sl_source *s)
 {
 	sl_grow(&ss->v, &ss->cap, ss->n + 1, sizeof *ss->v);
 	s->order = ss->n;
+	s->role = ss->role;
 	ss->v[ss->n++] = s;
 }
 
@@ -65,6 +66,12 @@ static int source_fail(struct sl_source *s, struct sl_findings *errs, const char
 	s->failed = 1;
 	struct sl_span at;
 	sl_source_span(s, 0, 0, &at);
+	/* An inventory that cannot be opened says so: "cannot open file" alone reads as a manifest. */
+	struct sl_buf role = SL_BUF_INIT;
+	if (s->role && !strcmp(what, "cannot open file")) {
+		sl_buf_printf(&role, "cannot open %s", s->role);
+		what = sl_buf_str(&role);
+	}
 	size_t max = sl_limits.file_bytes;
 	if (err == EFBIG && max % (1u << 20) == 0)
 		sl_input_error(errs, &at, "%s is larger than %zu MiB (--max-file-size)", what, max >> 20);
@@ -74,6 +81,7 @@ static int source_fail(struct sl_source *s, struct sl_findings *errs, const char
 		sl_input_error(errs, &at, "%s: %s", what, strerror(err));
 	else
 		sl_input_error(errs, &at, "%s", what);
+	sl_buf_free(&role);
 	return -1;
 }
 

@@ -39,6 +39,9 @@ struct sl_sources {
 	/* Files added now are read as given (an inventory, the config): never a chart's, and not
 	 * recorded, so that one may be a manifest too. */
 	bool as_given;
+	/* What the files added now are to the run ("the --nodes inventory"), for the errors reading
+	 * them to say; NULL: manifests. A string that outlives the sources. */
+	const char *role;
 	/* Regular files are left unread when added, for sl_source_read to read them where they are
 	 * parsed: on the parsing threads, not one after another before parsing starts. */
 	bool defer_reading;

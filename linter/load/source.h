@@ -48,6 +48,7 @@ struct sl_source {
 	bool shared;              /* loaded more than once (a manifest that is an inventory too): no byte forgotten */
 	bool from_stdin;          /* read from standard input: no file to fix; unnamed when path is "-" */
 	bool skipped;             /* not a Kubernetes manifest (manifest.h): read, then left alone */
+	const char *role;         /* what it is to the run when not a manifest (input.h), for its errors */
 	struct sl_overlay *cache; /* where a copy of what is read from disk is kept (NULL: nowhere) */
 	bool want_origin;         /* --fix may rewrite it: read it in its directory, and record where */
 	struct sl_origin *origin; /* where it was read (origin.h), when wanted; owned */
