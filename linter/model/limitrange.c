@@ -278,7 +278,8 @@ const struct sl_limitrange *const *sl_model_limitranges(const struct sl_model *m
 	while (j < m->nlimitranges && !strcmp(m->limitranges[j]->obj.namespace, ns))
 		j++;
 	*n = j - i;
-	return (const struct sl_limitrange *const *)m->limitranges + i;
+	/* No LimitRange at all: no array to point into (an offset on NULL is undefined). */
+	return *n ? (const struct sl_limitrange *const *)m->limitranges + i : NULL;
 }
 
 size_t sl_limitrange_admit(const struct sl_model *m, const struct sl_podspec *p, struct sl_ctr_res **out)
