@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cycle.h"
 #include "plugin.h"
 #include "status.h"
 
@@ -20,9 +21,36 @@ static bool might_help(const struct sl_nodefit *f)
 				 strstr(f->reasons[0], "(missing required label)")));
 }
 
+/* Whether some running pod's anti-affinity term selects the pod: only such a term fails it in
+ * InterPodAffinity, and evicting its owner would change that. Its labels as given and with a new
+ * pod-template-hash, the generation the pod's controller would stamp (an old hash is not known
+ * here; a term on one hash value is as rare as it is brittle). */
+static bool running_anti_selects(const struct sl_cluster *cl, const struct sl_podspec *p)
+{
+	if (!cl->anti_by_ns.keys.n && !cl->anti_wild.keys.n)
+		return false;
+	struct sl_labels gl[2];
+	sl_generation_labels(&gl[0], &p->labels, NULL);
+	sl_generation_labels(&gl[1], &p->labels, "schedlint-new");
+	size_t nq;
+	size_t *q = sl_anti_candidates(cl, p->namespace, gl, 2, &nq);
+	bool selects = false;
+	for (size_t a = 0; a < nq && !selects; a++) {
+		const struct sl_podspec *o = &cl->pods[q[a]]->spec;
+		for (size_t t = 0; t < o->nanti && !selects; t++)
+			for (int g = 0; g < 2 && !selects; g++)
+				selects =
+				    sl_podterm_matches(&o->anti[t], o->namespace, &o->labels, p->namespace, &gl[g]);
+	}
+	free(q);
+	free(gl[0].v);
+	free(gl[1].v);
+	return selects;
+}
+
 /* Whether the dry run on a node reads filters it does not model: the pod's inter-pod terms or
- * hard spread, running pods' anti-affinity (what evicting some of them changes there), or CSI
- * attach limits (which victims free an attachment is not counted). */
+ * hard spread, running pods' anti-affinity that selects it (what evicting some of them changes
+ * there), or CSI attach limits (which victims free an attachment is not counted). */
 static bool unmodelled(const struct sl_cluster *cl, const struct sl_podspec *p)
 {
 	bool hard_spread = false;
@@ -30,8 +58,8 @@ static bool unmodelled(const struct sl_cluster *cl, const struct sl_podspec *p)
 		hard_spread |= p->spread[k].hard;
 	/* Claims where some CSINode limits attachments: NodeVolumeLimits, which the dry run does not
 	 * count, may still fail the node once the victims are gone. */
-	return p->naffinity || p->nanti || hard_spread || cl->anti_by_ns.keys.n || cl->anti_wild.keys.n ||
-	       (p->nvolumes && cl->m->storage.ncsinodes);
+	return p->naffinity || p->nanti || hard_spread || (p->nvolumes && cl->m->storage.ncsinodes) ||
+	       running_anti_selects(cl, p);
 }
 
 /* Running pod k's priority as the dry run takes it: an unknown one is 0 (as admission gives a pod
