@@ -75,6 +75,7 @@ static void nodes(void)
 	}
 	for (unsigned k = 0; k < 3; k++)
 		node("spread", k, zones[k], k == 2 ? "250m" : "4", NULL);
+	node("busy", 0, zones[0], "2", NULL);
 }
 
 /* Running pods on the general pool: the replicas of the first unit's plain Deployments (their
@@ -99,6 +100,12 @@ static void pods(void)
 			  u, app, k % 20 == 3 ? "          namespaceSelector: {}\n" : "");
 		P("  status:\n    phase: Running\n");
 	}
+	/* The busy pool's one node, full with a batch pod of priority 0: preemption-required's
+	 * victim. */
+	P("- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: batch-0-5d8f7\n    namespace: batch\n"
+	  "    labels: {app: batch}\n  spec:\n    nodeName: busy-0\n    priority: 0\n"
+	  "    containers:\n    - name: job\n      image: registry.example/batch:1\n"
+	  "      resources:\n        requests: {cpu: \"2\", memory: 1Gi}\n  status:\n    phase: Running\n");
 }
 
 /* A Deployment of app-u-j whose template is labelled app: tmpl (its own name, but for a case
@@ -334,6 +341,41 @@ static void app_of(unsigned u, unsigned j, const char *ns)
 	service(u, j, ns);
 }
 
+/* The unit's admission and priority cases, in namespaces of their own so that their LimitRange and
+ * ResourceQuota bear on nothing else: preemption-required (a class above the busy node's batch
+ * pod), unknown-priority-class (a class no input has), limitrange-violation (a container above
+ * the namespace's maximum) and quota-exceeded (a quota of two pods that holds the replicas but
+ * not the surge pod). */
+static void admission_of(unsigned u)
+{
+	P("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: critical-%u\nvalue: 1000\n"
+	  "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: urgent-%u\n  namespace: prio-%u\n"
+	  "spec:\n  replicas: 1\n  strategy: {type: Recreate}\n  selector:\n    matchLabels: {app: urgent-%u}\n"
+	  "  template:\n    metadata:\n      labels: {app: urgent-%u}\n    spec:\n"
+	  "      priorityClassName: critical-%u\n      nodeSelector: {pool: busy}\n",
+	  u, u, u, u, u, u);
+	container("registry.example/urgent:1", "1", NULL);
+	P("---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nightly-%u\n  namespace: prio-%u\n"
+	  "spec:\n  replicas: 1\n%s  selector:\n    matchLabels: {app: nightly-%u}\n  template:\n    metadata:\n"
+	  "      labels: {app: nightly-%u}\n    spec:\n      priorityClassName: nightly-batch\n",
+	  u, u, SAFE, u, u);
+	container("registry.example/nightly:1", "100m", NULL);
+	P("---\napiVersion: v1\nkind: LimitRange\nmetadata:\n  name: caps\n  namespace: limits-%u\nspec:\n"
+	  "  limits:\n  - type: Container\n    max: {cpu: \"1\"}\n"
+	  "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: big-%u\n  namespace: limits-%u\n"
+	  "spec:\n  replicas: 1\n%s  selector:\n    matchLabels: {app: big-%u}\n  template:\n    metadata:\n"
+	  "      labels: {app: big-%u}\n    spec:\n",
+	  u, u, u, SAFE, u, u);
+	container("registry.example/big:1", "2", NULL);
+	P("---\napiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: pods\n  namespace: quota-%u\nspec:\n"
+	  "  hard: {pods: \"2\"}\n"
+	  "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web-%u\n  namespace: quota-%u\n"
+	  "spec:\n  replicas: 2\n  selector:\n    matchLabels: {app: web-%u}\n  template:\n    metadata:\n"
+	  "      labels: {app: web-%u}\n    spec:\n",
+	  u, u, u, u, u);
+	container("registry.example/web:1", "100m", NULL);
+}
+
 static int config(const char *dir)
 {
 	if (open_file(dir, ".schedlint.yaml"))
@@ -388,5 +430,14 @@ int bench_gen_rules(const char *dir, unsigned scale)
 			if (close_file())
 				return -1;
 		}
+	for (unsigned u = 0; u < scale; u++) {
+		char name[128];
+		snprintf(name, sizeof name, "apps/team-%u-0/admission.yaml", u);
+		if (open_file(dir, name))
+			return -1;
+		admission_of(u);
+		if (close_file())
+			return -1;
+	}
 	return 0;
 }
