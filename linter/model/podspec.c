@@ -156,6 +156,46 @@ void sl_podspec_set_request(struct sl_podspec *p, const struct sl_ctr_res *v, si
 	sl_findings_free(&errs);
 }
 
+/* The pod's request from its containers and overhead, as pod_request makes it. Without init
+ * containers (most pods) it is the plain sum, so each container is read into the same two
+ * scratch lists and added in place: no list per container, which every pod of every file
+ * would otherwise allocate and free. */
+static void read_request(struct sl_read *c, const struct sl_ynode *spec, struct sl_podspec *p)
+{
+	struct sl_reslist ovh = {0};
+	const struct sl_ynode *inits = sl_ymap_get(spec, "initContainers");
+	if (!sl_ynull(inits)) {
+		struct sl_ctr_res *ctrs;
+		size_t nctrs = read_containers(c, spec, p->containers_node, &ctrs);
+		sl_read_reslist(c, sl_read_want(c, spec, "overhead", SL_YMAP, "overhead"), "overhead", &ovh);
+		pod_request(ctrs, nctrs, &ovh, p);
+		sl_res_free(&ovh);
+		sl_ctrs_free(ctrs, nctrs);
+		return;
+	}
+	const struct sl_ynode *ctrs = p->containers_node;
+	struct sl_ctr_res r = {0};
+	struct sl_buf path = SL_BUF_INIT;
+	for (size_t i = 0; ctrs && i < ctrs->n; i++) {
+		if (ctrs->v[i]->kind != SL_YMAP) {
+			sl_read_error(c, ctrs->v[i], "containers[%zu] must be a mapping, not %s", i,
+				      sl_ykind_name(ctrs->v[i]));
+			continue;
+		}
+		r.req.n = r.lim.n = 0;
+		container_res(c, ctrs->v[i], "containers", i, &path, &r);
+		for (size_t j = 0; j < r.req.n; j++)
+			sl_res_add(&p->request, r.req.v[j].name, r.req.v[j].amount, r.req.v[j].node);
+	}
+	sl_buf_free(&path);
+	sl_res_free(&r.req);
+	sl_res_free(&r.lim);
+	sl_read_reslist(c, sl_read_want(c, spec, "overhead", SL_YMAP, "overhead"), "overhead", &ovh);
+	for (size_t j = 0; j < ovh.n; j++)
+		sl_res_add(&p->request, ovh.v[j].name, ovh.v[j].amount, ovh.v[j].node);
+	sl_res_free(&ovh);
+}
+
 static void parse_affinity(struct sl_read *c, const struct sl_ynode *spec, struct sl_podspec *p)
 {
 	const struct sl_ynode *aff = sl_read_want(c, spec, "affinity", SL_YMAP, "affinity");
@@ -477,13 +517,7 @@ int sl_parse_podspec(const struct sl_source *src, const struct sl_ynode *spec, c
 	p->namespace = ns;
 	sl_read_labels(&c, labels, "labels", &p->labels);
 	p->containers_node = sl_read_want(&c, spec, "containers", SL_YSEQ, "containers");
-	struct sl_ctr_res *ctrs;
-	size_t nctrs = read_containers(&c, spec, p->containers_node, &ctrs);
-	struct sl_reslist ovh = {0};
-	sl_read_reslist(&c, sl_read_want(&c, spec, "overhead", SL_YMAP, "overhead"), "overhead", &ovh);
-	pod_request(ctrs, nctrs, &ovh, p);
-	sl_res_free(&ovh);
-	sl_ctrs_free(ctrs, nctrs);
+	read_request(&c, spec, p);
 	p->node_selector_node = sl_read_want(&c, spec, "nodeSelector", SL_YMAP, "nodeSelector");
 	sl_read_labels(&c, p->node_selector_node, "nodeSelector", &p->node_selector);
 	parse_affinity(&c, spec, p);
