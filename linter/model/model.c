@@ -1,6 +1,6 @@
 /* model.c — loading the model (see model.h): sources parsed two at a time, each object read by
- * its kind's reader into a model of the source's own, merged in source order; what of the trees
- * is kept; binding and freeing. */
+ * its kind's reader into a model of the source's own, merged in source order; binding and
+ * freeing. What of the trees is kept: treeneed.c. */
 #include "model.h"
 
 #include <pthread.h>
@@ -13,6 +13,7 @@
 #include "jobset.h"
 #include "model_read.h"
 #include "parsecache.h"
+#include "treeneed.h"
 #include "relate.h"
 #include "vcjob.h"
 
@@ -265,156 +266,6 @@ int sl_model_load(struct sl_model *m, struct sl_source *src, enum sl_input_role 
 	return sl_model_load_many(m, &one, 1, NULL, errs);
 }
 
-/* The kinds load_object reads from manifests, and so points into the trees of. */
-static bool model_kind(const char *k)
-{
-	return sl_workload_kind(k) || !strcmp(k, "JobSet") || !strcmp(k, "Node") || !strcmp(k, "Namespace") ||
-	       !strcmp(k, "NodePool") || !strcmp(k, "PersistentVolumeClaim") || !strcmp(k, "PodDisruptionBudget") ||
-	       !strcmp(k, "PriorityClass") || !strcmp(k, "Service") || !strcmp(k, "PodGroup") ||
-	       !strcmp(k, "ClusterQueue") || !strcmp(k, "LocalQueue") || !strcmp(k, "Workload") ||
-	       !strcmp(k, "ResourceFlavor") || !strcmp(k, "LimitRange") || !strcmp(k, "ResourceQuota") ||
-	       !strcmp(k, "RuntimeClass") || sl_storage_kind(k);
-}
-
-struct tree_need {
-	const struct sl_tree_readers *readers;
-	bool all; /* every document of the source */
-	bool yes;
-	bool object; /* some document, kept or not, has apiVersion and kind: the file is a manifest */
-	/* The source holds "{{": each document's "{{" are looked at as it ends, in a tree with every
-	 * value (sl_manifest_screen then tells a template without the documents not kept). */
-	bool braces;
-	struct sl_braces br;
-};
-
-static void need_object(void *arg, const struct sl_object *o)
-{
-	struct tree_need *t = arg;
-	t->yes = t->yes || model_kind(o->kind) || (t->readers->object && t->readers->object(t->readers->ctx, o));
-}
-
-static bool autoscaler(const struct sl_ynode *n)
-{
-	const struct sl_ynode *k = sl_ymap_get(n, "kind");
-	return sl_yis(k, "HorizontalPodAutoscaler") || sl_yis(k, "ScaledObject");
-}
-
-/* Whether a manifest document's tree is kept: it holds an object of the model (load_hpas finds
- * autoscalers in any document's items), or another reader needs it. */
-static bool tree_needed(void *arg, const struct sl_ydoc *doc)
-{
-	struct tree_need *t = arg;
-	t->yes = t->all;
-	t->object |= sl_manifest_is_object(doc->root);
-	if (t->braces)
-		sl_manifest_braces_doc(doc->src, doc->root, &t->br);
-	sl_doc_objects(doc, need_object, t);
-	const struct sl_ynode *items = sl_ymap_get(doc->root, "items");
-	for (size_t i = 0; !t->yes && items && items->kind == SL_YSEQ && i < items->n; i++)
-		t->yes = autoscaler(items->v[i]);
-	return t->yes || autoscaler(doc->root);
-}
-
-/* This runs for every key of every manifest: most differ at the first byte. */
-static bool is(const char *s, const char *t)
-{
-	return s && *s == *t && !strcmp(s, t);
-}
-
-/* A container's probe, or the handler (httpGet, tcpSocket, grpc) of one: only a handler's port is
- * read (a named port must be declared), not the probe's timings, command, path or headers. */
-static bool probe(const char *in)
-{
-	switch (in ? *in : 0) { /* asked of every key and mapping filtered: one byte tells most */
-	case 'r':
-		return !strcmp(in, "readinessProbe");
-	case 'l':
-		return !strcmp(in, "livenessProbe");
-	case 's':
-		return !strcmp(in, "startupProbe");
-	default:
-		return false;
-	}
-}
-
-static bool handler(const char *in)
-{
-	switch (in ? *in : 0) {
-	case 'h':
-		return !strcmp(in, "httpGet");
-	case 't':
-		return !strcmp(in, "tcpSocket");
-	case 'g':
-		return !strcmp(in, "grpc");
-	default:
-		return false;
-	}
-}
-
-/* Entries of a manifest neither the model nor a rule or a fix reads (sl_yfilter.unread): in a
- * container all but its name, resources, ports, restartPolicy and probes (env, mounts…); in a
- * probe all but its handler's port; in a volume all but its name and claim; preferred (not
- * required) affinity; an object's managedFields; in an object's status all but a Pod's phase and
- * a Node's allocatable, capacity and nodeInfo. A fix that inserts into a mapping reads the
- * indentation of its entries: none of these mappings is one a fix inserts into. */
-static bool unread_entry(const char *key, const char *in, const char *in_in)
-{
-	bool object = !in_in || is(in_in, "[]"); /* in is a key of a document, or of a List's item */
-	if (is(in, "[]") &&
-	    (is(in_in, "containers") || is(in_in, "initContainers") || is(in_in, "ephemeralContainers")))
-		return !is(key, "name") && !is(key, "resources") && !is(key, "ports") && !is(key, "restartPolicy") &&
-		       !is(key, "readinessProbe") && !is(key, "livenessProbe") && !is(key, "startupProbe");
-	if (is(in, "[]") && is(in_in, "volumes"))
-		return !is(key, "name") && !is(key, "persistentVolumeClaim");
-	if (is(in_in, "[]") && probe(in))
-		return !handler(key);
-	if (probe(in_in) && handler(in))
-		return !is(key, "port");
-	if (is(in, "nodeAffinity") || is(in, "podAffinity") || is(in, "podAntiAffinity"))
-		return is(key, "preferredDuringSchedulingIgnoredDuringExecution");
-	if (is(in, "metadata") && object)
-		return is(key, "managedFields");
-	if (is(in, "status") && object)
-		return !is(key, "phase") && !is(key, "startTime") && !is(key, "allocatable") && !is(key, "capacity") &&
-		       !is(key, "nodeInfo") && !is(key, "disruptionsAllowed");
-	return false;
-}
-
-/* Whether unread_entry may leave out some key of a mapping that is the value of in: the mappings
- * it names, and no other. Asked as every mapping of every manifest opens: the first byte of in
- * tells nearly all of them no. */
-static bool unread_in(void *ctx, const char *in, const char *in_in)
-{
-	(void)ctx;
-	bool item = is(in_in, "[]");
-	switch (in ? *in : 0) {
-	case '[':
-		return !strcmp(in, "[]") && (is(in_in, "containers") || is(in_in, "initContainers") ||
-					     is(in_in, "ephemeralContainers") || is(in_in, "volumes"));
-	case 'n':
-		return !strcmp(in, "nodeAffinity");
-	case 'p':
-		return !strcmp(in, "podAffinity") || !strcmp(in, "podAntiAffinity");
-	case 'm':
-		return (!in_in || item) && !strcmp(in, "metadata");
-	case 's':
-		if ((!in_in || item) && !strcmp(in, "status"))
-			return true;
-		break;
-	default:
-		break;
-	}
-	/* probe and handler tell the rest by their first byte as well */
-	return (item && probe(in)) || (probe(in_in) && handler(in));
-}
-
-/* The same, unless another reader looks the key up (a policy's field names it). */
-static bool unread_value(void *ctx, const char *key, const char *in, const char *in_in)
-{
-	const struct tree_need *t = ctx;
-	return unread_entry(key, in, in_in) && !(t->readers->key && t->readers->key(t->readers->ctx, key));
-}
-
 /* Files smaller than this keep their bytes when the report quotes them (sl_tree_readers.quoted). */
 #define SL_QUOTED_KEEP 1024
 
@@ -435,6 +286,7 @@ struct parse_job {
 	struct sl_source *src; /* the source parsed: in->src, or the cache's when taken */
 	bool release;          /* nothing reads its bytes whole after the load: they go (source.h) */
 	bool quoted;           /* a small file the report may quote: they go with their hash */
+	bool done;             /* parsed and loaded: part may be merged (parse_queue) */
 };
 
 struct parse_queue {
@@ -444,6 +296,13 @@ struct parse_queue {
 	const struct sl_tree_readers *readers; /* for every job */
 	size_t n;
 	atomic_size_t next;
+	/* Each job's part goes into m as soon as every job before it is done, by whichever thread
+	 * finishes the last of them (under lock): a part is a whole model, mostly empty, and a run
+	 * of thousands of files would otherwise hold one per file until the last is parsed, the
+	 * peak of the run. Merged in source order all the same. */
+	struct sl_model *m;
+	pthread_mutex_t lock;
+	size_t merged;
 };
 
 /* A parsing thread, with the arena its trees go to. */
@@ -478,7 +337,7 @@ static bool parse_source(struct parse_job *j, struct sl_yarena *arena)
 	sl_source_index(src);
 	if (src->failed || src->skipped)
 		return false;
-	struct tree_need need = {j->readers, false, false, false, false, SL_BRACES_INIT};
+	struct sl_tree_need need = {j->readers, false, false, false, false, SL_BRACES_INIT};
 	if (j->readers && j->in->role == SL_ROLE_MANIFESTS) {
 		/* Every value is built where a tree is read whole (a suppression comment may be in any
 		 * of it) or "{{" is in the text (telling a Go template's from text in a string needs
@@ -489,7 +348,7 @@ static bool parse_source(struct parse_job *j, struct sl_yarena *arena)
 		/* The bytes of a document not kept are forgotten as it ends, unless "{{" are still to
 		 * be looked for in them (after the last document, by sl_manifest_screen). */
 		bool forget = !whole && !j->readers->all_bytes && !src->shared;
-		struct sl_yfilter f = {tree_needed, &need, whole ? NULL : unread_value, forget, unread_in};
+		struct sl_yfilter f = {sl_tree_needed, &need, whole ? NULL : sl_unread_value, forget, sl_unread_in};
 		j->rc = sl_yaml_parse_some(src, j->ys, &j->errs, &f);
 		/* What reads the bytes after the load (a fix's edits, a snippet) reads few sources,
 		 * and reads them again; standard input cannot be. A small file the report quotes goes
@@ -515,38 +374,61 @@ static bool parse_source(struct parse_job *j, struct sl_yarena *arena)
 	return !skip;
 }
 
+static void merge_model(struct sl_model *m, struct sl_model *part);
+
+/* Job i: its source read, parsed and loaded into a part of its own. */
+static void run_job(struct parse_thread *t, size_t i)
+{
+	struct parse_queue *q = t->q;
+	struct parse_job *j = &q->jobs[i];
+	j->in = &q->loads[i];
+	j->readers = q->readers;
+	j->ys = &q->streams[i];
+	memset(j->ys, 0, sizeof *j->ys);
+	j->ys->shared = t->arena;
+	j->src = j->in->src;
+	if (sl_source_read(j->src, &j->errs) < 0)
+		j->rc = -1;
+	if (j->cached && sl_parse_cache_matches(j->cached, j->src))
+		take_cached(j);
+	else if (!parse_source(j, t->arena))
+		return;
+	if (j->src->skipped)
+		return;
+	struct sl_read c = {j->src, &j->errs, 0};
+	if (j->ys->n)
+		j->part = sl_xcalloc(1, sizeof *j->part);
+	for (size_t d = 0; d < j->ys->n; d++) {
+		if (load_object(j->part, &c, j->ys->docs[d].root, j->in->role, 0) < 0)
+			j->rc = -1;
+		load_hpas(j->part, j->src, j->ys->docs[d].root);
+	}
+	if (j->release && j->quoted)
+		sl_source_release_summed(j->src);
+	else if (j->release)
+		sl_source_release(j->src);
+}
+
+/* Job i is done: it and the done jobs after it go into the model, while no job before them is
+ * still running. */
+static void job_done(struct parse_queue *q, size_t i)
+{
+	pthread_mutex_lock(&q->lock);
+	q->jobs[i].done = true;
+	for (; q->merged < q->n && q->jobs[q->merged].done; q->merged++) {
+		merge_model(q->m, q->jobs[q->merged].part);
+		q->jobs[q->merged].part = NULL;
+	}
+	pthread_mutex_unlock(&q->lock);
+}
+
 static void *parse_worker(void *arg)
 {
 	struct parse_thread *t = arg;
 	struct parse_queue *q = t->q;
 	for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;) {
-		struct parse_job *j = &q->jobs[i];
-		j->in = &q->loads[i];
-		j->readers = q->readers;
-		j->ys = &q->streams[i];
-		memset(j->ys, 0, sizeof *j->ys);
-		j->ys->shared = t->arena;
-		j->src = j->in->src;
-		if (sl_source_read(j->src, &j->errs) < 0)
-			j->rc = -1;
-		if (j->cached && sl_parse_cache_matches(j->cached, j->src))
-			take_cached(j);
-		else if (!parse_source(j, t->arena))
-			continue;
-		if (j->src->skipped)
-			continue;
-		struct sl_read c = {j->src, &j->errs, 0};
-		if (j->ys->n)
-			j->part = sl_xcalloc(1, sizeof *j->part);
-		for (size_t d = 0; d < j->ys->n; d++) {
-			if (load_object(j->part, &c, j->ys->docs[d].root, j->in->role, 0) < 0)
-				j->rc = -1;
-			load_hpas(j->part, j->src, j->ys->docs[d].root);
-		}
-		if (j->release && j->quoted)
-			sl_source_release_summed(j->src);
-		else if (j->release)
-			sl_source_release(j->src);
+		run_job(t, i);
+		job_done(q, i);
 	}
 	return NULL;
 }
@@ -638,8 +520,8 @@ int sl_model_load_many(struct sl_model *m, struct sl_load *v, size_t n, const st
 	claim_cached(jobs, v, n, readers);
 	/* Parsing and loading are most of the time on large inputs and each source is read alone:
 	 * a second thread takes the next source while the first is busy, each into a model of its
-	 * own, merged here in source order so that the result does not depend on the timing. */
-	struct parse_queue q = {jobs, v, m->streams + m->nstreams, readers, n, 0};
+	 * own, merged in source order (job_done) so that the result does not depend on the timing. */
+	struct parse_queue q = {jobs, v, m->streams + m->nstreams, readers, n, 0, m, PTHREAD_MUTEX_INITIALIZER, 0};
 	m->nstreams += n;
 	struct parse_thread th[2];
 	sl_grow(&m->arenas, &m->caparenas, m->narenas + 2, sizeof *m->arenas);
@@ -661,8 +543,8 @@ int sl_model_load_many(struct sl_model *m, struct sl_load *v, size_t n, const st
 		sl_findings_move(errs, &jobs[i].errs); /* none for a source that failed before */
 		if (jobs[i].rc < 0)
 			rc = -1;
-		merge_model(m, jobs[i].part);
 	}
+	pthread_mutex_destroy(&q.lock);
 	free(jobs);
 	return rc;
 }
