@@ -185,8 +185,9 @@ node scripts/action-report.js "$tmp/nothing.sarif" >"$tmp/err" 2>&1
 [ $? = 2 ] && grep -q 'cannot read' "$tmp/err" && ok || bad "action-report.js: a missing report" "$tmp/err"
 
 # The build: a cached binary that runs is taken without building; a miss builds with make and
-# keeps the binary for the cache; a cached binary that does not run is built again. make is a
-# stand-in that records its arguments and writes a script.
+# keeps the binary for the cache; a cached binary that does not run even with the runtime
+# libraries installed is built again. make, apt-get and sudo are stand-ins that record their
+# arguments (make writes a script).
 mkdir -p "$tmp/fake"
 cat >"$tmp/fake/make" <<'SH'
 #!/bin/sh
@@ -195,7 +196,9 @@ printf '#!/bin/sh\necho built\n' >"$FAKE/action/schedlint"
 chmod +x "$FAKE/action/schedlint"
 SH
 printf '#!/bin/sh\nexit 0\n' >"$tmp/fake/pkg-config"
-chmod +x "$tmp/fake/make" "$tmp/fake/pkg-config"
+printf '#!/bin/sh\necho apt-get "$@" >>"$FAKE/apt"\n' >"$tmp/fake/apt-get"
+printf '#!/bin/sh\nexec "$@"\n' >"$tmp/fake/sudo"
+chmod +x "$tmp/fake/make" "$tmp/fake/pkg-config" "$tmp/fake/apt-get" "$tmp/fake/sudo"
 build_step() { # cache-hit, the cached binary's text (none when empty)
 	b=$tmp/b
 	rm -rf "$b"
@@ -211,13 +214,18 @@ build_step() { # cache-hit, the cached binary's text (none when empty)
 build_step true '#!/bin/sh'
 [ ! -f "$tmp/b/made" ] && grep -q -x 'built=cached' "$tmp/b/outputs" &&
 	cmp -s "$tmp/b/cache/schedlint" "$tmp/b/action/schedlint" && ok || bad "action: a cache hit builds nothing" "$tmp/b/log"
+build_step true '#!/bin/sh
+[ -f "$FAKE/apt" ]' # runs once the runtime libraries are installed
+[ ! -f "$tmp/b/made" ] && grep -q -x 'built=cached' "$tmp/b/outputs" && grep -q libcjson1 "$tmp/b/apt" && ok ||
+	bad "action: a cache hit that needs the runtime libraries installs them and builds nothing" "$tmp/b/log"
 build_step '' ''
 grep -q -x "make -C $tmp/b/action -j$(nproc) schedlint" "$tmp/b/made" && grep -q -x 'built=fresh' "$tmp/b/outputs" &&
 	grep -q built "$tmp/b/cache/schedlint" && ok || bad "action: a miss builds with make -j\$(nproc) and keeps the binary" "$tmp/b/log"
 build_step true '#!/bin/sh
 exit 127'
-[ -f "$tmp/b/made" ] && grep -q -x 'built=fresh' "$tmp/b/outputs" && ok ||
-	bad "action: a cached binary that does not run is built again" "$tmp/b/log"
+[ -f "$tmp/b/made" ] && grep -q -x 'built=fresh' "$tmp/b/outputs" &&
+	grep -q -x 'apt-get install -y -qq --no-install-recommends libyaml-0-2 libpcre2-8-0 libcjson1' "$tmp/b/apt" && ok ||
+	bad "action: a cached binary that does not run, with the runtime libraries installed, is built again" "$tmp/b/log"
 grep -q -F "if: steps.build.outputs.built == 'fresh'" action.yml && grep -q -F 'uses: actions/cache/restore@v4' action.yml &&
 	grep -q -F 'uses: actions/cache/save@v4' action.yml && ok || bad "action.yml: the cache restored, and saved after a build"
 # The key: the same for the same sources, another when one of them changes.
