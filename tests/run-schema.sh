@@ -47,12 +47,16 @@ reader() { # file
 # Configs written here, one a line: what it shows|the YAML (with \n, as printf %b writes it). Each must be taken
 # by both, or refused by both.
 mkdir -p "$tmp/valid" "$tmp/invalid"
-i=0
-while IFS='|' read -r why text; do
-	i=$((i + 1))
-	printf "%b" "$text" >"$tmp/valid/$i.yaml"
-	echo "$why" >"$tmp/valid/$i.why"
-done <<'EOF'
+table() { # directory: each line of stdin into N.yaml and N.why there; prints how many
+	j=0
+	while IFS='|' read -r why text; do
+		j=$((j + 1))
+		printf '%b' "$text" >"$1/$j.yaml"
+		echo "$why" >"$1/$j.why"
+	done
+	echo $j
+}
+n_valid=$(table "$tmp/valid" <<'EOF'
 an empty file|
 an empty mapping|{}\n
 rules: a level per built-in rule, off included|rules:\n  rollout-deadlock: off\n  unschedulable: warning\n
@@ -70,13 +74,8 @@ nodes and pods: strings or lists|nodes: inventory/nodes.yaml\npods: [a.yaml, b.y
 nodePools: labels with numbers, max as a string, fromNode alone|nodePools:\n  - name: gpu\n    template:\n      labels: {node-group: gpu, generation: 5}\n      taints: [{key: gpu, effect: NoSchedule}]\n      allocatable: {cpu: 8, memory: 60Gi, nvidia.com/gpu: "1"}\n    max: "4"\n  - name: batch\n    template: {fromNode: batch-1}\n
 targets: every key|targets:\n  - name: prod\n    paths: '^clusters/prod/'\n    nodes: [prod.yaml]\n    pods: prod-pods.yaml\n    kubernetesVersion: "1.31"\n    featureGates: {GenericWorkload: true}\n    nodePools: [{name: p, template: {labels: {a: b}}, max: 2}]\n
 EOF
-n_valid=$i
-i=0
-while IFS='|' read -r why text; do
-	i=$((i + 1))
-	printf "%b" "$text" >"$tmp/invalid/$i.yaml"
-	echo "$why" >"$tmp/invalid/$i.why"
-done <<'EOF'
+)
+n_invalid=$(table "$tmp/invalid" <<'EOF'
 the config: a list, not a mapping|- rules\n
 the config: two documents|rules: {}\n---\nexclude: []\n
 the config: an unknown key|exlude: ['^a/']\n
@@ -128,7 +127,7 @@ targets: the reserved name default|targets:\n  - name: default\n    paths: '^pro
 targets: an unknown key|targets:\n  - name: prod\n    paths: '^prod/'\n    inventory: prod.yaml\n
 targets: a kubernetesVersion that is not a release|targets:\n  - name: prod\n    paths: '^prod/'\n    kubernetesVersion: latest\n
 EOF
-n_invalid=$i
+)
 
 # What the reader rejects and no schema can: the configs (fixtures or here) and why.
 beyond='fixtures/config/error-bad-pattern/.schedlint.yaml|a PCRE2 pattern that does not compile (JSON Schema has no PCRE2)'
