@@ -98,6 +98,8 @@ run cli sh tests/run-cli.sh build/asan/schedlint "$out/sarif"
 run fix sh tests/run-fix.sh build/asan/schedlint
 run output sh tests/run-output.sh build/asan/schedlint build/asan/lspclient "$out/sarif"
 run docs sh tests/run-docs.sh build/asan/schedlint
+# The JSON Schema of .schedlint.yaml against the config reader (node; ajv and yaml from npm).
+run schema sh tests/run-schema.sh build/asan/schedlint
 run patterns sh tests/run-patterns.sh build/asan/schedlint ./schedlint
 run fuzz-regressions sh tests/run-fuzz-regressions.sh build/asan
 if [ -e .git ] && command -v git >/dev/null 2>&1; then

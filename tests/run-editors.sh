@@ -8,7 +8,9 @@
 #   VS Code  the problem matcher of docs/editors/vscode/tasks.json, its regexp run by node the
 #          way VS Code runs it, severity mapped as VS Code maps it (skipped without node);
 #   Emacs  docs/editors/emacs/schedlint.el in compilation-mode, alone in
-#          compilation-error-regexp-alist (skipped without emacs).
+#          compilation-error-regexp-alist (skipped without emacs); and the language server in
+#          Eglot, set up by docs/editors/emacs/schedlint-eglot.el (tests/lsp-emacs.el: skipped
+#          without emacs, or without Eglot and yaml-mode, which Emacs 28 takes from packages).
 # Usage: run-editors.sh SCHEDLINT    Last line: editors: N passed, M failed, S skipped
 set -u
 [ $# -eq 1 ] && [ -x "$1" ] || { echo "usage: $0 SCHEDLINT" >&2; exit 2; }
@@ -134,6 +136,102 @@ if command -v emacs >/dev/null 2>&1; then
 else
 	skip "emacs: compilation-mode on $n cases" "no emacs" $n
 fi
+
+# Eglot (tests/lsp-emacs.el): docs/editors/emacs/schedlint-eglot.el loaded in `emacs --batch -Q`
+# with the packages installed for the system (Emacs 28: Debian's elpa-eglot and elpa-yaml-mode)
+# activated, the seed's manifest opened in a repository whose .schedlint.yaml names its nodes,
+# Eglot started against `schedlint lsp`: the rollout-deadlock must reach Flymake. Twice: with
+# yaml-mode, and as on a machine without it (the snippet's own mode, not fundamental-mode).
+emacs_eglot() { # name, NO_YAML_MODE, the major mode expected
+	ws=$tmp/eglot-ws
+	rm -rf "$ws" "$tmp"/eglot-asan.*
+	mkdir -p "$ws" "$tmp/eglot-bin" "$tmp/eglot-home"
+	cp "$root/fixtures/rollout-deadlock/seed-gpu-tracker/manifest.yaml" \
+		"$root/fixtures/rollout-deadlock/seed-gpu-tracker/nodes.yaml" "$ws/"
+	printf 'nodes: [nodes.yaml]\n' >"$ws/.schedlint.yaml"
+	git -C "$ws" init -q 2>/dev/null || mkdir "$ws/.git" # Emacs's project: the VCS root
+	ln -sf "$bin" "$tmp/eglot-bin/schedlint"
+	(cd "$ws" && PATH=$tmp/eglot-bin:$PATH HOME=$tmp/eglot-home NO_YAML_MODE=$2 WS=$ws \
+		SNIPPET=$editors/emacs/schedlint-eglot.el ASAN_OPTIONS="${ASAN_OPTIONS:-}:log_path=$tmp/eglot-asan" \
+		limited 60 emacs --batch -Q -l "$root/tests/lsp-emacs.el") >"$tmp/eglot" 2>&1
+	cat "$tmp"/eglot-asan.* >>"$tmp/eglot" 2>/dev/null
+	grep -q "^emacs: emacs .*, major mode $3\$" "$tmp/eglot" && ok || bad "emacs ($1): the manifest is not in $3" "$tmp/eglot"
+	grep -q '^emacs: 1 diagnostics$' "$tmp/eglot" &&
+		grep -q '^emacs: 11:1-11:5 eglot-error schedlint \[rollout-deadlock\]: rollout of Deployment vision/vision-object-tracker can never finish' \
+			"$tmp/eglot" && ok || bad "emacs ($1): Flymake did not get the rollout-deadlock at manifest.yaml:11:1" "$tmp/eglot"
+	grep -q '^emacs: server stopped: t$' "$tmp/eglot" && ok || bad "emacs ($1): the server did not stop" "$tmp/eglot"
+	grep -q -e Sanitizer -e 'runtime error' "$tmp/eglot" && bad "emacs ($1): a sanitizer report" "$tmp/eglot" || ok
+}
+if ! command -v emacs >/dev/null 2>&1; then
+	skip "emacs: Eglot against schedlint lsp, with and without yaml-mode" "no emacs" 8
+elif ! PROBE=1 emacs --batch -Q -l "$root/tests/lsp-emacs.el" >"$tmp/eglot" 2>&1 </dev/null; then
+	skip "emacs: Eglot against schedlint lsp, with and without yaml-mode" \
+		"$(sed -n 's/^emacs: //p' "$tmp/eglot" | head -n 1) (Emacs 28: Debian's elpa-eglot and elpa-yaml-mode)" 8
+else
+	emacs_eglot yaml-mode '' yaml-mode
+	emacs_eglot "no YAML mode" 1 schedlint-yaml-mode
+fi
+# The VS Code extension (editors/vscode/): extension.js with stand-ins for VS Code and its client
+# library (tests/vscode-extension.js), its options given to the real server; then the package,
+# built with @vscode/vsce from package-lock.json in build/vscode (installed again only when the
+# lock changes), when npm is there and its registry answers.
+ext=$root/editors/vscode
+if command -v node >/dev/null 2>&1; then
+	node "$root/tests/vscode-extension.js" "$ext" "$bin" "$root/fixtures/rollout-deadlock/seed-gpu-tracker" \
+		>"$tmp/vsx" 2>&1
+	for want in 'activation events onLanguage:yaml onLanguage:json workspaceContains:.schedlint.yaml workspaceContains:.schedlint.yml' \
+		'defaults: schedlint lsp; languages yaml json; initializationOptions {}; started true' \
+		'defaults: the server answers with capabilities; exit status 0' \
+		"inventory: $bin lsp; languages yaml json; initializationOptions {\"nodes\":[\"nodes.yaml\"]}; started true" \
+		'inventory: the server answers with capabilities; exit status 0' \
+		'nodes 5: the server answers an error' \
+		'settings changed: old stopped true, new started true with {"nodes":["cluster/nodes.yaml"]}' \
+		'settings read but not declared in package.json: none' \
+		'settings declared but never read: none'; do
+		grep -q -F -x "vscode: $want" "$tmp/vsx" && ok || bad "vscode extension: not '$want'" "$tmp/vsx"
+	done
+else
+	skip "vscode extension: extension.js against the server" "no node" 9
+fi
+vsx_build() {
+	b=$root/build/vscode
+	if ! cmp -s "$ext/package-lock.json" "$b/package-lock.json" || [ ! -d "$b/node_modules" ]; then
+		rm -rf "$b"
+		mkdir -p "$b"
+		cp "$ext/package.json" "$ext/package-lock.json" "$b/"
+		echo "progress: editors: npm ci for the VS Code extension under build/vscode"
+		(cd "$b" && npm ci --no-audit --no-fund --loglevel=error) >"$tmp/npm.log" 2>&1 || return 1
+	fi
+	cp "$ext/package.json" "$ext/extension.js" "$ext/README.md" "$ext/.vscodeignore" "$b/"
+	rm -f "$b"/*.vsix
+	(cd "$b" && ./node_modules/.bin/vsce package --skip-license --out schedlint.vsix) >"$tmp/npm.log" 2>&1
+}
+if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
+	skip "vscode extension: the package built with @vscode/vsce" "no npm" 2
+elif ! npm ping >/dev/null 2>&1 && [ ! -d "$root/build/vscode/node_modules" ]; then
+	skip "vscode extension: the package built with @vscode/vsce" "the npm registry does not answer" 2
+elif vsx_build; then
+	ok
+	# a .vsix is a zip: its entries, read with node's zlib-free reader of the central directory
+	node -e '
+	const b = require("fs").readFileSync(process.argv[1]);
+	let e = b.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+	let n = b.readUInt16LE(e + 10), off = b.readUInt32LE(e + 16);
+	for (let i = 0; i < n; i++) {
+		const len = b.readUInt16LE(off + 28), extra = b.readUInt16LE(off + 30), com = b.readUInt16LE(off + 32);
+		console.log(b.slice(off + 46, off + 46 + len).toString());
+		off += 46 + len + extra + com;
+	}' "$root/build/vscode/schedlint.vsix" >"$tmp/vsix" 2>&1
+	for f in extension/extension.js extension/package.json extension/README.md \
+		extension/node_modules/vscode-languageclient/node.js; do
+		grep -q -x -F "$f" "$tmp/vsix" || echo "missing $f" >>"$tmp/vsix-missing"
+	done
+	[ ! -s "$tmp/vsix-missing" ] && ok || bad "vscode extension: the package lacks files" "$tmp/vsix-missing"
+else
+	bad "vscode extension: the package does not build" "$tmp/npm.log"
+	bad "vscode extension: the package's files (not built)"
+fi
+
 # docs/editors/README.md's Emacs entry (under Compiler-style output: the language server's Eglot
 # setup comes first, tests/run-lsp.sh checks that one) is schedlint.el's, line for line
 awk '/^## Compiler-style output/ { c = 1 } c && /^```elisp/ { b = 1; next } b && /^```/ { exit } b && NF' \

@@ -177,9 +177,9 @@ else
 fi
 if command -v emacs >/dev/null 2>&1; then
 	emacs -Q --batch --eval "(progn (defvar eglot-server-programs nil) (load \"$editors/emacs/schedlint-eglot.el\")
-		(provide 'eglot) (princ (format \"%S\" (assoc '(yaml-mode yaml-ts-mode) eglot-server-programs))))" \
+		(provide 'eglot) (princ (format \"%S\" (assoc '(yaml-mode yaml-ts-mode schedlint-yaml-mode) eglot-server-programs))))" \
 		>"$tmp/eglot" 2>&1
-	grep -q -F '((yaml-mode yaml-ts-mode) "schedlint" "lsp")' "$tmp/eglot" && ok ||
+	grep -q -F '((yaml-mode yaml-ts-mode schedlint-yaml-mode) "schedlint" "lsp")' "$tmp/eglot" && ok ||
 		bad "emacs: schedlint-eglot.el does not register the server" "$tmp/eglot"
 else
 	skip "emacs: schedlint-eglot.el registers the server" "no emacs"
