@@ -50,6 +50,20 @@ build/docdir: FORCE
 	@mkdir -p build
 	@echo '$(DOCDIR)' | cmp -s - $@ || echo '$(DOCDIR)' >$@
 
+# The version is the VERSION file's (a release bumps it, docs/releasing.md); a build from a git
+# checkout adds `git describe` for --version alone (a tarball has no .git, and reports never show
+# it, so no golden depends on the commit). Only version.o carries them, rebuilt when they change.
+VERSION  := $(shell cat VERSION)
+DESCRIBE := $(shell test -e .git && git describe --tags --always --dirty 2>/dev/null)
+VERSIONOBJ := build/rel/linter/report/version.o build/asan/linter/report/version.o \
+	build/fuzz/obj/linter/report/version.o
+$(VERSIONOBJ): DEFS = -DSL_VERSION_STR='"$(VERSION)"' \
+	$(if $(filter-out v$(VERSION),$(DESCRIBE)),-DSL_VERSION_LONG='"$(DESCRIBE)"')
+$(VERSIONOBJ): build/version
+build/version: FORCE
+	@mkdir -p build
+	@echo '$(VERSION) $(DESCRIBE)' | cmp -s - $@ || echo '$(VERSION) $(DESCRIBE)' >$@
+
 schedlint: $(OBJ)
 	$(CC) $(CFLAGS) -o $@ $(OBJ) $(PKG_LIBS)
 
@@ -119,7 +133,7 @@ FUZZERS      := manifests nodes pods pipeline config quantity lsp
 
 build/fuzz/obj/%.o: %.c $(HDR) tests/fuzz/fuzz.h
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(PKG_CFLAGS) -c -o $@ $<
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(DEFS) $(PKG_CFLAGS) -c -o $@ $<
 
 build/fuzz/fuzz-manifests: tests/fuzz/fuzz_model.c $(FUZZOBJ)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(PKG_CFLAGS) -o $@ $< $(FUZZOBJ) $(PKG_LIBS)
