@@ -3,6 +3,8 @@
 #   make check      the whole suite, under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make demo       the seed's GPU rollout deadlock, proven
 #   make install PREFIX=/usr/local DESTDIR=   the binary, the man page and the rule docs
+#   make dist       build/schedlint-<VERSION>.tar.gz, the source that builds on its own
+#   make deb        the Debian package (debian/), built from that tarball, copied into build/
 # `make check` and `make demo` install missing build dependencies first (tests/deps.sh); a plain
 # `make` says which are missing, and how to get them, before it compiles anything.
 
@@ -34,7 +36,7 @@ ASANOBJ  := $(SRC:%.c=build/asan/%.o)
 ASANLIB  := $(LIBSRC:%.c=build/asan/%.o)
 HDR      := $(wildcard linter/*.h linter/*/*.h rules/*.h)
 
-.PHONY: all check check-run check-valgrind demo install uninstall clean deps depcheck format bench fuzz fuzz-build FORCE
+.PHONY: all check check-run check-valgrind demo install uninstall dist deb clean deps depcheck format bench fuzz fuzz-build FORCE
 all: schedlint
 
 # Before anything compiles: missing libraries are named, with the packages that bring them.
@@ -50,17 +52,32 @@ build/docdir: FORCE
 	@mkdir -p build
 	@echo '$(DOCDIR)' | cmp -s - $@ || echo '$(DOCDIR)' >$@
 
+# The version is the VERSION file's (a release bumps it, docs/releasing.md); a build from a git
+# checkout adds `git describe` for --version alone (a tarball has no .git, and reports never show
+# it, so no golden depends on the commit). Only version.o carries them, rebuilt when they change.
+VERSION  := $(shell cat VERSION)
+DESCRIBE := $(shell test -e .git && git describe --tags --always --dirty 2>/dev/null)
+VERSIONOBJ := build/rel/linter/report/version.o build/asan/linter/report/version.o \
+	build/fuzz/obj/linter/report/version.o
+$(VERSIONOBJ): DEFS = -DSL_VERSION_STR='"$(VERSION)"' \
+	$(if $(filter-out v$(VERSION),$(DESCRIBE)),-DSL_VERSION_LONG='"$(DESCRIBE)"')
+$(VERSIONOBJ): build/version
+build/version: FORCE
+	@mkdir -p build
+	@echo '$(VERSION) $(DESCRIBE)' | cmp -s - $@ || echo '$(VERSION) $(DESCRIBE)' >$@
+
+# CPPFLAGS and LDFLAGS are the packager's (Debian's hardening: _FORTIFY_SOURCE, relro, now).
 schedlint: $(OBJ)
-	$(CC) $(CFLAGS) -o $@ $(OBJ) $(PKG_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJ) $(PKG_LIBS)
 
 # Objects are rebuilt when CFLAGS change (link-time optimisation or not must not be mixed).
 build/cflags: FORCE
 	@mkdir -p build
-	@echo '$(CC) $(CFLAGS)' | cmp -s - $@ || echo '$(CC) $(CFLAGS)' >$@
+	@echo '$(CC) $(CPPFLAGS) $(CFLAGS)' | cmp -s - $@ || echo '$(CC) $(CPPFLAGS) $(CFLAGS)' >$@
 
 build/rel/%.o: %.c $(HDR) build/cflags
 	@mkdir -p $(dir $@)
-	$(CC) $(STD) $(CFLAGS) $(DEFS) $(PKG_CFLAGS) -c -o $@ $<
+	$(CC) $(STD) $(CPPFLAGS) $(CFLAGS) $(DEFS) $(PKG_CFLAGS) -c -o $@ $<
 
 build/asan/%.o: %.c $(HDR)
 	@mkdir -p $(dir $@)
@@ -119,7 +136,7 @@ FUZZERS      := manifests nodes pods pipeline config quantity lsp
 
 build/fuzz/obj/%.o: %.c $(HDR) tests/fuzz/fuzz.h
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(PKG_CFLAGS) -c -o $@ $<
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(DEFS) $(PKG_CFLAGS) -c -o $@ $<
 
 build/fuzz/fuzz-manifests: tests/fuzz/fuzz_model.c $(FUZZOBJ)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(PKG_CFLAGS) -o $@ $< $(FUZZOBJ) $(PKG_LIBS)
@@ -171,6 +188,41 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/schedlint $(DESTDIR)$(PREFIX)/share/man/man1/schedlint.1
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/rules/,$(notdir $(RULEDOCS)))
 	-rmdir $(DESTDIR)$(DOCDIR)/rules $(DESTDIR)$(DOCDIR) 2>/dev/null
+
+# The source of one version, named by it, that builds on its own (tests/run-build.sh builds it):
+# from a git checkout, what HEAD holds (git archive: uncommitted changes are not in it, and it says
+# so); from a tree without .git (an unpacked tarball), the tree less what a build writes.
+DISTNAME := schedlint-$(VERSION)
+dist:
+	@rm -rf build/dist build/$(DISTNAME).tar.gz
+	@mkdir -p build/dist/$(DISTNAME)
+	@if test -e .git; then \
+		test -z "$$(git status --porcelain --untracked-files=no)" || \
+			echo "make dist: uncommitted changes are not in the tarball (it is HEAD's)" >&2; \
+		git archive --format=tar --prefix=$(DISTNAME)/ -o build/dist/head.tar HEAD && \
+			tar -xf build/dist/head.tar -C build/dist && rm build/dist/head.tar; \
+	else \
+		tar -cf - --exclude=./build --exclude=./schedlint --exclude='*.schedlint-*' \
+			--exclude=./debian/.debhelper --exclude=./debian/schedlint --exclude=./debian/files \
+			--exclude='./debian/*.substvars' --exclude=./debian/debhelper-build-stamp \
+			--exclude='./debian/*.debhelper.log' --exclude=./debian/smoke.out . | \
+			tar -xf - -C build/dist/$(DISTNAME); \
+	fi
+	tar -czf build/$(DISTNAME).tar.gz -C build/dist --sort=name --owner=0 --group=0 --numeric-owner $(DISTNAME)
+	@rm -rf build/dist
+
+# The Debian package (debian/), built from the tarball in a directory of its own, so that the
+# package's build (its flags, its `make clean`) leaves this tree's build alone. dpkg-buildpackage
+# writes the .deb, .buildinfo and .changes beside the source directory, in build/deb/; the .deb
+# is copied to build/.
+deb: dist
+	@test "$$(dpkg-parsechangelog -S Version)" = '$(VERSION)' || \
+		{ echo "make deb: debian/changelog's version is not VERSION's ($(VERSION)): docs/releasing.md" >&2; exit 1; }
+	rm -rf build/deb
+	mkdir -p build/deb
+	tar -xzf build/$(DISTNAME).tar.gz -C build/deb
+	cd build/deb/$(DISTNAME) && dpkg-buildpackage -us -uc -b
+	cp build/deb/schedlint_$(VERSION)_*.deb build/
 
 format:
 	clang-format -i $(SRC) $(HDR) tests/*.c

@@ -346,7 +346,7 @@ static int take_option(int c, struct options *o, int *done)
 		if (c == 'h')
 			usage(out);
 		else
-			fprintf(out, "schedlint %s\n", SL_VERSION);
+			fprintf(out, "schedlint %s\n", sl_version_full);
 		*done = 1 + sl_capture_write(&cap, NULL, 1, c == 'h' ? "the help" : "the version");
 		return 0;
 	}

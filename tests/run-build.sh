@@ -3,7 +3,8 @@
 # `make` without the libraries names the packages to install instead of failing in the
 # compiler; `make install` puts the binary, the man page and every rule's page under PREFIX,
 # and --help names that directory; another PREFIX rebuilds what names it; `make uninstall`
-# leaves nothing behind. Usage: run-build.sh    Last line: build: N passed, M failed
+# leaves nothing behind; `make dist` makes a tarball that builds on its own. Usage: run-build.sh
+# Last line: build: N passed, M failed
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/tests/lib.sh"
@@ -49,4 +50,25 @@ mk uninstall PREFIX=/usr DESTDIR="$dest"
 find "$dest" -type f >"$tmp/left"
 [ -s "$tmp/left" ] && bad "make uninstall left files" "$tmp/left" || ok
 [ -d "$dest/usr/share/doc/schedlint" ] && bad "make uninstall left the docs directory" || ok
+
+# make dist in the copy (no .git: the tree less what a build writes), and the tarball built on its
+# own in another directory: its --version is VERSION's alone (no git describe), and the Debian
+# changelog is at the same version (make deb refuses otherwise).
+echo "progress: build: make dist, and make in the unpacked tarball"
+ver=$(cat "$root/VERSION")
+mk dist || bad "make dist" "$tmp/log"
+tarball=$src/build/schedlint-$ver.tar.gz
+[ -f "$tarball" ] && ok || bad "make dist: no build/schedlint-$ver.tar.gz" "$tmp/log"
+mkdir -p "$tmp/unpacked"
+tar -xzf "$tarball" -C "$tmp/unpacked" 2>"$tmp/log" || bad "the tarball unpacks" "$tmp/log"
+[ "$(ls "$tmp/unpacked")" = "schedlint-$ver" ] && ok || bad "the tarball's one directory is schedlint-$ver"
+for f in build schedlint; do
+	[ -e "$tmp/unpacked/schedlint-$ver/$f" ] && bad "the tarball holds $f, a build output" || ok
+done
+make --no-print-directory -C "$tmp/unpacked/schedlint-$ver" -j2 CFLAGS=-O0 >"$tmp/log" 2>&1 ||
+	bad "make in the unpacked tarball" "$tmp/log"
+"$tmp/unpacked/schedlint-$ver/schedlint" --version >"$tmp/version" 2>&1
+[ "$(cat "$tmp/version")" = "schedlint $ver" ] && ok || bad "the tarball's build: --version is not 'schedlint $ver'" "$tmp/version"
+head -n 1 "$root/debian/changelog" | grep -q -F "schedlint ($ver) " && ok ||
+	bad "debian/changelog's first entry is not version $ver (VERSION)"
 finish build

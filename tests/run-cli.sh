@@ -70,6 +70,30 @@ has "lsp with an argument" "$tmp/err" "lsp takes no arguments but --stdio"
 expect "lsp, the input ends at once" 1 "$bin" lsp --stdio </dev/null
 expect "--version" 0 "$bin" --version
 has "--version" "$tmp/out" "schedlint "
+# The VERSION file is the version wherever one is said (docs/releasing.md): --version (a build from
+# a git checkout adds `git describe` in parentheses), the man page's title line, SARIF's driver and
+# the rules' pages at the release's tag. A semantic version, as SARIF's semanticVersion must be.
+ver=$(cat ../VERSION)
+if printf '%s\n' "$ver" | grep -E -q -x '[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?'; then
+	pass=$((pass + 1))
+else
+	echo "FAIL VERSION: '$ver' is not a semantic version (X.Y.Z)"
+	fail=$((fail + 1))
+fi
+if head -n 1 "$tmp/out" | grep -E -q -x "schedlint $(printf '%s' "$ver" | sed 's/\./\\./g')( \(git [^ ]+\))?"; then
+	pass=$((pass + 1))
+else
+	echo "FAIL --version: not 'schedlint $ver' or 'schedlint $ver (git DESCRIBE)'"
+	sed 's/^/  | /' "$tmp/out"
+	fail=$((fail + 1))
+fi
+has "the man page's version" ../docs/schedlint.1 ".TH SCHEDLINT 1 \"\" \"schedlint $ver\" \"User Commands\""
+expect "SARIF of the seed" 1 "$bin" -f sarif --nodes $seed/nodes.yaml $seed/manifest.yaml
+tab=$(printf '\t') # cJSON's pretty print puts a tab after the colon
+has "SARIF's tool version" "$tmp/out" "\"version\":$tab\"$ver\""
+has "SARIF's semanticVersion" "$tmp/out" "\"semanticVersion\":$tab\"$ver\""
+has "SARIF's helpUri at the release's tag" "$tmp/out" \
+	"\"helpUri\":$tab\"https://github.com/schedlint/schedlint/blob/v$ver/docs/rules/rollout-deadlock.md\""
 expect "--list-rules" 0 "$bin" --list-rules
 has "--list-rules" "$tmp/out" "rollout-deadlock"
 has "--list-rules" "$tmp/out" "unschedulable"

@@ -14,7 +14,14 @@
 
 #include "../base/diag.h"
 
-#define SL_VERSION "0.1.0"
+/* The release (the VERSION file): what --version, the reports and the language server say, and the
+ * tag v<version> the rules' pages are linked at. SL_VERSION names it wherever it is printed. */
+extern const char sl_version[];
+#define SL_VERSION sl_version
+/* The version and, when built from a git checkout other than the release's tag, `git describe
+ * --tags --always --dirty` in parentheses: only --version shows it, so that no report depends on
+ * the commit it was built from. */
+extern const char sl_version_full[];
 #define SL_HOME "https://github.com/schedlint/schedlint"
 /* What an emitter gathers before it hands it to the stream (output.h streams the report), so
  * that a report of tens of megabytes is never held whole. */
@@ -29,7 +36,8 @@ struct sl_source;
 /* What every format with one message per finding shows (SARIF, the language server): the message
  * and the proof, "message.\n- note\n- note". */
 void sl_finding_text(struct sl_buf *b, const struct sl_finding *f);
-/* The page of a built-in rule, docs/rules/<id>.md, on the project's site; NULL for a policy of
+/* The page of a built-in rule, docs/rules/<id>.md, on the project's site at the release's tag
+ * (v<version>); NULL for a policy of
  * the config, which has no page. Caller frees. */
 char *sl_rule_help_uri(const struct sl_rule *r);
 /* A JSON document printed to out, then a newline, through sl_esc_json: UTF-8 whatever bytes a file

@@ -26,7 +26,9 @@ char *sl_rule_help_uri(const struct sl_rule *r)
 	/* A policy may share a built-in rule's id only in name: the registry's own record says. */
 	if (sl_rule_find(r->id) != r)
 		return NULL;
-	return sl_xasprintf("%s/blob/main/docs/rules/%s.md", SL_HOME, r->id);
+	/* The page as it was at the release that reports it (its tag, docs/releasing.md), not as
+	 * main has it today: a rule's page may change, or the rule go, after the release. */
+	return sl_xasprintf("%s/blob/v%s/docs/rules/%s.md", SL_HOME, SL_VERSION, r->id);
 }
 
 void sl_emit_cjson(FILE *out, const cJSON *root)
