@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "dirs.h"
+#include "kustomize.h"
 #include "origin.h"
 #include "source.h"
 
@@ -55,6 +56,8 @@ struct sl_sources {
 	 * record_origin, the directories its files are read in: each looked at once, not per file. */
 	struct sl_dirs dirs;
 	struct sl_origin_dirs origin_dirs;
+	/* The kustomizations found, and how they are rendered (kustomize.h). */
+	struct sl_kustomizations kz;
 };
 
 /* Which paths not to read (the config's exclude): skip(ctx, path, is_dir) returns 1 to leave the
@@ -64,6 +67,11 @@ struct sl_input_filter {
 	void *ctx;
 };
 
+/* Append s (owned by the list from now on), numbered in order. */
+void sl_input_push(struct sl_sources *ss, struct sl_source *s);
+/* A file read now, as a source that is not a manifest (skipped), for findings to point into: the
+ * files a rendered kustomization was made of. NULL when it cannot be read (nothing reported). */
+struct sl_source *sl_input_read_aux(struct sl_sources *ss, const char *path);
 /* Standard input, read under name ("-" when the user gave none). */
 int sl_input_add_stdin(struct sl_sources *ss, const char *name, struct sl_findings *errs);
 /* Read path ("-" for stdin; a directory recurses into *.yaml, *.yml, *.json) into sources,
