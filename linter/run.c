@@ -457,7 +457,7 @@ static int cmp_explained(const void *a, const void *b)
 }
 
 /* The sources from first on, each to the target its path falls in (a rendered kustomization's:
- * its directory's). */
+ * its kustomization file's). */
 static void add_manifests(struct sl_run *r, struct target *ts, size_t first)
 {
 	struct sl_config *c = r->cfg;
@@ -465,7 +465,7 @@ static void add_manifests(struct sl_run *r, struct target *ts, size_t first)
 		int t = -1;
 		if (c->ntargets && !r->ss.v[s]->failed) {
 			const struct sl_kz_rendered *kr = sl_kz_rendered_of(&r->ss.kz, r->ss.v[s]);
-			char *rel = sl_config_relpath(c, kr ? r->ss.kz.v[kr->k].shown : r->ss.v[s]->path);
+			char *rel = sl_config_relpath(c, kr ? kr->file : r->ss.v[s]->path);
 			t = sl_config_target_of(c, rel, &r->fs);
 			free(rel);
 		}
@@ -509,7 +509,7 @@ static struct target *load(struct sl_run *r, const char *const *nodes, size_t nn
 	free(known);
 	/* The kustomizations found, rendered once every path is in: one may use another. */
 	size_t first = r->ss.n;
-	sl_kz_render(&r->ss, &r->fs);
+	sl_input_render(&r->ss, &r->fs);
 	add_manifests(r, ts, first);
 	for (size_t i = 0; i < c->ntargets; i++)
 		if (ts[i + 1].nmanifests)

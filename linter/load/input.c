@@ -533,6 +533,14 @@ int sl_source_read(struct sl_source *s, struct sl_findings *errs)
 	return err ? source_fail(s, errs, what, err) : 0;
 }
 
+void sl_input_render(struct sl_sources *ss, struct sl_findings *errs)
+{
+	sl_kz_render(&ss->kz, &ss->dirs, ss->v, ss->n, errs);
+	for (size_t i = 0; i < ss->kz.nfresh; i++)
+		sl_input_push(ss, ss->kz.fresh[i]);
+	ss->kz.nfresh = 0;
+}
+
 struct sl_source *sl_input_read_aux(struct sl_sources *ss, const char *path)
 {
 	struct sl_source *s = source_adopt(path, NULL, 0, 0);

@@ -69,6 +69,8 @@ struct sl_input_filter {
 
 /* Append s (owned by the list from now on), numbered in order. */
 void sl_input_push(struct sl_sources *ss, struct sl_source *s);
+/* The kustomizations found so far rendered, or noted, into sources appended to ss (kustomize.h). */
+void sl_input_render(struct sl_sources *ss, struct sl_findings *errs);
 /* A file read now, as a source that is not a manifest (skipped), for findings to point into: the
  * files a rendered kustomization was made of. NULL when it cannot be read (nothing reported). */
 struct sl_source *sl_input_read_aux(struct sl_sources *ss, const char *path);

@@ -213,10 +213,33 @@ static bool shallow_same(const struct sl_ynode *a, const struct sl_ynode *b)
 	return true;
 }
 
+/* Whether a and b are the same tree (keys in any order). */
+static bool deep_same(const struct sl_ynode *a, const struct sl_ynode *b)
+{
+	if (!a || !b || a->kind != b->kind)
+		return false;
+	if (a->kind == SL_YSCALAR)
+		return !strcmp(a->str, b->str);
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < b->n; i++) {
+		if (b->kind == SL_YSEQ) {
+			if (!deep_same(a->v[i], b->v[i]))
+				return false;
+			continue;
+		}
+		const struct sl_ynode *k = b->v[2 * i];
+		if (!sl_yscalar(k) || !deep_same(sl_ymap_get(a, k->str), b->v[2 * i + 1]))
+			return false;
+	}
+	return true;
+}
+
 /* Where the field was found, and how well. */
 enum how { NOWHERE, OBJECT, FIELD_CHANGED, EXACT };
 struct place {
 	enum how how;
+	bool fixable; /* the rendered node is written whole at `at`: an edit replacing it may go there */
 	struct sl_span at;
 	const char *file; /* the file's path, as shown */
 };
@@ -297,18 +320,33 @@ static void locate(struct kmap *km, const struct sl_kz_rendered *r, const struct
 	const struct sl_ynode *bkey, *bnode = obase ? walk(obase, fd, &bkey) : NULL;
 	const struct sl_ynode *want = fd->node;
 	bool scalar = want && want->kind == SL_YSCALAR;
-	/* A block the base wrote as it was rendered is the base's, however deep a patch changed it. */
-	if (bnode && shallow_same(bnode, want)) {
-		place_at(p, EXACT, base, fd->key ? bkey : bnode);
-		return;
-	}
 	struct kfile *pf[32];
 	size_t npf = patch_files(km, r, root, pf, 32);
-	for (size_t i = 0; i < npf; i++) {
+	/* A value: the last patch that writes it as rendered, else the base if it does. */
+	for (size_t i = 0; scalar && i < npf; i++) {
 		const struct sl_ynode *pobj = object_in(pf[i], kind, name);
 		const struct sl_ynode *pkey, *pnode = pobj ? walk(pobj, fd, &pkey) : NULL;
-		if (pnode && (!scalar || shallow_same(pnode, want))) {
+		if (pnode && shallow_same(pnode, want)) {
+			place_at(p, EXACT, pf[i], fd->key ? pkey : pnode);
+			p->fixable = !fd->key;
+			return;
+		}
+	}
+	/* A block the base wrote as it was rendered (on its own level) is the base's, even when a
+	 * patch changed something deeper; a fix may replace it only when nothing did. */
+	if (bnode && shallow_same(bnode, want)) {
+		place_at(p, EXACT, base, fd->key ? bkey : bnode);
+		p->fixable = !fd->key && deep_same(bnode, want);
+		return;
+	}
+	/* A block a patch changed: the last patch that writes it. A fix replacing it there would
+	 * be merged with what the base holds, so only one the base does not have is replaced. */
+	for (size_t i = 0; !scalar && i < npf; i++) {
+		const struct sl_ynode *pobj = object_in(pf[i], kind, name);
+		const struct sl_ynode *pkey, *pnode = pobj ? walk(pobj, fd, &pkey) : NULL;
+		if (pnode) {
 			place_at(p, EXACT, pf[i], fd->key && pkey ? pkey : pnode);
+			p->fixable = !fd->key && !bnode && obase && deep_same(pnode, want);
 			return;
 		}
 	}
@@ -343,6 +381,8 @@ static void map_span(struct kmap *km, const struct sl_span *at, struct place *p)
 		struct field fd = {.root = root};
 		if (find_field(root, at->off, at->end, &fd))
 			locate(km, r, &fd, p);
+		/* An edit of part of a node, or around it, is not the node's. */
+		p->fixable &= fd.node && fd.node->at.off == at->off && fd.node->at.end == at->end;
 		break;
 	}
 	if (p->how != NOWHERE)
@@ -373,7 +413,7 @@ static bool map_fix(struct kmap *km, struct sl_fix *fx)
 			return false;
 		struct place p;
 		map_span(km, &ed->at, &p);
-		if (p.how != EXACT || p.at.end - p.at.off == 0)
+		if (p.how != EXACT || !p.fixable || p.at.end == p.at.off)
 			return false;
 		ed->at = p.at;
 	}
@@ -432,7 +472,8 @@ static void map_finding(struct kmap *km, struct sl_finding *f)
 			sl_fix_free(&f->fixes[j]);
 	}
 	if (kept < f->nfixes)
-		sl_note(f, "no fix is offered: it would edit what kustomize rendered, not a line of its files");
+		sl_note(f, "%s: it would edit what kustomize rendered, not a value written whole in one of its files",
+			kept ? "a fix is left out" : "no fix is offered");
 	f->nfixes = kept;
 }
 

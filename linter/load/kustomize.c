@@ -14,7 +14,8 @@
 #include <unistd.h>
 
 #include "../base/diag.h"
-#include "input.h"
+#include "dirs.h"
+#include "source.h"
 #include "limits.h"
 #include "path.h"
 #include "yamldoc.h"
@@ -202,14 +203,20 @@ static char *shown_file(const struct sl_kustomization *k)
 }
 
 /* An empty source named k's kustomization file, with a note or an error at its 1:1. */
-static void at_kustomization(struct sl_sources *ss, const struct sl_kustomization *k, struct sl_findings *errs,
+static void fresh(struct sl_kustomizations *kz, struct sl_source *s)
+{
+	sl_grow(&kz->fresh, &kz->capfresh, kz->nfresh + 1, sizeof *kz->fresh);
+	kz->fresh[kz->nfresh++] = s;
+}
+
+static void at_kustomization(struct sl_kustomizations *kz, const struct sl_kustomization *k, struct sl_findings *errs,
 			     bool error, const char *msg)
 {
 	char *file = shown_file(k);
 	struct sl_source *s = sl_source_from_memory(file, "", 0);
 	free(file);
 	s->skipped = true;
-	sl_input_push(ss, s);
+	fresh(kz, s);
 	struct sl_span at;
 	sl_source_span(s, 0, 0, &at);
 	if (error)
@@ -348,9 +355,8 @@ static char *relative_to(const char *from, const char *path)
 /* Render k in a directory of its own, through a kustomization that uses k's directory as its one
  * resource and asks for the annotations: the user's files are never written. Returns the
  * rendered source, or NULL after its error. */
-static struct sl_source *render_one(struct sl_sources *ss, size_t ki, struct sl_findings *errs)
+static struct sl_source *render_one(struct sl_kustomizations *kz, size_t ki, struct sl_findings *errs)
 {
-	struct sl_kustomizations *kz = &ss->kz;
 	const struct sl_kustomization *k = &kz->v[ki];
 	const char *tmp = getenv("TMPDIR");
 	char *dir = sl_xasprintf("%s/schedlint-kustomize-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -391,15 +397,15 @@ static struct sl_source *render_one(struct sl_sources *ss, size_t ki, struct sl_
 	char *name = sl_xasprintf("%s (rendered by kustomize)", k->shown);
 	s = sl_source_from_memory(name, sl_buf_str(&out), out.len);
 	free(name);
-	sl_input_push(ss, s);
+	fresh(kz, s);
 	sl_grow(&kz->rendered, &kz->caprendered, kz->nrendered + 1, sizeof *kz->rendered);
-	kz->rendered[kz->nrendered++] = (struct sl_kz_rendered){s, ki, sl_xstrdup(real)};
+	kz->rendered[kz->nrendered++] = (struct sl_kz_rendered){s, ki, sl_xstrdup(real), shown_file(k)};
 done:
 	if (file)
 		unlink(file);
 	rmdir(real ? real : dir); /* nothing when mkdtemp failed */
 	if (msg)
-		at_kustomization(ss, k, errs, true, msg);
+		at_kustomization(kz, k, errs, true, msg);
 	free(msg);
 	free(file);
 	free(real);
@@ -411,24 +417,24 @@ done:
 
 /* The sources a rendered kustomization reads (its resources and patches, and theirs through the
  * kustomizations found that it uses) are not manifests of their own. */
-static void consume(struct sl_sources *ss, const struct sl_strpool *files)
+static void consume(struct sl_dirs *dirs, struct sl_source *const *v, size_t n, const struct sl_strpool *files)
 {
 	if (!files->n)
 		return;
-	for (size_t i = 0; i < ss->n; i++) {
-		struct sl_source *s = ss->v[i];
+	for (size_t i = 0; i < n; i++) {
+		struct sl_source *s = v[i];
 		if (s->role || s->from_stdin || s->skipped)
 			continue;
-		char *abs = sl_dirs_absolute(&ss->dirs, s->path);
+		char *abs = sl_dirs_absolute(dirs, s->path);
 		if (sl_strmap_get(&files->map, abs) != (size_t)-1)
 			s->skipped = true;
 		free(abs);
 	}
 }
 
-void sl_kz_render(struct sl_sources *ss, struct sl_findings *errs)
+void sl_kz_render(struct sl_kustomizations *kz, struct sl_dirs *dirs, struct sl_source *const *v, size_t n,
+		  struct sl_findings *errs)
 {
-	struct sl_kustomizations *kz = &ss->kz;
 	struct sl_strpool used = {0};
 	for (size_t i = 0; i < kz->n; i++)
 		for (size_t u = 0; u < kz->v[i].nuses; u++)
@@ -443,14 +449,14 @@ void sl_kz_render(struct sl_sources *ss, struct sl_findings *errs)
 			sl_intern_id(&files, k->patches[u]);
 	}
 	sl_strpool_free(&used);
-	consume(ss, &files);
+	consume(dirs, v, n, &files);
 	sl_strpool_free(&files);
 	for (size_t i = 0; i < kz->n; i++) {
 		const struct sl_kustomization *k = &kz->v[i];
 		if (k->used)
 			continue;
 		if (kz->argv) {
-			render_one(ss, i, errs);
+			render_one(kz, i, errs);
 			continue;
 		}
 		char *msg = sl_xasprintf(
@@ -458,7 +464,7 @@ void sl_kz_render(struct sl_sources *ss, struct sl_findings *errs)
 		    "are not read; install kustomize (or kubectl), or check what it renders: kubectl kustomize %s | "
 		    "schedlint -",
 		    kz->off_why, k->shown);
-		at_kustomization(ss, k, errs, false, msg);
+		at_kustomization(kz, k, errs, false, msg);
 		free(msg);
 	}
 }
@@ -492,8 +498,11 @@ void sl_kz_free(struct sl_kustomizations *kz)
 	sl_strpool_free(&kz->patch_files);
 	sl_strpool_free(&kz->dirs);
 	free(kz->dir_k);
-	for (size_t i = 0; i < kz->nrendered; i++)
+	for (size_t i = 0; i < kz->nrendered; i++) {
 		free(kz->rendered[i].ran_in);
+		free(kz->rendered[i].file);
+	}
 	free(kz->rendered);
+	free(kz->fresh);
 	memset(kz, 0, sizeof *kz);
 }

@@ -14,6 +14,7 @@
 
 #include "../base/buf.h"
 
+struct sl_dirs;
 struct sl_findings;
 struct sl_source;
 struct sl_sources;
@@ -37,6 +38,7 @@ struct sl_kz_rendered {
 	const struct sl_source *src;
 	size_t k;
 	char *ran_in;
+	char *file; /* the kustomization file, as shown: what the config's targets match */
 };
 
 struct sl_kustomizations {
@@ -56,6 +58,10 @@ struct sl_kustomizations {
 	size_t capdir;
 	struct sl_kz_rendered *rendered;
 	size_t nrendered, caprendered;
+	/* Sources made since the sources list last took them (rendered, or a note's): input.c
+	 * appends them to the list, which owns them from then on. */
+	struct sl_source **fresh;
+	size_t nfresh, capfresh;
 };
 
 /* The three names kustomize looks for, in its order. */
@@ -73,9 +79,11 @@ const char *sl_kz_file_in(const char *abs);
  * arrays the caller frees. */
 void sl_kz_read_names(const char *abs, const char *file, char ***uses, size_t *nuses, char ***patches,
 		      size_t *npatches);
-/* Render the kustomizations found that none other uses (input.c pushes the new sources), mark
- * the manifests they read as skipped, and note those that cannot be rendered. */
-void sl_kz_render(struct sl_sources *ss, struct sl_findings *errs);
+/* Render the kustomizations found that none other uses (into kz->fresh), mark the manifests among
+ * v[0..n) they read as skipped (dirs makes their paths absolute), and note those that cannot be
+ * rendered. Through sl_input_render (input.h). */
+void sl_kz_render(struct sl_kustomizations *kz, struct sl_dirs *dirs, struct sl_source *const *v, size_t n,
+		  struct sl_findings *errs);
 /* Move every finding's locations on a rendered source to the file and line that wrote them
  * (kmap.c). fix: --fix, whose files are recorded where they are read. */
 void sl_kz_map_findings(struct sl_sources *ss, struct sl_findings *fs);
