@@ -326,6 +326,9 @@ static void check(struct sl_run *r, const struct target *t, const struct sl_mode
 			sl_suppress_source(sup, t->loads[i].src, &m->streams[i]);
 			sl_stream_objects(&m->streams[i], each_object, &op);
 		}
+		/* Findings on a rendered kustomization go to its files first: the config's ignore
+		 * entries match the path they are reported at. */
+		sl_kz_map_findings(&r->ss, &r->fs, from);
 		sl_suppress_apply(sup, &r->fs, from);
 		note_fixed_nodes(r, m, from);
 		note_unknown_flavors(r, m, from);
@@ -599,7 +602,7 @@ static void finish(struct sl_run *r, struct sl_suppress *sup, struct explained_l
 {
 	if (!r->explain)
 		sl_suppress_unused(sup, &r->fs);
-	sl_kz_map_findings(&r->ss, &r->fs); /* before the sources are read again for snippets */
+	sl_kz_map_findings(&r->ss, &r->fs, 0); /* the rest: input errors, unused suppressions */
 	lost_sources(r);
 	order_findings(r);
 	if (!r->explain)

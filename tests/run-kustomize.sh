@@ -81,6 +81,15 @@ run 1 "$bin" --color never --format sarif --nodes nodes.yaml tree
 has "SARIF: the patch" "$tmp/out" "\"fixtures/kustomize/tree/overlay-made/prod/rolling.yaml\""
 hasnt "SARIF: the rendered text" "$tmp/out" "rendered by kustomize"
 
+# The config's ignore entries match the file a finding is reported at.
+cat >"$tmp/cfg/ignore.yaml" <<'EOF'
+ignore:
+  - {rules: [rollout-deadlock], path: '^tree/overlay-made/prod/rolling\.yaml$', reason: drained by hand}
+EOF
+run 1 "$bin" --color never --config "$tmp/cfg/ignore.yaml" --nodes nodes.yaml tree
+hasnt "ignore: the patch's finding" "$tmp/out" "prod-trainer"
+has "ignore: the other" "$tmp/out" "vision/tracker"
+
 # A file of a kustomization given by name (pre-commit's way): its kustomization is rendered.
 run 1 "$bin" --color never --nodes nodes.yaml tree/overlay-made/prod/rolling.yaml
 has "a patch given by name" "$tmp/out" "tree/overlay-made/prod/rolling.yaml:7:3: error: rollout of Deployment default/prod-trainer"

@@ -50,6 +50,23 @@ struct field {
 	const struct sl_ynode *root; /* the rendered object */
 };
 
+/* The file at abs as a source of the run, read once. */
+static struct sl_source *aux_source(struct sl_sources *ss, const char *abs)
+{
+	struct sl_kustomizations *kz = &ss->kz;
+	size_t id = sl_strmap_get(&kz->aux_paths.map, abs);
+	if (id != (size_t)-1)
+		return kz->aux[id];
+	const char *cwd = sl_dirs_cwd(&ss->dirs);
+	char *rel = cwd ? sl_path_under(cwd, abs) : NULL;
+	struct sl_source *s = sl_input_read_aux(ss, rel ? rel : abs);
+	free(rel);
+	id = sl_intern_id(&kz->aux_paths, abs);
+	sl_grow(&kz->aux, &kz->capaux, kz->aux_paths.n, sizeof *kz->aux);
+	kz->aux[id] = s;
+	return s;
+}
+
 static struct kfile *file_at(struct kmap *km, const char *abs)
 {
 	for (size_t i = 0; i < km->n; i++)
@@ -59,10 +76,7 @@ static struct kfile *file_at(struct kmap *km, const char *abs)
 	struct kfile *f = &km->files[km->n++];
 	memset(f, 0, sizeof *f);
 	f->abs = sl_xstrdup(abs);
-	const char *cwd = sl_dirs_cwd(&km->ss->dirs);
-	char *rel = cwd ? sl_path_under(cwd, abs) : NULL;
-	f->src = sl_input_read_aux(km->ss, rel ? rel : abs);
-	free(rel);
+	f->src = aux_source(km->ss, abs);
 	if (f->src) {
 		struct sl_findings errs = {0};
 		sl_yaml_parse(f->src, &f->ys, &errs);
@@ -477,12 +491,12 @@ static void map_finding(struct kmap *km, struct sl_finding *f)
 	f->nfixes = kept;
 }
 
-void sl_kz_map_findings(struct sl_sources *ss, struct sl_findings *fs)
+void sl_kz_map_findings(struct sl_sources *ss, struct sl_findings *fs, size_t from)
 {
 	if (!ss->kz.nrendered)
 		return;
 	struct kmap km = {ss, NULL, 0, 0, sl_xcalloc(ss->kz.nrendered, sizeof *km.rendered)};
-	for (size_t i = 0; i < fs->n; i++)
+	for (size_t i = from; i < fs->n; i++)
 		map_finding(&km, &fs->v[i]);
 	for (size_t i = 0; i < km.n; i++) {
 		free(km.files[i].abs);

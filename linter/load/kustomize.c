@@ -25,6 +25,7 @@
 #define RENDER_TIMEOUT_MS 60000
 /* The lines of a failed render's standard error that its error quotes. */
 #define ERROR_LINES 3
+#define NO_RENDERER "neither kustomize nor kubectl is on PATH"
 
 const char *const sl_kustomization_names[3] = {"kustomization.yaml", "kustomization.yml", "Kustomization"};
 
@@ -99,7 +100,7 @@ void sl_kz_setup(struct sl_kustomizations *kz, const char *cmd, bool off, const 
 		add_arg(kz, sl_xstrdup("kustomize"));
 		return;
 	}
-	kz->off_why = "neither kustomize nor kubectl is on PATH";
+	kz->off_why = NO_RENDERER;
 }
 
 /* A path a kustomization names, relative to its directory dir, absolute and normalised; NULL for
@@ -459,11 +460,12 @@ void sl_kz_render(struct sl_kustomizations *kz, struct sl_dirs *dirs, struct sl_
 			render_one(kz, i, errs);
 			continue;
 		}
+		/* Without a renderer on PATH, installing one is the first way out. */
+		bool missing = !strcmp(kz->off_why, NO_RENDERER);
 		char *msg = sl_xasprintf(
-		    "a kustomization, not rendered (%s): its objects as deployed are not checked, and its patches "
-		    "are not read; install kustomize (or kubectl), or check what it renders: kubectl kustomize %s | "
-		    "schedlint -",
-		    kz->off_why, k->shown);
+		    "a kustomization, not rendered (%s): its objects as deployed are not checked, and "
+		    "its patches are not read; %scheck what it renders: kubectl kustomize %s | schedlint -",
+		    kz->off_why, missing ? "install kustomize (or kubectl), or " : "", k->shown);
 		at_kustomization(kz, k, errs, false, msg);
 		free(msg);
 	}
@@ -504,5 +506,7 @@ void sl_kz_free(struct sl_kustomizations *kz)
 	}
 	free(kz->rendered);
 	free(kz->fresh);
+	sl_strpool_free(&kz->aux_paths);
+	free(kz->aux);
 	memset(kz, 0, sizeof *kz);
 }

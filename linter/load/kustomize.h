@@ -62,6 +62,11 @@ struct sl_kustomizations {
 	 * appends them to the list, which owns them from then on. */
 	struct sl_source **fresh;
 	size_t nfresh, capfresh;
+	/* The files findings were moved to (kmap.c), by absolute path: each read once a run, so that
+	 * the fixes of every target edit one source per file. Borrowed from the sources list. */
+	struct sl_strpool aux_paths;
+	struct sl_source **aux; /* by position in aux_paths; NULL: could not be read */
+	size_t capaux;
 };
 
 /* The three names kustomize looks for, in its order. */
@@ -84,9 +89,9 @@ void sl_kz_read_names(const char *abs, const char *file, char ***uses, size_t *n
  * rendered. Through sl_input_render (input.h). */
 void sl_kz_render(struct sl_kustomizations *kz, struct sl_dirs *dirs, struct sl_source *const *v, size_t n,
 		  struct sl_findings *errs);
-/* Move every finding's locations on a rendered source to the file and line that wrote them
- * (kmap.c). fix: --fix, whose files are recorded where they are read. */
-void sl_kz_map_findings(struct sl_sources *ss, struct sl_findings *fs);
+/* Move the locations on a rendered source of findings from `from` on to the file and line that
+ * wrote them (kmap.c). The files are read as sources of ss, recorded for --fix. */
+void sl_kz_map_findings(struct sl_sources *ss, struct sl_findings *fs, size_t from);
 /* The rendered record of src, or NULL. */
 const struct sl_kz_rendered *sl_kz_rendered_of(const struct sl_kustomizations *kz, const struct sl_source *src);
 void sl_kz_free(struct sl_kustomizations *kz);
