@@ -3,7 +3,8 @@
  * sources live until the run ends because every finding points into them.
  *
  * The load stage (linter/load/): bytes and YAML — paths and directories read into sources
- * (input.c, source.c, origin.c, path.c, and dirs.c, which looks at each directory once), the
+ * (input.c, source.c, origin.c, path.c, and dirs.c, which looks at each directory once),
+ * kustomizations rendered and findings moved back to their files (kustomize.c, kmap.c), the
  * editor's buffers instead of the disk (overlay.c), which files are manifests (manifest.c), and libyaml into trees with
  * positions under limits (yamldoc.c, ybuild.c, ykeep.c, yarena.c, ylookup.c, ymerge.c, limits.c). May include: base/,
  * where the findings are (its input errors are findings without a rule). */

@@ -268,10 +268,11 @@ static int run(char *const *argv, struct sl_buf *out, struct sl_buf *err, size_t
 		dup2(po[1], STDOUT_FILENO);
 		dup2(pe[1], STDERR_FILENO);
 		execvp(argv[0], argv);
-		const char *m = "cannot run the renderer: ";
+		/* Only what is safe here: fixed texts, no strerror. */
+		const char *m = errno == ENOENT   ? "cannot run the renderer: No such file or directory"
+				: errno == EACCES ? "cannot run the renderer: Permission denied"
+						  : "cannot run the renderer";
 		(void)!write(STDERR_FILENO, m, strlen(m));
-		const char *e = strerror(errno);
-		(void)!write(STDERR_FILENO, e, strlen(e));
 		_exit(127);
 	}
 	close(po[1]);
@@ -353,6 +354,23 @@ static char *relative_to(const char *from, const char *path)
 	return sl_buf_detach(&b);
 }
 
+/* s as a YAML double-quoted string: a path may hold quotes, backslashes, even line breaks. */
+static char *yaml_quoted(const char *s)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	sl_buf_putc(&b, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			sl_buf_printf(&b, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			sl_buf_printf(&b, "\\x%02x", *p);
+		else
+			sl_buf_putc(&b, (char)*p);
+	}
+	sl_buf_putc(&b, '"');
+	return sl_buf_detach(&b);
+}
+
 /* Render k in a directory of its own, through a kustomization that uses k's directory as its one
  * resource and asks for the annotations: the user's files are never written. Returns the
  * rendered source, or NULL after its error. */
@@ -370,10 +388,12 @@ static struct sl_source *render_one(struct sl_kustomizations *kz, size_t ki, str
 	}
 	file = sl_xasprintf("%s/kustomization.yaml", real);
 	char *rel = relative_to(real, k->abs);
-	char *text = sl_xasprintf("# made by schedlint to render %s with origin annotations\n"
-				  "resources:\n- \"%s\"\n"
+	char *quoted = yaml_quoted(rel);
+	char *text = sl_xasprintf("# made by schedlint to render a kustomization with origin annotations\n"
+				  "resources:\n- %s\n"
 				  "buildMetadata: [originAnnotations, transformerAnnotations]\n",
-				  k->shown, rel);
+				  quoted);
+	free(quoted);
 	free(rel);
 	FILE *f = fopen(file, "wx");
 	bool wrote = f && fputs(text, f) >= 0;
