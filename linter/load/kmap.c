@@ -250,7 +250,7 @@ static bool deep_same(const struct sl_ynode *a, const struct sl_ynode *b)
 }
 
 /* Where the field was found, and how well. */
-enum how { NOWHERE, OBJECT, FIELD_CHANGED, EXACT };
+enum how { NOWHERE, GENERATED, OBJECT, FIELD_CHANGED, EXACT };
 struct place {
 	enum how how;
 	bool fixable; /* the rendered node is written whole at `at`: an edit replacing it may go there */
@@ -318,8 +318,21 @@ static void locate(struct kmap *km, const struct sl_kz_rendered *r, const struct
 	memset(p, 0, sizeof *p);
 	struct sl_source *osrc;
 	struct sl_ystream oys = {0};
-	const char *path = scalar_at(annotation(root, "config.kubernetes.io/origin", &osrc, &oys), "path");
+	const struct sl_ynode *origin = annotation(root, "config.kubernetes.io/origin", &osrc, &oys);
+	const char *path = scalar_at(origin, "path"), *in = scalar_at(origin, "configuredIn");
 	struct kfile *base = NULL;
+	if (!path && in) { /* made by a generator: its kustomization file is where it is written */
+		char *joined = sl_xasprintf("%s/%s", r->ran_in, in);
+		char *abs = sl_path_normalize(joined);
+		struct kfile *kf = file_at(km, abs);
+		free(abs);
+		free(joined);
+		if (kf->src) {
+			p->how = GENERATED;
+			sl_source_span(kf->src, 0, 0, &p->at);
+			p->file = kf->src->path;
+		}
+	}
 	if (path) {
 		char *joined = sl_xasprintf("%s/%s", r->ran_in, path);
 		char *abs = sl_path_normalize(joined);
@@ -450,6 +463,9 @@ static void map_finding(struct kmap *km, struct sl_finding *f)
 			sl_note(f,
 				"the field is not written in %s (kustomize added or moved it): reported at the "
 				"object it came from",
+				p.file);
+		else if (p.how == GENERATED)
+			sl_note(f, "the object is made by a generator of %s: reported at that kustomization file",
 				p.file);
 		else if (p.how == NOWHERE)
 			sl_note(f, "the object's origin could not be found among the kustomization's files: reported "
