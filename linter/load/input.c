@@ -242,7 +242,12 @@ static bool in_kustomization(struct sl_sources *ss, const char *path)
 {
 	struct sl_kustomizations *kz = &ss->kz;
 	const char *slash = strrchr(path, '/');
-	char *typed = slash ? sl_xasprintf("%.*s", (int)(slash == path ? 1 : slash - path), path) : sl_xstrdup(".");
+	/* Asked for every file given by name (thousands, from a few directories): no allocation. */
+	size_t dl = slash ? (size_t)(slash == path ? 1 : slash - path) : 1;
+	char room[256];
+	char *typed = dl < sizeof room ? room : sl_xmalloc(dl + 1);
+	memcpy(typed, slash ? path : ".", dl);
+	typed[dl] = 0;
 	size_t id = sl_strmap_get(&kz->dirs.map, typed);
 	if (id == (size_t)-1) {
 		id = sl_intern_id(&kz->dirs, typed);
@@ -252,7 +257,8 @@ static bool in_kustomization(struct sl_sources *ss, const char *path)
 		kz->dir_k[id] = kfile ? (long)sl_kz_found(kz, typed, abs, kfile) : -1;
 		free(abs);
 	}
-	free(typed);
+	if (typed != room)
+		free(typed);
 	if (kz->dir_k[id] < 0)
 		return false;
 	if (kz->argv)
