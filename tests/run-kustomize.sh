@@ -57,8 +57,14 @@ printf 'render:\n  kustomize: schedlint-no-such-renderer build\n' >"$tmp/cfg/non
 run 2 "$bin" --color never --config "$tmp/cfg/none.yaml" --nodes nodes.yaml tree/base-made
 has "render.kustomize: a command not there" "$tmp/err" "tree/base-made/prod/kustomization.yaml:1:1: error: kustomize build failed: cannot run the renderer: No such file or directory"
 
+# A renderer whose output passes --max-file-size is stopped: an error, the run goes on.
+printf 'render:\n  kustomize: yes\n' >"$tmp/cfg/yes.yaml"
+run 2 "$bin" --color never --config "$tmp/cfg/yes.yaml" --max-file-size 1M --nodes nodes.yaml transformed broken/plain.yaml
+has "output capped" "$tmp/err" "transformed/kustomization.yaml:1:1: error: kustomize build failed: its output is larger than --max-file-size"
+has "output capped: the other file" "$tmp/out" "broken/plain.yaml:5:1: error: rollout of Deployment default/plain"
+
 if ! command -v kustomize >/dev/null && ! command -v kubectl >/dev/null; then
-	skip "rendering" "neither kustomize nor kubectl is on PATH" 20
+	skip "rendering" "neither kustomize nor kubectl is on PATH" 30
 	finish kustomize
 	exit
 fi
@@ -95,6 +101,10 @@ run 1 "$bin" --color never --nodes nodes.yaml tree/overlay-made/prod/rolling.yam
 has "a patch given by name" "$tmp/out" "tree/overlay-made/prod/rolling.yaml:7:3: error: rollout of Deployment default/prod-trainer"
 # The base given alone is rendered alone: its Recreate strategy finishes.
 run 0 "$bin" --color never --nodes nodes.yaml tree/overlay-made/base
+
+# A value a transformer set (`replicas:` in the kustomization): at its entry.
+run 1 "$bin" --color never --nodes nodes.yaml transformed
+has "replicas: at the kustomization's entry" "$tmp/out" "transformed/kustomization.yaml:8:10: error: only 1 of the 3 replicas of Deployment default/web can run at once"
 
 # A failed render: an error at the kustomization, exit 2, the other file still checked.
 run 2 "$bin" --color never --nodes nodes.yaml broken

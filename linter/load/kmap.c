@@ -310,6 +310,43 @@ static size_t patch_files(struct kmap *km, const struct sl_kz_rendered *r, const
 	return n;
 }
 
+/* spec.replicas set by a kustomization's `replicas:` (kustomize's ReplicaCountTransformer): its
+ * entry's count, when it is the value rendered. */
+static bool replica_count(struct kmap *km, const struct sl_kz_rendered *r, const struct field *fd, const char *name,
+			  struct place *p)
+{
+	if (fd->n != 2 || !fd->steps[0].key || !fd->steps[1].key || strcmp(fd->steps[0].key, "spec") ||
+	    strcmp(fd->steps[1].key, "replicas") || !sl_yscalar(fd->node))
+		return false;
+	struct sl_source *src;
+	struct sl_ystream ys = {0};
+	const struct sl_ynode *list = annotation(fd->root, "alpha.config.kubernetes.io/transformations", &src, &ys);
+	bool found = false;
+	for (size_t i = sl_ycount(list); !found && i-- > 0 && list->kind == SL_YSEQ;) {
+		const char *in = scalar_at(list->v[i], "configuredIn");
+		if (!in || !sl_yis(sl_ypath(list->v[i], "configuredBy.kind"), "ReplicaCountTransformer"))
+			continue;
+		char *joined = sl_xasprintf("%s/%s", r->ran_in, in);
+		char *abs = sl_path_normalize(joined);
+		free(joined);
+		struct kfile *kf = file_at(km, abs);
+		free(abs);
+		const struct sl_ynode *entries = kf->ys.n ? sl_ymap_get(kf->ys.docs[0].root, "replicas") : NULL;
+		for (size_t e = 0; !found && e < sl_ycount(entries) && entries->kind == SL_YSEQ; e++) {
+			const struct sl_ynode *count = sl_ymap_get(entries->v[e], "count");
+			if (same_name(scalar_at(entries->v[e], "name"), name) && shallow_same(count, fd->node)) {
+				place_at(p, EXACT, kf, fd->key ? sl_ymap_key(entries->v[e], "count") : count);
+				p->fixable = !fd->key;
+				found = true;
+			}
+		}
+	}
+	sl_ystream_free(&ys);
+	if (src)
+		sl_source_free(src);
+	return found;
+}
+
 /* The place in the sources of what a rendered object holds at fd. */
 static void locate(struct kmap *km, const struct sl_kz_rendered *r, const struct field *fd, struct place *p)
 {
@@ -377,6 +414,8 @@ static void locate(struct kmap *km, const struct sl_kz_rendered *r, const struct
 			return;
 		}
 	}
+	if (replica_count(km, r, fd, name, p))
+		return;
 	if (bnode)
 		place_at(p, FIELD_CHANGED, base, fd->key ? bkey : bnode);
 	else if (obase)
