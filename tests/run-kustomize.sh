@@ -64,7 +64,7 @@ has "output capped" "$tmp/err" "transformed/kustomization.yaml:1:1: error: kusto
 has "output capped: the other file" "$tmp/out" "broken/plain.yaml:5:1: error: rollout of Deployment default/plain"
 
 if ! command -v kustomize >/dev/null && ! command -v kubectl >/dev/null; then
-	skip "rendering" "neither kustomize nor kubectl is on PATH" 30
+	skip "rendering" "neither kustomize nor kubectl is on PATH" 32
 	finish kustomize
 	exit
 fi
@@ -122,6 +122,15 @@ has "a value in a patch" "$tmp/out" "fix/prod/rolling.yaml:10:23: error: rollout
 has "--fix: the patch" "$tmp/fix/prod/rolling.yaml" "maxUnavailable: 1"
 (cd "$tmp" && run 0 "$bin" --color never --nodes nodes.yaml fix)
 has "--fix: the base untouched" "$tmp/fix/base/deploy.yaml" "type: Recreate"
+
+# Many patches of one object: each file is read once, and the mapping keeps its place in all.
+cp -R tree/overlay-made "$tmp/many"
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	printf 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: trainer\n  labels:\n    l%s: "x"\n' $i >"$tmp/many/prod/p$i.yaml"
+	echo "- path: p$i.yaml" >>"$tmp/many/prod/kustomization.yaml"
+done
+(cd "$tmp" && run 1 "$bin" --color never --nodes nodes.yaml many)
+has "many patches" "$tmp/out" "many/prod/rolling.yaml:7:3: error: rollout of Deployment default/prod-trainer"
 
 # The renderer the config names: kubectl's, when there.
 if command -v kubectl >/dev/null; then

@@ -30,7 +30,7 @@ struct kfile {
 
 struct kmap {
 	struct sl_sources *ss;
-	struct kfile *files;
+	struct kfile **files; /* each on its own: a pointer to one stays good as more are read */
 	size_t n, cap;
 	struct sl_ystream *rendered; /* by position in ss->kz.rendered */
 };
@@ -70,11 +70,11 @@ static struct sl_source *aux_source(struct sl_sources *ss, const char *abs)
 static struct kfile *file_at(struct kmap *km, const char *abs)
 {
 	for (size_t i = 0; i < km->n; i++)
-		if (!strcmp(km->files[i].abs, abs))
-			return &km->files[i];
+		if (!strcmp(km->files[i]->abs, abs))
+			return km->files[i];
 	sl_grow(&km->files, &km->cap, km->n + 1, sizeof *km->files);
-	struct kfile *f = &km->files[km->n++];
-	memset(f, 0, sizeof *f);
+	struct kfile *f = sl_xcalloc(1, sizeof *f);
+	km->files[km->n++] = f;
 	f->abs = sl_xstrdup(abs);
 	f->src = aux_source(km->ss, abs);
 	if (f->src) {
@@ -554,11 +554,12 @@ void sl_kz_map_findings(struct sl_sources *ss, struct sl_findings *fs, size_t fr
 	for (size_t i = from; i < fs->n; i++)
 		map_finding(&km, &fs->v[i]);
 	for (size_t i = 0; i < km.n; i++) {
-		free(km.files[i].abs);
-		sl_ystream_free(&km.files[i].ys);
-		for (size_t p = 0; p < km.files[i].npatches; p++)
-			free(km.files[i].patches[p]);
-		free(km.files[i].patches);
+		free(km.files[i]->abs);
+		sl_ystream_free(&km.files[i]->ys);
+		for (size_t p = 0; p < km.files[i]->npatches; p++)
+			free(km.files[i]->patches[p]);
+		free(km.files[i]->patches);
+		free(km.files[i]);
 	}
 	free(km.files);
 	for (size_t i = 0; i < ss->kz.nrendered; i++)
