@@ -289,6 +289,12 @@ static void note_unknown_flavors(struct sl_run *r, const struct sl_model *m, siz
 		      cq->obj.name);
 }
 
+/* The suppression comments of a file a rendered kustomization's findings were moved to. */
+static void suppress_file(void *ctx, const struct sl_source *src, const struct sl_ystream *ys)
+{
+	sl_suppress_source(ctx, src, ys);
+}
+
 /* Stage check: every workload through the rules (or --explain), the manifests' objects through
  * the policies, the suppressions applied; the findings then carry the target's name, and no longer
  * the model, which goes next. */
@@ -327,8 +333,8 @@ static void check(struct sl_run *r, const struct target *t, const struct sl_mode
 			sl_stream_objects(&m->streams[i], each_object, &op);
 		}
 		/* Findings on a rendered kustomization go to its files first: the config's ignore
-		 * entries match the path they are reported at. */
-		sl_kz_map_findings(&r->ss, &r->fs, from);
+		 * entries match the path they are reported at, and those files' comments count. */
+		sl_kz_map_findings(&r->ss, &r->fs, from, suppress_file, sup);
 		sl_suppress_apply(sup, &r->fs, from);
 		note_fixed_nodes(r, m, from);
 		note_unknown_flavors(r, m, from);
@@ -602,7 +608,7 @@ static void finish(struct sl_run *r, struct sl_suppress *sup, struct explained_l
 {
 	if (!r->explain)
 		sl_suppress_unused(sup, &r->fs);
-	sl_kz_map_findings(&r->ss, &r->fs, 0); /* the rest: input errors, unused suppressions */
+	sl_kz_map_findings(&r->ss, &r->fs, 0, NULL, NULL); /* the rest: input errors, unused suppressions */
 	lost_sources(r);
 	order_findings(r);
 	if (!r->explain)

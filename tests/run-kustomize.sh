@@ -64,7 +64,7 @@ has "output capped" "$tmp/err" "transformed/kustomization.yaml:1:1: error: kusto
 has "output capped: the other file" "$tmp/out" "broken/plain.yaml:5:1: error: rollout of Deployment default/plain"
 
 if ! command -v kustomize >/dev/null && ! command -v kubectl >/dev/null; then
-	skip "rendering" "neither kustomize nor kubectl is on PATH" 32
+	skip "rendering" "neither kustomize nor kubectl is on PATH" 35
 	finish kustomize
 	exit
 fi
@@ -95,6 +95,16 @@ EOF
 run 1 "$bin" --color never --config "$tmp/cfg/ignore.yaml" --nodes nodes.yaml tree
 hasnt "ignore: the patch's finding" "$tmp/out" "prod-trainer"
 has "ignore: the other" "$tmp/out" "vision/tracker"
+
+# A suppression comment in the patch, at the line the finding is moved to; one in the base that
+# matches nothing is reported as unused.
+cp -R tree/overlay-made "$tmp/supp"
+sed -i 's/^  strategy:$/  strategy: # schedlint-ignore: rollout-deadlock drained by hand/' "$tmp/supp/prod/rolling.yaml"
+sed -i 's/^  replicas: 1$/  replicas: 1 # schedlint-ignore: insufficient-capacity not here/' "$tmp/supp/base/deploy.yaml"
+cp nodes.yaml "$tmp/nodes.yaml"
+(cd "$tmp" && run 0 "$bin" --color never --nodes nodes.yaml supp)
+hasnt "a comment in the patch" "$tmp/out" "error: rollout of Deployment"
+has "a comment in the base that matches nothing" "$tmp/out" "supp/base/deploy.yaml:6:15: note: schedlint-ignore of insufficient-capacity matched no finding [unused-suppression]"
 
 # A file of a kustomization given by name (pre-commit's way): its kustomization is rendered.
 run 1 "$bin" --color never --nodes nodes.yaml tree/overlay-made/prod/rolling.yaml

@@ -546,7 +546,9 @@ static void map_finding(struct kmap *km, struct sl_finding *f)
 	f->nfixes = kept;
 }
 
-void sl_kz_map_findings(struct sl_sources *ss, struct sl_findings *fs, size_t from)
+void sl_kz_map_findings(struct sl_sources *ss, struct sl_findings *fs, size_t from,
+			void (*each_file)(void *ctx, const struct sl_source *src, const struct sl_ystream *ys),
+			void *ctx)
 {
 	if (!ss->kz.nrendered)
 		return;
@@ -554,6 +556,8 @@ void sl_kz_map_findings(struct sl_sources *ss, struct sl_findings *fs, size_t fr
 	for (size_t i = from; i < fs->n; i++)
 		map_finding(&km, &fs->v[i]);
 	for (size_t i = 0; i < km.n; i++) {
+		if (each_file && km.files[i]->src)
+			each_file(ctx, km.files[i]->src, &km.files[i]->ys);
 		free(km.files[i]->abs);
 		sl_ystream_free(&km.files[i]->ys);
 		for (size_t p = 0; p < km.files[i]->npatches; p++)

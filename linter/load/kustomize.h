@@ -90,8 +90,12 @@ void sl_kz_read_names(const char *abs, const char *file, char ***uses, size_t *n
 void sl_kz_render(struct sl_kustomizations *kz, struct sl_dirs *dirs, struct sl_source *const *v, size_t n,
 		  struct sl_findings *errs);
 /* Move the locations on a rendered source of findings from `from` on to the file and line that
- * wrote them (kmap.c). The files are read as sources of ss, recorded for --fix. */
-void sl_kz_map_findings(struct sl_sources *ss, struct sl_findings *fs, size_t from);
+ * wrote them (kmap.c). The files are read as sources of ss, recorded for --fix; each file read is
+ * given, with its tree, to each_file when set (the suppression comments in it). */
+struct sl_ystream;
+void sl_kz_map_findings(struct sl_sources *ss, struct sl_findings *fs, size_t from,
+			void (*each_file)(void *ctx, const struct sl_source *src, const struct sl_ystream *ys),
+			void *ctx);
 /* The rendered record of src, or NULL. */
 const struct sl_kz_rendered *sl_kz_rendered_of(const struct sl_kustomizations *kz, const struct sl_source *src);
 void sl_kz_free(struct sl_kustomizations *kz);
