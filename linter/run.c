@@ -289,6 +289,12 @@ static void note_unknown_flavors(struct sl_run *r, const struct sl_model *m, siz
 		      cq->obj.name);
 }
 
+/* The suppression comments of a file a rendered kustomization's findings were moved to. */
+static void suppress_file(void *ctx, const struct sl_source *src, const struct sl_ystream *ys)
+{
+	sl_suppress_source(ctx, src, ys);
+}
+
 /* Stage check: every workload through the rules (or --explain), the manifests' objects through
  * the policies, the suppressions applied; the findings then carry the target's name, and no longer
  * the model, which goes next. */
@@ -326,6 +332,9 @@ static void check(struct sl_run *r, const struct target *t, const struct sl_mode
 			sl_suppress_source(sup, t->loads[i].src, &m->streams[i]);
 			sl_stream_objects(&m->streams[i], each_object, &op);
 		}
+		/* Findings on a rendered kustomization go to its files first: the config's ignore
+		 * entries match the path they are reported at, and those files' comments count. */
+		sl_kz_map_findings(&r->ss, &r->fs, from, suppress_file, sup);
 		sl_suppress_apply(sup, &r->fs, from);
 		note_fixed_nodes(r, m, from);
 		note_unknown_flavors(r, m, from);
@@ -456,6 +465,23 @@ static int cmp_explained(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
+/* The sources from first on, each to the target its path falls in (a rendered kustomization's:
+ * its kustomization file's). */
+static void add_manifests(struct sl_run *r, struct target *ts, size_t first)
+{
+	struct sl_config *c = r->cfg;
+	for (size_t s = first; s < r->ss.n; s++) {
+		int t = -1;
+		if (c->ntargets && !r->ss.v[s]->failed) {
+			const struct sl_kz_rendered *kr = sl_kz_rendered_of(&r->ss.kz, r->ss.v[s]);
+			char *rel = sl_config_relpath(c, kr ? kr->file : r->ss.v[s]->path);
+			t = sl_config_target_of(c, rel, &r->fs);
+			free(rel);
+		}
+		add_load(&ts[t + 1], r->ss.v[s], SL_ROLE_MANIFESTS);
+	}
+}
+
 /* Stage load: every input read (or left for a parsing thread to read) and given to its targets:
  * the default target's inventories first, so that their errors come first (the command line's,
  * or else the config's), then the manifests, each to the target its path falls in, then the
@@ -478,23 +504,22 @@ static struct target *load(struct sl_run *r, const char *const *nodes, size_t nn
 	/* Each path's stat asked ahead, several at a time; the paths are still added in order. */
 	struct sl_path_stat *known = sl_xcalloc(npaths + 1, sizeof *known);
 	sl_input_stat_many(paths, npaths, known);
+	/* The language server does not render: a change in an editor is not worth a kustomize build. */
+	sl_kz_setup(&r->ss.kz, c->kustomize, c->kustomize_off || r->overlay,
+		    r->overlay ? "the language server does not render" : "render.kustomize is off");
 	for (size_t i = 0; i < npaths; i++) {
 		size_t first = r->ss.n;
 		if (!strcmp(paths[i], "-")) /* piped in on purpose: not subject to exclude */
 			sl_input_add_stdin(&r->ss, r->stdin_name ? r->stdin_name : "-", &r->fs);
 		else
 			sl_input_add_stated(&r->ss, paths[i], &known[i], &r->fs, c->nexclude ? &filter : NULL);
-		for (size_t s = first; s < r->ss.n; s++) {
-			int t = -1;
-			if (c->ntargets && !r->ss.v[s]->failed) {
-				char *rel = sl_config_relpath(c, r->ss.v[s]->path);
-				t = sl_config_target_of(c, rel, &r->fs);
-				free(rel);
-			}
-			add_load(&ts[t + 1], r->ss.v[s], SL_ROLE_MANIFESTS);
-		}
+		add_manifests(r, ts, first);
 	}
 	free(known);
+	/* The kustomizations found, rendered once every path is in: one may use another. */
+	size_t first = r->ss.n;
+	sl_input_render(&r->ss, &r->fs);
+	add_manifests(r, ts, first);
 	for (size_t i = 0; i < c->ntargets; i++)
 		if (ts[i + 1].nmanifests)
 			add_inventories(r, &ts[i + 1], c->targets[i].nodes, c->targets[i].nnodes, c->targets[i].pods,
@@ -583,6 +608,7 @@ static void finish(struct sl_run *r, struct sl_suppress *sup, struct explained_l
 {
 	if (!r->explain)
 		sl_suppress_unused(sup, &r->fs);
+	sl_kz_map_findings(&r->ss, &r->fs, 0, NULL, NULL); /* the rest: input errors, unused suppressions */
 	lost_sources(r);
 	order_findings(r);
 	if (!r->explain)

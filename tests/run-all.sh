@@ -96,6 +96,7 @@ run layout sh tests/run-layout.sh build/asan
 run fixtures sh tests/run-fixtures.sh build/asan/schedlint "$out/sarif"
 run cli sh tests/run-cli.sh build/asan/schedlint "$out/sarif"
 run fix sh tests/run-fix.sh build/asan/schedlint
+run kustomize sh tests/run-kustomize.sh build/asan/schedlint
 run output sh tests/run-output.sh build/asan/schedlint build/asan/lspclient "$out/sarif"
 run docs sh tests/run-docs.sh build/asan/schedlint
 # The JSON Schema of .schedlint.yaml against the config reader (node; ajv and yaml from npm).

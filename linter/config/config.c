@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../base/buf.h"
+#include "../base/similar.h"
 #include "../load/input.h"
 #include "../load/path.h"
 #include "config_internal.h"
@@ -164,6 +165,38 @@ int sl_config_target_of(struct sl_config *c, const char *rel, struct sl_findings
 	return -1;
 }
 
+/* `render:`: how directories of templates are made manifests. `kustomize: auto` (the default)
+ * renders a kustomization with kustomize or kubectl, whichever is on PATH; `off` renders none; any
+ * other string is the command, split on spaces, that the directory is appended to. */
+static void read_render(struct sl_cfg_reader *r, const struct sl_ynode *v)
+{
+	if (!v || sl_ynull(v))
+		return;
+	if (v->kind != SL_YMAP) {
+		sl_cfg_fail(r, v, "render is a mapping (kustomize), not %s", sl_ykind_name(v));
+		return;
+	}
+	static const char *const keys[] = {"kustomize", NULL};
+	sl_cfg_known_keys(r, v, "render", keys);
+	const char *k = sl_cfg_string(r, v, "kustomize", "render", false);
+	if (!k)
+		return;
+	if (!*k || strspn(k, " ") == strlen(k)) {
+		sl_cfg_fail(r, sl_ymap_get(v, "kustomize"), "render.kustomize is auto, off or a command, not empty");
+		return;
+	}
+	/* A single word near auto or off is a slip, not a program to run. */
+	static const char *const words[] = {"auto", "off"};
+	const char *near = strchr(k, ' ') || strchr(k, '/') ? NULL : sl_closest(k, words, 2);
+	if (near && strcmp(near, k)) {
+		sl_cfg_fail(r, sl_ymap_get(v, "kustomize"),
+			    "render.kustomize is auto, off or a command, not '%s' (did you mean '%s'?)", k, near);
+		return;
+	}
+	r->c->kustomize_off = !strcmp(k, "off");
+	r->c->kustomize = strcmp(k, "auto") && !r->c->kustomize_off ? k : NULL;
+}
+
 int sl_config_load(struct sl_config *c, const char *path, struct sl_findings *errs)
 {
 	struct sl_sources ss = {0};
@@ -213,13 +246,13 @@ int sl_config_load(struct sl_config *c, const char *path, struct sl_findings *er
 	if (root->kind != SL_YMAP) {
 		sl_cfg_fail(&r, root,
 			    "a config is a mapping (rules, exclude, ignore, policies, nodes, pods, nodePools, "
-			    "targets, kubernetesVersion, featureGates), not %s",
+			    "targets, render, kubernetesVersion, featureGates), not %s",
 			    sl_ykind_name(root));
 		return -1;
 	}
-	static const char *const keys[] = {"rules", "exclude",   "ignore",  "policies",          "nodes",
-					   "pods",  "nodePools", "targets", "kubernetesVersion", "featureGates",
-					   NULL};
+	static const char *const keys[] = {"rules",        "exclude",   "ignore",  "policies", "nodes",
+					   "pods",         "nodePools", "targets", "render",   "kubernetesVersion",
+					   "featureGates", NULL};
 	sl_cfg_known_keys(&r, root, "the config", keys);
 	sl_cfg_read_policies(&r, sl_ymap_get(root, "policies")); /* first: rules and ignore may name them */
 	sl_cfg_read_levels(&r, sl_ymap_get(root, "rules"));
@@ -236,6 +269,7 @@ int sl_config_load(struct sl_config *c, const char *path, struct sl_findings *er
 	sl_cfg_read_gates(&r, root, "the config", &c->gates);
 	sl_cfg_read_pools(&r, sl_ymap_get(root, "nodePools"), &c->pools, &c->npools);
 	sl_cfg_read_targets(&r, sl_ymap_get(root, "targets"));
+	read_render(&r, sl_ymap_get(root, "render"));
 	return r.bad ? -1 : 0;
 }
 

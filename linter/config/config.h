@@ -93,6 +93,10 @@ struct sl_config {
 	struct sl_gates gates; /* featureGates (gates.h): the cluster's gates that differ from the defaults */
 	struct sl_target *targets;
 	size_t ntargets;
+	/* render.kustomize: the command that renders a kustomization (borrowed from the tree; NULL:
+	 * kustomize or kubectl, whichever is on PATH), or none at all (kustomize_off). */
+	const char *kustomize;
+	bool kustomize_off;
 	struct sl_matcher mx; /* every match runs on the main thread, through this */
 	char *cwd;            /* the working directory, for making paths relative to dir */
 };

@@ -44,10 +44,11 @@ void sl_sources_free(struct sl_sources *ss)
 	free(ss->seen);
 	sl_dirs_free(&ss->dirs);
 	sl_origin_dirs_free(&ss->origin_dirs);
+	sl_kz_free(&ss->kz);
 	memset(ss, 0, sizeof *ss);
 }
 
-static void push(struct sl_sources *ss, struct sl_source *s)
+void sl_input_push(struct sl_sources *ss, struct sl_source *s)
 {
 	sl_grow(&ss->v, &ss->cap, ss->n + 1, sizeof *ss->v);
 	s->order = ss->n;
@@ -88,7 +89,7 @@ static int source_fail(struct sl_source *s, struct sl_findings *errs, const char
 static int path_error(struct sl_sources *ss, struct sl_findings *errs, const char *path, const char *what, int err)
 {
 	struct sl_source *s = sl_source_from_memory(path, "", 0);
-	push(ss, s);
+	sl_input_push(ss, s);
 	return source_fail(s, errs, what, err);
 }
 
@@ -182,7 +183,7 @@ static void path_note(struct sl_sources *ss, struct sl_findings *errs, const cha
 {
 	struct sl_source *s = sl_source_from_memory(path, "", 0);
 	s->skipped = true;
-	push(ss, s);
+	sl_input_push(ss, s);
 	struct sl_span at;
 	sl_source_span(s, 0, 0, &at);
 	sl_input_note(errs, &at, "%s", what);
@@ -202,7 +203,7 @@ static void chart_note(struct sl_sources *ss, struct sl_findings *errs, const ch
 	struct sl_source *s = sl_source_from_memory(chart_yaml, "", 0);
 	free(chart_yaml);
 	s->skipped = true;
-	push(ss, s);
+	sl_input_push(ss, s);
 	struct sl_span at;
 	sl_source_span(s, 0, 0, &at);
 	sl_input_note(errs, &at,
@@ -223,6 +224,63 @@ static bool in_chart(struct sl_sources *ss, struct sl_findings *errs, const char
 	free(rel);
 	free(cwd);
 	return true;
+}
+
+/* The kustomization file among a directory's sorted entries, or NULL. */
+static const char *kustomization_among(char *const *names, size_t n)
+{
+	for (size_t i = 0; n && i < 3; i++)
+		if (bsearch(&sl_kustomization_names[i], names, n, sizeof *names, cmp_str))
+			return sl_kustomization_names[i];
+	return NULL;
+}
+
+/* A file given by name in a directory that holds a kustomization: that directory is found (once
+ * per directory as typed), and true when the file is read through it (rendered) or not at all
+ * (a patch, or the kustomization file itself, without a renderer). */
+static bool in_kustomization(struct sl_sources *ss, const char *path)
+{
+	struct sl_kustomizations *kz = &ss->kz;
+	const char *slash = strrchr(path, '/');
+	/* Asked for every file given by name (thousands, from a few directories): no allocation. */
+	size_t dl = slash ? (size_t)(slash == path ? 1 : slash - path) : 1;
+	char room[256];
+	char *typed = dl < sizeof room ? room : sl_xmalloc(dl + 1);
+	memcpy(typed, slash ? path : ".", dl);
+	typed[dl] = 0;
+	size_t id = sl_strmap_get(&kz->dirs.map, typed);
+	if (id == (size_t)-1) {
+		id = sl_intern_id(&kz->dirs, typed);
+		sl_grow(&kz->dir_k, &kz->capdir, kz->dirs.n, sizeof *kz->dir_k);
+		char *abs = sl_dirs_absolute(&ss->dirs, typed);
+		const char *kfile = sl_kz_file_in(abs);
+		kz->dir_k[id] = kfile ? (long)sl_kz_found(kz, typed, abs, kfile) : -1;
+		free(abs);
+	}
+	if (typed != room)
+		free(typed);
+	if (kz->dir_k[id] < 0)
+		return false;
+	if (kz->argv)
+		return true;
+	const char *base = slash ? slash + 1 : path;
+	if (!strcmp(base, kz->v[kz->dir_k[id]].file))
+		return true;
+	char *abs = sl_dirs_absolute(&ss->dirs, path);
+	bool patch = sl_strmap_get(&kz->patch_files.map, abs) != (size_t)-1;
+	free(abs);
+	return patch;
+}
+
+/* A file found walking that a kustomization found without a renderer names as a patch. */
+static bool is_patch(struct sl_sources *ss, const char *path)
+{
+	if (!ss->kz.patch_files.n)
+		return false;
+	char *abs = sl_dirs_absolute(&ss->dirs, path);
+	bool patch = sl_strmap_get(&ss->kz.patch_files.map, abs) != (size_t)-1;
+	free(abs);
+	return patch;
 }
 
 static int add_dir(struct sl_sources *ss, const char *path, struct sl_findings *errs, int depth,
@@ -252,7 +310,15 @@ static int add_dir(struct sl_sources *ss, const char *path, struct sl_findings *
 	if (is_chart) /* a chart found walking (one given on the command line was seen by in_chart) */
 		chart_note(ss, errs, path, abs);
 	free(abs);
-	if (is_chart) {
+	const char *kfile = is_chart ? NULL : kustomization_among(names, n);
+	bool rendered = false;
+	if (kfile && !ss->as_given) {
+		char *kabs = sl_dirs_absolute(&ss->dirs, path);
+		sl_kz_found(&ss->kz, path, kabs, kfile);
+		free(kabs);
+		rendered = ss->kz.argv != NULL;
+	}
+	if (is_chart || rendered) { /* its files are read through the renderer, or not at all */
 		for (size_t i = 0; i < n; i++)
 			free(names[i]);
 		free(names);
@@ -261,6 +327,10 @@ static int add_dir(struct sl_sources *ss, const char *path, struct sl_findings *
 	int rc = 0;
 	size_t plen = strlen(path);
 	for (size_t i = 0; i < n; i++) {
+		if (kfile && !strcmp(names[i], kfile)) { /* not a manifest: the note says what it is */
+			free(names[i]);
+			continue;
+		}
 		char *child = sl_xasprintf("%s%s%s", path, plen && path[plen - 1] == '/' ? "" : "/", names[i]);
 		if (add_path(ss, child, NULL, errs, depth + 1, 0, filter) < 0)
 			rc = -1;
@@ -301,7 +371,7 @@ static int add_unsaved(struct sl_sources *ss, const char *path, struct sl_findin
 	if (skip)
 		return skip < 0 ? -1 : 0;
 	struct sl_source *s = source_adopt(path, NULL, 0, 0);
-	push(ss, s);
+	sl_input_push(ss, s);
 	int rc = 0;
 	from_overlay(ss, s, NULL, errs, &rc);
 	return rc;
@@ -337,7 +407,9 @@ static int add_path(struct sl_sources *ss, const char *path, const struct sl_pat
 				  "a directory already read (a symlink back into the tree?): not read again");
 		return 0;
 	}
-	if (!explicit && !has_manifest_ext(path))
+	if (!explicit && (!has_manifest_ext(path) || is_patch(ss, path)))
+		return 0;
+	if (explicit && !ss->as_given && in_kustomization(ss, path))
 		return 0;
 	const char *special = special_kind(st.st_mode);
 	if (special) {
@@ -349,7 +421,7 @@ static int add_path(struct sl_sources *ss, const char *path, const struct sl_pat
 	if (!ss->as_given && !first_visit(ss, &st))
 		return 0; /* the same file given twice, or reached twice: read once */
 	struct sl_source *s = source_adopt(path, NULL, 0, 0);
-	push(ss, s);
+	sl_input_push(ss, s);
 	s->cache = ss->overlay;
 	s->want_origin = ss->record_origin;
 	if (s->want_origin) /* resolved and opened here, once per directory, before the reading */
@@ -452,7 +524,7 @@ int sl_input_add_stdin(struct sl_sources *ss, const char *name, struct sl_findin
 		return -1;
 	}
 	size_t len = b.len;
-	push(ss, source_adopt(name, sl_buf_detach(&b), len, 0));
+	sl_input_push(ss, source_adopt(name, sl_buf_detach(&b), len, 0));
 	ss->v[ss->n - 1]->from_stdin = true;
 	return 0;
 }
@@ -465,6 +537,31 @@ int sl_source_read(struct sl_source *s, struct sl_findings *errs)
 	const char *what;
 	int err = read_file(s, &what);
 	return err ? source_fail(s, errs, what, err) : 0;
+}
+
+void sl_input_render(struct sl_sources *ss, struct sl_findings *errs)
+{
+	sl_kz_render(&ss->kz, &ss->dirs, ss->v, ss->n, errs);
+	for (size_t i = 0; i < ss->kz.nfresh; i++)
+		sl_input_push(ss, ss->kz.fresh[i]);
+	ss->kz.nfresh = 0;
+}
+
+struct sl_source *sl_input_read_aux(struct sl_sources *ss, const char *path)
+{
+	struct sl_source *s = source_adopt(path, NULL, 0, 0);
+	sl_input_push(ss, s);
+	s->skipped = true;
+	s->want_origin = ss->record_origin;
+	if (s->want_origin)
+		s->origin_dir = sl_origin_dir_of(&ss->origin_dirs, path);
+	struct sl_findings errs = {0};
+	int rc = sl_source_read(s, &errs);
+	sl_findings_free(&errs);
+	if (rc < 0)
+		return NULL;
+	sl_source_index(s);
+	return s;
 }
 
 int sl_input_add(struct sl_sources *ss, const char *path, struct sl_findings *errs,

@@ -3,7 +3,8 @@
  * sources live until the run ends because every finding points into them.
  *
  * The load stage (linter/load/): bytes and YAML — paths and directories read into sources
- * (input.c, source.c, origin.c, path.c, and dirs.c, which looks at each directory once), the
+ * (input.c, source.c, origin.c, path.c, and dirs.c, which looks at each directory once),
+ * kustomizations rendered and findings moved back to their files (kustomize.c, kmap.c), the
  * editor's buffers instead of the disk (overlay.c), which files are manifests (manifest.c), and libyaml into trees with
  * positions under limits (yamldoc.c, ybuild.c, ykeep.c, yarena.c, ylookup.c, ymerge.c, limits.c). May include: base/,
  * where the findings are (its input errors are findings without a rule). */
@@ -15,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "dirs.h"
+#include "kustomize.h"
 #include "origin.h"
 #include "source.h"
 
@@ -55,6 +57,8 @@ struct sl_sources {
 	 * record_origin, the directories its files are read in: each looked at once, not per file. */
 	struct sl_dirs dirs;
 	struct sl_origin_dirs origin_dirs;
+	/* The kustomizations found, and how they are rendered (kustomize.h). */
+	struct sl_kustomizations kz;
 };
 
 /* Which paths not to read (the config's exclude): skip(ctx, path, is_dir) returns 1 to leave the
@@ -64,6 +68,13 @@ struct sl_input_filter {
 	void *ctx;
 };
 
+/* Append s (owned by the list from now on), numbered in order. */
+void sl_input_push(struct sl_sources *ss, struct sl_source *s);
+/* The kustomizations found so far rendered, or noted, into sources appended to ss (kustomize.h). */
+void sl_input_render(struct sl_sources *ss, struct sl_findings *errs);
+/* A file read now, as a source that is not a manifest (skipped), for findings to point into: the
+ * files a rendered kustomization was made of. NULL when it cannot be read (nothing reported). */
+struct sl_source *sl_input_read_aux(struct sl_sources *ss, const char *path);
 /* Standard input, read under name ("-" when the user gave none). */
 int sl_input_add_stdin(struct sl_sources *ss, const char *name, struct sl_findings *errs);
 /* Read path ("-" for stdin; a directory recurses into *.yaml, *.yml, *.json) into sources,
