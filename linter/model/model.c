@@ -286,7 +286,6 @@ struct parse_job {
 	struct sl_source *src; /* the source parsed: in->src, or the cache's when taken */
 	bool release;          /* nothing reads its bytes whole after the load: they go (source.h) */
 	bool quoted;           /* a small file the report may quote: they go with their hash */
-	bool done;             /* parsed and loaded: part may be merged (parse_queue) */
 };
 
 struct parse_queue {
@@ -296,13 +295,6 @@ struct parse_queue {
 	const struct sl_tree_readers *readers; /* for every job */
 	size_t n;
 	atomic_size_t next;
-	/* Each job's part goes into m as soon as every job before it is done, by whichever thread
-	 * finishes the last of them (under lock): a part is a whole model, mostly empty, and a run
-	 * of thousands of files would otherwise hold one per file until the last is parsed, the
-	 * peak of the run. Merged in source order all the same. */
-	struct sl_model *m;
-	pthread_mutex_t lock;
-	size_t merged;
 };
 
 /* A parsing thread, with the arena its trees go to. */
@@ -374,8 +366,6 @@ static bool parse_source(struct parse_job *j, struct sl_yarena *arena)
 	return !skip;
 }
 
-static void merge_model(struct sl_model *m, struct sl_model *part);
-
 /* Job i: its source read, parsed and loaded into a part of its own. */
 static void run_job(struct parse_thread *t, size_t i)
 {
@@ -409,27 +399,12 @@ static void run_job(struct parse_thread *t, size_t i)
 		sl_source_release(j->src);
 }
 
-/* Job i is done: it and the done jobs after it go into the model, while no job before them is
- * still running. */
-static void job_done(struct parse_queue *q, size_t i)
-{
-	pthread_mutex_lock(&q->lock);
-	q->jobs[i].done = true;
-	for (; q->merged < q->n && q->jobs[q->merged].done; q->merged++) {
-		merge_model(q->m, q->jobs[q->merged].part);
-		q->jobs[q->merged].part = NULL;
-	}
-	pthread_mutex_unlock(&q->lock);
-}
-
 static void *parse_worker(void *arg)
 {
 	struct parse_thread *t = arg;
 	struct parse_queue *q = t->q;
-	for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;) {
+	for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;)
 		run_job(t, i);
-		job_done(q, i);
-	}
 	return NULL;
 }
 
@@ -520,8 +495,8 @@ int sl_model_load_many(struct sl_model *m, struct sl_load *v, size_t n, const st
 	claim_cached(jobs, v, n, readers);
 	/* Parsing and loading are most of the time on large inputs and each source is read alone:
 	 * a second thread takes the next source while the first is busy, each into a model of its
-	 * own, merged in source order (job_done) so that the result does not depend on the timing. */
-	struct parse_queue q = {jobs, v, m->streams + m->nstreams, readers, n, 0, m, PTHREAD_MUTEX_INITIALIZER, 0};
+	 * own, merged here in source order so that the result does not depend on the timing. */
+	struct parse_queue q = {jobs, v, m->streams + m->nstreams, readers, n, 0};
 	m->nstreams += n;
 	struct parse_thread th[2];
 	sl_grow(&m->arenas, &m->caparenas, m->narenas + 2, sizeof *m->arenas);
@@ -543,8 +518,8 @@ int sl_model_load_many(struct sl_model *m, struct sl_load *v, size_t n, const st
 		sl_findings_move(errs, &jobs[i].errs); /* none for a source that failed before */
 		if (jobs[i].rc < 0)
 			rc = -1;
+		merge_model(m, jobs[i].part);
 	}
-	pthread_mutex_destroy(&q.lock);
 	free(jobs);
 	return rc;
 }
