@@ -196,13 +196,15 @@ DISTNAME := schedlint-$(VERSION)
 dist:
 	@rm -rf build/dist build/$(DISTNAME).tar.gz
 	@mkdir -p build/dist/$(DISTNAME)
-	@if test -e .git; then \
+	@# git archive where git can read the checkout (not, say, a clone another user owns: git then
+	@# refuses it as of "dubious ownership"); else the tree as it is.
+	@if test -e .git && git rev-parse --verify -q HEAD >/dev/null 2>&1; then \
 		test -z "$$(git status --porcelain --untracked-files=no)" || \
 			echo "make dist: uncommitted changes are not in the tarball (it is HEAD's)" >&2; \
 		git archive --format=tar --prefix=$(DISTNAME)/ -o build/dist/head.tar HEAD && \
 			tar -xf build/dist/head.tar -C build/dist && rm build/dist/head.tar; \
 	else \
-		tar -cf - --exclude=./build --exclude=./schedlint --exclude='*.schedlint-*' \
+		tar -cf - --exclude=./.git --exclude=./build --exclude=./schedlint --exclude='*.schedlint-*' \
 			--exclude=./debian/.debhelper --exclude=./debian/schedlint --exclude=./debian/files \
 			--exclude='./debian/*.substvars' --exclude=./debian/debhelper-build-stamp \
 			--exclude='./debian/*.debhelper.log' --exclude=./debian/smoke.out . | \
