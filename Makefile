@@ -28,7 +28,7 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 SRC      := $(sort $(wildcard linter/*.c linter/*/*.c rules/*.c))
-LIBSRC   := $(filter-out linter/main.c,$(SRC))
+LIBSRC   := $(filter-out linter/main.c linter/options.c,$(SRC))
 OBJ      := $(SRC:%.c=build/rel/%.o)
 ASANOBJ  := $(SRC:%.c=build/asan/%.o)
 ASANLIB  := $(LIBSRC:%.c=build/asan/%.o)
@@ -42,8 +42,8 @@ depcheck:
 	@CC='$(CC)' sh tests/deps.sh --check
 $(OBJ) $(ASANOBJ): | depcheck
 
-# --help names where `make install` puts the rule docs: main.o is rebuilt when DOCDIR changes.
-MAINOBJ := build/rel/linter/main.o build/asan/linter/main.o
+# --help names where `make install` puts the rule docs: options.o (and main.o) are rebuilt when DOCDIR changes.
+MAINOBJ := build/rel/linter/main.o build/asan/linter/main.o build/rel/linter/options.o build/asan/linter/options.o
 $(MAINOBJ): DEFS = -DSL_DOCDIR='"$(DOCDIR)"'
 $(MAINOBJ): build/docdir
 build/docdir: FORCE
