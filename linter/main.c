@@ -98,32 +98,68 @@ static const char *among(const char *path, const char *const *list, size_t n)
 /* --output naming an input would replace it with the report: a manifest given, an inventory
  * (--nodes, --pods, the config's) or the config itself. 2 after saying which, else 0. Files found
  * in a directory given are not looked for: a report written there is read as one more input. */
-static int check_output(const struct sl_options *o, const struct sl_config *cfg, char *const *paths, size_t npaths)
+static int check_output(const struct sl_options *o, const char *output, const struct sl_config *cfg, char *const *paths,
+			size_t npaths)
 {
-	if (!o->output)
+	if (!output)
 		return 0;
-	const char *in = among(o->output, (const char *const *)paths, npaths);
-	in = in ? in : among(o->output, o->nodes, o->nnodes);
-	in = in ? in : among(o->output, o->pods, o->npods);
-	in = in ? in : among(o->output, (const char *const *)cfg->nodes, cfg->nnodes);
-	in = in ? in : among(o->output, (const char *const *)cfg->pods, cfg->npods);
+	const char *in = among(output, (const char *const *)paths, npaths);
+	in = in ? in : among(output, o->nodes, o->nnodes);
+	in = in ? in : among(output, o->pods, o->npods);
+	in = in ? in : among(output, (const char *const *)cfg->nodes, cfg->nnodes);
+	in = in ? in : among(output, (const char *const *)cfg->pods, cfg->npods);
 	for (size_t i = 0; !in && i < cfg->ntargets; i++) {
 		const struct sl_target *t = &cfg->targets[i];
-		in = among(o->output, (const char *const *)t->nodes, t->nnodes);
-		in = in ? in : among(o->output, (const char *const *)t->pods, t->npods);
+		in = among(output, (const char *const *)t->nodes, t->nnodes);
+		in = in ? in : among(output, (const char *const *)t->pods, t->npods);
 	}
-	if (!in && cfg->path && sl_same_file(o->output, cfg->path))
+	if (!in && cfg->path && sl_same_file(output, cfg->path))
 		in = cfg->path;
 	if (!in)
 		return 0;
-	sl_cli_error("--output %s is the input %s: the report would replace it; nothing was checked", o->output, in);
+	sl_cli_error("--output %s is the input %s: the report would replace it; nothing was checked", output, in);
 	return 2;
 }
 
-/* The report of fs in o's format (the findings, or --explain's text or JSON when run has it) into
+/* check_output for every report's --output: 2 at the first that names an input, else 0. */
+static int check_outputs(const struct sl_options *o, const struct sl_config *cfg, char *const *paths, size_t npaths)
+{
+	for (size_t i = 0; i < o->nreports; i++)
+		if (check_output(o, o->reports[i].output, cfg, paths, npaths))
+			return 2;
+	return 0;
+}
+
+/* Several reports: one at most on standard output (two would be interleaved into one stream no
+ * reader can take apart), and never two into one file (the second would replace the first). 2
+ * after saying which, else 0. */
+static int check_reports(const struct sl_options *o)
+{
+	const struct sl_report_spec *r = o->reports, *out = NULL;
+	for (size_t i = 0; i < o->nreports; i++) {
+		if (!r[i].output && out) {
+			sl_cli_error("--format %s and --format %s both write to standard output: give all but one an "
+				     "--output FILE after its --format",
+				     sl_format_name(out->format), sl_format_name(r[i].format));
+			return 2;
+		}
+		out = r[i].output ? out : &r[i];
+		for (size_t j = 0; r[i].output && j < i; j++)
+			if (r[j].output &&
+			    (!strcmp(r[i].output, r[j].output) || sl_same_file(r[i].output, r[j].output))) {
+				sl_cli_error("--output %s is given to two reports (--format %s and --format %s): the "
+					     "second would replace the first",
+					     r[i].output, sl_format_name(r[j].format), sl_format_name(r[i].format));
+				return 2;
+			}
+	}
+	return 0;
+}
+
+/* The report of fs in r's format (the findings, or --explain's text or JSON when run has it) into
  * out. */
-static void emit(FILE *out, const struct sl_options *o, const struct sl_findings *fs, const struct sl_config *cfg,
-		 struct sl_run *run, bool color)
+static void emit(FILE *out, const struct sl_options *o, const struct sl_report_spec *r, const struct sl_findings *fs,
+		 const struct sl_config *cfg, struct sl_run *run, bool color)
 {
 	if (run && o->explain && run->explained_json) {
 		cJSON *root = cJSON_CreateObject();
@@ -139,15 +175,15 @@ static void emit(FILE *out, const struct sl_options *o, const struct sl_findings
 		sl_esc_lines(&b, sl_buf_str(&run->explained), run->explained.len);
 		fwrite(sl_buf_str(&b), 1, b.len, out);
 		sl_buf_free(&b);
-	} else if (o->format == SL_FMT_TEXT)
+	} else if (r->format == SL_FMT_TEXT)
 		sl_emit_text(out, fs, color, false, o->show_suppressed);
-	else if (o->format == SL_FMT_SARIF)
+	else if (r->format == SL_FMT_SARIF)
 		sl_emit_sarif(out, fs, cfg);
-	else if (o->format == SL_FMT_GITHUB)
+	else if (r->format == SL_FMT_GITHUB)
 		sl_emit_github(out, fs, o->show_suppressed);
-	else if (o->format == SL_FMT_CODECLIMATE)
+	else if (r->format == SL_FMT_CODECLIMATE)
 		sl_emit_codeclimate(out, fs, o->show_suppressed);
-	else if (o->format == SL_FMT_JUNIT)
+	else if (r->format == SL_FMT_JUNIT)
 		sl_emit_junit(out, fs, o->show_suppressed);
 	else
 		sl_emit_json(out, fs);
@@ -159,11 +195,16 @@ static void report_config_errors(const struct sl_options *o, const struct sl_con
 				 const struct sl_findings *errs, bool ecolor, char *const *paths, size_t npaths)
 {
 	sl_emit_text(stderr, errs, ecolor, true, false);
-	if (o->format == SL_FMT_TEXT || o->explain || o->list_rules || check_output(o, cfg, paths, npaths))
+	if (o->explain || o->list_rules || check_reports(o) || check_outputs(o, cfg, paths, npaths))
 		return;
-	struct sl_out out;
-	emit(sl_out_open(&out, o->output, 1), o, errs, cfg, NULL, false);
-	sl_out_close(&out, "the report");
+	for (size_t i = 0; i < o->nreports; i++) {
+		const struct sl_report_spec *r = &o->reports[i];
+		if (r->format == SL_FMT_TEXT)
+			continue;
+		struct sl_out out;
+		emit(sl_out_open(&out, r->output, 1), o, r, errs, cfg, NULL, false);
+		sl_out_close(&out, "the report");
+	}
 }
 
 /* Stage config: the config, with the command line's additions. One that cannot be used stops the
@@ -193,8 +234,10 @@ static bool among_stdin(char *const *paths, size_t npaths)
  * config is read, so that its errors come first and --list-rules needs no manifest. */
 static int check_usage(const struct sl_options *o, char *const *paths, size_t npaths)
 {
-	bool explain_format = o->format == SL_FMT_TEXT || o->format == SL_FMT_JSON;
-	const char *usage_error = o->explain && !explain_format       ? "--explain prints text or json, not "
+	enum sl_format f = o->reports[0].format;
+	bool explain_format = f == SL_FMT_TEXT || f == SL_FMT_JSON;
+	const char *usage_error = o->explain && o->nreports > 1       ? "--explain makes one report: give one --format"
+				  : o->explain && !explain_format     ? "--explain prints text or json, not "
 				  : o->dry_run && !o->fix && !o->diff ? "--dry-run goes with --fix"
 				  : o->fix && !o->dry_run && among_stdin(paths, npaths)
 				      ? "--fix cannot write back to standard input (-): give the file's path instead"
@@ -203,28 +246,34 @@ static int check_usage(const struct sl_options *o, char *const *paths, size_t np
 	if (!usage_error)
 		return 0;
 	fprintf(stderr, "schedlint: error: %s%s\n", usage_error,
-		o->explain && !explain_format ? sl_format_name(o->format) : "");
+		o->explain && o->nreports == 1 && !explain_format ? sl_format_name(f) : "");
 	if (!npaths)
 		sl_cli_usage(stderr);
 	return 2;
 }
 
-/* The report: to --output (replaced whole, output.h), else to stdout, or to stderr when stdout
- * carries the diff. Input errors always reach stderr as well. Returns 0, or 2 when the report
- * could not be written. */
+/* The reports, each: to its --output (replaced whole, output.h), else to stdout, or to stderr
+ * when stdout carries the diff; colour (--color auto) only where that is a terminal. Input errors
+ * always reach stderr as well, once. Returns 0, or 2 when a report could not be written (the
+ * others are written all the same). */
 static int report(const struct sl_options *o, struct sl_run *run, const struct sl_config *cfg, bool ecolor)
 {
 	const struct sl_findings *fs = &run->fs;
-	int fd = o->diff ? 2 : 1;
-	bool color = o->color == 1 || (o->color == -1 && !o->output && isatty(fd) && !no_color());
+	int fd = o->diff ? 2 : 1, rc = 0;
 	for (size_t i = 0; i < fs->n; i++)
 		if (!fs->v[i].rule) {
 			struct sl_findings one = {&fs->v[i], 1, 1, 1};
 			sl_emit_text(stderr, &one, ecolor, true, false);
 		}
-	struct sl_out out;
-	emit(sl_out_open(&out, o->output, fd), o, fs, cfg, run, color);
-	return sl_out_close(&out, "the report");
+	for (size_t i = 0; i < o->nreports; i++) {
+		const struct sl_report_spec *r = &o->reports[i];
+		bool color = o->color == 1 || (o->color == -1 && !r->output && isatty(fd) && !no_color());
+		struct sl_out out;
+		emit(sl_out_open(&out, r->output, fd), o, r, fs, cfg, run, color);
+		if (sl_out_close(&out, "the report"))
+			rc = 2;
+	}
+	return rc;
 }
 
 /* Stage fix: --fix writes the fixes into the files, --diff prints them. 2 when a file could not be
@@ -258,17 +307,25 @@ static int exit_status(const struct sl_options *o, const struct sl_findings *fs,
 	return rc;
 }
 
+static bool any_sarif(const struct sl_options *o)
+{
+	for (size_t i = 0; i < o->nreports; i++)
+		if (o->reports[i].format == SL_FMT_SARIF)
+			return true;
+	return false;
+}
+
 /* Stage load → model → check (sl_run, run.c) into *run. fix: the files may be rewritten afterwards. */
 static void lint(struct sl_run *run, const struct sl_options *o, struct sl_config *cfg, bool fix, char *const *paths,
 		 size_t npaths)
 {
 	*run = (struct sl_run){.cfg = cfg,
 			       .explain = o->explain,
-			       .explain_json = o->explain && o->format != SL_FMT_TEXT,
+			       .explain_json = o->explain && o->reports[0].format != SL_FMT_TEXT,
 			       .stdin_name = o->stdin_name,
 			       .fix = fix,
 			       .keep_bytes = o->diff, /* the diff reads every file whole */
-			       .snippets = o->format == SL_FMT_SARIF,
+			       .snippets = any_sarif(o),
 			       .kube_minor = o->kube_minor,
 			       .kube_text = o->kube_text,
 			       .gates = &o->gates};
@@ -285,7 +342,8 @@ static int pipeline(struct sl_options *o, char *const *paths, size_t npaths)
 	int rc = configure(o, &cfg, ecolor, paths, npaths) < 0 ? 2 : 0;
 	if (!rc && o->list_rules)
 		rc = list_rules(&cfg);
-	else if (!rc && !(rc = check_usage(o, paths, npaths)) && !(rc = check_output(o, &cfg, paths, npaths))) {
+	else if (!rc && !(rc = check_usage(o, paths, npaths)) && !(rc = check_reports(o)) &&
+		 !(rc = check_outputs(o, &cfg, paths, npaths))) {
 		o->diff = o->diff || o->dry_run;
 		bool rewrite = o->fix && !o->diff;
 		struct sl_run run;

@@ -46,8 +46,12 @@ static const struct opt_doc {
     {{"pods", required_argument, NULL, 'p'}, "FILE", "running pods: kubectl get pods -A -o yaml|json (repeatable)"},
     {{"format", required_argument, NULL, 'f'},
      "FMT",
-     "text (default), sarif, json, github (workflow commands), codeclimate (GitLab Code Quality) or junit (JUnit XML)"},
-    {{"output", required_argument, NULL, 'o'}, "FILE", "write the report to FILE instead of stdout"},
+     "text (default), sarif, json, github (workflow commands), codeclimate (GitLab Code Quality) or junit (JUnit "
+     "XML); each --format is one more report of the same run"},
+    {{"output", required_argument, NULL, 'o'},
+     "FILE",
+     "write the report of the --format before it (given before any: the first report) to FILE instead of stdout; "
+     "at most one report goes to stdout"},
     {{"fail-on", required_argument, NULL, 'F'},
      "LEVEL",
      "exit 1 on findings at or above LEVEL: error (default), warning, note"},
@@ -90,7 +94,8 @@ static const struct opt_doc {
     {{"show-suppressed", no_argument, NULL, 'S'}, NULL, "show suppressed findings too, marked (text)"},
     {{"explain", no_argument, NULL, 'E'},
      NULL,
-     "instead of findings, show per workload each node's verdict, the pods it takes and the totals"},
+     "instead of findings, show per workload each node's verdict, the pods it takes and the totals (one report: "
+     "text or json)"},
     {{"list-rules", no_argument, NULL, 'l'}, NULL, "list the rules and exit"},
     {{"help", no_argument, NULL, 'h'}, NULL, "show this help and exit"},
     {{"version", no_argument, NULL, 'V'}, NULL, "show the version and exit"},
@@ -251,6 +256,45 @@ static int parse_limit(const char *opt, const char *arg, bool units, size_t max,
 	return 0;
 }
 
+static void new_report(struct sl_options *o, enum sl_format f, bool given)
+{
+	sl_grow(&o->reports, &o->capreports, o->nreports + 1, sizeof *o->reports);
+	o->reports[o->nreports++] = (struct sl_report_spec){.format = f, .format_given = given};
+}
+
+/* --format FMT: a report of its own, unless the one report so far was made by an --output given
+ * before any --format (`-o FILE -f sarif`): that one is in FMT. */
+static int add_format(struct sl_options *o, const char *arg)
+{
+	enum sl_format f;
+	if (parse_format(arg, &f) < 0)
+		return -1;
+	if (o->nreports == 1 && !o->reports[0].format_given) {
+		o->reports[0].format = f;
+		o->reports[0].format_given = true;
+		return 0;
+	}
+	new_report(o, f, true);
+	return 0;
+}
+
+/* --output FILE: for the report of the --format before it (before any: the first report). A
+ * second --output for one report would silently drop the first: refused. */
+static int add_output(struct sl_options *o, const char *arg)
+{
+	if (!o->nreports)
+		new_report(o, SL_FMT_TEXT, false);
+	struct sl_report_spec *r = &o->reports[o->nreports - 1];
+	if (r->output) {
+		sl_cli_error("--output %s and --output %s both for the --format %s report: give each --format its own "
+			     "--output after it",
+			     r->output, arg, format_names[r->format]);
+		return usage_error();
+	}
+	r->output = arg;
+	return 0;
+}
+
 /* One option (getopt's c, its argument in optarg). 0, or -1 after saying what is wrong; *done:
  * the option's whole work is done (--help, --version), and is 1 + the exit status. */
 static int take_option(int c, struct sl_options *o, int *done)
@@ -263,10 +307,9 @@ static int take_option(int c, struct sl_options *o, int *done)
 		push_arg(&o->pods, &o->npods, &o->cappods, optarg);
 		return 0;
 	case 'f':
-		return parse_format(optarg, &o->format);
+		return add_format(o, optarg);
 	case 'o':
-		o->output = optarg;
-		return 0;
+		return add_output(o, optarg);
 	case 'F':
 		if (sl_level_parse(optarg, &o->fail_on) < 0 || o->fail_on == SL_LEVEL_NONE)
 			return sl_cli_error("--fail-on takes error, warning or note, not '%s'", optarg);
@@ -414,6 +457,7 @@ void sl_options_free(struct sl_options *o)
 {
 	free(o->nodes);
 	free(o->pods);
+	free(o->reports);
 	free(o->exclude);
 	free(o->disable);
 }
@@ -452,6 +496,8 @@ int sl_options_parse(int argc, char **argv, struct sl_options *o, int *first, in
 	if (parse_args(argc, argv, o, done) < 0 || *done)
 		return *done ? 0 : -1;
 	*first = optind;
+	if (!o->nreports) /* no --format, no --output: text on standard output */
+		new_report(o, SL_FMT_TEXT, true);
 	return command_word(argv + optind, (size_t)(argc - optind), o, done);
 }
 

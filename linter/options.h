@@ -13,12 +13,21 @@
 
 enum sl_format { SL_FMT_TEXT, SL_FMT_SARIF, SL_FMT_JSON, SL_FMT_GITHUB, SL_FMT_CODECLIMATE, SL_FMT_JUNIT };
 
+/* One report of the run: each --format starts one; an --output belongs to the report of the
+ * nearest --format before it or, given before any --format, to the first (so `-o FILE -f sarif`
+ * and `-f sarif -o FILE` are the same one report). */
+struct sl_report_spec {
+	enum sl_format format;
+	const char *output; /* NULL: standard output (standard error when it carries --diff) */
+	bool format_given;  /* made by an --output before any --format: the next --format is its own */
+};
+
 /* The option set: the only program-wide state. */
 struct sl_options {
 	const char **nodes, **pods;
 	size_t nnodes, npods, capnodes, cappods;
-	enum sl_format format;
-	const char *output;
+	struct sl_report_spec *reports; /* at least one once parsed: text on standard output */
+	size_t nreports, capreports;
 	enum sl_level fail_on;
 	int color; /* -1 auto */
 	bool fix;
