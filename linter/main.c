@@ -161,6 +161,7 @@ static int check_reports(const struct sl_options *o)
 static void emit(FILE *out, const struct sl_options *o, const struct sl_report_spec *r, const struct sl_findings *fs,
 		 const struct sl_config *cfg, struct sl_run *run, bool color)
 {
+	const struct sl_notices *ns = run ? &run->notices : NULL;
 	if (run && o->explain && run->explained_json) {
 		cJSON *root = cJSON_CreateObject();
 		cJSON_AddStringToObject(root, "tool", "schedlint");
@@ -176,17 +177,17 @@ static void emit(FILE *out, const struct sl_options *o, const struct sl_report_s
 		fwrite(sl_buf_str(&b), 1, b.len, out);
 		sl_buf_free(&b);
 	} else if (r->format == SL_FMT_TEXT)
-		sl_emit_text(out, fs, color, false, o->show_suppressed);
+		sl_emit_text(out, fs, ns, color, false, o->show_suppressed);
 	else if (r->format == SL_FMT_SARIF)
-		sl_emit_sarif(out, fs, cfg);
+		sl_emit_sarif(out, fs, ns, cfg);
 	else if (r->format == SL_FMT_GITHUB)
-		sl_emit_github(out, fs, o->show_suppressed);
+		sl_emit_github(out, fs, ns, o->show_suppressed);
 	else if (r->format == SL_FMT_CODECLIMATE)
-		sl_emit_codeclimate(out, fs, o->show_suppressed);
+		sl_emit_codeclimate(out, fs, ns, o->show_suppressed);
 	else if (r->format == SL_FMT_JUNIT)
-		sl_emit_junit(out, fs, o->show_suppressed);
+		sl_emit_junit(out, fs, ns, o->show_suppressed);
 	else
-		sl_emit_json(out, fs);
+		sl_emit_json(out, fs, ns);
 }
 
 /* A config that cannot be used stops the run: its errors on stderr and, for SARIF and JSON, a
@@ -194,7 +195,7 @@ static void emit(FILE *out, const struct sl_options *o, const struct sl_report_s
 static void report_config_errors(const struct sl_options *o, const struct sl_config *cfg,
 				 const struct sl_findings *errs, bool ecolor, char *const *paths, size_t npaths)
 {
-	sl_emit_text(stderr, errs, ecolor, true, false);
+	sl_emit_text(stderr, errs, NULL, ecolor, true, false);
 	if (o->explain || o->list_rules || check_reports(o) || check_outputs(o, cfg, paths, npaths))
 		return;
 	for (size_t i = 0; i < o->nreports; i++) {
@@ -216,7 +217,7 @@ static int configure(const struct sl_options *o, struct sl_config *cfg, bool eco
 	if (rc < 0)
 		report_config_errors(o, cfg, &errs, ecolor, paths, npaths);
 	else if (errs.n) /* warnings only (a feature gate schedlint does not model): said, and on */
-		sl_emit_text(stderr, &errs, ecolor, true, false);
+		sl_emit_text(stderr, &errs, NULL, ecolor, true, false);
 	sl_findings_free(&errs);
 	return rc;
 }
@@ -263,7 +264,7 @@ static int report(const struct sl_options *o, struct sl_run *run, const struct s
 	for (size_t i = 0; i < fs->n; i++)
 		if (!fs->v[i].rule) {
 			struct sl_findings one = {&fs->v[i], 1, 1, 1};
-			sl_emit_text(stderr, &one, ecolor, true, false);
+			sl_emit_text(stderr, &one, NULL, ecolor, true, false);
 		}
 	for (size_t i = 0; i < o->nreports; i++) {
 		const struct sl_report_spec *r = &o->reports[i];
@@ -291,13 +292,16 @@ static int fix(const struct sl_options *o, const struct sl_run *run, int rc, siz
 }
 
 /* rc unless it is 0: then 2 for input errors, 1 for findings at or above --fail-on that are not
- * suppressed, else 0. */
-static int exit_status(const struct sl_options *o, const struct sl_findings *fs, int rc)
+ * suppressed, or the run's notices at or above it (nothing checked is a warning), else 0. */
+static int exit_status(const struct sl_options *o, const struct sl_run *run, int rc)
 {
+	const struct sl_findings *fs = &run->fs;
 	size_t counts[4] = {0};
 	for (size_t i = 0; i < fs->n; i++)
 		if (fs->v[i].rule && !fs->v[i].nsupp)
 			counts[fs->v[i].level]++;
+	for (size_t i = 0; i < run->notices.n; i++)
+		counts[run->notices.v[i].level]++;
 	if (!rc && fs->input_errors)
 		rc = 2;
 	if (!rc)
@@ -356,7 +360,7 @@ static int pipeline(struct sl_options *o, char *const *paths, size_t npaths)
 		}
 		rc = report(o, &run, &cfg, ecolor);
 		rc = rewrite ? (rc ? rc : frc) : fix(o, &run, rc, &written);
-		rc = exit_status(o, &run.fs, rc);
+		rc = exit_status(o, &run, rc);
 		sl_run_free(&run);
 	}
 	sl_config_free(&cfg);

@@ -181,6 +181,23 @@ has "directory" "$tmp/out" "tree/a/b/deploy.yml:11:1: error:"
 mkdir -p "$tmp/tree/empty" "$tmp/tree/hidden-only/.cache"
 expect "empty directories" 0 "$bin" "$tmp/tree/empty" "$tmp/tree/hidden-only"
 expect "an empty directory inside a tree" 1 "$bin" --nodes $seed/nodes.yaml "$tmp/tree"
+# What did not run is said (the run's notices): rules without an inventory, no manifest at all
+expect "no inventory: a note" 0 "$bin" $seed/manifest.yaml
+has "no inventory: a note" "$tmp/out" "schedlint: note: 7 rules did not run without a node inventory: rollout-deadlock,"
+has "no inventory: how to give one" "$tmp/out" "--nodes FILE (kubectl get nodes -o yaml > FILE)"
+expect "no inventory: json" 0 "$bin" --format json $seed/manifest.yaml
+has "no inventory: json" "$tmp/out" '"id":	"rules-not-run"'
+expect "no inventory, those rules disabled" 0 "$bin" --no-config --disable rollout-deadlock --disable unschedulable \
+	--disable insufficient-capacity --disable release-capacity --disable preemption-required \
+	--disable daemonset-no-nodes --disable topology-spread-unsatisfiable $seed/manifest.yaml
+hasnt "no inventory, those rules disabled" "$tmp/out" "did not run"
+expect "Node objects among the manifests: no note" 1 "$bin" $seed/nodes.yaml $seed/manifest.yaml
+hasnt "Node objects among the manifests: no note" "$tmp/out" "did not run"
+expect "no manifest: a warning" 0 "$bin" "$tmp/tree/empty"
+has "no manifest: a warning" "$tmp/out" "schedlint: warning: no Kubernetes object"
+expect "no manifest, --fail-on warning" 1 "$bin" --fail-on warning "$tmp/tree/empty"
+expect "no manifest, but an input error: the error says it" 2 "$bin" /nonexistent.yaml
+hasnt "no manifest, but an input error: the error says it" "$tmp/out" "no Kubernetes object"
 # Nodes among the manifests are an inventory too
 expect "nodes among manifests" 1 "$bin" $seed/nodes.yaml $seed/manifest.yaml
 # --output
@@ -430,7 +447,7 @@ printf 'nodes: [nodes.yaml]\nrules: {rollout-deadlock: warning}\n' >"$tmp/repo/.
 expect "config found upward" 0 sh -c "cd '$tmp/repo/deploy' && '$bin' sub"
 has "config found upward: its level" "$tmp/out" "sub/app.yaml:11:1: warning:"
 expect "--no-config" 0 sh -c "cd '$tmp/repo/deploy' && '$bin' --no-config sub"
-hasnt "--no-config: no inventory from the config" "$tmp/out" "rollout-deadlock"
+hasnt "--no-config: no inventory from the config" "$tmp/out" "[rollout-deadlock]"
 printf 'rules: {rollout-deadlock: warning}\n' >"$tmp/above.yaml"
 cp "$tmp/above.yaml" "$tmp/repo/../.schedlint.yaml" # above the repository root: not read
 rm "$tmp/repo/.schedlint.yaml"
