@@ -41,10 +41,9 @@ void sl_emit_json(FILE *out, const struct sl_findings *fs, const struct sl_notic
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct sl_finding *f = &fs->v[i];
 		cJSON *o = cJSON_CreateObject();
-		if (f->rule) {
+		if (f->rule)
 			cJSON_AddStringToObject(o, "rule", f->rule->id);
-			cJSON_AddStringToObject(o, "level", sl_level_name(f->level));
-		}
+		cJSON_AddStringToObject(o, "level", sl_level_name(f->level)); /* a notice's too: note or warning */
 		add_span(o, &f->at);
 		if (f->object)
 			cJSON_AddStringToObject(o, "object", f->object);
