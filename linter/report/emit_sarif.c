@@ -327,26 +327,18 @@ static void put_items(FILE *out, struct sl_buf *b, const struct sarif *sx, const
 		      const struct sl_notices *ns, const struct sl_config *cfg, bool results, size_t depth)
 {
 	unsigned *dups = results ? sl_fingerprint_dups(fs) : NULL;
+	size_t nn = results || !ns ? 0 : ns->n;
 	bool first = true;
-	for (size_t i = 0; i < fs->n; i++) {
-		const struct sl_finding *f = &fs->v[i];
-		if ((f->rule != NULL) != results)
+	for (size_t i = 0; i < fs->n + nn; i++) {
+		const struct sl_finding *f = i < fs->n ? &fs->v[i] : NULL;
+		if (f && (f->rule != NULL) != results)
 			continue;
 		if (!first)
 			fwrite(", ", 1, 2, out); /* cJSON's separator between the items of an array */
 		first = false;
-		cJSON *item =
-		    results ? result(sx, f, sl_config_rule_index(cfg, f->rule), dups[i]) : notification(sx, f);
-		char *s = cJSON_Print(item);
-		put_json(out, b, s, strlen(s), depth);
-		free(s);
-		cJSON_Delete(item);
-	}
-	for (size_t i = 0; !results && ns && i < ns->n; i++) {
-		if (!first)
-			fwrite(", ", 1, 2, out);
-		first = false;
-		cJSON *item = run_notification(&ns->v[i]);
+		cJSON *item = !f        ? run_notification(&ns->v[i - fs->n])
+			      : results ? result(sx, f, sl_config_rule_index(cfg, f->rule), dups[i])
+					: notification(sx, f);
 		char *s = cJSON_Print(item);
 		put_json(out, b, s, strlen(s), depth);
 		free(s);
