@@ -42,10 +42,10 @@ depcheck:
 	@CC='$(CC)' sh tests/deps.sh --check
 $(OBJ) $(ASANOBJ): | depcheck
 
-# --help names where `make install` puts the rule docs: options.o (and main.o) are rebuilt when DOCDIR changes.
-MAINOBJ := build/rel/linter/main.o build/asan/linter/main.o build/rel/linter/options.o build/asan/linter/options.o
-$(MAINOBJ): DEFS = -DSL_DOCDIR='"$(DOCDIR)"'
-$(MAINOBJ): build/docdir
+# --help names where `make install` puts the rule docs: options.o (its text) is rebuilt when DOCDIR changes.
+HELPOBJ := build/rel/linter/options.o build/asan/linter/options.o
+$(HELPOBJ): DEFS = -DSL_DOCDIR='"$(DOCDIR)"'
+$(HELPOBJ): build/docdir
 build/docdir: FORCE
 	@mkdir -p build
 	@echo '$(DOCDIR)' | cmp -s - $@ || echo '$(DOCDIR)' >$@
