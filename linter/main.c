@@ -3,20 +3,15 @@
  * findings at or above --fail-on, 2 usage or input error). */
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <stdarg.h>
-#include <getopt.h>
 #include <signal.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../rules/rules.h"
 #include "base/buf.h"
 #include "base/escape.h"
-#include "base/similar.h"
 #include "config/config.h"
 #include "fix/fix.h"
 #include "load/input.h"
