@@ -30,7 +30,7 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 SRC      := $(sort $(wildcard linter/*.c linter/*/*.c rules/*.c))
-LIBSRC   := $(filter-out linter/main.c,$(SRC))
+LIBSRC   := $(filter-out linter/main.c linter/options.c,$(SRC))
 OBJ      := $(SRC:%.c=build/rel/%.o)
 ASANOBJ  := $(SRC:%.c=build/asan/%.o)
 ASANLIB  := $(LIBSRC:%.c=build/asan/%.o)
@@ -44,10 +44,10 @@ depcheck:
 	@CC='$(CC)' sh tests/deps.sh --check
 $(OBJ) $(ASANOBJ): | depcheck
 
-# --help names where `make install` puts the rule docs: main.o is rebuilt when DOCDIR changes.
-MAINOBJ := build/rel/linter/main.o build/asan/linter/main.o
-$(MAINOBJ): DEFS = -DSL_DOCDIR='"$(DOCDIR)"'
-$(MAINOBJ): build/docdir
+# --help names where `make install` puts the rule docs: options.o (its text) is rebuilt when DOCDIR changes.
+HELPOBJ := build/rel/linter/options.o build/asan/linter/options.o
+$(HELPOBJ): DEFS = -DSL_DOCDIR='"$(DOCDIR)"'
+$(HELPOBJ): build/docdir
 build/docdir: FORCE
 	@mkdir -p build
 	@echo '$(DOCDIR)' | cmp -s - $@ || echo '$(DOCDIR)' >$@

@@ -141,11 +141,13 @@ struct object_pass {
 	struct sl_run *r;
 	struct sl_suppress *sup;
 	struct sl_findings *errs;
+	size_t objects; /* Kubernetes objects (a kind) among the target's manifests */
 };
 
 static void each_object(void *ctx, const struct sl_object *o)
 {
 	struct object_pass *p = ctx;
+	p->objects++;
 	sl_policies_check(p->r->cfg, o, &p->r->fs, p->errs);
 	sl_suppress_object(p->sup, o);
 }
@@ -295,12 +297,32 @@ static void suppress_file(void *ctx, const struct sl_source *src, const struct s
 	sl_suppress_source(ctx, src, ys);
 }
 
+/* The rules that need a node inventory did not run on a target without one: said, with their
+ * names and how to give one, so that a run without --nodes does not pass for a whole check. */
+static void note_rules_not_run(struct sl_run *r, const struct target *t)
+{
+	struct sl_buf names = SL_BUF_INIT;
+	size_t n = 0;
+	for (unsigned i = 0; i < sl_nrules; i++)
+		if (sl_rules[i]->needs_nodes && r->cfg->levels[i] != SL_LEVEL_NONE)
+			sl_buf_printf(&names, "%s%s", n++ ? ", " : "", sl_rules[i]->id);
+	const char *target = t->index >= 0 ? r->cfg->targets[t->index].name : NULL;
+	if (n)
+		sl_notice_add(&r->notices, "rules-not-run", SL_NOTE,
+			      "%s%s%s%zu rule%s did not run without a node inventory: %s; give one with --nodes FILE "
+			      "(kubectl get nodes -o yaml > FILE)",
+			      target ? "target " : "", target ? target : "", target ? ": " : "", n, n == 1 ? "" : "s",
+			      sl_buf_str(&names));
+	sl_buf_free(&names);
+}
+
 /* Stage check: every workload through the rules (or --explain), the manifests' objects through
  * the policies, the suppressions applied; the findings then carry the target's name, and no longer
  * the model, which goes next. */
-static void check(struct sl_run *r, const struct target *t, const struct sl_model *m, struct sl_suppress *sup,
-		  struct sl_findings *errs, struct explained_list *ex)
+static size_t check(struct sl_run *r, const struct target *t, const struct sl_model *m, struct sl_suppress *sup,
+		    struct sl_findings *errs, struct explained_list *ex)
 {
+	size_t objects = 0;
 	size_t from = r->fs.n;
 	struct sl_cluster *cl = m->nnodes ? sl_cluster_new(m) : NULL;
 	unsigned char *alone = sl_xcalloc(m->nworkloads + 1, sizeof *alone);
@@ -324,7 +346,7 @@ static void check(struct sl_run *r, const struct target *t, const struct sl_mode
 	sl_cluster_free(cl);
 	if (!r->explain) {
 		sl_suppress_begin(sup, t->index, m->nnodes > 0);
-		struct object_pass op = {r, sup, errs};
+		struct object_pass op = {r, sup, errs, 0};
 		for (size_t i = 0; i < t->nloads; i++) {
 			if (t->loads[i].role != SL_ROLE_MANIFESTS || t->loads[i].src->failed ||
 			    t->loads[i].src->skipped)
@@ -338,12 +360,16 @@ static void check(struct sl_run *r, const struct target *t, const struct sl_mode
 		sl_suppress_apply(sup, &r->fs, from);
 		note_fixed_nodes(r, m, from);
 		note_unknown_flavors(r, m, from);
+		if (op.objects && !m->nnodes)
+			note_rules_not_run(r, t);
+		objects = op.objects;
 	}
 	const char *name = t->index >= 0 ? r->cfg->targets[t->index].name : NULL;
 	for (size_t i = from; i < r->fs.n; i++) {
 		r->fs.v[i].subject = NULL; /* the model goes now */
 		r->fs.v[i].target = name;
 	}
+	return objects;
 }
 
 static void add_load(struct target *t, struct sl_source *src, enum sl_input_role role)
@@ -685,6 +711,7 @@ void sl_run(struct sl_run *r, const char *const *nodes, size_t nnodes, const cha
 	struct sl_suppress sup;
 	sl_suppress_init(&sup, r->cfg);
 	struct explained_list ex = {0};
+	size_t objects = 0;
 	for (size_t i = 0; i < nt; i++) {
 		/* A target none of whose files is in this run is not checked (its inventory is not
 		 * even read); the default one is, without targets, as it always was. */
@@ -695,11 +722,17 @@ void sl_run(struct sl_run *r, const char *const *nodes, size_t nnodes, const cha
 		struct sl_model m = {0};
 		model(r, &ts[i], &m, &r->fs);
 		if (!cancel(r)) /* the parsing is done: the rules are the other half */
-			check(r, &ts[i], &m, &sup, &r->fs, &ex);
+			objects += check(r, &ts[i], &m, &sup, &r->fs, &ex);
 		drop(r, &m);
 		if (r->cancelled)
 			break;
 	}
+	/* Nothing to check, and no input error that says why: not a pass in silence. */
+	if (!r->cancelled && !r->explain && !objects && !r->fs.input_errors)
+		sl_notice_add(
+		    &r->notices, "no-manifest", SL_WARNING,
+		    "no Kubernetes object (a YAML or JSON document with a kind) among the inputs: nothing was "
+		    "checked");
 	if (!r->cancelled)
 		finish(r, &sup, &ex);
 	else
@@ -725,6 +758,7 @@ void sl_run_free(struct sl_run *r)
 	drop_wait(r);
 	cJSON_Delete(r->explained_json);
 	sl_buf_free(&r->explained);
+	sl_notices_free(&r->notices);
 	/* The findings and the sources side by side, on two threads: on the corpus x10 each is tens of
 	 * thousands of blocks, cold in the caches by now, the last thing a run does. A finding's span
 	 * points at a source but freeing it does not look there. Few findings are freed at once. */

@@ -48,6 +48,13 @@ struct sl_run {
 	bool flavors_noted;
 	struct sl_sources ss;
 	struct sl_findings fs;
+	/* What the run did not do, said at the end of every report (base/diag.h): rules that did not
+	 * run for want of a node inventory ("rules-not-run", a note per target without nodes), no
+	 * Kubernetes object among the inputs ("no-manifest", a warning). A stage that leaves
+	 * something unchecked adds one with sl_notice_add(&r->notices, ID, LEVEL, FMT, ...): ID a
+	 * stable string constant (tools filter on it), LEVEL SL_NOTE, or SL_WARNING when --fail-on
+	 * warning should fail the run for it. */
+	struct sl_notices notices;
 	/* The last target's model, being freed on a thread of its own while the run goes on (the
 	 * next target, the report); sl_run_free waits for it. NULL: none. */
 	struct sl_model_drop *dropping;

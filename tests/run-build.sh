@@ -42,7 +42,7 @@ mk install PREFIX=/opt/sl DESTDIR="$dest"
 grep -q ' -c -o ' "$tmp/log" && bad "a second make install compiled again" "$tmp/log" || ok
 mk install PREFIX=/usr DESTDIR="$dest"
 [ "$(grep -c ' -c -o ' "$tmp/log")" = 1 ] && grep -q -F 'SL_DOCDIR=' "$tmp/log" && ok ||
-	bad "another PREFIX rebuilds main.o, and only it" "$tmp/log"
+	bad "another PREFIX rebuilds options.o (--help's text), and only it" "$tmp/log"
 "$dest/usr/bin/schedlint" --help 2>&1 | grep -q -F '/usr/share/doc/schedlint/rules/<id>.md' && ok ||
 	bad "--help after another PREFIX"
 mk uninstall PREFIX=/opt/sl DESTDIR="$dest"

@@ -205,12 +205,68 @@ has "directory" "$tmp/out" "tree/a/b/deploy.yml:11:1: error:"
 mkdir -p "$tmp/tree/empty" "$tmp/tree/hidden-only/.cache"
 expect "empty directories" 0 "$bin" "$tmp/tree/empty" "$tmp/tree/hidden-only"
 expect "an empty directory inside a tree" 1 "$bin" --nodes $seed/nodes.yaml "$tmp/tree"
+# What did not run is said (the run's notices): rules without an inventory, no manifest at all
+expect "no inventory: a note" 0 "$bin" $seed/manifest.yaml
+has "no inventory: a note" "$tmp/out" "schedlint: note: 7 rules did not run without a node inventory: rollout-deadlock,"
+has "no inventory: how to give one" "$tmp/out" "--nodes FILE (kubectl get nodes -o yaml > FILE)"
+expect "no inventory: json" 0 "$bin" --format json $seed/manifest.yaml
+has "no inventory: json" "$tmp/out" '"id":	"rules-not-run"'
+expect "no inventory, those rules disabled" 0 "$bin" --no-config --disable rollout-deadlock --disable unschedulable \
+	--disable insufficient-capacity --disable release-capacity --disable preemption-required \
+	--disable daemonset-no-nodes --disable topology-spread-unsatisfiable $seed/manifest.yaml
+hasnt "no inventory, those rules disabled" "$tmp/out" "did not run"
+expect "Node objects among the manifests: no note" 1 "$bin" $seed/nodes.yaml $seed/manifest.yaml
+hasnt "Node objects among the manifests: no note" "$tmp/out" "did not run"
+expect "no manifest: a warning" 0 "$bin" "$tmp/tree/empty"
+has "no manifest: a warning" "$tmp/out" "schedlint: warning: no Kubernetes object"
+expect "no manifest, --fail-on warning" 1 "$bin" --fail-on warning "$tmp/tree/empty"
+expect "no manifest, but an input error: the error says it" 2 "$bin" /nonexistent.yaml
+hasnt "no manifest, but an input error: the error says it" "$tmp/out" "no Kubernetes object"
 # Nodes among the manifests are an inventory too
 expect "nodes among manifests" 1 "$bin" $seed/nodes.yaml $seed/manifest.yaml
 # --output
 expect "--output" 1 "$bin" --format sarif --output "$tmp/r.sarif" --nodes $seed/nodes.yaml $seed/manifest.yaml
 has "--output" "$tmp/r.sarif" '"ruleId":	"rollout-deadlock"'
 expect "--output to a bad path" 2 "$bin" --output /nonexistent/dir/r.txt $seed/manifest.yaml
+# One run, several reports: each --format one, an --output for the --format before it (before any:
+# the first). Each report is byte for byte what its own run writes.
+same() { # description, file, file
+	if cmp -s "$2" "$3"; then pass=$((pass + 1)); else
+		echo "FAIL $1: $2 and $3 differ"
+		diff "$2" "$3" | head -10 | sed 's/^/  | /'
+		fail=$((fail + 1))
+	fi
+}
+expect "one report: text" 1 "$bin" --nodes $seed/nodes.yaml $seed/manifest.yaml
+cp "$tmp/out" "$tmp/alone.txt"
+expect "one report: sarif" 1 "$bin" --format sarif --output "$tmp/alone.sarif" --nodes $seed/nodes.yaml $seed/manifest.yaml
+expect "two reports" 1 "$bin" --format sarif --output "$tmp/two.sarif" --format text --nodes $seed/nodes.yaml $seed/manifest.yaml
+same "two reports: the text on stdout" "$tmp/alone.txt" "$tmp/out"
+same "two reports: the SARIF file" "$tmp/alone.sarif" "$tmp/two.sarif"
+expect "two reports, --output first" 1 "$bin" -o "$tmp/first.sarif" -f sarif -f text --nodes $seed/nodes.yaml $seed/manifest.yaml
+same "--output before any --format: the first report's" "$tmp/alone.sarif" "$tmp/first.sarif"
+same "--output before any --format: text on stdout" "$tmp/alone.txt" "$tmp/out"
+expect "three reports" 1 "$bin" -f json -o "$tmp/three.json" -f junit -o "$tmp/three.xml" -f text --nodes $seed/nodes.yaml $seed/manifest.yaml
+same "three reports: text on stdout" "$tmp/alone.txt" "$tmp/out"
+has "three reports: json" "$tmp/three.json" '"rule":	"rollout-deadlock"'
+has "three reports: junit" "$tmp/three.xml" '<failure type="error"'
+expect "two reports to stdout" 2 "$bin" -f sarif -f text $seed/manifest.yaml
+has "two reports to stdout" "$tmp/err" "schedlint: error: --format sarif and --format text both write to standard output"
+expect "two reports to one file" 2 "$bin" -f sarif -o "$tmp/one" -f json -o "$tmp/one" $seed/manifest.yaml
+has "two reports to one file" "$tmp/err" "schedlint: error: --output $tmp/one is given to two reports (--format sarif and --format json)"
+expect "two --output for one report" 2 "$bin" -f sarif -o "$tmp/x1" -o "$tmp/x2" $seed/manifest.yaml
+has "two --output for one report" "$tmp/err" "schedlint: error: --output $tmp/x1 and --output $tmp/x2 both for the --format sarif report"
+expect "the second report's --output is an input" 2 "$bin" -f sarif -o "$tmp/ok.sarif" -f text -o $seed/manifest.yaml $seed/manifest.yaml
+has "the second report's --output is an input" "$tmp/err" "is the input"
+[ -e "$tmp/ok.sarif" ] && { echo "FAIL a refused run wrote a report"; fail=$((fail + 1)); } || pass=$((pass + 1))
+expect "--explain with two reports" 2 "$bin" --explain -f text -f json -o "$tmp/e.json" --nodes $seed/nodes.yaml $seed/manifest.yaml
+has "--explain with two reports" "$tmp/err" "schedlint: error: --explain makes one report"
+expect "--diff with two reports" 1 "$bin" --diff -f sarif -o "$tmp/d.sarif" -f text --nodes $seed/nodes.yaml $seed/manifest.yaml
+# stderr: the text report, after the input notes that always go there
+tail -n "$(wc -l <"$tmp/alone.txt")" "$tmp/err" >"$tmp/err.tail"
+same "--diff with two reports: the report on stderr" "$tmp/alone.txt" "$tmp/err.tail"
+same "--diff with two reports: the SARIF file" "$tmp/alone.sarif" "$tmp/d.sarif"
+has "--diff with two reports: the diff on stdout" "$tmp/out" "+++ "
 # --fail-on: errors are at or above every level
 expect "--fail-on note" 1 "$bin" --fail-on note --nodes $seed/nodes.yaml $seed/manifest.yaml
 expect "clean with --fail-on note" 0 "$bin" --fail-on note --nodes $seed/nodes.yaml rollout-deadlock/seed-recreate/manifest.yaml
@@ -415,7 +471,7 @@ printf 'nodes: [nodes.yaml]\nrules: {rollout-deadlock: warning}\n' >"$tmp/repo/.
 expect "config found upward" 0 sh -c "cd '$tmp/repo/deploy' && '$bin' sub"
 has "config found upward: its level" "$tmp/out" "sub/app.yaml:11:1: warning:"
 expect "--no-config" 0 sh -c "cd '$tmp/repo/deploy' && '$bin' --no-config sub"
-hasnt "--no-config: no inventory from the config" "$tmp/out" "rollout-deadlock"
+hasnt "--no-config: no inventory from the config" "$tmp/out" "[rollout-deadlock]"
 printf 'rules: {rollout-deadlock: warning}\n' >"$tmp/above.yaml"
 cp "$tmp/above.yaml" "$tmp/repo/../.schedlint.yaml" # above the repository root: not read
 rm "$tmp/repo/.schedlint.yaml"

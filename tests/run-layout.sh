@@ -10,7 +10,7 @@ objdir=$(cd "$1" && pwd)
 . "$root/tests/lib.sh"
 cd "$root" || exit 1
 
-# The stages from the bottom up; a file's stage is its folder (run.c and main.c are their own).
+# The stages from the bottom up; a file's stage is its folder (run.c, and main.c with options.c, are their own).
 ranks='linter/base/ 1
 linter/load/ 2
 linter/model/ 3
@@ -21,6 +21,7 @@ linter/report/ 7
 linter/fix/ 8
 linter/run. 9
 linter/lsp/ 10
+linter/options. 11
 linter/main. 11'
 echo "$ranks" >"$tmp/ranks"
 # awk's rank(path): the rank of the longest prefix listed above, 0 for none.

@@ -4,7 +4,7 @@
 # escaped in every format, on stdout and stderr, with colour and without; writes that fail (a full
 # disk, a closed pipe, a closed descriptor) are errors with exit 2; --output is replaced whole or
 # left alone and never names an input; every report is UTF-8 and JSON and SARIF parse, whatever
-# bytes a file name holds.
+# bytes a file name holds; every fixture's JUnit is read back by junitparser.
 # Usage: run-output.sh SCHEDLINT LSPCLIENT [SARIF_OUT] (LSPCLIENT's json mode parses the reports;
 # SARIF logs are copied to SARIF_OUT for the validator)
 set -u
@@ -323,6 +323,20 @@ has "junit: an input error" "$tmp/ci.error.junit" '<testcase classname="bad.yaml
 has "junit: an input error is an error" "$tmp/ci.error.junit" '<error type="error" message="'
 has "junit: a clean run passes" "$tmp/ci.clean.junit" '<testcase classname="schedlint" name="no findings"/>'
 has "junit: a clean run counts one test" "$tmp/ci.clean.junit" '<testsuites name="schedlint" tests="1" failures="0" errors="0">'
+# Every fixture's JUnit read back by a JUnit consumer that is not ours (junitparser, Debian's
+# python3-junitparser): its suites, testcases, failures and errors against counts made from the
+# same run's JSON (tests/junit-consumer.py). Debian's module is in its own python3, which a
+# python3 earlier on PATH (pyenv, a venv) may not see: each is tried.
+junit_rc=77
+for py in python3 /usr/bin/python3; do
+	command -v "$py" >/dev/null 2>&1 || continue
+	TMPDIR=$tmp "$py" tests/junit-consumer.py "$bin" fixtures >"$tmp/junit-consumer.log" 2>&1
+	junit_rc=$?
+	[ "$junit_rc" = 77 ] || break
+done
+if [ "$junit_rc" = 77 ]; then
+	skip "junit: every fixture read by junitparser" "no python3 with junitparser (Debian: python3-junitparser)"
+elif [ "$junit_rc" = 0 ]; then ok; else bad "junit: a fixture's JUnit as junitparser reads it" "$tmp/junit-consumer.log"; fi
 has "codeclimate: an input error" "$tmp/ci.error.codeclimate" '"check_name":	"input-error"'
 has "codeclimate: a clean run is an empty array" "$tmp/ci.clean.codeclimate" '[]'
 json "codeclimate: parses" "$tmp/ci.seed.codeclimate" "$tmp/ci.error.codeclimate" "$tmp/ci.clean.codeclimate"

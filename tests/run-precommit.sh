@@ -8,6 +8,9 @@
 #                    a commit of only the inventory checks only the staged files, and the
 #                    always_run / pass_filenames: false pattern of docs/pre-commit.md lints the
 #                    whole tree;
+#   schedlint-tree   (pass_filenames: false, files: the inventory and config) a commit of only
+#                    the inventory (a GPU node going from 1 to 0) is blocked by the manifest already
+#                    committed, and a commit of other files does not run it;
 #   schedlint-build  builds schedlint in pre-commit's cache on first use, names the missing
 #                    packages when the libraries are absent, blocks the seed, reuses the build.
 # Usage: run-precommit.sh SCHEDLINT    Last line: precommit: N passed, M failed
@@ -92,6 +95,30 @@ config schedlint '      - id: schedlint' '        name: schedlint (the whole tre
 commit "$u" "lint the whole tree" .pre-commit-config.yaml
 [ "$st" != 0 ] && grep -q -F './manifest.yaml:45:9: error: no node can run a pod of Deployment vision/vision-object-tracker' "$tmp/log" &&
 	ok || bad "schedlint: always_run and pass_filenames: false lint the whole tree" "$tmp/log"
+
+echo "progress: precommit: hook schedlint-tree (the whole tree when the inventory changes)"
+u=$tmp/user3
+newrepo "$u"
+config schedlint '      - id: schedlint-tree' '        args: [--nodes, nodes.yaml]' >"$u/.pre-commit-config.yaml"
+cp "$seed/nodes.yaml" "$u/"
+cp "$seed/fixed.yaml" "$u/manifest.yaml"
+(cd "$u" && pre-commit install >"$tmp/log" 2>&1) || bad "pre-commit install" "$tmp/log"
+commit "$u" "config, inventory and the fixed manifest" .pre-commit-config.yaml nodes.yaml manifest.yaml
+[ "$st" = 0 ] && [ "$(commits "$u")" = 1 ] && ok || bad "schedlint-tree: the tree that fits passes" "$tmp/log"
+# The GPU node goes from 1 GPU to 0: a commit of the inventory alone is blocked by what it does
+# to the manifest already committed.
+sed 's/nvidia.com\/gpu: "1"/nvidia.com\/gpu: "0"/' "$seed/nodes.yaml" >"$u/nodes.yaml"
+commit "$u" "the inventory alone" nodes.yaml
+[ "$st" != 0 ] && [ "$(commits "$u")" = 1 ] &&
+	grep -q -F './manifest.yaml:45:9: error: no node can run a pod of Deployment vision/vision-object-tracker' "$tmp/log" &&
+	grep -q -F '[unschedulable]' "$tmp/log" && ok ||
+	bad "schedlint-tree: an inventory-only commit that leaves a manifest unschedulable is blocked" "$tmp/log"
+git -C "$u" reset -q -- nodes.yaml && git -C "$u" checkout -q -- nodes.yaml # back to the GPU
+# A commit that touches no inventory or config: the tree hook does not run.
+cp "$root/fixtures/repository/ordinary-repo/tsconfig.json" "$u/"
+commit "$u" "tsconfig.json" tsconfig.json
+[ "$st" = 0 ] && grep -q 'schedlint (the whole tree.*Skipped' "$tmp/log" && ok ||
+	bad "schedlint-tree: skipped when no inventory or config is staged" "$tmp/log"
 
 echo "progress: precommit: hook schedlint-build (builds schedlint in pre-commit's cache)"
 u=$tmp/user2

@@ -342,14 +342,14 @@ static void test_out_stream(void)
 	struct sl_findings fs = {v, N, N, N};
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	struct sl_out o;
-	sl_emit_text(sl_out_open(&o, NULL, fd), &fs, false, true, false);
+	sl_emit_text(sl_out_open(&o, NULL, fd), &fs, NULL, false, true, false);
 	off_t before = written(fd);
 	CHECK(before > 200000); /* the whole is about 370 KB: a chunk may still be in the stream */
 	CHECK(sl_out_close(&o, "the report") == 0);
 	CHECK(written(fd) > before);
 	close(fd);
 	/* --output: a temporary file beside it fills, renamed into place only when all is written. */
-	sl_emit_text(sl_out_open(&o, out, -1), &fs, false, true, false);
+	sl_emit_text(sl_out_open(&o, out, -1), &fs, NULL, false, true, false);
 	struct stat st;
 	CHECK(stat(out, &st) < 0 && entries(dir) == 2);
 	CHECK(sl_out_close(&o, "the report") == 0);

@@ -177,3 +177,20 @@ void sl_findings_move(struct sl_findings *dst, struct sl_findings *src)
 	free(src->v);
 	memset(src, 0, sizeof *src);
 }
+
+void sl_notice_add(struct sl_notices *ns, const char *id, enum sl_level level, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	sl_grow(&ns->v, &ns->cap, ns->n + 1, sizeof *ns->v);
+	ns->v[ns->n++] = (struct sl_notice){id, level, sl_vxasprintf(fmt, ap)};
+	va_end(ap);
+}
+
+void sl_notices_free(struct sl_notices *ns)
+{
+	for (size_t i = 0; i < ns->n; i++)
+		free(ns->v[i].text);
+	free(ns->v);
+	memset(ns, 0, sizeof *ns);
+}

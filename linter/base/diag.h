@@ -70,6 +70,9 @@ struct sl_finding {
 	const char *target; /* the config target's name; NULL without targets (borrowed) */
 	struct sl_suppression *supp;
 	size_t nsupp;
+	/* A note about the input with a stable id (a Helm chart not rendered: "chart-not-rendered"),
+	 * SARIF's descriptor.id and JSON's "id"; NULL for the others (a string constant). */
+	const char *notice_id;
 };
 
 struct sl_findings {
@@ -77,6 +80,25 @@ struct sl_findings {
 	size_t n, cap;
 	size_t input_errors; /* how many findings are input errors */
 };
+
+/* What a run did not do, about the run as a whole rather than a place in a file: rules that did
+ * not run for want of a node inventory, no Kubernetes object among the inputs. A run that checked
+ * less than it was asked must not pass in silence, so every report ends with these: text a line
+ * each after the findings, SARIF a toolExecutionNotification with descriptor.id, JSON an entry of
+ * "notices" with "id", github a ::notice:: or ::warning:: line, junit a <system-out>. A warning
+ * counts for --fail-on; a note does not. */
+struct sl_notice {
+	const char *id; /* stable, for tools that filter: "rules-not-run" (a string constant) */
+	enum sl_level level;
+	char *text;
+};
+struct sl_notices {
+	struct sl_notice *v;
+	size_t n, cap;
+};
+void sl_notice_add(struct sl_notices *ns, const char *id, enum sl_level level, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void sl_notices_free(struct sl_notices *ns);
 
 struct sl_finding *sl_report(struct sl_findings *fs, const struct sl_rule *rule, enum sl_level lvl,
 			     const struct sl_span *at, const char *fmt, ...) __attribute__((format(printf, 5, 6)));

@@ -210,6 +210,7 @@ static void chart_note(struct sl_sources *ss, struct sl_findings *errs, const ch
 		      "a Helm chart: its templates are not YAML until rendered, so its files are not checked; "
 		      "check what it renders: helm template %s | schedlint --stdin-filename %s%srendered.yaml -",
 		      shown, here ? "" : shown, here ? "" : "/");
+	errs->v[errs->n - 1].notice_id = "chart-not-rendered"; /* SARIF's descriptor.id, JSON's id */
 }
 
 /* A path given on the command line inside a chart: the chart's note instead of its bytes. */

@@ -59,21 +59,26 @@ void sl_fingerprint(char out[SL_FINGERPRINT_SIZE], const char *root, const char 
 /* dups[i] for each fs->v[i] (0 for findings without a rule or an object). Caller frees. */
 unsigned *sl_fingerprint_dups(const struct sl_findings *fs);
 
+/* Every emitter takes the run's notices (base/diag.h: what the run did not do; NULL: none) and
+ * puts them at the end of its report. */
 /* Text: rule findings (suppressed ones only with show_suppressed, marked) and, with errors_too,
- * input errors, in order; `color` adds ANSI colour. */
-void sl_emit_text(FILE *out, const struct sl_findings *fs, bool color, bool errors_too, bool show_suppressed);
+ * input errors, in order, then a line per notice; `color` adds ANSI colour. */
+void sl_emit_text(FILE *out, const struct sl_findings *fs, const struct sl_notices *ns, bool color, bool errors_too,
+		  bool show_suppressed);
 /* SARIF: the config's rule set (built-in rules and policies) describes the results. */
-void sl_emit_sarif(FILE *out, const struct sl_findings *fs, const struct sl_config *cfg);
-void sl_emit_json(FILE *out, const struct sl_findings *fs);
+void sl_emit_sarif(FILE *out, const struct sl_findings *fs, const struct sl_notices *ns, const struct sl_config *cfg);
+void sl_emit_json(FILE *out, const struct sl_findings *fs, const struct sl_notices *ns);
 /* GitHub Actions workflow commands (::error/::warning/::notice), one line per finding and per
  * input error or note, the proof in the message; suppressed findings only with show_suppressed,
  * as notices. */
-void sl_emit_github(FILE *out, const struct sl_findings *fs, bool show_suppressed);
+void sl_emit_github(FILE *out, const struct sl_findings *fs, const struct sl_notices *ns, bool show_suppressed);
 /* GitLab Code Quality (Code Climate JSON): an array of issues, input errors and notes among
- * them; suppressed findings only with show_suppressed, as info. */
-void sl_emit_codeclimate(FILE *out, const struct sl_findings *fs, bool show_suppressed);
+ * them; suppressed findings only with show_suppressed, as info. The notices are left out: an
+ * issue must have a file and lines (GitLab drops or misplaces one without), and a notice is about
+ * the run, not a place; the other report of the same run (--format text) carries them. */
+void sl_emit_codeclimate(FILE *out, const struct sl_findings *fs, const struct sl_notices *ns, bool show_suppressed);
 /* JUnit XML: a testsuite per file, a testcase per object and rule (emit_junit.c says how levels
  * map to failures). */
-void sl_emit_junit(FILE *out, const struct sl_findings *fs, bool show_suppressed);
+void sl_emit_junit(FILE *out, const struct sl_findings *fs, const struct sl_notices *ns, bool show_suppressed);
 
 #endif

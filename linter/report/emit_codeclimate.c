@@ -68,8 +68,9 @@ static cJSON *issue(const char *root, const char *cwd, const struct sl_finding *
 	return o;
 }
 
-void sl_emit_codeclimate(FILE *out, const struct sl_findings *fs, bool show_suppressed)
+void sl_emit_codeclimate(FILE *out, const struct sl_findings *fs, const struct sl_notices *ns, bool show_suppressed)
 {
+	(void)ns; /* an issue needs a file and lines (emit.h) */
 	char *cwd = sl_path_cwd(), *root = sl_path_repo_root(cwd);
 	unsigned *dups = sl_fingerprint_dups(fs);
 	cJSON *arr = cJSON_CreateArray();

@@ -94,7 +94,7 @@ static void message(struct sl_buf *out, const struct anchor *root, const struct 
 }
 
 /* Every value through sl_esc_github: escaped for the log, then as the runner reads it back. */
-void sl_emit_github(FILE *fp, const struct sl_findings *fs, bool show_suppressed)
+void sl_emit_github(FILE *fp, const struct sl_findings *fs, const struct sl_notices *ns, bool show_suppressed)
 {
 	struct anchor a = {sl_path_cwd(), NULL}, *root = &a;
 	a.root = sl_path_repo_root(a.cwd);
@@ -114,6 +114,14 @@ void sl_emit_github(FILE *fp, const struct sl_findings *fs, bool show_suppressed
 			fwrite(b.s, 1, b.len, fp);
 			sl_buf_reset(&b);
 		}
+	}
+	for (size_t i = 0; ns && i < ns->n; i++) { /* about the run: an annotation without a file */
+		sl_buf_puts(out, "::");
+		sl_buf_puts(out, command(ns->v[i].level));
+		properties(out, root, &(struct sl_span){0}, "schedlint");
+		sl_buf_puts(out, "::");
+		sl_esc_github(out, ns->v[i].text, false);
+		sl_buf_putc(out, '\n');
 	}
 	fwrite(sl_buf_str(&b), 1, b.len, fp);
 	sl_buf_free(&b);

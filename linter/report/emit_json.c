@@ -30,7 +30,7 @@ static void add_span(cJSON *o, const struct sl_span *at)
 	cJSON_AddNumberToObject(o, "endColumn", ecol);
 }
 
-void sl_emit_json(FILE *out, const struct sl_findings *fs)
+void sl_emit_json(FILE *out, const struct sl_findings *fs, const struct sl_notices *ns)
 {
 	cJSON *root = cJSON_CreateObject();
 	cJSON_AddStringToObject(root, "tool", "schedlint");
@@ -41,14 +41,15 @@ void sl_emit_json(FILE *out, const struct sl_findings *fs)
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct sl_finding *f = &fs->v[i];
 		cJSON *o = cJSON_CreateObject();
-		if (f->rule) {
+		if (f->rule)
 			cJSON_AddStringToObject(o, "rule", f->rule->id);
-			cJSON_AddStringToObject(o, "level", sl_level_name(f->level));
-		}
+		cJSON_AddStringToObject(o, "level", sl_level_name(f->level)); /* a notice's too: note or warning */
 		add_span(o, &f->at);
 		if (f->object)
 			cJSON_AddStringToObject(o, "object", f->object);
 		cJSON_AddStringToObject(o, "message", f->message);
+		if (f->notice_id)
+			cJSON_AddStringToObject(o, "id", f->notice_id);
 		if (!f->rule) {
 			cJSON_AddItemToArray(f->level == SL_ERROR ? errors : notices, o);
 			continue;
@@ -95,6 +96,13 @@ void sl_emit_json(FILE *out, const struct sl_findings *fs)
 			cJSON_AddItemToArray(fixes, fx);
 		}
 		cJSON_AddItemToArray(findings, o);
+	}
+	for (size_t i = 0; ns && i < ns->n; i++) { /* about the run: no file */
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "id", ns->v[i].id);
+		cJSON_AddStringToObject(o, "level", sl_level_name(ns->v[i].level));
+		cJSON_AddStringToObject(o, "message", ns->v[i].text);
+		cJSON_AddItemToArray(notices, o);
 	}
 	sl_emit_cjson(out, root);
 	cJSON_Delete(root);

@@ -174,6 +174,22 @@ static void suite_open(struct sl_buf *b, const char *name, size_t tests, size_t 
 	sl_buf_printf(b, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n", tests, failures, errors);
 }
 
+/* The run's notices (diag.h) as the <system-out> of the suite named schedlint: the one of a run
+ * without findings, or one of no testcases after the files' (a suite's own output is where JUnit
+ * readers show what is not a testcase's). */
+static void notices_out(struct sl_buf *b, const struct sl_notices *ns)
+{
+	sl_buf_puts(b, "    <system-out>");
+	for (size_t i = 0; i < ns->n; i++) {
+		sl_buf_printf(b, "%sschedlint: %s: ", i ? "\n" : "", sl_level_name(ns->v[i].level));
+		sl_esc_xml(b, ns->v[i].text);
+		sl_buf_puts(b, " [");
+		sl_esc_xml(b, ns->v[i].id);
+		sl_buf_putc(b, ']');
+	}
+	sl_buf_puts(b, "</system-out>\n");
+}
+
 /* Written a testsuite at a time, each line guarded as the text report's are (sl_esc_lines). */
 static void flush(FILE *fp, struct sl_buf *b)
 {
@@ -184,7 +200,7 @@ static void flush(FILE *fp, struct sl_buf *b)
 	sl_buf_reset(b);
 }
 
-void sl_emit_junit(FILE *fp, const struct sl_findings *fs, bool show_suppressed)
+void sl_emit_junit(FILE *fp, const struct sl_findings *fs, const struct sl_notices *ns, bool show_suppressed)
 {
 	struct anchor an = {sl_path_cwd(), NULL};
 	an.root = sl_path_repo_root(an.cwd);
@@ -206,6 +222,8 @@ void sl_emit_junit(FILE *fp, const struct sl_findings *fs, bool show_suppressed)
 	if (!n) {
 		suite_open(&b, "schedlint", 1, 0, 0);
 		sl_buf_puts(&b, "    <testcase classname=\"schedlint\" name=\"no findings\"/>\n");
+		if (ns && ns->n)
+			notices_out(&b, ns);
 		sl_buf_puts(&b, "  </testsuite>\n");
 	}
 	for (size_t i = 0, j; i < n; i = j) {
@@ -219,6 +237,11 @@ void sl_emit_junit(FILE *fp, const struct sl_findings *fs, bool show_suppressed)
 		}
 		sl_buf_puts(&b, "  </testsuite>\n");
 		flush(fp, &b);
+	}
+	if (n && ns && ns->n) {
+		suite_open(&b, "schedlint", 0, 0, 0);
+		notices_out(&b, ns);
+		sl_buf_puts(&b, "  </testsuite>\n");
 	}
 	sl_buf_puts(&b, "</testsuites>\n");
 	flush(fp, &b);

@@ -234,6 +234,18 @@ static cJSON *notification(const struct sarif *sx, const struct sl_finding *f)
 	cJSON_AddItemToObject(n, "message", text_obj(f->message));
 	if (f->at.src && !(f->at.src->from_stdin && !strcmp(f->at.src->path, "-")))
 		cJSON_AddItemToArray(cJSON_AddArrayToObject(n, "locations"), location(sx, &f->at, NULL));
+	if (f->notice_id)
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(n, "descriptor"), "id", f->notice_id);
+	return n;
+}
+
+/* A notice of the run (diag.h): a notification without a location, its id the descriptor's. */
+static cJSON *run_notification(const struct sl_notice *x)
+{
+	cJSON *n = cJSON_CreateObject();
+	cJSON_AddStringToObject(n, "level", sarif_level(x->level));
+	cJSON_AddItemToObject(n, "message", text_obj(x->text));
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(n, "descriptor"), "id", x->id);
 	return n;
 }
 
@@ -308,23 +320,25 @@ static const char *put_head(FILE *out, struct sl_buf *b, const char *from, const
 	return open + 1;
 }
 
-/* The items of one array, the findings with a rule (results) or those without (notifications),
- * each built, printed, written and freed before the next: a large run's log is never held whole,
- * neither as a tree nor as text. */
+/* The items of one array, the findings with a rule (results) or those without and then the
+ * run's notices (notifications), each built, printed, written and freed before the next: a large
+ * run's log is never held whole, neither as a tree nor as text. */
 static void put_items(FILE *out, struct sl_buf *b, const struct sarif *sx, const struct sl_findings *fs,
-		      const struct sl_config *cfg, bool results, size_t depth)
+		      const struct sl_notices *ns, const struct sl_config *cfg, bool results, size_t depth)
 {
 	unsigned *dups = results ? sl_fingerprint_dups(fs) : NULL;
+	size_t nn = results || !ns ? 0 : ns->n;
 	bool first = true;
-	for (size_t i = 0; i < fs->n; i++) {
-		const struct sl_finding *f = &fs->v[i];
-		if ((f->rule != NULL) != results)
+	for (size_t i = 0; i < fs->n + nn; i++) {
+		const struct sl_finding *f = i < fs->n ? &fs->v[i] : NULL;
+		if (f && (f->rule != NULL) != results)
 			continue;
 		if (!first)
 			fwrite(", ", 1, 2, out); /* cJSON's separator between the items of an array */
 		first = false;
-		cJSON *item =
-		    results ? result(sx, f, sl_config_rule_index(cfg, f->rule), dups[i]) : notification(sx, f);
+		cJSON *item = !f        ? run_notification(&ns->v[i - fs->n])
+			      : results ? result(sx, f, sl_config_rule_index(cfg, f->rule), dups[i])
+					: notification(sx, f);
 		char *s = cJSON_Print(item);
 		put_json(out, b, s, strlen(s), depth);
 		free(s);
@@ -336,11 +350,11 @@ static void put_items(FILE *out, struct sl_buf *b, const struct sarif *sx, const
 /* Streamed: the skeleton printed whole (its rules are a few kilobytes), and the items written
  * into its arrays one at a time. The bytes are those that sl_emit_cjson printed of the log
  * built whole. */
-void sl_emit_sarif(FILE *out, const struct sl_findings *fs, const struct sl_config *cfg)
+void sl_emit_sarif(FILE *out, const struct sl_findings *fs, const struct sl_notices *ns, const struct sl_config *cfg)
 {
 	struct sarif sx = {NULL, sl_path_cwd()};
 	sx.root = sl_path_repo_root(sx.cwd);
-	bool notify = false;
+	bool notify = ns && ns->n;
 	for (size_t i = 0; i < fs->n && !notify; i++)
 		notify = !fs->v[i].rule;
 	cJSON *root = skeleton(&sx, notify, fs->input_errors == 0, cfg);
@@ -351,10 +365,10 @@ void sl_emit_sarif(FILE *out, const struct sl_findings *fs, const struct sl_conf
 	size_t depth;
 	if (notify) {
 		rest = put_head(out, &b, rest, "\"toolExecutionNotifications\":", &depth);
-		put_items(out, &b, &sx, fs, cfg, false, depth);
+		put_items(out, &b, &sx, fs, ns, cfg, false, depth);
 	}
 	rest = put_head(out, &b, rest, "\"results\":", &depth);
-	put_items(out, &b, &sx, fs, cfg, true, depth);
+	put_items(out, &b, &sx, fs, ns, cfg, true, depth);
 	put_json(out, &b, rest, strlen(rest), 0);
 	fputc('\n', out);
 	sl_buf_free(&b);

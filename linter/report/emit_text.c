@@ -112,7 +112,8 @@ static void finding(struct sl_buf *out, struct sl_buf *ln, const struct sl_findi
 		line(out, ln, &f->related[j].at, SL_NOTE, f->related[j].text, color, pm);
 }
 
-void sl_emit_text(FILE *out, const struct sl_findings *fs, bool color, bool errors_too, bool show_suppressed)
+void sl_emit_text(FILE *out, const struct sl_findings *fs, const struct sl_notices *ns, bool color, bool errors_too,
+		  bool show_suppressed)
 {
 	struct sl_buf b = SL_BUF_INIT, ln = SL_BUF_INIT;
 	struct path_memo pm = {NULL, SL_BUF_INIT};
@@ -126,6 +127,14 @@ void sl_emit_text(FILE *out, const struct sl_findings *fs, bool color, bool erro
 			sl_buf_reset(&b);
 		}
 	}
+	/* The notices last, where a reader of the report's end (or of an empty report) sees them. */
+	struct sl_buf text = SL_BUF_INIT;
+	for (size_t i = 0; ns && i < ns->n; i++) {
+		sl_buf_reset(&text);
+		sl_buf_printf(&text, "%s [%s]", ns->v[i].text, ns->v[i].id);
+		line(&b, &ln, &(struct sl_span){0}, ns->v[i].level, sl_buf_str(&text), color, &pm);
+	}
+	sl_buf_free(&text);
 	fwrite(sl_buf_str(&b), 1, b.len, out);
 	sl_buf_free(&pm.esc);
 	sl_buf_free(&ln);

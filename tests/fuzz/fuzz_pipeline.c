@@ -25,10 +25,10 @@ static void emit_all(const struct sl_run *run, const struct sl_config *cfg)
 	FILE *out = open_memstream(&buf, &len);
 	if (!out)
 		abort();
-	sl_emit_text(out, &run->fs, true, true, true);
-	sl_emit_sarif(out, &run->fs, cfg);
-	sl_emit_json(out, &run->fs);
-	sl_emit_github(out, &run->fs, true);
+	sl_emit_text(out, &run->fs, &run->notices, true, true, true);
+	sl_emit_sarif(out, &run->fs, &run->notices, cfg);
+	sl_emit_json(out, &run->fs, &run->notices);
+	sl_emit_github(out, &run->fs, &run->notices, true);
 	fclose(out);
 	free(buf);
 }
