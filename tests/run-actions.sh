@@ -95,7 +95,7 @@ grep -q -x 'sarif-file=reports/schedlint.sarif' "$tmp/outputs" && grep -q '"rule
 # the job summary: the counts, the status, a row per finding (notes about the input too)
 grep -q -x -F '1 error, 0 warnings, 1 note; exit status 1 (findings at or above `error`)' "$tmp/summary.md" &&
 	grep -q -x -F '| Location | Level | Rule | Message |' "$tmp/summary.md" &&
-	grep -q -F '| manifest.yaml:11 | error | [rollout-deadlock](https://github.com/schedlint/schedlint/blob/main/docs/rules/rollout-deadlock.md) | rollout of Deployment vision/vision-object-tracker can never finish: ' \
+	grep -q -F '| manifest.yaml:11 | error | [rollout-deadlock](https://github.com/schedlint/schedlint/blob/v'"$(cat "$root/VERSION")"'/docs/rules/rollout-deadlock.md) | rollout of Deployment vision/vision-object-tracker can never finish: ' \
 		"$tmp/summary.md" && grep -q -F '| nodes.yaml:12 | note | schedlint | the node set is taken as fixed' "$tmp/summary.md" &&
 	ok || bad "action: the job summary" "$tmp/summary.md"
 run_action $seed manifest.yaml nodes.yaml false
@@ -171,10 +171,10 @@ $root/fixtures/repository/ordinary-repo|. .github/workflows/deploy.yml
 $root/fixtures/input-errors/bad-gpu-quantity|manifest.yaml
 $tmp/hostile|manifest.yaml
 CASES
-# text instead of annotations; a summary cut short
+# text instead of annotations; a summary cut short (its two rows: the run's rules-not-run notice and the warning)
 node scripts/action-report.js "$tmp/cmp.sarif" --log text --summary "$tmp/short.md" --max-rows 0 >"$tmp/text" 2>&1
 grep -q -F 'manifest.yaml:6:11: warning: a | b\nsecond *line* of_it: ' "$tmp/text" && ! grep -q '^::' "$tmp/text" &&
-	grep -q -x '1 more in the job log and the SARIF report.' "$tmp/short.md" && ok ||
+	grep -q -x '2 more in the job log and the SARIF report.' "$tmp/short.md" && ok ||
 	bad "action-report.js: --log text and --max-rows" "$tmp/text"
 # links to the commit's files when the runner says where it is
 GITHUB_SERVER_URL=https://github.com GITHUB_REPOSITORY=o/r GITHUB_SHA=abc node scripts/action-report.js \

@@ -71,6 +71,8 @@ kubernetesVersion: a patch release and a provider suffix|kubernetesVersion: "v1.
 featureGates: 1 and f, as kube-scheduler takes them|featureGates:\n  GangScheduling: 1\n  PodLevelResources: f\n
 featureGates: a gate schedlint does not model (a warning)|featureGates:\n  SchedulerQueueingHints: true\n
 nodes and pods: strings or lists|nodes: inventory/nodes.yaml\npods: [a.yaml, b.yaml]\n
+render: kustomize off, and a command|render:\n  kustomize: off\n
+render: a command to run|render: {kustomize: /opt/kustomize/kustomize build}\n
 nodePools: labels with numbers, max as a string, fromNode alone|nodePools:\n  - name: gpu\n    template:\n      labels: {node-group: gpu, generation: 5}\n      taints: [{key: gpu, effect: NoSchedule}]\n      allocatable: {cpu: 8, memory: 60Gi, nvidia.com/gpu: "1"}\n    max: "4"\n  - name: batch\n    template: {fromNode: batch-1}\n
 targets: every key|targets:\n  - name: prod\n    paths: '^clusters/prod/'\n    nodes: [prod.yaml]\n    pods: prod-pods.yaml\n    kubernetesVersion: "1.31"\n    featureGates: {GenericWorkload: true}\n    nodePools: [{name: p, template: {labels: {a: b}}, max: 2}]\n
 EOF
@@ -119,6 +121,9 @@ kubernetesVersion: before 1.20|kubernetesVersion: "1.19"\n
 kubernetesVersion: not a release|kubernetesVersion: "2.1"\n
 kubernetesVersion: a mapping|kubernetesVersion: {major: 1}\n
 featureGates: a list|featureGates: [GangScheduling]\n
+render: a key that is not kustomize|render: {kustomise: off}\n
+render: kustomize empty|render: {kustomize: ""}\n
+render: a list|render: [kustomize]\n
 featureGates: a value that is not a boolean|featureGates:\n  GangScheduling: maybe\n
 targets: a mapping, not a list|targets: {name: prod}\n
 targets: no paths|targets:\n  - name: prod\n    nodes: [prod.yaml]\n

@@ -70,7 +70,8 @@ struct sl_finding {
 	const char *target; /* the config target's name; NULL without targets (borrowed) */
 	struct sl_suppression *supp;
 	size_t nsupp;
-	/* A note about the input with a stable id (a Helm chart not rendered: "chart-not-rendered"),
+	/* A note about the input with a stable id (a Helm chart not rendered: "chart-not-rendered",
+	 * a kustomization without a renderer: "kustomization-not-rendered"),
 	 * SARIF's descriptor.id and JSON's "id"; NULL for the others (a string constant). */
 	const char *notice_id;
 };

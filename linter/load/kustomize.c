@@ -222,8 +222,11 @@ static void at_kustomization(struct sl_kustomizations *kz, const struct sl_kusto
 	sl_source_span(s, 0, 0, &at);
 	if (error)
 		sl_input_error(errs, &at, "%s", msg);
-	else
+	else {
 		sl_input_note(errs, &at, "%s", msg);
+		/* About the run as much as the file: SARIF's descriptor.id, JSON's id (diag.h) */
+		errs->v[errs->n - 1].notice_id = "kustomization-not-rendered";
+	}
 }
 
 /* Read fd to its end into b, up to max bytes; the pipe left open. */
