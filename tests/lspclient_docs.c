@@ -81,7 +81,9 @@ int compare(const char *ws, const char *file, const char *nodes)
 		cJSON_ArrayForEach(e, cJSON_GetObjectItem(cli, groups[g]))
 		{
 			const cJSON *f = cJSON_GetObjectItem(e, "file"), *sup = cJSON_GetObjectItem(e, "suppressed");
-			if (strcmp(f->valuestring, file) || cJSON_IsTrue(sup))
+			/* A notice about the run as a whole (rules-not-run, no-manifest) has no file:
+			 * it is no diagnostic of a document. */
+			if (!cJSON_IsString(f) || strcmp(f->valuestring, file) || cJSON_IsTrue(sup))
 				continue;
 			want++;
 			check(found_in(diags, e, text, g == 2), "%s: %s at %d:%d, as the command line says", file,
