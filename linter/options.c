@@ -266,7 +266,7 @@ static void new_report(struct sl_options *o, enum sl_format f, bool given)
  * before any --format (`-o FILE -f sarif`): that one is in FMT. */
 static int add_format(struct sl_options *o, const char *arg)
 {
-	enum sl_format f;
+	enum sl_format f = SL_FMT_TEXT; /* set by parse_format; gcc -O2 without LTO cannot see it */
 	if (parse_format(arg, &f) < 0)
 		return -1;
 	if (o->nreports == 1 && !o->reports[0].format_given) {
