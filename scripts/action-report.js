@@ -108,9 +108,10 @@ function items(sarif) {
     const rules = ((run.tool && run.tool.driver && run.tool.driver.rules) || []);
     for (const inv of run.invocations || [])
       for (const n of inv.toolExecutionNotifications || []) {
-        const text = (n.message && n.message.text) || '';
+        // its notes follow as a result's do ("\n- "), without the result's closing period
+        const [text, ...notes] = ((n.message && n.message.text) || '').split('\n- ');
         out.push({ level: n.level || 'error', rule: 'schedlint', at: where((n.locations || [])[0]),
-          message: text, notes: [], related: [], help: '' });
+          message: text, notes, related: [], help: '' });
       }
     for (const r of run.results || []) {
       if (r.suppressions && r.suppressions.length) continue;

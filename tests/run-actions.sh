@@ -169,6 +169,7 @@ $root/fixtures/config/docs-errors|manifest.yaml
 $root/fixtures/unused-suppression/doc-example|--fail-on note --nodes nodes.yaml manifest.yaml
 $root/fixtures/repository/ordinary-repo|. .github/workflows/deploy.yml
 $root/fixtures/input-errors/bad-gpu-quantity|manifest.yaml
+$root/fixtures/config/ignore-match-limit-kind|manifest.yaml
 $tmp/hostile|manifest.yaml
 CASES
 # text instead of annotations; a summary cut short (its two rows: the run's rules-not-run notice and the warning)

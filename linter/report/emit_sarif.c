@@ -231,7 +231,15 @@ static cJSON *notification(const struct sarif *sx, const struct sl_finding *f)
 {
 	cJSON *n = cJSON_CreateObject();
 	cJSON_AddStringToObject(n, "level", sarif_level(f->level));
-	cJSON_AddItemToObject(n, "message", text_obj(f->message));
+	/* Its notes as a result's are (sl_finding_text's "\n- " lines): what the text report says under
+	 * an input error (how far a limit stopped a pattern, what was read instead) is no less true
+	 * for code scanning. */
+	struct sl_buf b = SL_BUF_INIT;
+	sl_buf_puts(&b, f->message);
+	for (size_t i = 0; i < f->nnotes; i++)
+		sl_buf_printf(&b, "\n- %s", f->notes[i]);
+	cJSON_AddItemToObject(n, "message", text_obj(sl_buf_str(&b)));
+	sl_buf_free(&b);
 	if (f->at.src && !(f->at.src->from_stdin && !strcmp(f->at.src->path, "-")))
 		cJSON_AddItemToArray(cJSON_AddArrayToObject(n, "locations"), location(sx, &f->at, NULL));
 	if (f->notice_id)
