@@ -202,9 +202,10 @@ static const struct sl_ynode *walk(const struct sl_ynode *root, const struct fie
 	return n;
 }
 
-/* Whether a and b are alike on their own level: the same scalar, or collections of the same size
- * whose scalar entries (and keys) are the same. What lies deeper is other fields' business. */
-static bool shallow_same(const struct sl_ynode *a, const struct sl_ynode *b)
+/* Whether a and b are alike: the same scalar, or collections of the same size whose entries (and
+ * keys, in any order) are alike. Only deep compares what lies below their own level; shallowly
+ * their scalar entries alone count, what lies deeper being other fields' business. */
+static bool same_tree(const struct sl_ynode *a, const struct sl_ynode *b, bool deep)
 {
 	if (!a || !b || a->kind != b->kind)
 		return false;
@@ -213,37 +214,12 @@ static bool shallow_same(const struct sl_ynode *a, const struct sl_ynode *b)
 	if (a->n != b->n)
 		return false;
 	for (size_t i = 0; i < b->n; i++) {
-		if (b->kind == SL_YSEQ) {
-			if (sl_yscalar(b->v[i]) && !sl_yis(a->v[i], b->v[i]->str))
-				return false;
-			continue;
-		}
-		const struct sl_ynode *k = b->v[2 * i], *v = b->v[2 * i + 1];
-		if (!sl_yscalar(k) || !sl_ymap_key(a, k->str))
+		bool seq = b->kind == SL_YSEQ;
+		const struct sl_ynode *k = seq ? NULL : b->v[2 * i], *v = seq ? b->v[i] : b->v[2 * i + 1];
+		if (k && (!sl_yscalar(k) || !sl_ymap_key(a, k->str)))
 			return false;
-		if (sl_yscalar(v) && !sl_yis(sl_ymap_get(a, k->str), v->str))
-			return false;
-	}
-	return true;
-}
-
-/* Whether a and b are the same tree (keys in any order). */
-static bool deep_same(const struct sl_ynode *a, const struct sl_ynode *b)
-{
-	if (!a || !b || a->kind != b->kind)
-		return false;
-	if (a->kind == SL_YSCALAR)
-		return !strcmp(a->str, b->str);
-	if (a->n != b->n)
-		return false;
-	for (size_t i = 0; i < b->n; i++) {
-		if (b->kind == SL_YSEQ) {
-			if (!deep_same(a->v[i], b->v[i]))
-				return false;
-			continue;
-		}
-		const struct sl_ynode *k = b->v[2 * i];
-		if (!sl_yscalar(k) || !deep_same(sl_ymap_get(a, k->str), b->v[2 * i + 1]))
+		const struct sl_ynode *av = k ? sl_ymap_get(a, k->str) : a->v[i];
+		if (deep ? !same_tree(av, v, true) : sl_yscalar(v) && !sl_yis(av, v->str))
 			return false;
 	}
 	return true;
@@ -334,7 +310,7 @@ static bool replica_count(struct kmap *km, const struct sl_kz_rendered *r, const
 		const struct sl_ynode *entries = kf->ys.n ? sl_ymap_get(kf->ys.docs[0].root, "replicas") : NULL;
 		for (size_t e = 0; !found && e < sl_ycount(entries) && entries->kind == SL_YSEQ; e++) {
 			const struct sl_ynode *count = sl_ymap_get(entries->v[e], "count");
-			if (same_name(scalar_at(entries->v[e], "name"), name) && shallow_same(count, fd->node)) {
+			if (same_name(scalar_at(entries->v[e], "name"), name) && same_tree(count, fd->node, false)) {
 				place_at(p, EXACT, kf, fd->key ? sl_ymap_key(entries->v[e], "count") : count);
 				p->fixable = !fd->key;
 				found = true;
@@ -390,7 +366,7 @@ static void locate(struct kmap *km, const struct sl_kz_rendered *r, const struct
 	for (size_t i = 0; scalar && i < npf; i++) {
 		const struct sl_ynode *pobj = object_in(pf[i], kind, name);
 		const struct sl_ynode *pkey, *pnode = pobj ? walk(pobj, fd, &pkey) : NULL;
-		if (pnode && shallow_same(pnode, want)) {
+		if (pnode && same_tree(pnode, want, false)) {
 			place_at(p, EXACT, pf[i], fd->key ? pkey : pnode);
 			p->fixable = !fd->key;
 			return;
@@ -398,9 +374,9 @@ static void locate(struct kmap *km, const struct sl_kz_rendered *r, const struct
 	}
 	/* A block the base wrote as it was rendered (on its own level) is the base's, even when a
 	 * patch changed something deeper; a fix may replace it only when nothing did. */
-	if (bnode && shallow_same(bnode, want)) {
+	if (bnode && same_tree(bnode, want, false)) {
 		place_at(p, EXACT, base, fd->key ? bkey : bnode);
-		p->fixable = !fd->key && deep_same(bnode, want);
+		p->fixable = !fd->key && same_tree(bnode, want, true);
 		return;
 	}
 	/* A block a patch changed: the last patch that writes it. A fix replacing it there would
@@ -410,7 +386,7 @@ static void locate(struct kmap *km, const struct sl_kz_rendered *r, const struct
 		const struct sl_ynode *pkey, *pnode = pobj ? walk(pobj, fd, &pkey) : NULL;
 		if (pnode) {
 			place_at(p, EXACT, pf[i], fd->key && pkey ? pkey : pnode);
-			p->fixable = !fd->key && !bnode && obase && deep_same(pnode, want);
+			p->fixable = !fd->key && !bnode && obase && same_tree(pnode, want, true);
 			return;
 		}
 	}
