@@ -67,5 +67,7 @@ void test_storage(void);
 void test_edit_distance(void);
 /* unit_gates.c: --feature-gates and the releases' defaults. */
 void test_feature_gates(void);
+/* unit_dra.c: Dynamic Resource Allocation's objects and a pod's claims read (dra.h). */
+void test_dra(void);
 
 #endif

@@ -15,6 +15,10 @@
 #include "yamldoc.h"
 
 /* An open collection. */
+/* A set of keep patterns, one bit each (SL_YKEEP_PATTERNS of them: an inventory's keep list is
+ * past 64 since the model reads Dynamic Resource Allocation's objects). */
+typedef unsigned __int128 sl_ykeep_mask;
+
 struct sl_yframe {
 	/* the collection's node is made when it closes, with its children */
 	struct sl_span at;
@@ -22,12 +26,12 @@ struct sl_yframe {
 	bool flow;
 	size_t first, n; /* its children so far: builder items[first .. first + n) */
 	char *anchor;
-	const char *comp; /* its key in the parent mapping, "[]" in a sequence, NULL at the root */
-	bool keep_all;    /* inside a kept path: nothing below is dropped */
-	uint64_t alive;   /* keep patterns this frame's path is on the way along */
-	size_t plen;      /* components of that path, from the object */
-	bool objects;     /* a List's `items`: each item starts a path of its own */
-	bool may_leave;   /* the filter may leave out some of its entries (sl_yfilter.unread_in) */
+	const char *comp;    /* its key in the parent mapping, "[]" in a sequence, NULL at the root */
+	bool keep_all;       /* inside a kept path: nothing below is dropped */
+	sl_ykeep_mask alive; /* keep patterns this frame's path is on the way along */
+	size_t plen;         /* components of that path, from the object */
+	bool objects;        /* a List's `items`: each item starts a path of its own */
+	bool may_leave;      /* the filter may leave out some of its entries (sl_yfilter.unread_in) */
 	/* A mapping that may be merged (<<) into another, later: its children's weights are held
 	 * until the document ends (ybuild.c) */
 	bool merge_source;
@@ -35,7 +39,7 @@ struct sl_yframe {
 	size_t dropped_end, dropped_weight;
 };
 
-#define SL_YKEEP_PATTERNS 64
+#define SL_YKEEP_PATTERNS 128
 #define SL_YKEEP_COMPS 12
 /* A keep pattern split into its components ("[]" for a sequence's items). */
 struct sl_ykeep_path {
@@ -70,12 +74,12 @@ struct sl_ybuilder {
 	const char *const *keep;
 	struct sl_ykeep_path *pats;
 	size_t npats;
-	uint64_t next_alive; /* patterns the kept key's value is on the way along */
-	bool drop_next;      /* a key was dropped: its value goes too */
-	bool keep_next;      /* a key inside a kept path was read: keep all of its value */
-	size_t skip;         /* > 0: inside a dropped value, at this nesting */
-	bool skipped_anchor; /* an anchor went with a dropped value */
-	bool need_full;      /* an alias named a dropped anchor: parse again, keeping all */
+	sl_ykeep_mask next_alive; /* patterns the kept key's value is on the way along */
+	bool drop_next;           /* a key was dropped: its value goes too */
+	bool keep_next;           /* a key inside a kept path was read: keep all of its value */
+	size_t skip;              /* > 0: inside a dropped value, at this nesting */
+	bool skipped_anchor;      /* an anchor went with a dropped value */
+	bool need_full;           /* an alias named a dropped anchor: parse again, keeping all */
 	struct sl_findings *errs;
 	/* Keeping only some documents and values (sl_yaml_parse_some) */
 	const struct sl_yfilter *filter;

@@ -32,13 +32,14 @@ void sl_ykeep_compile(struct sl_ybuilder *b, const char *const *keep)
 }
 
 /* The patterns of `alive` whose component at plen is comp; *done: one of them ends there. */
-static uint64_t step_patterns(const struct sl_ybuilder *b, uint64_t alive, size_t plen, const char *comp, bool *done)
+static sl_ykeep_mask step_patterns(const struct sl_ybuilder *b, sl_ykeep_mask alive, size_t plen, const char *comp,
+				   bool *done)
 {
-	uint64_t out = 0;
+	sl_ykeep_mask out = 0;
 	*done = false;
 	for (size_t i = 0; i < b->npats; i++)
 		if (alive >> i & 1 && b->pats[i].n > plen && !strcmp(b->pats[i].comp[plen], comp)) {
-			out |= (uint64_t)1 << i;
+			out |= (sl_ykeep_mask)1 << i;
 			*done |= b->pats[i].n == plen + 1;
 		}
 	return out;
@@ -56,7 +57,7 @@ static bool drop_key(struct sl_ybuilder *b, const char *key, bool *keep_all)
 		return false;
 	}
 	if (b->depth == 1 && !strcmp(key, "items")) {
-		b->next_alive = ~(uint64_t)0; /* a List's items are objects: paths start inside each */
+		b->next_alive = ~(sl_ykeep_mask)0; /* a List's items are objects: paths start inside each */
 		return false;
 	}
 	bool done;
@@ -67,14 +68,14 @@ static bool drop_key(struct sl_ybuilder *b, const char *key, bool *keep_all)
 
 void sl_ykeep_open(const struct sl_ybuilder *b, struct sl_yframe *f, bool is_map)
 {
-	f->alive = ~(uint64_t)0;
+	f->alive = ~(sl_ykeep_mask)0;
 	f->plen = 0;
 	f->objects = false;
 	if (!b->keep || !b->depth || f->keep_all)
 		return;
 	const struct sl_yframe *up = &b->stack[b->depth - 1];
 	if (up->objects) {
-		f->alive = ~(uint64_t)0; /* an item of a List: an object of its own */
+		f->alive = ~(sl_ykeep_mask)0; /* an item of a List: an object of its own */
 	} else if (up->kind == SL_YSEQ) {
 		bool done;
 		f->alive = step_patterns(b, up->alive, up->plen, "[]", &done);

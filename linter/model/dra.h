@@ -104,6 +104,7 @@ struct sl_dra_device {
 	struct sl_cel_device cel;  /* driver, attributes and capacity, as selectors see them */
 	struct sl_cel_attr *attrs; /* owned; cel.attrs points here */
 	struct sl_cel_cap *caps;   /* owned; cel.caps points here */
+	char *domains;             /* owned: the domains of qualified names ("gpu.example.com/x") */
 	/* Written but not modelled (taints, per-device node selection, shared counters): the
 	 * engine's note names it. NULL: none. */
 	const struct sl_ynode *unmodelled;
@@ -151,6 +152,11 @@ struct sl_dra {
 	struct sl_strmap class_index;    /* name → index into classes */
 	struct sl_strmap template_index; /* "namespace\x1fname" → index into templates */
 	struct sl_strmap claim_index;    /* "namespace\x1fname" → index into claims */
+	struct sl_strmap slice_index;    /* name → index into slices */
+	struct sl_strpool keys;          /* owns the "namespace\x1fname" keys of the two above */
+	/* sl_dra_bind ran (it runs once: from sl_model_apply_version with the load's errors, else from
+	 * sl_model_bind_pods without them). */
+	bool bound;
 };
 
 /* Whether o is one of the four kinds above, of resource.k8s.io. */
@@ -164,11 +170,22 @@ const struct sl_device_class *sl_dra_class(const struct sl_dra *d, const char *n
 const struct sl_claim_template *sl_dra_template(const struct sl_dra *d, const char *ns, const char *name);
 const struct sl_resource_claim *sl_dra_claim(const struct sl_dra *d, const char *ns, const char *name);
 void sl_dra_free(struct sl_dra *d);
+/* Append part's objects to d's, in order, and free part's arrays (a source's model merged). */
+void sl_dra_merge(struct sl_dra *d, struct sl_dra *part);
+/* What the release (m->kube, m->gates) keeps: an object whose apiVersion it does not serve is left
+ * out with a warning at its apiVersion; without DynamicResourceAllocation a template's
+ * spec.resourceClaims and its containers' resources.claims are dropped (a warning) and a running
+ * pod's cleared. Then sl_dra_bind with errs. From sl_model_apply_version. */
+void sl_dra_apply_version(struct sl_model *m, struct sl_findings *errs);
 
 /* A pod spec's spec.resourceClaims (p->node) into claims / nclaims (owned by the pod spec: freed
  * with it), and each container's resources.claims checked against them (a name no entry has is
  * the API server's rejection: an input error). */
 void sl_pod_claims_read(struct sl_read *c, const struct sl_ynode *spec, const char *path, struct sl_pod_claim **claims,
 			size_t *nclaims);
+/* A running Pod's status.resourceClaimStatuses (status: the Pod's status, NULL: none) into its
+ * claims' generated. */
+void sl_pod_claims_status(struct sl_read *c, const struct sl_ynode *status, struct sl_pod_claim *claims,
+			  size_t nclaims);
 
 #endif

@@ -9,6 +9,7 @@
 
 /* Sorted by name, as kube_features.go keeps them. */
 const struct sl_gate_info sl_gate_infos[SL_NGATES] = {
+    [SL_GATE_DYNAMIC_RESOURCE_ALLOCATION] = {"DynamicResourceAllocation", 26, 34, "GA"},
     [SL_GATE_GANG_SCHEDULING] = {"GangScheduling", 35, 0, "alpha"},
     [SL_GATE_GENERIC_WORKLOAD] = {"GenericWorkload", 35, 0, "alpha"},
     [SL_GATE_POD_LEVEL_RESOURCES] = {"PodLevelResources", 32, 34, "beta"},

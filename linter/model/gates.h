@@ -9,9 +9,10 @@
 #include <stddef.h>
 
 enum sl_gate {
-	SL_GATE_GANG_SCHEDULING,     /* GangScheduling: the scheduler's gang plugin (needs GenericWorkload) */
-	SL_GATE_GENERIC_WORKLOAD,    /* GenericWorkload: the Workload API and pods' spec.workloadRef */
-	SL_GATE_POD_LEVEL_RESOURCES, /* PodLevelResources: a pod spec's own resources (podlevel.c) */
+	SL_GATE_DYNAMIC_RESOURCE_ALLOCATION, /* DynamicResourceAllocation: pods' resourceClaims (dra.h) */
+	SL_GATE_GANG_SCHEDULING,             /* GangScheduling: the scheduler's gang plugin (needs GenericWorkload) */
+	SL_GATE_GENERIC_WORKLOAD,            /* GenericWorkload: the Workload API and pods' spec.workloadRef */
+	SL_GATE_POD_LEVEL_RESOURCES,         /* PodLevelResources: a pod spec's own resources (podlevel.c) */
 	SL_NGATES
 };
 

@@ -15,6 +15,7 @@
 #include "../base/index.h" /* items grouped under string keys */
 #include "../load/yamldoc.h"
 #include "../base/diag.h"
+#include "dra.h"       /* Dynamic Resource Allocation: classes, claims, templates, slices */
 #include "gang.h"      /* Volcano PodGroups, Kueue queues */
 #include "gates.h"     /* feature gates */
 #include "hpa.h"       /* HorizontalPodAutoscalers */

@@ -176,4 +176,5 @@ void sl_model_apply_version(struct sl_model *m, int option, const char *option_t
 	sl_model_apply_limitranges(m);
 	sl_podlevel_apply(m, errs);
 	sl_runtimeclass_apply(m, errs);
+	sl_dra_apply_version(m, errs); /* the versions served, DynamicResourceAllocation, then bound */
 }

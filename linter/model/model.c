@@ -78,7 +78,8 @@ static int load_kind(struct sl_model *m, struct sl_read *c, const struct sl_obje
 		struct sl_node *n = NULL;
 		if (role != SL_ROLE_PODS && (rc = sl_node_read(c, o, &n)) == 0 && n)
 			add_node(m, n);
-	} else if (!strcmp(k, "Pod") && (role == SL_ROLE_PODS || !sl_ynull(sl_ypath(o->root, "spec.nodeName")))) {
+	} else if (!strcmp(k, "Pod") && (role == SL_ROLE_PODS || (role == SL_ROLE_MANIFESTS &&
+								  !sl_ynull(sl_ypath(o->root, "spec.nodeName"))))) {
 		/* A Pod bound to a node is running load, not something to schedule. */
 		struct sl_pod *p;
 		if ((rc = sl_pod_read(c, o, &p)) == 0)
@@ -112,6 +113,10 @@ static int load_kind(struct sl_model *m, struct sl_read *c, const struct sl_obje
 		}
 	} else if (sl_storage_kind(k)) {
 		rc = sl_storage_read(c, o, role != SL_ROLE_MANIFESTS, &m->storage);
+	} else if (sl_dra_kind(o)) {
+		/* Cluster objects, from the manifests or any inventory (kubectl get
+		 * resourceslices,resourceclaims,… -A -o yaml in either file): one set. */
+		rc = sl_dra_read(c, o, &m->dra);
 	} else if (role != SL_ROLE_PODS && !strcmp(k, "NodePool")) {
 		/* Karpenter's pools: where new nodes come from, among the manifests or in an inventory. */
 		struct sl_pool *p;
@@ -204,7 +209,17 @@ static int load_object(struct sl_model *m, struct sl_read *c, const struct sl_yn
 	    "spec.volumeName", "spec.resources", "spec.selector", "provisioner", "volumeBindingMode",                  \
 	    "allowedTopologies", "spec.drivers", "spec.attachRequired", "spec.storageCapacity", "storageClassName",    \
 	    "capacity", "maximumVolumeSize", "nodeTopology", "spec.csi.driver", "spec.csi.volumeHandle",               \
-	    "spec.volumes[].persistentVolumeClaim", "metadata.deletionTimestamp", "handler", "overhead", "scheduling"
+	    "spec.volumes[].persistentVolumeClaim", "metadata.deletionTimestamp", "handler", "overhead", "scheduling", \
+	    DRA_PATHS
+/* Dynamic Resource Allocation's objects (dra.c: a class's selectors, a claim's or a template's
+ * spec, a slice's driver, pool, nodes and devices, a claim's allocation, users and owner) and a
+ * running pod's claims, in both lists: `kubectl get resourceslices,resourceclaims -A` may go to
+ * either. (A --pods file keeps no annotations: a claim made for a pod is told by its owner. A
+ * slice's spec.nodeName is kept in a --nodes file too, where a Pod is still not read.) */
+#define DRA_PATHS                                                                                                      \
+	"spec.selectors", "spec.devices", "spec.spec", "spec.driver", "spec.pool", "spec.nodeSelector",                \
+	    "spec.nodeName", "spec.allNodes", "spec.perDeviceNodeSelection", "status.allocation",                      \
+	    "status.reservedFor", "metadata.ownerReferences", "spec.resourceClaims", "status.resourceClaimStatuses"
 /* What both lists keep besides: storage, and a ResourceQuota's fields (`kubectl get resourcequota -A
  * -o yaml` in either file). */
 #define SHARED_PATHS STORAGE_PATHS, "spec.hard", "spec.scopes", "spec.scopeSelector", "status.used"
@@ -480,6 +495,7 @@ static void merge_model(struct sl_model *m, struct sl_model *part)
 	APPEND(runtimeclasses, capruntimeclasses, nruntimeclasses);
 #undef APPEND
 	sl_storage_merge(&m->storage, &part->storage);
+	sl_dra_merge(&m->dra, &part->dra);
 	sl_strmap_free(&part->node_index);
 	free(part);
 }
@@ -579,6 +595,7 @@ void sl_model_bind_pods(struct sl_model *m)
 	}
 	sl_strmap_free(&names);
 	sl_storage_index(&m->storage);
+	sl_dra_bind(&m->dra, NULL); /* bound already, with the load's errors, when the release was applied */
 	sl_model_relate(m);
 	sl_kgang_bind(m); /* Kubernetes' own gangs first: sl_gang_bind marks every gang's workloads */
 	sl_storage_relate(m);
@@ -596,6 +613,7 @@ void sl_model_free(struct sl_model *m)
 	for (size_t i = 0; i < m->npvcs; i++)
 		sl_pvc_free(m->pvcs[i]);
 	sl_storage_free(&m->storage);
+	sl_dra_free(&m->dra);
 	free(m->pvcs);
 	for (size_t i = 0; i < m->npdbs; i++)
 		sl_pdb_free(m->pdbs[i]);

@@ -13,6 +13,7 @@
 #include "../base/index.h"
 #include "../load/yamldoc.h"
 #include "../base/diag.h"
+#include "dra.h"
 #include "gang.h"
 #include "gates.h"
 #include "hpa.h"
@@ -75,6 +76,7 @@ struct sl_model {
 	size_t nprioclasses, capprioclasses;
 	struct sl_strmap prioclass_index; /* name → index into prioclasses (sl_model_resolve_priorities) */
 	struct sl_storage storage;        /* volumes, classes, CSI nodes and drivers (storage.h) */
+	struct sl_dra dra;                /* resource.k8s.io's classes, templates, claims, slices (dra.h) */
 	/* LimitRanges (limitrange.h), by namespace once applied */
 	struct sl_limitrange **limitranges;
 	size_t nlimitranges, caplimitranges;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../base/buf.h"
+#include "dra.h"
 #include "model_read.h"
 
 void sl_node_free(struct sl_node *n)
@@ -132,6 +133,7 @@ int sl_pod_read(struct sl_read *c, const struct sl_object *o, struct sl_pod **ou
 	    sl_read_want(c, sl_ymap_get(o->root, "metadata"), "labels", SL_YMAP, "metadata.labels");
 	if (sl_parse_podspec(c->src, spec, o->namespace, labels, &p->spec, c->errs) < 0)
 		c->failed = 1;
+	sl_pod_claims_status(c, sl_ymap_get(o->root, "status"), p->spec.claims, p->spec.nclaims);
 	const struct sl_ynode *ph = sl_ypath(o->root, "status.phase");
 	p->phase = sl_yscalar(ph) ? ph->str : "";
 	const struct sl_ynode *st = sl_ypath(o->root, "status.startTime");

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dra.h"
 #include "model_read.h"
 #include "namespace.h"
 
@@ -480,6 +481,7 @@ void sl_podspec_free(struct sl_podspec *p)
 	free(p->ports);
 	free(p->volumes);
 	free(p->defaulted);
+	free(p->claims);
 	memset(p, 0, sizeof *p);
 }
 
@@ -532,6 +534,7 @@ int sl_parse_podspec(const struct sl_source *src, const struct sl_ynode *spec, c
 	if (p->node_name && !*p->node_name)
 		p->node_name = NULL;
 	parse_priority(&c, spec, p);
+	sl_pod_claims_read(&c, spec, "resourceClaims", &p->claims, &p->nclaims);
 	return c.failed ? -1 : 0;
 }
 

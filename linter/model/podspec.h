@@ -15,6 +15,7 @@
 
 struct sl_findings;
 struct sl_namespace;
+struct sl_pod_claim;
 struct sl_runtimeclass;
 struct sl_source;
 struct sl_ynode;
@@ -154,6 +155,9 @@ struct sl_podspec {
 	const struct sl_runtimeclass *runtime_class;
 	const struct sl_ynode *rc_conflict, *rc_conflict_with;
 	const struct sl_ynode *gates;
+	/* spec.resourceClaims (dra.h): the Dynamic Resource Allocation claims of the pod. Owned. */
+	struct sl_pod_claim *claims;
+	size_t nclaims;
 };
 /* Whether term (of a pod in owner_ns with owner labels) selects a pod in ns with labels. */
 bool sl_podterm_matches(const struct sl_podterm *t, const char *owner_ns, const struct sl_labels *owner, const char *ns,

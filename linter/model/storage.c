@@ -15,7 +15,7 @@ bool sl_storage_kind(const char *k)
 	       !strcmp(k, "CSIDriver") || !strcmp(k, "CSIStorageCapacity");
 }
 
-static void free_terms(struct sl_term *t, size_t n)
+void sl_node_terms_free(struct sl_term *t, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		for (size_t j = 0; j < t[i].nexprs; j++)
@@ -26,6 +26,29 @@ static void free_terms(struct sl_term *t, size_t n)
 		free(t[i].fields);
 	}
 	free(t);
+}
+
+void sl_read_node_terms(struct sl_read *c, const struct sl_ynode *terms, const char *path, struct sl_term **out,
+			size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (!terms)
+		return;
+	*out = sl_xcalloc(terms->n + 1, sizeof **out);
+	for (size_t i = 0; i < terms->n; i++) {
+		const struct sl_ynode *t = terms->v[i];
+		if (t->kind != SL_YMAP && !sl_ynull(t)) {
+			sl_read_error(c, t, "%s[%zu] must be a mapping, not %s", path, i, sl_ykind_name(t));
+			continue;
+		}
+		struct sl_term *term = &(*out)[(*n)++];
+		term->node = t;
+		sl_read_requirements(c, sl_read_want(c, t, "matchExpressions", SL_YSEQ, "matchExpressions"),
+				     "matchExpressions", &term->exprs, &term->nexprs);
+		sl_read_requirements(c, sl_read_want(c, t, "matchFields", SL_YSEQ, "matchFields"), "matchFields",
+				     &term->fields, &term->nfields);
+	}
 }
 
 /* spec.nodeAffinity.required.nodeSelectorTerms, as a pod's required node affinity is written. */
@@ -39,22 +62,7 @@ static void read_affinity(struct sl_read *c, const struct sl_ynode *spec, struct
 		return;
 	v->has_affinity = true;
 	v->affinity_node = req;
-	if (!terms)
-		return;
-	v->terms = sl_xcalloc(terms->n + 1, sizeof *v->terms);
-	for (size_t i = 0; i < terms->n; i++) {
-		const struct sl_ynode *t = terms->v[i];
-		if (t->kind != SL_YMAP && !sl_ynull(t)) {
-			sl_read_error(c, t, "nodeSelectorTerms[%zu] must be a mapping, not %s", i, sl_ykind_name(t));
-			continue;
-		}
-		struct sl_term *term = &v->terms[v->nterms++];
-		term->node = t;
-		sl_read_requirements(c, sl_read_want(c, t, "matchExpressions", SL_YSEQ, "matchExpressions"),
-				     "matchExpressions", &term->exprs, &term->nexprs);
-		sl_read_requirements(c, sl_read_want(c, t, "matchFields", SL_YSEQ, "matchFields"), "matchFields",
-				     &term->fields, &term->nfields);
-	}
+	sl_read_node_terms(c, terms, "nodeSelectorTerms", &v->terms, &v->nterms);
 }
 
 static int read_pv(struct sl_read *c, const struct sl_object *o, bool inventory, struct sl_storage *s)
@@ -96,7 +104,7 @@ static int read_pv(struct sl_read *c, const struct sl_object *o, bool inventory,
 	v->phase = phase ? phase : "";
 	if (c->failed) {
 		free(v->labels.v);
-		free_terms(v->terms, v->nterms);
+		sl_node_terms_free(v->terms, v->nterms);
 		free(v);
 		return -1;
 	}
@@ -169,7 +177,7 @@ static int read_class(struct sl_read *c, const struct sl_object *o, bool invento
 	v->is_default = sl_yis(ann ? sl_ymap_get(ann, "storageclass.kubernetes.io/is-default-class") : NULL, "true");
 	read_topologies(c, sl_read_want(c, o->root, "allowedTopologies", SL_YSEQ, "allowedTopologies"), v);
 	if (c->failed) {
-		free_terms(v->topo, v->ntopo);
+		sl_node_terms_free(v->topo, v->ntopo);
 		free(v);
 		return -1;
 	}
@@ -330,13 +338,13 @@ void sl_storage_merge(struct sl_storage *s, struct sl_storage *part)
 static void free_pv(struct sl_pv *v)
 {
 	free(v->labels.v);
-	free_terms(v->terms, v->nterms);
+	sl_node_terms_free(v->terms, v->nterms);
 	free(v);
 }
 
 static void free_class(struct sl_storage_class *v)
 {
-	free_terms(v->topo, v->ntopo);
+	sl_node_terms_free(v->topo, v->ntopo);
 	free(v);
 }
 

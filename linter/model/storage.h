@@ -214,4 +214,12 @@ void sl_volset_free(struct sl_volset *v); /* its arrays, not v */
 struct sl_model;
 void sl_storage_relate(struct sl_model *m);
 
+/* A NodeSelector's nodeSelectorTerms (terms: the list, NULL: none) as a pod's required node
+ * affinity is written: a PersistentVolume's nodeAffinity, a ResourceClaim's allocation or a
+ * ResourceSlice's nodeSelector (dra.c). *out is the caller's (sl_node_terms_free); path names the
+ * list in errors. */
+void sl_read_node_terms(struct sl_read *c, const struct sl_ynode *terms, const char *path, struct sl_term **out,
+			size_t *n);
+void sl_node_terms_free(struct sl_term *t, size_t n);
+
 #endif

@@ -8,6 +8,14 @@
 #include "storage.h"
 #include "workload.h"
 
+/* resource.k8s.io's kinds (dra.c tells them by their group too). */
+static bool dra_kind(const char *k)
+{
+	return !strncmp(k, "Resource", 8)
+		   ? !strcmp(k + 8, "Claim") || !strcmp(k + 8, "ClaimTemplate") || !strcmp(k + 8, "Slice")
+		   : !strcmp(k, "DeviceClass");
+}
+
 /* The kinds load_object reads from manifests, and so points into the trees of. */
 static bool model_kind(const char *k)
 {
@@ -16,7 +24,7 @@ static bool model_kind(const char *k)
 	       !strcmp(k, "PriorityClass") || !strcmp(k, "Service") || !strcmp(k, "PodGroup") ||
 	       !strcmp(k, "ClusterQueue") || !strcmp(k, "LocalQueue") || !strcmp(k, "Workload") ||
 	       !strcmp(k, "ResourceFlavor") || !strcmp(k, "LimitRange") || !strcmp(k, "ResourceQuota") ||
-	       !strcmp(k, "RuntimeClass") || sl_storage_kind(k);
+	       !strcmp(k, "RuntimeClass") || sl_storage_kind(k) || dra_kind(k);
 }
 
 static void need_object(void *arg, const struct sl_object *o)
@@ -87,7 +95,8 @@ static bool handler(const char *in)
  * container all but its name, resources, ports, restartPolicy and probes (env, mounts…); in a
  * probe all but its handler's port; in a volume all but its name and claim; preferred (not
  * required) affinity; an object's managedFields; in an object's status all but a Pod's phase and
- * a Node's allocatable, capacity and nodeInfo. A fix that inserts into a mapping reads the
+ * a Node's allocatable, capacity and nodeInfo, a ResourceClaim's allocation and reservedFor and a
+ * Pod's resourceClaimStatuses. A fix that inserts into a mapping reads the
  * indentation of its entries: none of these mappings is one a fix inserts into. */
 static bool unread_entry(const char *key, const char *in, const char *in_in)
 {
@@ -108,7 +117,8 @@ static bool unread_entry(const char *key, const char *in, const char *in_in)
 		return is(key, "managedFields");
 	if (is(in, "status") && object)
 		return !is(key, "phase") && !is(key, "startTime") && !is(key, "allocatable") && !is(key, "capacity") &&
-		       !is(key, "nodeInfo") && !is(key, "disruptionsAllowed");
+		       !is(key, "nodeInfo") && !is(key, "disruptionsAllowed") && !is(key, "allocation") &&
+		       !is(key, "reservedFor") && !is(key, "resourceClaimStatuses");
 	return false;
 }
 
