@@ -316,6 +316,23 @@ static void note_rules_not_run(struct sl_run *r, const struct target *t)
 	sl_buf_free(&names);
 }
 
+/* Pods that claim devices on a target whose inventory holds no ResourceSlice: DynamicResources
+ * was not judged (an allocation cannot be proven impossible, nor possible), and the report says
+ * so once per target, with how to capture the devices. */
+static void note_dra_not_checked(struct sl_run *r, const struct sl_model *m)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < m->nworkloads; i++)
+		n += m->workloads[i]->pod.nclaims > 0;
+	if (n && m->nnodes && !m->dra.nslices)
+		sl_notice_add(
+		    &r->notices, "dra-not-checked", SL_NOTE,
+		    "%zu workload%s claim%s devices (spec.resourceClaims) but the inventory holds no ResourceSlice: "
+		    "their claims were not checked; add the cluster's devices with kubectl get "
+		    "resourceslices,deviceclasses,resourceclaims -A -o yaml",
+		    n, n == 1 ? "" : "s", n == 1 ? "s" : "");
+}
+
 /* Stage check: every workload through the rules (or --explain), the manifests' objects through
  * the policies, the suppressions applied; the findings then carry the target's name, and no longer
  * the model, which goes next. */
@@ -362,6 +379,7 @@ static size_t check(struct sl_run *r, const struct target *t, const struct sl_mo
 		note_unknown_flavors(r, m, from);
 		if (op.objects && !m->nnodes)
 			note_rules_not_run(r, t);
+		note_dra_not_checked(r, m);
 		objects = op.objects;
 	}
 	const char *name = t->index >= 0 ? r->cfg->targets[t->index].name : NULL;

@@ -444,6 +444,7 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 			w->replicas_node ? "" : " (defaulted)");
 	sl_note_slots(f, cx->model, a);
 	sl_note_request_defaults(f, w);
+	sl_note_dra(f, cx);
 	const struct sl_preempt_summary *pre;
 	const char *post = sl_postfilter(a, SL_STOP_STEADY, &pre);
 	sl_note(f, "the next pod: %s%s%s%s", sl_steady_fit_error(a), post ? " " : "", post ? post : "",

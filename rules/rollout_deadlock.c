@@ -204,6 +204,7 @@ static void note_placement(struct sl_finding *f, struct sl_check *cx)
 			a->replicas == 1 ? "s" : "");
 		sl_note_volumes(f, cx);
 	}
+	sl_note_dra(f, cx);
 	if (sl_note_order(f, a) && f->level == SL_ERROR)
 		f->level = SL_WARNING;
 	sl_note_preemption(f, a, pre);

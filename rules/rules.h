@@ -159,6 +159,9 @@ void sl_note_preemption(struct sl_finding *f, const struct sl_analysis *a, const
  * location; and, at the first workload of a run that mounts claims while the inputs hold none,
  * the note that volume binding was not checked and how to capture the storage (true when made). */
 void sl_note_volumes(struct sl_finding *f, const struct sl_check *cx);
+/* Device claims (rules/dra.c): what the pod's claims ask for and the matching devices each node
+ * reaches, for a finding about a pod that claims devices when the run judged them. */
+void sl_note_dra(struct sl_finding *f, const struct sl_check *cx);
 /* For a finding on several workloads: the claims that narrow w's nodes to those its volumes reach
  * (bound volumes, with their nodeAffinity as related locations, and delayed claims); whether
  * there were any. */

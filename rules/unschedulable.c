@@ -43,6 +43,11 @@ static const struct sl_ynode *culprit(const struct sl_check *cx)
 		if (pod->affinity_node)
 			return pod->affinity_node;
 	}
+	if (best == SL_PL_DYNAMIC_RESOURCES) {
+		const struct sl_ynode *rc = sl_ymap_key(pod->node, "resourceClaims");
+		if (rc)
+			return rc;
+	}
 	if (best == SL_PL_TAINT_TOLERATION || best == SL_PL_NODE_UNSCHEDULABLE) {
 		const struct sl_ynode *tk = sl_ymap_key(pod->node, "tolerations");
 		if (tk)
@@ -83,6 +88,9 @@ static void note_fixes(struct sl_finding *f, const struct sl_analysis *a)
 				  "they select",
 	    [SL_PL_NODE_VOLUME_LIMITS] = "free volumes of the CSI driver on the nodes (its CSINode allocatable.count "
 					 "caps them), or add nodes",
+	    [SL_PL_DYNAMIC_RESOURCES] =
+		"free devices the claims' classes and selectors match on nodes the pods may use "
+		"(a ResourceSlice's nodeName, nodeSelector or allNodes), or relax the selectors",
 	};
 	size_t count[SL_PL_LAST + 1] = {0};
 	for (size_t i = 0; i < a->nnodes; i++)
@@ -268,6 +276,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	sl_note_slots(f, cx->model, a);
 	sl_note_request_defaults(f, cx->w);
 	sl_note_volumes(f, cx);
+	sl_note_dra(f, cx);
 	sl_note_preemption(f, a, pre);
 	note_refusing(f, pf, np);
 	note_fixes(f, a);

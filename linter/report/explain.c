@@ -296,6 +296,7 @@ void sl_explain_text(struct sl_buf *out, const struct sl_model *m, struct sl_clu
 	sl_buf_free(&v);
 	totals(out, a, names, width);
 	sl_explain_volumes_text(out, m, w);
+	sl_explain_dra_text(out, m, cl, w);
 	pools_text(out, m, w);
 done:
 	for (size_t i = 0; i < a->nnodes; i++)
@@ -492,6 +493,7 @@ cJSON *sl_explain_json(const struct sl_model *m, struct sl_cluster *cl, const st
 		cJSON_AddBoolToObject(o, "rollout_deadlock", a->rollout_deadlock);
 	}
 	sl_explain_volumes_json(o, m, w);
+	sl_explain_dra_json(o, m, cl, w);
 	pools_json(o, m, w);
 	return o;
 }

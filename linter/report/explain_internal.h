@@ -20,5 +20,10 @@ void sl_explain_daemonset_json(cJSON *o, const struct sl_model *m, struct sl_clu
  * differ, each): lines under the table, and a "volumes" array added to o (none without claims). */
 void sl_explain_volumes_text(struct sl_buf *out, const struct sl_model *m, const struct sl_workload *w);
 void sl_explain_volumes_json(cJSON *o, const struct sl_model *m, const struct sl_workload *w);
+/* The devices its pods claim (Dynamic Resource Allocation) per node: lines under the table, and a
+ * "devices" object added to o (none without claims, or without ResourceSlices in the run). */
+void sl_explain_dra_text(struct sl_buf *out, const struct sl_model *m, struct sl_cluster *cl,
+			 const struct sl_workload *w);
+void sl_explain_dra_json(cJSON *o, const struct sl_model *m, struct sl_cluster *cl, const struct sl_workload *w);
 
 #endif

@@ -300,8 +300,8 @@ static void judge_node_only(struct sl_cluster *cl, const struct sl_podspec *p, b
 }
 
 /* Whether pods must be placed one after another: inter-pod terms, hard spread or host ports, CSI
- * volumes a CSINode may limit (each pod's count depends on the pods before it), or a running
- * pod's anti-affinity that may exclude a pod of the workload somewhere. */
+ * volumes a CSINode may limit, devices claimed (each pod's count depends on the pods before it),
+ * or a running pod's anti-affinity that may exclude a pod of the workload somewhere. */
 static bool needs_sequence(const struct sl_cluster *cl, const struct sl_workload *w, const struct sl_volset *vol,
 			   const char *old_hash)
 {
@@ -309,7 +309,8 @@ static bool needs_sequence(const struct sl_cluster *cl, const struct sl_workload
 	bool hard_spread = false;
 	for (size_t k = 0; k < p->nspread; k++)
 		hard_spread |= p->spread[k].hard;
-	if (p->naffinity || p->nanti || hard_spread || p->nports || (vol && vol->nattach && cl->m->storage.ncsinodes))
+	if (p->naffinity || p->nanti || hard_spread || p->nports || (vol && vol->nattach && cl->m->storage.ncsinodes) ||
+	    sl_dra_judged(cl, p))
 		return true;
 	/* The generations' labels only for the running pods' terms, made when there are any. */
 	if (!cl->anti_by_ns.keys.n && !cl->anti_wild.keys.n)
@@ -537,8 +538,11 @@ static void analyze(struct sl_cluster *cl, const struct sl_workload *w, bool det
 	sl_node_affinity_prefilter(&w->pod, cl->m, excluded);
 	judge_node_only(cl, &w->pod, detail, texts, a, static_ok);
 	a->vol = sl_volumes_choose(cl, w, excluded, static_ok);
+	/* PreFilters in the profile's order: VolumeBinding's, then DynamicResources'. */
 	if (a->vol && a->vol->prefilter)
 		sl_volume_prefilter_fails(a->vol, n, detail ? a->fit : NULL, static_ok);
+	else
+		sl_dra_prefilter_fails(cl, &w->pod, n, detail ? a->fit : NULL, static_ok);
 	a->sequential = needs_sequence(cl, w, a->vol, old_hash);
 	bool done = !detail && fits_without_detail(cl, w, excluded, static_ok, old_hash, a);
 	if (big) {

@@ -2,12 +2,12 @@
  * the running pods with anti-affinity, node classes and topology domains. */
 #include "cluster.h"
 
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../model/quantity.h"
+#include "dra.h"
 #include "plugin.h"
 
 static bool pod_running(const struct sl_pod *p)
@@ -270,8 +270,7 @@ static void prepare_pod_topologies(struct sl_cluster *c)
 			topo_add(c, c->pods[k]->spec.anti[t].topology_key);
 }
 
-/* Every topology key the analyses will ask about, now: they may run on several threads, and the
- * table must not move under them. */
+/* Every topology key the analyses ask about, now: they run on threads, the table must not move. */
 static void prepare_topologies(struct sl_cluster *c)
 {
 	const struct sl_model *m = c->m;
@@ -290,8 +289,7 @@ static void prepare_topologies(struct sl_cluster *c)
 	prepare_pod_topologies(c);
 }
 
-/* The running pods by node (each node's in the model's order), and the scoring arrays with
- * their load. */
+/* The running pods by node (each node's in the model's order), the scoring arrays, their load. */
 static void place_pods(struct sl_cluster *c)
 {
 	const struct sl_model *m = c->m;
@@ -372,6 +370,7 @@ struct sl_cluster *sl_cluster_new(const struct sl_model *m)
 	index_running(c);
 	classify_nodes(c);
 	prepare_topologies(c);
+	c->dra = sl_dra_index_new(c);
 	pthread_mutex_init(&c->reasons.lock, NULL);
 	pthread_mutex_init(&c->static_lock, NULL);
 	return c;
@@ -491,6 +490,7 @@ struct sl_cluster *sl_cluster_derive(const struct sl_cluster *base, const struct
 	memcpy(c->nz_cpu, base->nz_cpu, base->n * sizeof *c->nz_cpu);
 	memcpy(c->nz_mem, base->nz_mem, base->n * sizeof *c->nz_mem);
 	derive_topologies(c, base);
+	c->dra = sl_dra_index_new(c);
 	return c;
 }
 
@@ -619,6 +619,7 @@ void sl_cluster_charge(struct sl_cluster *c, size_t i, const struct sl_podspec *
 	c->used_eph[i] = sl_sat_add(c->used_eph[i], sl_sat_mul(count, sl_res_get(&p->request, "ephemeral-storage")));
 	c->nz_cpu[i] = sl_sat_add(c->nz_cpu[i], sl_sat_mul(count, sl_nonzero_request(p, "cpu")));
 	c->nz_mem[i] = sl_sat_add(c->nz_mem[i], sl_sat_mul(count, sl_nonzero_request(p, "memory")));
+	sl_dra_charge(c, i, p, count);
 }
 
 void sl_cluster_free(struct sl_cluster *c)
@@ -631,6 +632,7 @@ void sl_cluster_free(struct sl_cluster *c)
 	}
 	free(c->topos);
 	sl_strpool_free(&c->reasons.pool);
+	sl_dra_index_free(c->dra);
 	pthread_mutex_destroy(&c->reasons.lock);
 	for (size_t i = 0; i < c->static_keys.n; i++)
 		free(c->static_verdicts[i]);

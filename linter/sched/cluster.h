@@ -62,6 +62,8 @@ struct sl_cluster {
 	/* A cluster derived from base (sl_cluster_derive): pods, pod_node, all and the group indexes
 	 * are base's, read only; everything per node is its own. NULL for a cluster built. */
 	const struct sl_cluster *base;
+	/* The devices of the run's ResourceSlices (dra.h); NULL without any: DRA is not judged. */
+	struct sl_dra_index *dra;
 };
 
 /* The domains of a key that sl_cluster_new prepared (every key in the model); aborts on
@@ -105,5 +107,13 @@ void sl_visit_running(const struct sl_cluster *c, const char *ns, bool any_ns, c
  * sets gl[0 .. ngl): each once, in the running pods' order. The caller frees the list. */
 size_t *sl_anti_candidates(const struct sl_cluster *c, const char *ns, const struct sl_labels *gl, size_t ngl,
 			   size_t *n);
+
+/* DynamicResources beyond its filter (dynamic_resources.c): whether a pod of p has claims the
+ * run judges; its PreFilter failing (every node of n rejected alike, fit may be NULL); count pods
+ * of p bound to node i, their devices taken (sl_cluster_charge). */
+bool sl_dra_judged(const struct sl_cluster *cl, const struct sl_podspec *p);
+bool sl_dra_prefilter_fails(struct sl_cluster *cl, const struct sl_podspec *p, size_t n, struct sl_nodefit *fit,
+			    bool *static_ok);
+void sl_dra_charge(struct sl_cluster *c, size_t i, const struct sl_podspec *p, int64_t count);
 
 #endif

@@ -28,6 +28,7 @@ struct sl_fit_state;
 struct sl_spread_state;
 struct sl_interpod_state;
 struct sl_attach_state;
+struct sl_dra_state;
 
 /* Generations: 0 = the pods of the running ReplicaSet, 1 = the new one a rollout creates. They
  * share the template's labels but not pod-template-hash. The node-only filters read only cl, m,
@@ -82,6 +83,7 @@ struct sl_cycle {
 	struct sl_spread_state *spread;
 	struct sl_interpod_state *interpod;
 	struct sl_attach_state *attach;
+	struct sl_dra_state *dra;
 };
 
 void sl_cycle_init(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_workload *w, const bool *excluded,

@@ -170,4 +170,12 @@ void sl_inter_pod_affinity_add_pod(struct sl_cycle *cy, size_t node, int gen);
 void sl_inter_pod_affinity_release(struct sl_cycle *cy);
 bool sl_inter_pod_affinity_idle(const struct sl_cycle *cy);
 
+/* DynamicResources: the pod's ResourceClaims allocatable from devices the node reaches (dra.h).
+ * Idle for a pod without claims, or when the run has no ResourceSlice. */
+bool sl_dynamic_resources_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out);
+void sl_dynamic_resources_prefilter(struct sl_cycle *cy);
+void sl_dynamic_resources_add_pod(struct sl_cycle *cy, size_t node, int gen);
+void sl_dynamic_resources_release(struct sl_cycle *cy);
+bool sl_dynamic_resources_idle(const struct sl_cycle *cy);
+
 #endif

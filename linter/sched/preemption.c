@@ -15,8 +15,8 @@ static bool might_help(const struct sl_nodefit *f)
 {
 	if (f->plugin == SL_FITS || f->excluded)
 		return true; /* no status: PreFilter left the node out, and the dry run filters it */
-	if (!sl_plugin_preemptible(f->plugin))
-		return false;
+	if (!sl_plugin_preemptible(f->plugin) || f->prefilter)
+		return false; /* a PreFilter's failure: the pod stays pending whatever is evicted */
 	return !(f->nreasons && (strstr(f->reasons[0], "didn't match pod affinity rules") ||
 				 strstr(f->reasons[0], "(missing required label)")));
 }
@@ -336,12 +336,14 @@ void sl_preempt(struct sl_cluster *cl, const struct sl_podspec *p, const struct 
 			pn->verdict = SL_PN_NOT_HELPFUL;
 			continue;
 		}
-		/* A node PreFilter left out fails NodeAffinity again in the dry run, whatever goes. */
+		/* A node PreFilter left out fails NodeAffinity again in the dry run, whatever goes; and
+		 * DynamicResources has no RemovePod: its allocator still sees the victims' devices taken. */
 		dry_run(cl, p, i, st && st->placed ? st->placed[i] : 0, st,
 			unknown_filters || fits[i].plugin == SL_PL_INTER_POD_AFFINITY ||
 			    fits[i].plugin == SL_PL_POD_TOPOLOGY_SPREAD,
 			pn);
-		if (fits[i].excluded && pn->verdict != SL_PN_NO_VICTIMS) {
+		if ((fits[i].excluded || fits[i].plugin == SL_PL_DYNAMIC_RESOURCES) &&
+		    pn->verdict != SL_PN_NO_VICTIMS) {
 			free(pn->victims);
 			free(pn->broken);
 			memset(pn, 0, sizeof *pn);

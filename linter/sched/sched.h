@@ -31,8 +31,9 @@ enum sl_plugin {
 	SL_PL_VOLUME_BINDING,
 	SL_PL_VOLUME_ZONE,
 	SL_PL_NODE_VOLUME_LIMITS,
+	SL_PL_DYNAMIC_RESOURCES, /* the last filter of the profile (from 1.34) */
 };
-#define SL_PL_LAST SL_PL_NODE_VOLUME_LIMITS
+#define SL_PL_LAST SL_PL_DYNAMIC_RESOURCES
 /* VolumeBinding's Filter reasons (ErrReasonNodeConflict, ErrReasonBindConflict). */
 #define SL_REASON_VOLUME_NODE_CONFLICT "node(s) had volume node affinity conflict"
 #define SL_REASON_VOLUME_BIND_CONFLICT "node(s) didn't find available persistent volumes to bind"
@@ -108,6 +109,36 @@ struct sl_preempt_view {
 	size_t n;
 	struct sl_preempt_view_node *nodes;
 };
+
+struct sl_cluster;
+/* Dynamic Resource Allocation as the engine sees it for a pod (dra_view.c), for the rules' notes
+ * and --explain: each request's alternatives, and per node how many devices it reaches match one
+ * and how many of those a claim of the inventory holds. Owns its arrays (sl_dra_view_free). */
+struct sl_dra_view_alt {
+	char name[128];    /* "req" or "req/sub" */
+	const char *cls;   /* deviceClassName */
+	int64_t count;     /* ExactCount's count; 0 with all */
+	bool all;          /* allocationMode All */
+	size_t *match;     /* per node: matching devices it reaches */
+	size_t *held;      /* per node: of those, allocated to a claim of the inventory */
+	const char *claim; /* the pod's claim entry it is of */
+	const char *from;  /* the template or claim named */
+	bool template;     /* from a ResourceClaimTemplate: one claim per pod */
+};
+struct sl_dra_view {
+	bool judged; /* the run has ResourceSlices and the pod claims devices */
+	char prefail[256];
+	size_t nnodes, nalts;
+	struct sl_dra_view_alt *alts;
+	/* The first selector of the pod's requests or classes outside the CEL subset or erring on
+	 * some device: counted as matching. */
+	const struct sl_dra_selector *unknown;
+	char unknown_why[200];
+	size_t unknown_running; /* running pods whose claims the inventory does not hold */
+	size_t nslices, ndevices;
+};
+void sl_dra_view(const struct sl_cluster *cl, const struct sl_podspec *p, struct sl_dra_view *v);
+void sl_dra_view_free(struct sl_dra_view *v);
 
 bool sl_field_matches(const struct sl_requirement *r, const char *node_name);
 bool sl_term_matches(const struct sl_term *t, const struct sl_node *n);

@@ -1,0 +1,148 @@
+/* dra_index.c — the devices of the run's ResourceSlices, once per cluster: which nodes reach
+ * each (a slice's nodeName, its nodeSelector, allNodes) and which are taken, by the allocations
+ * in the claims' status (every device of status.allocation.devices.results is in use, whichever
+ * pod holds the claim). The scheduler gets the same from its claim cache
+ * (ListAllAllocatedDevices) at each PreFilter. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster.h"
+#include "dra.h"
+
+static void key_of(struct sl_buf *b, const char *driver, const char *pool, const char *device)
+{
+	b->len = 0;
+	sl_buf_puts(b, driver ? driver : "");
+	sl_buf_putc(b, '\x1f');
+	sl_buf_puts(b, pool ? pool : "");
+	sl_buf_putc(b, '\x1f');
+	sl_buf_puts(b, device ? device : "");
+}
+
+static bool slice_reaches(const struct sl_model *m, const struct sl_resource_slice *s, size_t node)
+{
+	const struct sl_node *n = m->nodes[node];
+	if (s->all_nodes || s->per_device_nodes)
+		return true; /* per-device selection is not modelled: reachable, so never a false "none" */
+	if (s->node_name)
+		return !strcmp(s->node_name, n->name);
+	if (s->has_node_selector)
+		for (size_t t = 0; t < s->nnode_terms; t++)
+			if (sl_term_matches(&s->node_terms[t], n))
+				return true;
+	return false;
+}
+
+static void index_devices(struct sl_dra_index *x, const struct sl_dra *d)
+{
+	for (size_t s = 0; s < d->nslices; s++)
+		x->ndev += d->slices[s]->ndevices;
+	x->dev = sl_xcalloc(x->ndev + 1, sizeof *x->dev);
+	x->taken = sl_xcalloc(x->ndev + 1, 1);
+	struct sl_buf key = SL_BUF_INIT;
+	size_t k = 0;
+	for (size_t s = 0; s < d->nslices; s++) {
+		const struct sl_resource_slice *sl = d->slices[s];
+		for (size_t j = 0; j < sl->ndevices; j++, k++) {
+			x->dev[k].slice = sl;
+			x->dev[k].d = &sl->devices[j];
+			key_of(&key, sl->driver, sl->pool, sl->devices[j].name);
+			/* A device named twice in a pool: the first is the one an allocation names. */
+			if (sl_strmap_get(&x->by_key, sl_buf_str(&key)) == (size_t)-1)
+				sl_strmap_put(&x->by_key, sl_buf_str(&key), k);
+		}
+	}
+	sl_buf_free(&key);
+}
+
+/* The devices of every allocation in the claims' status. */
+static void mark_allocated(struct sl_dra_index *x, const struct sl_dra *d)
+{
+	struct sl_buf key = SL_BUF_INIT;
+	for (size_t c = 0; c < d->nclaims; c++) {
+		const struct sl_resource_claim *cl = d->claims[c];
+		for (size_t r = 0; cl->allocated && r < cl->nresults; r++) {
+			const struct sl_dra_result *res = &cl->results[r];
+			key_of(&key, res->driver, res->pool, res->device);
+			size_t at = sl_strmap_get(&x->by_key, sl_buf_str(&key));
+			if (at != (size_t)-1)
+				x->taken[at] = 1;
+		}
+	}
+	sl_buf_free(&key);
+}
+
+/* Running pods naming a claim the inventory does not hold: a template's claim without its
+ * generated name or object, or a shared claim not found. */
+static size_t count_unknown(const struct sl_cluster *c, const struct sl_dra *d)
+{
+	size_t unknown = 0;
+	for (size_t k = 0; k < c->npods; k++) {
+		const struct sl_podspec *q = &c->pods[k]->spec;
+		for (size_t j = 0; j < q->nclaims; j++) {
+			const struct sl_pod_claim *pc = &q->claims[j];
+			const char *name = pc->claim_name ? pc->claim_name : pc->generated;
+			if (!name || !sl_dra_claim(d, q->namespace, name)) {
+				unknown++;
+				break;
+			}
+		}
+	}
+	return unknown;
+}
+
+struct sl_dra_index *sl_dra_index_new(const struct sl_cluster *c)
+{
+	const struct sl_model *m = c->m;
+	const struct sl_dra *d = &m->dra;
+	if (!d->nslices)
+		return NULL;
+	struct sl_dra_index *x = sl_xcalloc(1, sizeof *x);
+	index_devices(x, d);
+	mark_allocated(x, d);
+	x->unknown_running = count_unknown(c, d);
+	x->start = sl_xcalloc(c->n + 2, sizeof *x->start);
+	size_t cap = 0, len = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		x->start[i] = len;
+		bool in = false;
+		for (size_t k = 0; k < x->ndev; k++) {
+			/* A slice's devices share its reach: judged once per slice. */
+			if (!k || x->dev[k].slice != x->dev[k - 1].slice)
+				in = slice_reaches(m, x->dev[k].slice, i);
+			if (!in)
+				continue;
+			sl_grow(&x->reach, &cap, len + 1, sizeof *x->reach);
+			x->reach[len++] = k;
+		}
+	}
+	x->start[c->n] = len;
+	return x;
+}
+
+bool sl_dra_reaches(const struct sl_dra_index *x, size_t node, size_t dev)
+{
+	size_t lo = x->start[node], hi = x->start[node + 1];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->reach[mid] == dev)
+			return true;
+		if (x->reach[mid] < dev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+void sl_dra_index_free(struct sl_dra_index *x)
+{
+	if (!x)
+		return;
+	free(x->dev);
+	free(x->taken);
+	free(x->start);
+	free(x->reach);
+	sl_strmap_free(&x->by_key);
+	free(x);
+}

@@ -1,0 +1,78 @@
+/* dra.c — the notes on a pod's device claims (Dynamic Resource Allocation) that a placement
+ * finding carries: which claim asks for what, how many matching devices each node reaches and
+ * how many of them claims already hold, the PreFilter's failure, a selector the CEL subset did
+ * not evaluate (counted as matching, so the finding holds whatever it evaluates to), and running
+ * pods whose claims the inventory lacks (their devices counted as free: the finding holds with
+ * them taken too). */
+#include <stdio.h>
+#include <string.h>
+
+#include "rules.h"
+
+/* Nodes listed by name in a note before "and N more". */
+#define NODES_SHOWN 4
+
+static void note_alt(struct sl_finding *f, const struct sl_dra_view *v, const struct sl_dra_view_alt *o,
+		     const struct sl_model *m)
+{
+	struct sl_buf b = SL_BUF_INIT;
+	size_t shown = 0, more = 0, total = 0;
+	for (size_t i = 0; i < v->nnodes; i++) {
+		if (!o->match[i])
+			continue;
+		total += o->match[i];
+		if (shown++ >= NODES_SHOWN) {
+			more++;
+			continue;
+		}
+		sl_buf_printf(&b, "%s%s %zu", b.len ? ", " : "", m->nodes[i]->name, o->match[i]);
+		if (o->held[i])
+			sl_buf_printf(&b, " (%zu held by claims)", o->held[i]);
+	}
+	if (more)
+		sl_buf_printf(&b, ", and %zu more node%s", more, more == 1 ? "" : "s");
+	char want[64];
+	if (o->all)
+		snprintf(want, sizeof want, "every matching device");
+	else
+		snprintf(want, sizeof want, "%lld device%s", (long long)o->count, o->count == 1 ? "" : "s");
+	const char *whose = o->template ? "each pod's claim from ResourceClaimTemplate" : "the shared ResourceClaim";
+	if (total)
+		sl_note(f, "%s %s, request %s: %s of DeviceClass %s; matching devices the nodes reach: %s", whose,
+			o->from ? o->from : "?", o->name, want, o->cls ? o->cls : "?", sl_buf_str(&b));
+	else
+		sl_note(f,
+			"%s %s, request %s: %s of DeviceClass %s; no node reaches a device that matches (%zu device%s "
+			"in %zu ResourceSlice%s)",
+			whose, o->from ? o->from : "?", o->name, want, o->cls ? o->cls : "?", v->ndevices,
+			v->ndevices == 1 ? "" : "s", v->nslices, v->nslices == 1 ? "" : "s");
+	sl_buf_free(&b);
+}
+
+void sl_note_dra(struct sl_finding *f, const struct sl_check *cx)
+{
+	if (!cx->cluster || !cx->w->pod.nclaims)
+		return;
+	struct sl_dra_view v;
+	sl_dra_view(cx->cluster, &cx->w->pod, &v);
+	if (!v.judged)
+		return;
+	if (*v.prefail)
+		sl_note(f, "DynamicResources' PreFilter rejects the pod before any node is filtered: %s", v.prefail);
+	for (size_t a = 0; a < v.nalts; a++)
+		note_alt(f, &v, &v.alts[a], cx->model);
+	if (v.unknown) {
+		sl_note(f,
+			"selector `%s` was not evaluated (%s): the devices it may match are counted as matching, so "
+			"this holds whatever it evaluates to",
+			v.unknown->expr, v.unknown_why);
+		if (v.unknown->node)
+			sl_add_related(f, &v.unknown->node->at, "the selector not evaluated");
+	}
+	if (v.unknown_running)
+		sl_note(f,
+			"%zu running pod%s name%s claims the inventory does not hold: their devices are counted as "
+			"free (kubectl get resourceclaims -A -o yaml adds them)",
+			v.unknown_running, v.unknown_running == 1 ? "" : "s", v.unknown_running == 1 ? "s" : "");
+	sl_dra_view_free(&v);
+}
