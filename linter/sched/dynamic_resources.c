@@ -7,10 +7,10 @@
  * from a template; the devices a placed pod was given are taken for the pods after it, and a
  * shared claim allocated for the first pod holds the others to the nodes its devices reach.
  *
- * Its Filter's failures are Unschedulable, so DefaultPreemption tries the nodes, but the plugin
- * has no PreFilterExtensions: the dry run removes pods while the allocator still sees their
- * claims' devices in use, so evicting pods never makes room here (preemption.c: such a node
- * still fails the dry run, with this filter's reason). The allocator itself is dra_alloc.c. */
+ * Every rejection is UnschedulableAndUnresolvable (1.32 to 1.35), so DefaultPreemption skips the
+ * nodes it rejects ("Preemption is not helpful for scheduling"); the plugin has no
+ * PreFilterExtensions either, so a dry run would still see the victims' devices in use
+ * (sl_filter_plugin.preemptible false). The allocator itself is dra_alloc.c. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -26,7 +26,7 @@ const struct sl_filter_plugin sl_filter_plugins[] = {
     {SL_PL_INTER_POD_AFFINITY, "InterPodAffinity", false, true, sl_inter_pod_affinity_filter,
      sl_inter_pod_affinity_prefilter, sl_inter_pod_affinity_add_pod, NULL, sl_inter_pod_affinity_release,
      sl_inter_pod_affinity_idle},
-    {SL_PL_DYNAMIC_RESOURCES, "DynamicResources", false, true, sl_dynamic_resources_filter,
+    {SL_PL_DYNAMIC_RESOURCES, "DynamicResources", false, false, sl_dynamic_resources_filter,
      sl_dynamic_resources_prefilter, sl_dynamic_resources_add_pod, NULL, sl_dynamic_resources_release,
      sl_dynamic_resources_idle},
 };

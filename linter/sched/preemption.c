@@ -336,14 +336,12 @@ void sl_preempt(struct sl_cluster *cl, const struct sl_podspec *p, const struct 
 			pn->verdict = SL_PN_NOT_HELPFUL;
 			continue;
 		}
-		/* A node PreFilter left out fails NodeAffinity again in the dry run, whatever goes; and
-		 * DynamicResources has no RemovePod: its allocator still sees the victims' devices taken. */
+		/* A node PreFilter left out fails NodeAffinity again in the dry run, whatever goes. */
 		dry_run(cl, p, i, st && st->placed ? st->placed[i] : 0, st,
 			unknown_filters || fits[i].plugin == SL_PL_INTER_POD_AFFINITY ||
 			    fits[i].plugin == SL_PL_POD_TOPOLOGY_SPREAD,
 			pn);
-		if ((fits[i].excluded || fits[i].plugin == SL_PL_DYNAMIC_RESOURCES) &&
-		    pn->verdict != SL_PN_NO_VICTIMS) {
+		if (fits[i].excluded && pn->verdict != SL_PN_NO_VICTIMS) {
 			free(pn->victims);
 			free(pn->broken);
 			memset(pn, 0, sizeof *pn);
