@@ -1059,6 +1059,7 @@ int main(void)
 	test_braces_documents();
 	test_priorities();
 	test_storage();
+	test_cel();
 	test_jobs();
 	test_gangs();
 	test_edit_distance();

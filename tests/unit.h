@@ -67,5 +67,7 @@ void test_storage(void);
 void test_edit_distance(void);
 /* unit_gates.c: --feature-gates and the releases' defaults. */
 void test_feature_gates(void);
+/* unit_cel.c: the CEL subset of DRA selectors, and quantities compared exactly. */
+void test_cel(void);
 
 #endif
