@@ -132,7 +132,7 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS   := $(STD) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZOBJ      := $(LIBSRC:%.c=build/fuzz/obj/%.o) build/fuzz/obj/tests/fuzz/fuzz_file.o
-FUZZERS      := manifests nodes pods pipeline config quantity lsp
+FUZZERS      := manifests nodes pods pipeline config quantity lsp cel
 
 build/fuzz/obj/%.o: %.c $(HDR) tests/fuzz/fuzz.h
 	@mkdir -p $(@D)
