@@ -1060,6 +1060,7 @@ int main(void)
 	test_priorities();
 	test_storage();
 	test_dra();
+	test_cel();
 	test_jobs();
 	test_gangs();
 	test_edit_distance();

@@ -69,5 +69,7 @@ void test_edit_distance(void);
 void test_feature_gates(void);
 /* unit_dra.c: Dynamic Resource Allocation's objects and a pod's claims read (dra.h). */
 void test_dra(void);
+/* unit_cel.c: the CEL subset of DRA selectors, and quantities compared exactly. */
+void test_cel(void);
 
 #endif

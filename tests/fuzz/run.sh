@@ -43,18 +43,32 @@ for q in 0 1 250m 1.5Gi 16.5Gi 1e3 100Ki 7Ei 8Ei 1e400 0.5m 1n 0.0000000001 -1 +
 	n=$((n + 1))
 	printf '%s' "$q" >"$out/seeds/quantity/q$n"
 done
+# Selectors as DeviceClasses and claims write them, and CEL's corners.
+mkdir -p "$out/seeds/cel"
+n=0
+for c in 'device.driver == "gpu.nvidia.com"' \
+	'device.attributes["gpu.nvidia.com"].productName.startsWith("NVIDIA A100")' \
+	'device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("40Gi")) >= 0' \
+	'device.attributes["dra.example.com"].model in ["a", "b"] || has(device.attributes["x"].y)' \
+	'device.attributes["gpu.nvidia.com"].driverVersion.isGreaterThan(semver("1.2.3")) ? !false : 1u < 2' \
+	"device.attributes['dra.example.com'].model.matches('(a+)+\$') && r'\\d' != b'\\x00' && -1.5e3 < .5" \
+	'[1, 2,].all(x, x > 0) && {"a": 1}.size() == 1 && a.b{c: 1} != null && device.attributes[?"x"].`a-b`'; do
+	n=$((n + 1))
+	printf '%s' "$c" >"$out/seeds/cel/c$n"
+done
 # The language server's framing: a few messages as clients send them.
 mkdir -p "$out/seeds/lsp"
 printf 'Content-Length: 52\r\n\r\n{"jsonrpc":"2.0","id":1,"method":"shutdown","params":{}}' >"$out/seeds/lsp/m1"
 printf 'Content-Length: 2\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n{}Content-Length: x\r\n\r\n' >"$out/seeds/lsp/m2"
 printf 'a\r\nb\rc\n\303\251\344\270\255\360\237\230\200\n' >"$out/seeds/lsp/text"
 printf 'file:///a%%20b/c.yaml' >"$out/seeds/lsp/uri"
-for h in manifests nodes pods pipeline config quantity lsp; do
+for h in manifests nodes pods pipeline config quantity lsp cel; do
 	bin=$out/fuzz-$h
 	dict=tests/fuzz/k8s.dict
 	[ "$h" = config ] && dict=tests/fuzz/config.dict
 	[ "$h" = pipeline ] && dict=$out/pipeline.dict
 	[ "$h" = lsp ] && dict=tests/fuzz/lsp.dict
+	[ "$h" = cel ] && dict=tests/fuzz/cel.dict
 	mkdir -p "$out/corpus/$h"
 	if [ -d "tests/fuzz/regressions/$h" ] && ! "$bin" tests/fuzz/regressions/$h/* >"$out/$h.regressions.log" 2>&1; then
 		echo "fuzz-$h: a regression input fails again:"
