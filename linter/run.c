@@ -324,6 +324,12 @@ static void note_dra_not_checked(struct sl_run *r, const struct sl_model *m)
 	size_t n = 0;
 	for (size_t i = 0; i < m->nworkloads; i++)
 		n += m->workloads[i]->pod.nclaims > 0;
+	if (n && m->nnodes && m->dra.nslices && !m->dra.nclasses)
+		sl_notice_add(
+		    &r->notices, "dra-not-checked", SL_NOTE,
+		    "%zu workload%s claim%s devices but the inventory holds no DeviceClass: their claims were "
+		    "not checked; add the cluster's classes with kubectl get deviceclasses -o yaml",
+		    n, n == 1 ? "" : "s", n == 1 ? "s" : "");
 	if (n && m->nnodes && !m->dra.nslices)
 		sl_notice_add(
 		    &r->notices, "dra-not-checked", SL_NOTE,

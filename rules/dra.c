@@ -37,7 +37,15 @@ static void note_alt(struct sl_finding *f, const struct sl_dra_view *v, const st
 	else
 		snprintf(want, sizeof want, "%lld device%s", (long long)o->count, o->count == 1 ? "" : "s");
 	const char *whose = o->template ? "each pod's claim from ResourceClaimTemplate" : "the shared ResourceClaim";
-	if (total)
+	if (o->no_class) {
+		sl_buf_reset(&b);
+		for (size_t c = 0; c < m->dra.nclasses && c < NODES_SHOWN; c++)
+			sl_buf_printf(&b, "%s%s", c ? ", " : "", m->dra.classes[c]->obj.name);
+		sl_note(f,
+			"%s %s, request %s: %s of DeviceClass %s, which the inputs do not hold (their classes: %s%s)",
+			whose, o->from ? o->from : "?", o->name, want, o->cls ? o->cls : "?", sl_buf_str(&b),
+			m->dra.nclasses > NODES_SHOWN ? ", …" : "");
+	} else if (total)
 		sl_note(f, "%s %s, request %s: %s of DeviceClass %s; matching devices the nodes reach: %s", whose,
 			o->from ? o->from : "?", o->name, want, o->cls ? o->cls : "?", sl_buf_str(&b));
 	else
@@ -49,14 +57,46 @@ static void note_alt(struct sl_finding *f, const struct sl_dra_view *v, const st
 	sl_buf_free(&b);
 }
 
+/* A shared claim allocated already holds its pods to the nodes its allocation admits. */
+static void note_allocated(struct sl_finding *f, const struct sl_check *cx)
+{
+	const struct sl_podspec *p = &cx->w->pod;
+	const struct sl_model *m = cx->model;
+	for (size_t j = 0; j < p->nclaims; j++) {
+		const struct sl_resource_claim *c =
+		    p->claims[j].claim_name ? sl_dra_claim(&m->dra, p->namespace, p->claims[j].claim_name) : NULL;
+		if (!c || !c->allocated || !c->has_node_selector)
+			continue;
+		struct sl_buf b = SL_BUF_INIT;
+		size_t in = 0;
+		for (size_t i = 0; i < m->nnodes; i++) {
+			bool any = false;
+			for (size_t t = 0; t < c->nnode_terms && !any; t++)
+				any = sl_term_matches(&c->node_terms[t], m->nodes[i]);
+			if (any && in++ < NODES_SHOWN)
+				sl_buf_printf(&b, "%s%s", b.len ? ", " : "", m->nodes[i]->name);
+		}
+		sl_note(f,
+			"the shared ResourceClaim %s is allocated already: every pod that uses it runs where its "
+			"allocation's nodeSelector admits, %zu of %zu nodes%s%s",
+			c->obj.name, in, m->nnodes, in ? ": " : "", sl_buf_str(&b));
+		if (c->obj.name_node)
+			sl_add_related(f, &c->obj.name_node->at, "ResourceClaim %s, allocated", c->obj.name);
+		sl_buf_free(&b);
+	}
+}
+
 void sl_note_dra(struct sl_finding *f, const struct sl_check *cx)
 {
 	if (!cx->cluster || !cx->w->pod.nclaims)
 		return;
 	struct sl_dra_view v;
 	sl_dra_view(cx->cluster, &cx->w->pod, &v);
-	if (!v.judged)
+	if (!v.judged) {
+		sl_dra_view_free(&v);
 		return;
+	}
+	note_allocated(f, cx);
 	if (*v.prefail)
 		sl_note(f, "DynamicResources' PreFilter rejects the pod before any node is filtered: %s", v.prefail);
 	for (size_t a = 0; a < v.nalts; a++)

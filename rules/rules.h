@@ -162,6 +162,9 @@ void sl_note_volumes(struct sl_finding *f, const struct sl_check *cx);
 /* Device claims (rules/dra.c): what the pod's claims ask for and the matching devices each node
  * reaches, for a finding about a pod that claims devices when the run judged them. */
 void sl_note_dra(struct sl_finding *f, const struct sl_check *cx);
+/* A template or shared claim the pods name that the inputs do not hold: a warning (it may be in the
+ * cluster), the claims not checked. */
+void sl_check_dra_refs(const struct sl_rule *self, struct sl_check *cx);
 /* For a finding on several workloads: the claims that narrow w's nodes to those its volumes reach
  * (bound volumes, with their nodeAffinity as related locations, and delayed claims); whether
  * there were any. */

@@ -67,6 +67,16 @@ static bool short_of_space(const struct sl_analysis *a)
 	return false;
 }
 
+/* Whether DynamicResources turned nodes away because a shared claim is allocated elsewhere. */
+static bool dra_unavailable(const struct sl_analysis *a)
+{
+	for (size_t i = 0; i < a->nnodes; i++)
+		if (!a->fit[i].excluded && a->fit[i].plugin == SL_PL_DYNAMIC_RESOURCES && a->fit[i].nreasons &&
+		    strstr(a->fit[i].reasons[0], "not available on the node"))
+			return true;
+	return false;
+}
+
 /* One fix per filter that rejected nodes, the filter that rejected most first: on a node that a
  * taint keeps out while the others fail the selector, either fix may be the right one. */
 static void note_fixes(struct sl_finding *f, const struct sl_analysis *a)
@@ -116,6 +126,12 @@ static void note_fixes(struct sl_finding *f, const struct sl_analysis *a)
 				? "create the PersistentVolumeClaim the pods name"
 				: "create a PersistentVolume (or a StorageClass whose provisioner makes one) that can "
 				  "bind the claim";
+		else if (best == SL_PL_DYNAMIC_RESOURCES && a->nnodes && a->fit[0].prefilter)
+			text = "create the DeviceClass (or claim) the pods' claims name, or name one that exists";
+		else if (best == SL_PL_DYNAMIC_RESOURCES && dra_unavailable(a))
+			text = "run the pods where the shared claim's devices are (its allocation's nodeSelector), or "
+			       "give "
+			       "each pod a claim of its own (resourceClaimTemplateName)";
 		else if (best == SL_PL_VOLUME_BINDING && a->vol && a->vol->missing_claim && !a->vol->nwaits &&
 			 !a->vol->npvs)
 			text = "restore the PersistentVolume the claim is bound to, or give the pods a claim whose "
@@ -238,6 +254,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		return;
 	}
 	sl_report_storage_unknown(self, cx);
+	sl_check_dra_refs(self, cx);
 	/* Replicas that already run (found among the running pods) need no node; when all of them
 	 * do, a pod that fits nowhere is the rollout's problem (rollout-deadlock), not this rule's. */
 	if (!a || a->nfeasible > 0 || a->replicas == 0 || a->steady_placed > 0)

@@ -29,7 +29,8 @@ struct sl_dra_index {
 	size_t *start, *reach;
 	/* Per device: allocated to a claim of the inventory, or to a pod the run placed and charged. */
 	unsigned char *taken;
-	struct sl_strmap by_key; /* "driver\x1fpool\x1fdevice" → device */
+	struct sl_strpool keys; /* "driver\x1fpool\x1fdevice", each once */
+	size_t *key_dev;        /* per key: its first device */
 	/* Running pods whose claims the inventory does not hold (their devices may be taken). */
 	size_t unknown_running;
 };
@@ -68,6 +69,10 @@ struct sl_dra_need {
 	const struct sl_dra_index *x;
 	const struct sl_podspec *p;
 	const char *prefail; /* the PreFilter's message, or NULL; interned by the caller */
+	/* Not judged (the filter passes every node): a template or shared claim the pod names is not
+	 * among the inputs (it may exist in the cluster), or the run holds no DeviceClass at all. */
+	const struct sl_pod_claim *missing;
+	bool no_classes;
 	char prefail_buf[256];
 	struct sl_dra_alt *alts;
 	size_t nalts, capalts;
@@ -89,6 +94,11 @@ struct sl_dra_need {
 bool sl_dra_need_init(struct sl_dra_need *nd, const struct sl_dra_index *x, const struct sl_model *m,
 		      const struct sl_podspec *p);
 void sl_dra_need_free(struct sl_dra_need *nd);
+/* Whether the filter judges the pod (nothing it names is missing from the inputs). */
+static inline bool sl_dra_need_judged(const struct sl_dra_need *nd)
+{
+	return !nd->missing && !nd->no_classes;
+}
 /* Whether device dev may match alternative alt (its class's selectors and its own; a selector
  * not evaluated counts as matching). Cached in nd. */
 bool sl_dra_matches(struct sl_dra_need *nd, size_t alt, size_t dev);

@@ -19,8 +19,6 @@
 
 #include "dra.h"
 
-/* The scheduler's limit on a claim's status.reservedFor (ResourceClaimReservedForMaxSize). */
-#define RESERVED_FOR_MAX 256
 /* Search steps for one allocation: far beyond what a pod's few requests on one node take. */
 #define ALLOC_BUDGET 200000
 
@@ -75,10 +73,9 @@ static void resolve_claims(struct sl_dra_need *nd, const struct sl_model *m, con
 		const struct sl_pod_claim *pc = &p->claims[j];
 		if (pc->template_name) {
 			const struct sl_claim_template *t = sl_dra_template(&m->dra, p->namespace, pc->template_name);
-			if (!t)
-				fail_pre(nd, "resourceclaimtemplate.resource.k8s.io \"%s\" not found",
-					 pc->template_name);
-			else
+			if (!t && !nd->missing)
+				nd->missing = pc;
+			else if (t)
 				add_spec(nd, m, &t->spec, (size_t)-1, pc);
 		}
 	}
@@ -89,13 +86,12 @@ static void resolve_claims(struct sl_dra_need *nd, const struct sl_model *m, con
 			continue;
 		const struct sl_resource_claim *c = sl_dra_claim(&m->dra, p->namespace, pc->claim_name);
 		if (!c) {
-			fail_pre(nd, "resourceclaim.resource.k8s.io \"%s\" not found", pc->claim_name);
+			if (!nd->missing)
+				nd->missing = pc;
 			continue;
 		}
 		if (c->deleting)
 			fail_pre(nd, "resourceclaim \"%s\" is being deleted", c->obj.name);
-		if (c->allocated && c->nreserved >= RESERVED_FOR_MAX)
-			fail_pre(nd, "resourceclaim in use");
 		sl_grow(&nd->shared, &nd->capshared, nd->nshared + 1, sizeof *nd->shared);
 		struct sl_dra_shared *s = &nd->shared[nd->nshared++];
 		memset(s, 0, sizeof *s);
@@ -121,8 +117,10 @@ bool sl_dra_need_init(struct sl_dra_need *nd, const struct sl_dra_index *x, cons
 		const struct sl_dra_alt *alt = &nd->alts[a];
 		if (!alt->r->class_name)
 			fail_pre(nd, "request %s: unsupported request type", alt->name);
-		else if (!alt->cls)
+		else if (!alt->cls && m->dra.nclasses)
 			fail_pre(nd, "request %s: device class %s does not exist", alt->name, alt->r->class_name);
+		else if (!alt->cls)
+			nd->no_classes = true; /* the inventory holds none: not captured, not missing */
 	}
 	size_t nd_dev = x->ndev + 1;
 	nd->match = sl_xcalloc(nd->nalts * nd_dev + 1, 1);

@@ -39,6 +39,7 @@ static void index_devices(struct sl_dra_index *x, const struct sl_dra *d)
 		x->ndev += d->slices[s]->ndevices;
 	x->dev = sl_xcalloc(x->ndev + 1, sizeof *x->dev);
 	x->taken = sl_xcalloc(x->ndev + 1, 1);
+	x->key_dev = sl_xcalloc(x->ndev + 1, sizeof *x->key_dev);
 	struct sl_buf key = SL_BUF_INIT;
 	size_t k = 0;
 	for (size_t s = 0; s < d->nslices; s++) {
@@ -48,8 +49,9 @@ static void index_devices(struct sl_dra_index *x, const struct sl_dra *d)
 			x->dev[k].d = &sl->devices[j];
 			key_of(&key, sl->driver, sl->pool, sl->devices[j].name);
 			/* A device named twice in a pool: the first is the one an allocation names. */
-			if (sl_strmap_get(&x->by_key, sl_buf_str(&key)) == (size_t)-1)
-				sl_strmap_put(&x->by_key, sl_buf_str(&key), k);
+			size_t before = x->keys.n, id = sl_intern_id(&x->keys, sl_buf_str(&key));
+			if (x->keys.n > before)
+				x->key_dev[id] = k;
 		}
 	}
 	sl_buf_free(&key);
@@ -64,9 +66,9 @@ static void mark_allocated(struct sl_dra_index *x, const struct sl_dra *d)
 		for (size_t r = 0; cl->allocated && r < cl->nresults; r++) {
 			const struct sl_dra_result *res = &cl->results[r];
 			key_of(&key, res->driver, res->pool, res->device);
-			size_t at = sl_strmap_get(&x->by_key, sl_buf_str(&key));
-			if (at != (size_t)-1)
-				x->taken[at] = 1;
+			size_t id = sl_strmap_get(&x->keys.map, sl_buf_str(&key));
+			if (id != (size_t)-1)
+				x->taken[x->key_dev[id]] = 1;
 		}
 	}
 	sl_buf_free(&key);
@@ -143,6 +145,7 @@ void sl_dra_index_free(struct sl_dra_index *x)
 	free(x->taken);
 	free(x->start);
 	free(x->reach);
-	sl_strmap_free(&x->by_key);
+	sl_strpool_free(&x->keys);
+	free(x->key_dev);
 	free(x);
 }

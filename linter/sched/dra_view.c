@@ -42,6 +42,7 @@ static void view_alt(struct sl_dra_view *v, struct sl_dra_need *nd, const struct
 	o->from = q->pc ? (o->template ? q->pc->template_name : q->pc->claim_name) : NULL;
 	o->match = sl_xcalloc(cl->n + 1, sizeof *o->match);
 	o->held = sl_xcalloc(cl->n + 1, sizeof *o->held);
+	o->no_class = !alt->cls;
 	if (!alt->cls)
 		return;
 	for (size_t i = 0; i < cl->n; i++)
@@ -60,7 +61,14 @@ void sl_dra_view(const struct sl_cluster *cl, const struct sl_podspec *p, struct
 	struct sl_dra_need nd;
 	if (!cl || !sl_dra_need_init(&nd, cl->dra, cl->m, p))
 		return;
-	v->judged = true;
+	v->judged = sl_dra_need_judged(&nd);
+	v->missing = nd.missing;
+	v->missing_template = nd.missing && nd.missing->template_name;
+	v->no_classes = nd.no_classes;
+	if (!v->judged) {
+		sl_dra_need_free(&nd);
+		return;
+	}
 	v->nnodes = cl->n;
 	v->unknown_running = cl->dra->unknown_running;
 	v->nslices = cl->m->dra.nslices;

@@ -28,11 +28,13 @@ struct sl_dra_state {
 
 void sl_dynamic_resources_prefilter(struct sl_cycle *cy)
 {
-	cy->dra = NULL;
+	/* Again at each phase: the pods placed before are then added back one by one (add_pod). */
+	sl_dynamic_resources_release(cy);
 	if (!cy->cl->dra || !cy->p->nclaims)
 		return;
 	struct sl_dra_state *st = sl_xcalloc(1, sizeof *st);
-	if (!sl_dra_need_init(&st->nd, cy->cl->dra, cy->m, cy->p)) {
+	if (!sl_dra_need_init(&st->nd, cy->cl->dra, cy->m, cy->p) || !sl_dra_need_judged(&st->nd)) {
+		sl_dra_need_free(&st->nd);
 		free(st);
 		return;
 	}
@@ -94,7 +96,7 @@ bool sl_dra_prefilter_fails(struct sl_cluster *cl, const struct sl_podspec *p, s
 	struct sl_dra_need nd;
 	if (!sl_dra_need_init(&nd, cl->dra, cl->m, p))
 		return false;
-	bool fails = nd.prefail != NULL;
+	bool fails = nd.prefail != NULL && sl_dra_need_judged(&nd);
 	const char *why = fails ? sl_reason_join(&cl->reasons, &nd.prefail, 1) : NULL;
 	sl_dra_need_free(&nd);
 	for (size_t i = 0; fails && i < n; i++) {
@@ -113,6 +115,10 @@ void sl_dra_charge(struct sl_cluster *c, size_t node, const struct sl_podspec *p
 	struct sl_dra_need nd;
 	if (!sl_dra_need_init(&nd, c->dra, c->m, p))
 		return;
+	if (!sl_dra_need_judged(&nd)) {
+		sl_dra_need_free(&nd);
+		return;
+	}
 	bool unavailable;
 	for (int64_t k = 0; k < count && !nd.prefail; k++)
 		if (!sl_dra_allocate(&nd, c->m, node, true, &unavailable))

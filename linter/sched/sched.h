@@ -124,9 +124,14 @@ struct sl_dra_view_alt {
 	const char *claim; /* the pod's claim entry it is of */
 	const char *from;  /* the template or claim named */
 	bool template;     /* from a ResourceClaimTemplate: one claim per pod */
+	bool no_class;     /* its DeviceClass is not among the inputs' */
 };
 struct sl_dra_view {
 	bool judged; /* the run has ResourceSlices and the pod claims devices */
+	/* Not judged for this: the first template or shared claim the pod names that the inputs do
+	 * not hold (missing_template tells which), or no DeviceClass among the inputs. */
+	const struct sl_pod_claim *missing;
+	bool missing_template, no_classes;
 	char prefail[256];
 	size_t nnodes, nalts;
 	struct sl_dra_view_alt *alts;
