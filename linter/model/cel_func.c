@@ -18,12 +18,17 @@
 #define RE_DEPTH_LIMIT 10000u
 #define RE_HEAP_LIMIT (16u * 1024u) /* KiB */
 
+static void set_msg(struct sl_celv *v, int kind, const char *fmt, va_list ap)
+{
+	v->kind = kind;
+	vsnprintf(v->msg, sizeof v->msg, fmt, ap);
+}
+
 void sl_celv_err(struct sl_celv *v, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	v->kind = SL_CELV_ERR;
-	vsnprintf(v->msg, sizeof v->msg, fmt, ap);
+	set_msg(v, SL_CELV_ERR, fmt, ap);
 	va_end(ap);
 }
 
@@ -31,8 +36,7 @@ void sl_celv_unk(struct sl_celv *v, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	v->kind = SL_CELV_UNK;
-	vsnprintf(v->msg, sizeof v->msg, fmt, ap);
+	set_msg(v, SL_CELV_UNK, fmt, ap);
 	va_end(ap);
 }
 
@@ -430,14 +434,6 @@ static struct sl_celv re_match(const struct sl_celv *s, const struct sl_celv *re
 
 /* ---- functions ---- */
 
-static size_t codepoints(const char *s, size_t n)
-{
-	size_t c = 0;
-	for (size_t i = 0; i < n; i++)
-		c += ((unsigned char)s[i] & 0xC0) != 0x80;
-	return c;
-}
-
 static struct sl_celv string_fn(const char *name, const struct sl_celv *s, const struct sl_celv *arg)
 {
 	if (!arg || arg->kind != SL_CELV_STRING)
@@ -499,7 +495,7 @@ static bool named(const char *name, const char *const *list)
 static int64_t size_of(const struct sl_celv *v)
 {
 	if (v->kind == SL_CELV_STRING)
-		return (int64_t)codepoints(v->u.s.p, v->u.s.n);
+		return (int64_t)sl_cel_codepoints(v->u.s.p, v->u.s.n);
 	if (v->kind == SL_CELV_BYTES)
 		return (int64_t)v->u.s.n;
 	if (v->kind == SL_CELV_LIST)

@@ -5,6 +5,7 @@
 #ifndef SL_CEL_TREE_H
 #define SL_CEL_TREE_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cel.h"
@@ -63,6 +64,15 @@ struct sl_cel_node {
 		bool b;
 	} lit;
 };
+
+/* How many code points UTF-8 text holds (CEL's sizes and limits count them, not bytes). */
+static inline size_t sl_cel_codepoints(const char *s, size_t len)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++)
+		n += ((unsigned char)s[i] & 0xC0) != 0x80;
+	return n;
+}
 
 struct sl_cel {
 	const struct sl_cel_node *nodes;
