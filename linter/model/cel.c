@@ -719,7 +719,7 @@ static uint32_t parse_logic(struct parser *p, bool or)
 static uint32_t parse_expr(struct parser *p)
 {
 	if (++p->nesting > MAX_NESTING) {
-		fail(p, p->at, "expression nested too deeply (more than 250 levels)", NULL);
+		fail(p, p->at, "expression recursion limit exceeded: 250", NULL); /* cel-go's words */
 		p->nesting--;
 		return node(p, SL_CELN_NULL, 0, 0, 0);
 	}

@@ -5,11 +5,13 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "../base/buf.h"
 #include "cel_tree.h"
 
 /* The bounds config/pattern.c sets on PCRE2 too: RE2, which CEL uses, is linear; a backtracking
@@ -503,22 +505,73 @@ static int64_t size_of(const struct sl_celv *v)
 	return -1;
 }
 
+/* semver(s, true)'s normalisation (the library's normalizeAndParse): no leading 'v', no leading
+ * zeros in the first three parts, missing minor and patch numbers 0. The pre-release and build
+ * are a suffix of s both before and after, so the version points into s. */
+static int semver_normalized(const char *s, size_t n, struct sl_celv_ver *v, const char **why)
+{
+	if (n && s[0] == 'v')
+		s++, n--;
+	char *buf = sl_xmalloc(2 * n + 8), *o = buf;
+	size_t parts = 0, i = 0;
+	while (parts < 3) {
+		size_t end = i;
+		while (end < n && (parts == 2 || s[end] != '.'))
+			end++;
+		size_t k = i;
+		while (end - k > 1 && s[k] == '0')
+			k++; /* keep one digit: "00" → "0", "0a" → "0a" */
+		if (k > i && (k == end || s[k] < '0' || s[k] > '9'))
+			k--;
+		memcpy(o, s + k, end - k);
+		o += end - k;
+		parts++;
+		if (end >= n)
+			break;
+		*o++ = '.';
+		i = end + 1;
+	}
+	bool meta = memchr(s + i, '+', n - i) || memchr(s + i, '-', n - i);
+	int rc = -1;
+	if (parts < 3 && meta) {
+		*why = "short version cannot contain PreRelease/Build meta data";
+	} else {
+		for (; parts < 3; parts++) {
+			memcpy(o, ".0", 2);
+			o += 2;
+		}
+		rc = sl_celv_semver(buf, (size_t)(o - buf), v, why);
+		if (rc == 0 && v->pre)
+			v->pre = s + n - (size_t)(o - v->pre); /* the same suffix, in s */
+	}
+	free(buf);
+	return rc;
+}
+
+/* semver(s), semver(s, normalize), isSemver likewise. */
+static struct sl_celv version_fn(bool test, const struct sl_celv *args, size_t nargs)
+{
+	struct sl_celv v = {.kind = SL_CELV_VER};
+	const char *why;
+	if (nargs < 1 || nargs > 2 || args[0].kind != SL_CELV_STRING || (nargs == 2 && args[1].kind != SL_CELV_BOOL))
+		return no_overload(test ? "isSemver" : "semver");
+	int rc = nargs == 2 && args[1].u.b ? semver_normalized(args[0].u.s.p, args[0].u.s.n, &v.u.v, &why)
+					   : sl_celv_semver(args[0].u.s.p, args[0].u.s.n, &v.u.v, &why);
+	if (test)
+		return boolean(rc == 0);
+	if (rc < 0)
+		sl_celv_err(&v, "%s", why);
+	return v;
+}
+
 static struct sl_celv global_fn(const char *name, const struct sl_celv *args, size_t nargs)
 {
 	struct sl_celv v;
 	bool str1 = nargs == 1 && args[0].kind == SL_CELV_STRING;
 	if (!strcmp(name, "quantity") || !strcmp(name, "isQuantity"))
 		return str1 ? parse_quantity(&args[0], name[0] == 'i') : no_overload(name);
-	if ((!strcmp(name, "semver") || !strcmp(name, "isSemver")) && str1) {
-		const char *why;
-		v.kind = SL_CELV_VER;
-		int rc = sl_celv_semver(args[0].u.s.p, args[0].u.s.n, &v.u.v, &why);
-		if (name[0] == 'i')
-			return boolean(rc == 0);
-		if (rc < 0)
-			sl_celv_err(&v, "%s", why);
-		return v;
-	}
+	if (!strcmp(name, "semver") || !strcmp(name, "isSemver"))
+		return version_fn(name[0] == 'i', args, nargs);
 	if (!strcmp(name, "sign") && nargs == 1 && args[0].kind == SL_CELV_QTY)
 		return integer(args[0].u.q.mant == 0 ? 0 : args[0].u.q.neg ? -1 : 1);
 	if (!strcmp(name, "matches") && nargs == 2 && args[0].kind == SL_CELV_STRING)
