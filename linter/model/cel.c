@@ -422,8 +422,8 @@ static void expect(struct parser *p, int tok, const char *what)
 
 static uint32_t parse_expr(struct parser *p);
 
-/* Arguments or elements up to close (a trailing comma allowed where CEL allows it); returns the
- * first, chained by next; *count gets how many. opt: an element may be `?e` (optional). */
+/* Arguments or elements up to close; returns the first, chained by next; *count gets how many.
+ * trailing (a list literal): a trailing comma is allowed, and an element may be `?e` (optional). */
 static uint32_t parse_list(struct parser *p, int close, bool trailing, uint32_t *count)
 {
 	uint32_t first = 0, last = 0;
