@@ -11,13 +11,16 @@
  *   domain is there. A name missing inside a domain is CEL's runtime error "no such key: name";
  *   has(device.attributes["dom"].name) tests for it.
  * - Attribute values are dynamic (int, bool, string or version → a semver value; a version that
- *   does not parse fails the whole evaluation); capacities are Kubernetes quantities, with
- *   compareTo/isGreaterThan/isLessThan/asInteger/isInteger/sign but no < or ==-free ordering.
+ *   does not parse fails the whole evaluation); capacities are Kubernetes quantities, compared
+ *   with compareTo/isGreaterThan/isLessThan or ==, never with <; asInteger/isInteger/sign too.
  * - quantity("…") and semver("…") are checked when they run, not when the expression compiles:
  *   a bad literal is a runtime error.
- * - The result must be a bool; anything else fails the match. The runtime cost limit (1e6 units)
- *   and the expression's size limit are far above what this subset can spend; the parser keeps
- *   cel-go's limits on size (100 000 code points) and nesting instead.
+ * - The result must be a bool; anything else fails the match.
+ * - Limits: the runtime cost limit (CELSelectorExpressionMaxCost, 1e6 units) is out of this
+ *   subset's reach without comprehensions, and the API's limit on an expression's length is
+ *   validation's; the parser keeps cel-go's own: 100 000 code points, nesting of 250.
+ * - There is no type checker here: what Kubernetes refuses to compile for its types
+ *   (`device.driver > 1`, quantities with <) is a runtime error here, not a parse error.
  * Text that is CEL but outside the subset parses and evaluates to UNKNOWN: a verdict never rests
  * on a guess. */
 #include "cel.h"
@@ -419,8 +422,8 @@ static void expect(struct parser *p, int tok, const char *what)
 
 static uint32_t parse_expr(struct parser *p);
 
-/* Arguments or elements up to close (a trailing comma allowed where CEL allows it); returns the
- * first, chained by next; *count gets how many. opt: an element may be `?e` (optional). */
+/* Arguments or elements up to close; returns the first, chained by next; *count gets how many.
+ * trailing (a list literal): a trailing comma is allowed, and an element may be `?e` (optional). */
 static uint32_t parse_list(struct parser *p, int close, bool trailing, uint32_t *count)
 {
 	uint32_t first = 0, last = 0;
@@ -716,7 +719,7 @@ static uint32_t parse_logic(struct parser *p, bool or)
 static uint32_t parse_expr(struct parser *p)
 {
 	if (++p->nesting > MAX_NESTING) {
-		fail(p, p->at, "expression nested too deeply (more than 250 levels)", NULL);
+		fail(p, p->at, "expression recursion limit exceeded: 250", NULL); /* cel-go's words */
 		p->nesting--;
 		return node(p, SL_CELN_NULL, 0, 0, 0);
 	}
@@ -731,19 +734,11 @@ static uint32_t parse_expr(struct parser *p)
 	return n;
 }
 
-static size_t codepoints(const char *s, size_t len)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < len; i++)
-		n += ((unsigned char)s[i] & 0xC0) != 0x80;
-	return n;
-}
-
 struct sl_cel *sl_cel_parse(const char *expr, size_t len, struct sl_cel_error *err)
 {
 	struct sl_cel_error dummy;
 	struct parser p = {.s = expr, .len = len, .err = err ? err : &dummy};
-	size_t cps = codepoints(expr, len);
+	size_t cps = sl_cel_codepoints(expr, len);
 	if (cps > MAX_CODEPOINTS) {
 		p.err->offset = 0;
 		snprintf(p.err->msg, sizeof p.err->msg, "expression code point size exceeds limit: size: %zu, limit %d",

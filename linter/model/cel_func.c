@@ -5,11 +5,13 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "../base/buf.h"
 #include "cel_tree.h"
 
 /* The bounds config/pattern.c sets on PCRE2 too: RE2, which CEL uses, is linear; a backtracking
@@ -18,12 +20,17 @@
 #define RE_DEPTH_LIMIT 10000u
 #define RE_HEAP_LIMIT (16u * 1024u) /* KiB */
 
+static void set_msg(struct sl_celv *v, int kind, const char *fmt, va_list ap)
+{
+	v->kind = kind;
+	vsnprintf(v->msg, sizeof v->msg, fmt, ap);
+}
+
 void sl_celv_err(struct sl_celv *v, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	v->kind = SL_CELV_ERR;
-	vsnprintf(v->msg, sizeof v->msg, fmt, ap);
+	set_msg(v, SL_CELV_ERR, fmt, ap);
 	va_end(ap);
 }
 
@@ -31,8 +38,7 @@ void sl_celv_unk(struct sl_celv *v, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	v->kind = SL_CELV_UNK;
-	vsnprintf(v->msg, sizeof v->msg, fmt, ap);
+	set_msg(v, SL_CELV_UNK, fmt, ap);
 	va_end(ap);
 }
 
@@ -430,14 +436,6 @@ static struct sl_celv re_match(const struct sl_celv *s, const struct sl_celv *re
 
 /* ---- functions ---- */
 
-static size_t codepoints(const char *s, size_t n)
-{
-	size_t c = 0;
-	for (size_t i = 0; i < n; i++)
-		c += ((unsigned char)s[i] & 0xC0) != 0x80;
-	return c;
-}
-
 static struct sl_celv string_fn(const char *name, const struct sl_celv *s, const struct sl_celv *arg)
 {
 	if (!arg || arg->kind != SL_CELV_STRING)
@@ -499,12 +497,71 @@ static bool named(const char *name, const char *const *list)
 static int64_t size_of(const struct sl_celv *v)
 {
 	if (v->kind == SL_CELV_STRING)
-		return (int64_t)codepoints(v->u.s.p, v->u.s.n);
+		return (int64_t)sl_cel_codepoints(v->u.s.p, v->u.s.n);
 	if (v->kind == SL_CELV_BYTES)
 		return (int64_t)v->u.s.n;
 	if (v->kind == SL_CELV_LIST)
 		return v->u.list.n;
 	return -1;
+}
+
+/* semver(s, true)'s normalisation (the library's normalizeAndParse): no leading 'v', no leading
+ * zeros in the first three parts, missing minor and patch numbers 0. The pre-release and build
+ * are a suffix of s both before and after, so the version points into s. */
+static int semver_normalized(const char *s, size_t n, struct sl_celv_ver *v, const char **why)
+{
+	if (n && s[0] == 'v')
+		s++, n--;
+	char *buf = sl_xmalloc(2 * n + 8), *o = buf;
+	size_t parts = 0, i = 0;
+	while (parts < 3) {
+		size_t end = i;
+		while (end < n && (parts == 2 || s[end] != '.'))
+			end++;
+		size_t k = i;
+		while (end - k > 1 && s[k] == '0')
+			k++; /* keep one digit: "00" → "0", "0a" → "0a" */
+		if (k > i && (k == end || s[k] < '0' || s[k] > '9'))
+			k--;
+		memcpy(o, s + k, end - k);
+		o += end - k;
+		parts++;
+		if (end >= n)
+			break;
+		*o++ = '.';
+		i = end + 1;
+	}
+	bool meta = memchr(s + i, '+', n - i) || memchr(s + i, '-', n - i);
+	int rc = -1;
+	if (parts < 3 && meta) {
+		*why = "short version cannot contain PreRelease/Build meta data";
+	} else {
+		for (; parts < 3; parts++) {
+			memcpy(o, ".0", 2);
+			o += 2;
+		}
+		rc = sl_celv_semver(buf, (size_t)(o - buf), v, why);
+		if (rc == 0 && v->pre)
+			v->pre = s + n - (size_t)(o - v->pre); /* the same suffix, in s */
+	}
+	free(buf);
+	return rc;
+}
+
+/* semver(s), semver(s, normalize), isSemver likewise. */
+static struct sl_celv version_fn(bool test, const struct sl_celv *args, size_t nargs)
+{
+	struct sl_celv v = {.kind = SL_CELV_VER};
+	const char *why;
+	if (nargs < 1 || nargs > 2 || args[0].kind != SL_CELV_STRING || (nargs == 2 && args[1].kind != SL_CELV_BOOL))
+		return no_overload(test ? "isSemver" : "semver");
+	int rc = nargs == 2 && args[1].u.b ? semver_normalized(args[0].u.s.p, args[0].u.s.n, &v.u.v, &why)
+					   : sl_celv_semver(args[0].u.s.p, args[0].u.s.n, &v.u.v, &why);
+	if (test)
+		return boolean(rc == 0);
+	if (rc < 0)
+		sl_celv_err(&v, "%s", why);
+	return v;
 }
 
 static struct sl_celv global_fn(const char *name, const struct sl_celv *args, size_t nargs)
@@ -513,16 +570,8 @@ static struct sl_celv global_fn(const char *name, const struct sl_celv *args, si
 	bool str1 = nargs == 1 && args[0].kind == SL_CELV_STRING;
 	if (!strcmp(name, "quantity") || !strcmp(name, "isQuantity"))
 		return str1 ? parse_quantity(&args[0], name[0] == 'i') : no_overload(name);
-	if ((!strcmp(name, "semver") || !strcmp(name, "isSemver")) && str1) {
-		const char *why;
-		v.kind = SL_CELV_VER;
-		int rc = sl_celv_semver(args[0].u.s.p, args[0].u.s.n, &v.u.v, &why);
-		if (name[0] == 'i')
-			return boolean(rc == 0);
-		if (rc < 0)
-			sl_celv_err(&v, "%s", why);
-		return v;
-	}
+	if (!strcmp(name, "semver") || !strcmp(name, "isSemver"))
+		return version_fn(name[0] == 'i', args, nargs);
 	if (!strcmp(name, "sign") && nargs == 1 && args[0].kind == SL_CELV_QTY)
 		return integer(args[0].u.q.mant == 0 ? 0 : args[0].u.q.neg ? -1 : 1);
 	if (!strcmp(name, "matches") && nargs == 2 && args[0].kind == SL_CELV_STRING)

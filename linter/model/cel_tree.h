@@ -1,10 +1,11 @@
-/* cel_tree.h — the parsed form of a CEL expression, shared by its parser (cel.c) and its
- * evaluator (cel_eval.c) and by no one else. Nodes live in one array and name each other by index
- * (0 is no node), so that the whole expression is one allocation; names and string literals
- * (escapes undone) live in a pool beside them. */
+/* cel_tree.h — the parsed form of a CEL expression and the values it evaluates to, shared by its
+ * parser (cel.c), its evaluator (cel_eval.c) and its functions (cel_func.c), and by no one else. Nodes live in one
+ * array and name each other by index (0 is no node), so that the whole expression is one allocation; names and string
+ * literals (escapes undone) live in a pool beside them. */
 #ifndef SL_CEL_TREE_H
 #define SL_CEL_TREE_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cel.h"
@@ -20,7 +21,7 @@ enum sl_celn_kind {
 	SL_CELN_IDENT,      /* str: the name */
 	SL_CELN_SELECT,     /* a.str */
 	SL_CELN_OPT_SELECT, /* a.?str */
-	SL_CELN_HAS,        /* has(a.str) */
+	SL_CELN_HAS,        /* has(x): b is x, a SELECT */
 	SL_CELN_INDEX,      /* a[b] */
 	SL_CELN_OPT_INDEX,  /* a[?b] */
 	SL_CELN_CALL,       /* str(args) or a.str(args): a is the receiver (0: none), b the first argument */
@@ -63,6 +64,15 @@ struct sl_cel_node {
 		bool b;
 	} lit;
 };
+
+/* How many code points UTF-8 text holds (CEL's sizes and limits count them, not bytes). */
+static inline size_t sl_cel_codepoints(const char *s, size_t len)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++)
+		n += ((unsigned char)s[i] & 0xC0) != 0x80;
+	return n;
+}
 
 struct sl_cel {
 	const struct sl_cel_node *nodes;
