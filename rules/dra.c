@@ -109,6 +109,14 @@ void sl_note_dra(struct sl_finding *f, const struct sl_check *cx)
 		if (v.unknown->node)
 			sl_add_related(f, &v.unknown->node->at, "the selector not evaluated");
 	}
+	if (v.unmodelled) {
+		const struct sl_ynode *u = v.unmodelled;
+		sl_note(f,
+			"%s is read but not modelled: devices are chosen without it, which may find room the cluster "
+			"does not have, never less, so this holds regardless",
+			u->kind == SL_YSCALAR && u->str ? u->str : "a claim's constraint");
+		sl_add_related(f, &u->at, "not modelled");
+	}
 	if (v.unknown_running)
 		sl_note(f,
 			"%zu running pod%s name%s claims the inventory does not hold: their devices are counted as "

@@ -29,6 +29,9 @@ struct sl_dra_index {
 	size_t *start, *reach;
 	/* Per device: allocated to a claim of the inventory, or to a pod the run placed and charged. */
 	unsigned char *taken;
+	/* Per device: allowMultipleAllocations (consumable capacity, not modelled): never taken, so
+	 * that a verdict never rests on it being exclusive. */
+	unsigned char *shareable;
 	struct sl_strpool keys; /* "driver\x1fpool\x1fdevice", each once */
 	size_t *key_dev;        /* per key: its first device */
 	/* Running pods whose claims the inventory does not hold (their devices may be taken). */
@@ -52,6 +55,7 @@ struct sl_dra_req {
 	size_t alt0, nalt;             /* alternatives alts[alt0 .. alt0 + nalt) */
 	size_t shared;                 /* the shared claim (index into shared) it is of; (size_t)-1: a template's */
 	const struct sl_pod_claim *pc; /* the pod's claim entry */
+	const struct sl_dra_claim_spec *spec; /* the claim's (or template's) spec */
 };
 /* A claim the pod names by resourceClaimName: allocated in the inventory (node_terms), or by the
  * first pod of the run placed (pinned to the devices chosen then), or not yet. */
@@ -85,8 +89,9 @@ struct sl_dra_need {
 	unsigned char *taken, *chosen; /* per device: taken before this pod; chosen for it */
 	size_t *pick, *pick_req;       /* the devices chosen, in order of choice, and for which request */
 	size_t npick;
-	uint64_t budget; /* search steps left for one allocation */
-	bool over;       /* a search ran out of steps: taken as fitting */
+	bool all_none_ok; /* 1.32: allocationMode All is satisfied by zero matching devices */
+	uint64_t budget;  /* search steps left for one allocation */
+	bool over;        /* a search ran out of steps: taken as fitting */
 };
 
 /* The pod p's claims against x: resolved, with the PreFilter's verdict in prefail. Returns false

@@ -47,6 +47,7 @@ static void add_spec(struct sl_dra_need *nd, const struct sl_model *m, const str
 		q->alt0 = nd->nalts;
 		q->shared = shared;
 		q->pc = pc;
+		q->spec = spec;
 		if (!r->nsub)
 			add_alt(nd, m, r, NULL);
 		for (size_t s = 0; s < r->nsub; s++)
@@ -111,6 +112,7 @@ bool sl_dra_need_init(struct sl_dra_need *nd, const struct sl_dra_index *x, cons
 		return false;
 	nd->x = x;
 	nd->p = p;
+	nd->all_none_ok = m->kube.minor == 32;
 	resolve_claims(nd, m, p);
 	/* A class that does not exist: PreFilter's validateDeviceClass, for every claim to allocate. */
 	for (size_t a = 0; a < nd->nalts; a++) {
@@ -173,7 +175,7 @@ bool sl_dra_matches(struct sl_dra_need *nd, size_t alt, size_t dev)
 static bool usable(struct sl_dra_need *nd, size_t alt, size_t dev)
 {
 	bool admin = nd->alts[alt].r->admin_access; /* admin access may use a device in use */
-	return !nd->chosen[dev] && (admin || !nd->taken[dev]) && sl_dra_matches(nd, alt, dev);
+	return !nd->chosen[dev] && (admin || !nd->taken[dev] || nd->x->shareable[dev]) && sl_dra_matches(nd, alt, dev);
 }
 
 static void push(struct sl_dra_need *nd, size_t dev, size_t req)
@@ -229,7 +231,7 @@ static bool take_all(struct sl_dra_need *nd, size_t node, size_t r, size_t alt)
 		}
 		push(nd, dev, r);
 	}
-	if (nd->npick == mark)
+	if (nd->npick == mark && !nd->all_none_ok)
 		return false;
 	if (from_request(nd, node, r + 1) || nd->over)
 		return true;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/model_read.h"
 #include "cluster.h"
 #include "dra.h"
 
@@ -33,20 +34,55 @@ static bool slice_reaches(const struct sl_model *m, const struct sl_resource_sli
 	return false;
 }
 
+/* Per driver and pool only the slices of the highest generation count (GatherPools): per slice,
+ * whether it is one of them. The caller frees the array. */
+static bool *newest_slices(const struct sl_dra *d)
+{
+	struct sl_strpool pools = {0};
+	struct sl_buf key = SL_BUF_INIT;
+	size_t *id = sl_xcalloc(d->nslices + 1, sizeof *id);
+	int64_t *top = sl_xcalloc(d->nslices + 1, sizeof *top);
+	for (size_t s = 0; s < d->nslices; s++) {
+		key_of(&key, d->slices[s]->driver, d->slices[s]->pool, "");
+		size_t before = pools.n;
+		id[s] = sl_intern_id(&pools, sl_buf_str(&key));
+		if (pools.n > before || d->slices[s]->pool_generation > top[id[s]])
+			top[id[s]] = d->slices[s]->pool_generation;
+	}
+	bool *ok = sl_xcalloc(d->nslices + 1, sizeof *ok);
+	for (size_t s = 0; s < d->nslices; s++)
+		ok[s] = d->slices[s]->pool_generation == top[id[s]];
+	sl_buf_free(&key);
+	sl_strpool_free(&pools);
+	free(id);
+	free(top);
+	return ok;
+}
+
+static bool device_shareable(const struct sl_dra_device *dv)
+{
+	bool multi = false;
+	const struct sl_ynode *v = dv->node ? sl_ymap_get(dv->node, "allowMultipleAllocations") : NULL;
+	return v && sl_read_bool(v, &multi) == 0 && multi;
+}
+
 static void index_devices(struct sl_dra_index *x, const struct sl_dra *d)
 {
+	bool *ok = newest_slices(d);
 	for (size_t s = 0; s < d->nslices; s++)
-		x->ndev += d->slices[s]->ndevices;
+		x->ndev += ok[s] ? d->slices[s]->ndevices : 0;
 	x->dev = sl_xcalloc(x->ndev + 1, sizeof *x->dev);
 	x->taken = sl_xcalloc(x->ndev + 1, 1);
+	x->shareable = sl_xcalloc(x->ndev + 1, 1);
 	x->key_dev = sl_xcalloc(x->ndev + 1, sizeof *x->key_dev);
 	struct sl_buf key = SL_BUF_INIT;
 	size_t k = 0;
 	for (size_t s = 0; s < d->nslices; s++) {
 		const struct sl_resource_slice *sl = d->slices[s];
-		for (size_t j = 0; j < sl->ndevices; j++, k++) {
+		for (size_t j = 0; ok[s] && j < sl->ndevices; j++, k++) {
 			x->dev[k].slice = sl;
 			x->dev[k].d = &sl->devices[j];
+			x->shareable[k] = device_shareable(&sl->devices[j]);
 			key_of(&key, sl->driver, sl->pool, sl->devices[j].name);
 			/* A device named twice in a pool: the first is the one an allocation names. */
 			size_t before = x->keys.n, id = sl_intern_id(&x->keys, sl_buf_str(&key));
@@ -55,6 +91,7 @@ static void index_devices(struct sl_dra_index *x, const struct sl_dra *d)
 		}
 	}
 	sl_buf_free(&key);
+	free(ok);
 }
 
 /* The devices of every allocation in the claims' status. */
@@ -143,6 +180,7 @@ void sl_dra_index_free(struct sl_dra_index *x)
 		return;
 	free(x->dev);
 	free(x->taken);
+	free(x->shareable);
 	free(x->start);
 	free(x->reach);
 	sl_strpool_free(&x->keys);

@@ -53,6 +53,11 @@ static void view_alt(struct sl_dra_view *v, struct sl_dra_need *nd, const struct
 			}
 	find_unknown(v, x, alt->cls->selectors, alt->cls->nselectors);
 	find_unknown(v, x, alt->r->selectors, alt->r->nselectors);
+	if (!v->unmodelled)
+		v->unmodelled = q->spec && q->spec->constraints ? q->spec->constraints : alt->r->unmodelled;
+	for (size_t d = 0; d < x->ndev && !v->unmodelled; d++)
+		if (x->dev[d].d->unmodelled && sl_dra_matches(nd, a, d))
+			v->unmodelled = x->dev[d].d->unmodelled;
 }
 
 void sl_dra_view(const struct sl_cluster *cl, const struct sl_podspec *p, struct sl_dra_view *v)

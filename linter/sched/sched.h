@@ -140,6 +140,9 @@ struct sl_dra_view {
 	const struct sl_dra_selector *unknown;
 	char unknown_why[200];
 	size_t unknown_running; /* running pods whose claims the inventory does not hold */
+	/* The first field read but not modelled (constraints, a request's tolerations or capacity, a
+	 * matching device's taints, counters or node selection): where it is written. */
+	const struct sl_ynode *unmodelled;
 	size_t nslices, ndevices;
 };
 void sl_dra_view(const struct sl_cluster *cl, const struct sl_podspec *p, struct sl_dra_view *v);
