@@ -5,12 +5,28 @@
 
 #include "rules.h"
 
+/* A selector outside the CEL subset, said once at the selector (several workloads may use its
+ * class) even when no finding follows: the claims were judged with it counted as matching. */
+static void note_unevaluated(struct sl_check *cx, const struct sl_dra_view *v)
+{
+	const struct sl_span *at = &v->unknown->node->at;
+	for (size_t i = 0; i < cx->out->n; i++)
+		if (!cx->out->v[i].rule && cx->out->v[i].at.src == at->src && cx->out->v[i].at.off == at->off)
+			return;
+	sl_input_note(cx->out, at,
+		      "this selector was not evaluated (%s): every device it may match counts as matching, so a "
+		      "finding on devices never rests on it",
+		      v->unknown_why);
+}
+
 void sl_check_dra_refs(const struct sl_rule *self, struct sl_check *cx)
 {
 	if (!cx->cluster || !cx->w->pod.nclaims)
 		return;
 	struct sl_dra_view v;
 	sl_dra_view(cx->cluster, &cx->w->pod, &v);
+	if (v.unknown && v.unknown->node)
+		note_unevaluated(cx, &v);
 	const struct sl_pod_claim *pc = v.missing;
 	if (pc) {
 		char ref[512];

@@ -433,6 +433,14 @@ has "--explain json daemonset" "$tmp/out" '"pod":	"never_fits"'
 dn=daemonset-no-nodes/gpu-label-key-typo
 expect "--explain daemonset nowhere" 0 "$bin" --explain --nodes $dn/nodes.yaml $dn/manifest.yaml
 has "--explain daemonset nowhere" "$tmp/out" "  on no node: 0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."
+# --explain for a pod that claims devices (DRA): per node, the matching devices it reaches
+dr=rollout-deadlock/dra-seed
+expect "--explain devices" 0 "$bin" --explain --nodes $dr/nodes.yaml $dr/manifest.yaml
+has "--explain devices header" "$tmp/out" "  devices of its pods (1 in 1 ResourceSlice):"
+has "--explain devices request" "$tmp/out" "    claim template single-gpu, request gpu: 1 device of class gpu.nvidia.com"
+has "--explain devices node" "$tmp/out" "      tracker-node: 1 matching, 0 held by claims"
+expect "--explain devices json" 0 "$bin" --explain --format json --nodes $dr/nodes.yaml $dr/manifest.yaml
+has "--explain json devices" "$tmp/out" '"deviceClassName":	"gpu.nvidia.com"'
 # --explain for a Job: its counts beside the pods at once
 jw=insufficient-capacity/job-parallelism-in-waves
 expect "--explain job json" 0 "$bin" --explain --format json --nodes $jw/nodes.yaml $jw/manifest.yaml

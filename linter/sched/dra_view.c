@@ -21,7 +21,7 @@ static void find_unknown(struct sl_dra_view *v, const struct sl_dra_index *x, co
 			if (r == SL_CEL_UNKNOWN || r == SL_CEL_ERROR) {
 				v->unknown = &sels[i];
 				snprintf(v->unknown_why, sizeof v->unknown_why, "%s%s",
-					 r == SL_CEL_ERROR ? "CEL runtime error: " : "", why);
+					 r == SL_CEL_ERROR ? "it fails to evaluate on some device: " : "", why);
 			}
 		}
 	}
