@@ -14,11 +14,12 @@
 #include "source.h"
 #include "yamldoc.h"
 
-/* An open collection. */
 /* A set of keep patterns, one bit each (SL_YKEEP_PATTERNS of them: an inventory's keep list is
- * past 64 since the model reads Dynamic Resource Allocation's objects). */
+ * past 64 since the model reads Dynamic Resource Allocation's objects; a pattern past the last
+ * bit would be ignored, its values dropped). */
 typedef unsigned __int128 sl_ykeep_mask;
 
+/* An open collection. */
 struct sl_yframe {
 	/* the collection's node is made when it closes, with its children */
 	struct sl_span at;
