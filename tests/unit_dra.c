@@ -22,7 +22,8 @@ static const char manifests_yaml[] =
     "spec: {spec: {devices: {requests: [{name: g, deviceClassName: gpu, count: 2, adminAccess: true,"
     " selectors: [{cel: {expression: 'true'}}]},"
     " {name: f, firstAvailable: [{name: a, deviceClassName: gpu}]}]}}}\n---\n"
-    "apiVersion: resource.k8s.io/v1beta2\nkind: ResourceClaim\nmetadata: {name: shared, namespace: ml}\n"
+    "apiVersion: resource.k8s.io/v1beta2\nkind: ResourceClaim\nmetadata: {name: shared, namespace: ml,"
+    " annotations: {resource.kubernetes.io/pod-claim-name: s}}\n"
     "spec: {devices: {requests: [{name: n, exactly: {deviceClassName: gpu, tolerations: [{operator: Exists}]}}]}}\n"
     "---\n"
     "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\nspec: {}\n---\n"
@@ -126,7 +127,8 @@ static void check_claims(const struct sl_model *m)
 		CHECK(!strcmp(c->results[0].request, "g") && !strcmp(c->results[0].device, "d0") &&
 		      !strcmp(c->reserved[0], "web-1"));
 	const struct sl_resource_claim *s = sl_dra_claim(d, "ml", "shared");
-	CHECK(s && !s->allocated && s->spec.nrequests == 1 && s->spec.requests[0].unmodelled && !s->owner_pod);
+	CHECK(s && !s->allocated && s->spec.nrequests == 1 && s->spec.requests[0].unmodelled && !s->owner_pod &&
+	      s->pod_claim_name && !strcmp(s->pod_claim_name, "s"));
 	/* the class named twice: the later (no selectors) kept, in the earlier's place */
 	const struct sl_device_class *g = sl_dra_class(d, "gpu");
 	CHECK(d->nclasses == 1 && g && g->nselectors == 0 && !sl_dra_class(d, "cpu"));

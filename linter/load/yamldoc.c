@@ -123,6 +123,7 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 	free(b.anchors);
 	free(b.held);
 	free(b.pats);
+	free(b.alive);
 	yaml_parser_delete(&p);
 	sl_yarena_spares_free(sl_ystream_arena(out));
 	*need_full = b.need_full;

@@ -72,6 +72,8 @@ struct sl_ystream {
 /* Parse every document of src (into out->shared when set, out->own otherwise). Complete
  * documents before an error are kept. Returns 0, or -1 after reporting an input error into errs. */
 int sl_yaml_parse(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs);
+/* The most keep paths sl_yaml_parse_keep takes: any past it are ignored (their values dropped). */
+#define SL_YKEEP_MAX 128
 /* The same, keeping only values on the paths in keep (NULL-terminated patterns such as
  * "spec.containers[].resources", from each object: the document, or each item of a top-level
  * `items` list), for inputs of which little is read. Everything else is dropped unbuilt. An

@@ -14,11 +14,12 @@
 #include "source.h"
 #include "yamldoc.h"
 
-/* An open collection. */
 /* A set of keep patterns, one bit each (SL_YKEEP_PATTERNS of them: an inventory's keep list is
- * past 64 since the model reads Dynamic Resource Allocation's objects). */
+ * past 64 since the model reads Dynamic Resource Allocation's objects; a pattern past the last
+ * bit would be ignored, its values dropped). */
 typedef unsigned __int128 sl_ykeep_mask;
 
+/* An open collection. */
 struct sl_yframe {
 	/* the collection's node is made when it closes, with its children */
 	struct sl_span at;
@@ -26,12 +27,11 @@ struct sl_yframe {
 	bool flow;
 	size_t first, n; /* its children so far: builder items[first .. first + n) */
 	char *anchor;
-	const char *comp;    /* its key in the parent mapping, "[]" in a sequence, NULL at the root */
-	bool keep_all;       /* inside a kept path: nothing below is dropped */
-	sl_ykeep_mask alive; /* keep patterns this frame's path is on the way along */
-	size_t plen;         /* components of that path, from the object */
-	bool objects;        /* a List's `items`: each item starts a path of its own */
-	bool may_leave;      /* the filter may leave out some of its entries (sl_yfilter.unread_in) */
+	const char *comp; /* its key in the parent mapping, "[]" in a sequence, NULL at the root */
+	bool keep_all;    /* inside a kept path: nothing below is dropped */
+	size_t plen;      /* components of that path, from the object */
+	bool objects;     /* a List's `items`: each item starts a path of its own */
+	bool may_leave;   /* the filter may leave out some of its entries (sl_yfilter.unread_in) */
 	/* A mapping that may be merged (<<) into another, later: its children's weights are held
 	 * until the document ends (ybuild.c) */
 	bool merge_source;
@@ -39,7 +39,7 @@ struct sl_yframe {
 	size_t dropped_end, dropped_weight;
 };
 
-#define SL_YKEEP_PATTERNS 128
+#define SL_YKEEP_PATTERNS SL_YKEEP_MAX
 #define SL_YKEEP_COMPS 12
 /* A keep pattern split into its components ("[]" for a sequence's items). */
 struct sl_ykeep_path {
@@ -75,11 +75,15 @@ struct sl_ybuilder {
 	struct sl_ykeep_path *pats;
 	size_t npats;
 	sl_ykeep_mask next_alive; /* patterns the kept key's value is on the way along */
-	bool drop_next;           /* a key was dropped: its value goes too */
-	bool keep_next;           /* a key inside a kept path was read: keep all of its value */
-	size_t skip;              /* > 0: inside a dropped value, at this nesting */
-	bool skipped_anchor;      /* an anchor went with a dropped value */
-	bool need_full;           /* an alias named a dropped anchor: parse again, keeping all */
+	/* Per open collection (as stack), the keep patterns its path is on the way along: apart from
+	 * the frames, which a parse without keep paths (a manifest's) does not make wider for them. */
+	sl_ykeep_mask *alive;
+	size_t capalive;
+	bool drop_next;      /* a key was dropped: its value goes too */
+	bool keep_next;      /* a key inside a kept path was read: keep all of its value */
+	size_t skip;         /* > 0: inside a dropped value, at this nesting */
+	bool skipped_anchor; /* an anchor went with a dropped value */
+	bool need_full;      /* an alias named a dropped anchor: parse again, keeping all */
 	struct sl_findings *errs;
 	/* Keeping only some documents and values (sl_yaml_parse_some) */
 	const struct sl_yfilter *filter;
@@ -158,7 +162,7 @@ int sl_ykeep_leave_out(struct sl_ybuilder *b, const yaml_event_t *ev, bool *keep
 /* Where the frame f, opening at b->depth, stands on the keep paths: the patterns it is on the way
  * along, how far along, whether it is a List's items, and whether all of it is kept (f->keep_all,
  * set beforehand by sl_ykeep_leave_out, may only grow). Reads f->comp. */
-void sl_ykeep_open(const struct sl_ybuilder *b, struct sl_yframe *f, bool is_map);
+void sl_ykeep_open(struct sl_ybuilder *b, struct sl_yframe *f, bool is_map);
 
 /* --- ybuild.c: what is built -------------------------------------------------------------- */
 

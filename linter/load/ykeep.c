@@ -61,28 +61,32 @@ static bool drop_key(struct sl_ybuilder *b, const char *key, bool *keep_all)
 		return false;
 	}
 	bool done;
-	b->next_alive = step_patterns(b, top->alive, top->plen, key, &done);
+	b->next_alive = step_patterns(b, b->alive[b->depth - 1], top->plen, key, &done);
 	*keep_all = done;
 	return !b->next_alive;
 }
 
-void sl_ykeep_open(const struct sl_ybuilder *b, struct sl_yframe *f, bool is_map)
+void sl_ykeep_open(struct sl_ybuilder *b, struct sl_yframe *f, bool is_map)
 {
-	f->alive = ~(sl_ykeep_mask)0;
 	f->plen = 0;
 	f->objects = false;
-	if (!b->keep || !b->depth || f->keep_all)
+	if (!b->keep)
+		return;
+	sl_grow(&b->alive, &b->capalive, b->depth + 1, sizeof *b->alive);
+	sl_ykeep_mask *alive = &b->alive[b->depth];
+	*alive = ~(sl_ykeep_mask)0;
+	if (!b->depth || f->keep_all)
 		return;
 	const struct sl_yframe *up = &b->stack[b->depth - 1];
 	if (up->objects) {
-		f->alive = ~(sl_ykeep_mask)0; /* an item of a List: an object of its own */
+		*alive = ~(sl_ykeep_mask)0; /* an item of a List: an object of its own */
 	} else if (up->kind == SL_YSEQ) {
 		bool done;
-		f->alive = step_patterns(b, up->alive, up->plen, "[]", &done);
+		*alive = step_patterns(b, b->alive[b->depth - 1], up->plen, "[]", &done);
 		f->plen = up->plen + 1;
 		f->keep_all = done;
 	} else {
-		f->alive = b->next_alive;
+		*alive = b->next_alive;
 		f->plen = up->plen + 1;
 		f->objects = b->depth == 1 && f->comp && !strcmp(f->comp, "items") && !is_map;
 	}

@@ -363,20 +363,8 @@ static const char *ns_key(struct sl_dra *d, const struct sl_object *o)
 	return k;
 }
 
-/* SL_KEEP_LAST_BY_NAME for the namespaced kinds. */
-#define KEEP_LAST_BY_KEY(arr, n, index, free_one)                                                                      \
-	do {                                                                                                           \
-		size_t kept_ = 0;                                                                                      \
-		for (size_t i_ = 0; i_ < (n); i_++) {                                                                  \
-			size_t at_ = sl_strmap_put((index), ns_key(d, &(arr)[i_]->obj), kept_);                        \
-			if (at_ != kept_) {                                                                            \
-				free_one((arr)[at_]);                                                                  \
-				(arr)[at_] = (arr)[i_];                                                                \
-			} else                                                                                         \
-				(arr)[kept_++] = (arr)[i_];                                                            \
-		}                                                                                                      \
-		(n) = kept_;                                                                                           \
-	} while (0)
+/* The key of a namespaced object of d (in sl_dra_bind). */
+#define NS_KEY(x) ns_key(d, &(x)->obj)
 
 static void parse_selectors(struct sl_dra_selector *s, size_t n, struct sl_findings *errs)
 {
@@ -406,8 +394,8 @@ void sl_dra_bind(struct sl_dra *d, struct sl_findings *errs)
 	d->bound = true;
 	SL_KEEP_LAST_BY_NAME(d->classes, d->nclasses, &d->class_index, class_free);
 	SL_KEEP_LAST_BY_NAME(d->slices, d->nslices, &d->slice_index, slice_free);
-	KEEP_LAST_BY_KEY(d->templates, d->ntemplates, &d->template_index, template_free);
-	KEEP_LAST_BY_KEY(d->claims, d->nclaims, &d->claim_index, claim_free);
+	SL_KEEP_LAST_BY_KEY(d->templates, d->ntemplates, &d->template_index, NS_KEY, template_free);
+	SL_KEEP_LAST_BY_KEY(d->claims, d->nclaims, &d->claim_index, NS_KEY, claim_free);
 	for (size_t i = 0; i < d->nclasses; i++)
 		parse_selectors(d->classes[i]->selectors, d->classes[i]->nselectors, errs);
 	for (size_t i = 0; i < d->ntemplates; i++)

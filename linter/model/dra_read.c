@@ -38,6 +38,27 @@ static const struct sl_ynode *need(struct sl_read *c, const struct sl_ynode *map
 	return sl_read_want(c, map, key, k, path);
 }
 
+/* An item at path of a list of named mappings: whether it is a mapping (an error if not); a
+ * missing name is an error too, and the item is still read. */
+static bool named_item(struct sl_read *c, const struct sl_ynode *e, const char *path)
+{
+	if (e->kind != SL_YMAP) {
+		sl_read_error(c, e, "%s must be a mapping, not %s", path, sl_ykind_name(e));
+		return false;
+	}
+	char at[240];
+	pathf(at, sizeof at, "%s.name", path);
+	need(c, e, "name", SL_YSCALAR, at);
+	return true;
+}
+
+/* Its name, NULL when it has none (named_item reported it). */
+static const char *item_name(const struct sl_ynode *e)
+{
+	const struct sl_ynode *n = sl_ymap_get(e, "name");
+	return sl_yscalar(n) && *n->str ? n->str : NULL;
+}
+
 void sl_dra_read_selectors(struct sl_read *c, const struct sl_ynode *seq, const char *path,
 			   struct sl_dra_selector **out, size_t *n)
 {
@@ -138,16 +159,11 @@ static void read_subs(struct sl_read *c, const struct sl_ynode *seq, const char 
 		const struct sl_ynode *e = seq->v[i];
 		char at[224];
 		pathf(at, sizeof at, "%s.firstAvailable[%zu]", path, i);
-		if (e->kind != SL_YMAP) {
-			sl_read_error(c, e, "%s must be a mapping, not %s", at, sl_ykind_name(e));
+		if (!named_item(c, e, at))
 			continue;
-		}
 		struct sl_dra_request *s = &r->sub[r->nsub++];
 		s->node = e;
-		char nm[240];
-		pathf(nm, sizeof nm, "%s.name", at);
-		const struct sl_ynode *name = need(c, e, "name", SL_YSCALAR, nm);
-		s->name = name ? name->str : NULL;
+		s->name = item_name(e);
 		read_exact(c, e, at, s);
 	}
 	unique_names(c, r->sub, r->nsub, path);
@@ -353,18 +369,13 @@ void sl_dra_read_devices(struct sl_read *c, const struct sl_ynode *seq, enum sl_
 	    "consumesCounters", "bindsToNode", "bindingConditions", "allowMultipleAllocations"};
 	for (size_t i = 0; i < seq->n; i++) {
 		const struct sl_ynode *e = seq->v[i];
-		char at[224];
+		char at[224], nm[240];
 		pathf(at, sizeof at, "spec.devices[%zu]", i);
-		if (e->kind != SL_YMAP) {
-			sl_read_error(c, e, "%s must be a mapping, not %s", at, sl_ykind_name(e));
+		if (!named_item(c, e, at))
 			continue;
-		}
 		struct sl_dra_device *d = &s->devices[s->ndevices++];
 		d->node = e;
-		char nm[240];
-		pathf(nm, sizeof nm, "%s.name", at);
-		const struct sl_ynode *name = need(c, e, "name", SL_YSCALAR, nm);
-		d->name = name ? name->str : NULL;
+		d->name = item_name(e);
 		d->cel.driver = driver;
 		const struct sl_ynode *body = e;
 		if (v == SL_DRA_V1BETA1) {

@@ -270,6 +270,10 @@ static const char *const pod_paths[] = {"apiVersion",
 					SHARED_PATHS,
 					NULL};
 
+/* A path past the parser's last would be dropped silently. */
+_Static_assert(sizeof node_paths / sizeof *node_paths - 1 <= SL_YKEEP_MAX, "too many keep paths for --nodes");
+_Static_assert(sizeof pod_paths / sizeof *pod_paths - 1 <= SL_YKEEP_MAX, "too many keep paths for --pods");
+
 static const char *const *keep_paths(enum sl_input_role role)
 {
 	return role == SL_ROLE_NODES ? node_paths : role == SL_ROLE_PODS ? pod_paths : NULL;

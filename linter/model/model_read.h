@@ -45,13 +45,14 @@ void sl_read_selector(struct sl_read *c, const struct sl_ynode *v, const char *p
 
 /* Objects of one kind named twice (a manifest and an inventory): the later description takes the
  * earlier one's place, as a later `kubectl apply` would. arr[0 .. n) point to structs that begin
- * with `struct sl_object obj`; index (a struct sl_strmap *) gets each name's place; free_one frees
- * a replaced one; n becomes the count kept. A macro, as the kinds' types differ. */
-#define SL_KEEP_LAST_BY_NAME(arr, n, index, free_one)                                                                  \
+ * with `struct sl_object obj`; index (a struct sl_strmap *) gets each one's key, key_of(element)
+ * (a macro or function, the key outliving the index); free_one frees a replaced one; n becomes
+ * the count kept. A macro, as the kinds' types differ. */
+#define SL_KEEP_LAST_BY_KEY(arr, n, index, key_of, free_one)                                                           \
 	do {                                                                                                           \
 		size_t kept_ = 0;                                                                                      \
 		for (size_t i_ = 0; i_ < (n); i_++) {                                                                  \
-			size_t at_ = sl_strmap_put((index), (arr)[i_]->obj.name, kept_);                               \
+			size_t at_ = sl_strmap_put((index), key_of((arr)[i_]), kept_);                                 \
 			if (at_ != kept_) {                                                                            \
 				free_one((arr)[at_]);                                                                  \
 				(arr)[at_] = (arr)[i_];                                                                \
@@ -60,5 +61,8 @@ void sl_read_selector(struct sl_read *c, const struct sl_ynode *v, const char *p
 		}                                                                                                      \
 		(n) = kept_;                                                                                           \
 	} while (0)
+/* The same by name (cluster-scoped kinds). */
+#define SL_OBJECT_NAME(x) ((x)->obj.name)
+#define SL_KEEP_LAST_BY_NAME(arr, n, index, free_one) SL_KEEP_LAST_BY_KEY(arr, n, index, SL_OBJECT_NAME, free_one)
 
 #endif
