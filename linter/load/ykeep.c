@@ -36,11 +36,18 @@ static uint64_t step_patterns(const struct sl_ybuilder *b, uint64_t alive, size_
 {
 	uint64_t out = 0;
 	*done = false;
-	for (size_t i = 0; i < b->npats; i++)
-		if (alive >> i & 1 && b->pats[i].n > plen && !strcmp(b->pats[i].comp[plen], comp)) {
+	/* Asked for every key of every object: only the live patterns are visited, and the first
+	 * byte settles most components before a string is compared. */
+	if (b->npats < 64)
+		alive &= ((uint64_t)1 << b->npats) - 1;
+	for (; alive; alive &= alive - 1) {
+		size_t i = (size_t)__builtin_ctzll(alive);
+		if (b->pats[i].n > plen && b->pats[i].comp[plen][0] == comp[0] &&
+		    !strcmp(b->pats[i].comp[plen], comp)) {
 			out |= (uint64_t)1 << i;
 			*done |= b->pats[i].n == plen + 1;
 		}
+	}
 	return out;
 }
 

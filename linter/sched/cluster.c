@@ -374,6 +374,8 @@ struct sl_cluster *sl_cluster_new(const struct sl_model *m)
 	prepare_topologies(c);
 	pthread_mutex_init(&c->reasons.lock, NULL);
 	pthread_mutex_init(&c->static_lock, NULL);
+	pthread_mutex_init(&c->spare_lock, NULL);
+	c->none_excluded = sl_xcalloc(c->n + 1, sizeof *c->none_excluded);
 	return c;
 }
 
@@ -469,6 +471,8 @@ struct sl_cluster *sl_cluster_derive(const struct sl_cluster *base, const struct
 	c->base = base;
 	pthread_mutex_init(&c->reasons.lock, NULL);
 	pthread_mutex_init(&c->static_lock, NULL);
+	pthread_mutex_init(&c->spare_lock, NULL);
+	c->none_excluded = sl_xcalloc(c->n + 1, sizeof *c->none_excluded);
 	if (!derive_classes(c, base)) {
 		sl_cluster_free(c);
 		return sl_cluster_new(m);
@@ -637,6 +641,9 @@ void sl_cluster_free(struct sl_cluster *c)
 	free(c->static_verdicts);
 	sl_strpool_free(&c->static_keys);
 	pthread_mutex_destroy(&c->static_lock);
+	sl_cycle_spares_free(c);
+	pthread_mutex_destroy(&c->spare_lock);
+	free(c->none_excluded);
 	free(c->cls);
 	if (c->base) { /* the running pods' arrays and indexes are the base's */
 		free_node_arrays(c);
