@@ -641,7 +641,13 @@ void sl_cluster_free(struct sl_cluster *c)
 	free(c->static_verdicts);
 	sl_strpool_free(&c->static_keys);
 	pthread_mutex_destroy(&c->static_lock);
-	sl_cycle_spares_free(c);
+	for (struct sl_cycle_spare *sp = c->spare, *next; sp; sp = next) {
+		next = sp->next;
+		free(sp->placed);
+		free(sp->cand);
+		free(sp->log);
+		free(sp);
+	}
 	pthread_mutex_destroy(&c->spare_lock);
 	free(c->none_excluded);
 	free(c->cls);
@@ -788,18 +794,4 @@ size_t sl_topo_id(const struct sl_cluster *c, const char *key)
 			return i;
 	fprintf(stderr, "schedlint: internal error: topology key %s was not prepared\n", key);
 	abort();
-}
-
-bool sl_judged_by_class(const struct sl_podspec *p)
-{
-	if (p->node_name || sl_labels_get(&p->node_selector, "kubernetes.io/hostname"))
-		return false;
-	for (size_t t = 0; t < p->nterms; t++) {
-		if (p->terms[t].nfields)
-			return false;
-		for (size_t e = 0; e < p->terms[t].nexprs; e++)
-			if (!strcmp(p->terms[t].exprs[e].key, "kubernetes.io/hostname"))
-				return false;
-	}
-	return true;
 }

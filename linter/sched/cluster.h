@@ -22,7 +22,16 @@ struct sl_topo {
 	struct sl_strmap vals; /* value → domain, for a cluster derived from this one (empty in a derived one) */
 };
 
-struct sl_cycle_spare;
+/* The per-node arrays of a finished cycle (cycle.h), kept by its cluster for the next one: a
+ * placement's block, with what sl_cycle_take needs to use it again. */
+struct sl_cycle_spare {
+	int64_t *placed; /* the per-node arrays, as placement.c's carve lays them out */
+	size_t *cand;
+	struct sl_placement *log;
+	size_t caplog;
+	int64_t res_base;
+	struct sl_cycle_spare *next;
+};
 
 struct sl_cluster {
 	const struct sl_model *m;

@@ -102,11 +102,10 @@ void sl_cycle_init(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_wo
 void sl_cycle_free(struct sl_cycle *s);
 /* sl_cycle_init with the per-node arrays of a cycle on cl freed before (cleared where it wrote
  * them), when there is one: for the analyses, which place workload after workload on the same
- * cluster. sl_cycle_free gives them back to cl, which must outlive s; sl_cycle_spares_free (from
- * sl_cluster_free) frees them. */
+ * cluster. sl_cycle_free gives them back to cl, which must outlive s (sl_cluster_free frees
+ * them). */
 void sl_cycle_take(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_workload *w, const bool *excluded,
 		   const bool *static_ok, const char *old_hash);
-void sl_cycle_spares_free(struct sl_cluster *cl);
 /* For a caller placing many workloads on the same nodes, one after another: sl_cycle_finish
  * releases what s holds of its workload (the plugins' states, the labels, the per-pod stamps),
  * keeping the per-node arrays, and sl_cycle_renew then makes it what sl_cycle_init would for the

@@ -73,16 +73,6 @@ void sl_cycle_init(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_wo
 	cycle_set(s, cl, w, excluded, static_ok, old_hash);
 }
 
-/* The per-node arrays of a finished cycle, kept by its cluster for the next. */
-struct sl_cycle_spare {
-	int64_t *placed; /* the per-node arrays, as carve lays them out */
-	size_t *cand;
-	struct sl_placement *log;
-	size_t caplog;
-	int64_t res_base;
-	struct sl_cycle_spare *next;
-};
-
 void sl_cycle_take(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_workload *w, const bool *excluded,
 		   const bool *static_ok, const char *old_hash)
 {
@@ -122,18 +112,6 @@ static void give_back(struct sl_cycle *s)
 	sp->next = s->home->spare;
 	s->home->spare = sp;
 	pthread_mutex_unlock(&s->home->spare_lock);
-}
-
-void sl_cycle_spares_free(struct sl_cluster *cl)
-{
-	while (cl->spare) {
-		struct sl_cycle_spare *sp = cl->spare;
-		cl->spare = sp->next;
-		free(sp->placed);
-		free(sp->cand);
-		free(sp->log);
-		free(sp);
-	}
 }
 
 void sl_cycle_finish(struct sl_cycle *s)
