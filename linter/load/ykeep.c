@@ -37,11 +37,21 @@ static sl_ykeep_mask step_patterns(const struct sl_ybuilder *b, sl_ykeep_mask al
 {
 	sl_ykeep_mask out = 0;
 	*done = false;
-	for (size_t i = 0; i < b->npats; i++)
-		if (alive >> i & 1 && b->pats[i].n > plen && !strcmp(b->pats[i].comp[plen], comp)) {
+	/* Asked for every key of every object: only the live patterns are visited (64 at a time), and
+	 * the first byte settles most components before a string is compared. */
+	if (b->npats < SL_YKEEP_PATTERNS)
+		alive &= ((sl_ykeep_mask)1 << b->npats) - 1;
+	for (unsigned half = 0; half < 2; half++) {
+		uint64_t bits = (uint64_t)(alive >> (64 * half));
+		for (; bits; bits &= bits - 1) {
+			size_t i = 64 * half + (size_t)__builtin_ctzll(bits);
+			if (b->pats[i].n <= plen || b->pats[i].comp[plen][0] != comp[0] ||
+			    strcmp(b->pats[i].comp[plen], comp))
+				continue;
 			out |= (sl_ykeep_mask)1 << i;
 			*done |= b->pats[i].n == plen + 1;
 		}
+	}
 	return out;
 }
 

@@ -155,7 +155,7 @@ static void analyze_in_sequence(struct sl_cycle *s, const struct sl_workload *w,
 	if ((a->steady_fit || a->rollout_fit) && !s->truncated) {
 		struct sl_cycle r;
 		int64_t steady, surge;
-		sl_cycle_init(&r, s->cl, w, s->excluded, s->static_ok, old_hash);
+		sl_cycle_take(&r, s->cl, w, s->excluded, s->static_ok, old_hash);
 		r.vol = s->vol;
 		r.reverse = true;
 		sl_place_all(&r, w, NULL, own, &steady, &surge, NULL, NULL);
@@ -236,18 +236,22 @@ static bool fits_at_a_glance(const struct sl_cluster *cl, const struct sl_worklo
 	return false;
 }
 
-/* The node-only filters for every node into static_ok (and, with detail, a->fit): once per class
- * of identical nodes when the pod names no node, and without detail taken from a workload
- * written alike when one was judged before. */
-static void judge_node_only(struct sl_cluster *cl, const struct sl_podspec *p, bool detail, bool texts,
-			    struct sl_analysis *a, bool *static_ok)
+/* The node-only filters for every node (and, with detail, a->fit): once per class of identical
+ * nodes when the pod names no node, and without detail taken from a workload written alike when
+ * one was judged before. Returns the per-node verdicts: buf, filled, or the cluster's own copy of
+ * a workload's written alike (read only, as long as cl). */
+static const bool *judge_node_only(struct sl_cluster *cl, const struct sl_podspec *p, bool detail, bool texts,
+				   struct sl_analysis *a, bool *buf)
 {
 	size_t n = cl->n;
 	bool by_class = sl_judged_by_class(p);
+	/* By class every node's verdict is copied from its class's below: not zeroed first. */
 	if (detail)
-		a->fit = sl_xcalloc(n + 1, sizeof *a->fit);
+		a->fit = by_class ? sl_xmalloc((n + 1) * sizeof *a->fit) : sl_xcalloc(n + 1, sizeof *a->fit);
+	if (detail && by_class)
+		memset(&a->fit[n], 0, sizeof a->fit[n]);
 	struct sl_buf key = SL_BUF_INIT;
-	const signed char *known = NULL;
+	const bool *known = NULL;
 	if (by_class && !detail) {
 		sl_static_key(p, &key);
 		pthread_mutex_lock(&cl->static_lock);
@@ -257,11 +261,9 @@ static void judge_node_only(struct sl_cluster *cl, const struct sl_podspec *p, b
 		pthread_mutex_unlock(&cl->static_lock);
 	}
 	if (known) {
-		/* A workload written alike was judged before: nothing to allocate or run. */
-		for (size_t i = 0; i < n; i++)
-			static_ok[i] = known[cl->cls[i]] > 0;
+		/* A workload written alike was judged before: nothing to allocate, run or copy. */
 		sl_buf_free(&key);
-		return;
+		return known;
 	}
 	struct sl_nodefit *cls_fit = by_class ? sl_xcalloc(cl->ncls + 1, sizeof *cls_fit) : NULL;
 	signed char *cls_ok = by_class ? sl_xcalloc(cl->ncls + 1, 1) : NULL; /* 0 unknown, 1 pass, -1 fail */
@@ -272,31 +274,34 @@ static void judge_node_only(struct sl_cluster *cl, const struct sl_podspec *p, b
 		struct sl_nodefit *out = detail ? &a->fit[i] : &scratch;
 		if (!by_class) {
 			memset(&scratch, 0, sizeof scratch);
-			static_ok[i] = sl_filter_node_only(&cy, i, out);
+			buf[i] = sl_filter_node_only(&cy, i, out);
 			continue;
 		}
 		size_t c = cl->cls[i];
 		if (!cls_ok[c])
 			cls_ok[c] = sl_filter_node_only(&cy, i, &cls_fit[c]) ? 1 : -1;
-		static_ok[i] = cls_ok[c] > 0;
+		buf[i] = cls_ok[c] > 0;
 		if (detail)
 			*out = cls_fit[c];
 	}
 	if (by_class && !detail) {
-		/* Every class has a node, so every class was judged above. */
+		/* Every class has a node, so every class was judged above. Kept per node: a workload
+		 * written alike then reads them where they are. */
 		pthread_mutex_lock(&cl->static_lock);
 		size_t before = cl->static_keys.n;
 		sl_intern(&cl->static_keys, sl_buf_str(&key));
 		if (cl->static_keys.n > before) {
 			sl_grow(&cl->static_verdicts, &cl->capstatic, cl->static_keys.n, sizeof *cl->static_verdicts);
-			cl->static_verdicts[before] = cls_ok;
-			cls_ok = NULL;
+			bool *keep = sl_xmalloc(n + 1);
+			memcpy(keep, buf, n);
+			cl->static_verdicts[before] = keep;
 		}
 		pthread_mutex_unlock(&cl->static_lock);
 	}
 	sl_buf_free(&key);
 	free(cls_fit);
 	free(cls_ok);
+	return buf;
 }
 
 /* Whether pods must be placed one after another: inter-pod terms, hard spread or host ports, CSI
@@ -335,7 +340,7 @@ static bool fits_without_detail(struct sl_cluster *cl, const struct sl_workload 
 	struct sl_cycle s;
 	int64_t steady, surge;
 	int64_t own = a->own_running < a->replicas ? a->own_running : a->replicas;
-	sl_cycle_init(&s, cl, w, excluded, static_ok, old_hash);
+	sl_cycle_take(&s, cl, w, excluded, static_ok, old_hash);
 	s.vol = a->vol;
 	sl_place_all(&s, w, NULL, own, &steady, &surge, NULL, NULL);
 	bool truncated = s.truncated;
@@ -481,14 +486,16 @@ static void analyze_in_detail(struct sl_cluster *cl, const struct sl_workload *w
 	a->slot_limit = sl_xcalloc(n + 1, sizeof *a->slot_limit);
 	a->own_on = sl_xcalloc(n + 1, sizeof *a->own_on);
 	sl_own_pods(cl, w, &hash, a->own_on);
-	bool *excluded = sl_xcalloc(n + 1, sizeof *excluded);
-	bool *static_ok = sl_xcalloc(n + 1, sizeof *static_ok);
-	sl_node_affinity_prefilter(&w->pod, cl->m, excluded);
+	/* Not zeroed: the PreFilter writes every node or none (then nothing is excluded), and
+	 * static_ok is written below. */
+	bool *own_excluded = sl_xmalloc(n + 1), *static_ok = sl_xmalloc(n + 1);
+	const bool *excluded =
+	    sl_node_affinity_prefilter(&w->pod, cl->m, own_excluded) ? own_excluded : cl->none_excluded;
 	for (size_t i = 0; i < n; i++)
 		static_ok[i] = a->fit[i].plugin == SL_FITS;
 	if (a->sequential) {
 		struct sl_cycle s;
-		sl_cycle_init(&s, cl, w, excluded, static_ok, old_hash);
+		sl_cycle_take(&s, cl, w, excluded, static_ok, old_hash);
 		s.vol = a->vol;
 		if (!texts)
 			s.pool = NULL;
@@ -510,7 +517,7 @@ static void analyze_in_detail(struct sl_cluster *cl, const struct sl_workload *w
 	preempt_in_detail(cl, w, texts, a);
 	unknown_victims(cl, w, a);
 	a->detailed = true;
-	free(excluded);
+	free(own_excluded);
 	free(static_ok);
 }
 
@@ -530,24 +537,34 @@ static void analyze(struct sl_cluster *cl, const struct sl_workload *w, bool det
 	a->own_running = sl_own_pods(cl, w, &hash, NULL);
 	const char *old_hash = hash ? hash : "schedlint-old";
 
-	/* On the stack for a cluster of the usual size: made for every workload analysed. */
+	/* On the stack for a cluster of the usual size: made for every workload analysed. Not
+	 * zeroed: the PreFilter writes every node or none (then the cluster's all-false array
+	 * serves), and judge_node_only writes every node of ok or gives verdicts of its own. */
 	bool small[2][64];
 	bool big = n >= 64;
-	bool *excluded = big ? sl_xcalloc(n + 1, sizeof *excluded) : memset(small[0], 0, sizeof small[0]);
-	bool *static_ok = big ? sl_xcalloc(n + 1, sizeof *static_ok) : memset(small[1], 0, sizeof small[1]);
-	sl_node_affinity_prefilter(&w->pod, cl->m, excluded);
-	judge_node_only(cl, &w->pod, detail, texts, a, static_ok);
+	bool *own_excluded = big ? sl_xmalloc(n + 1) : small[0];
+	bool *ok = big ? sl_xmalloc(n + 1) : small[1];
+	const bool *excluded =
+	    sl_node_affinity_prefilter(&w->pod, cl->m, own_excluded) ? own_excluded : cl->none_excluded;
+	const bool *static_ok = judge_node_only(cl, &w->pod, detail, texts, a, ok);
 	a->vol = sl_volumes_choose(cl, w, excluded, static_ok);
 	/* PreFilters in the profile's order: VolumeBinding's, then DynamicResources'. */
-	if (a->vol && a->vol->prefilter)
-		sl_volume_prefilter_fails(a->vol, n, detail ? a->fit : NULL, static_ok);
-	else
-		sl_dra_prefilter_fails(cl, &w->pod, n, detail ? a->fit : NULL, static_ok);
+	if (a->vol && a->vol->prefilter) {
+		if (static_ok != ok) /* the shared verdicts are read only */
+			memcpy(ok, static_ok, n);
+		sl_volume_prefilter_fails(a->vol, n, detail ? a->fit : NULL, ok);
+		static_ok = ok;
+	} else if (sl_dra_judged(cl, &w->pod)) {
+		if (static_ok != ok)
+			memcpy(ok, static_ok, n);
+		if (sl_dra_prefilter_fails(cl, &w->pod, n, detail ? a->fit : NULL, ok))
+			static_ok = ok;
+	}
 	a->sequential = needs_sequence(cl, w, a->vol, old_hash);
 	bool done = !detail && fits_without_detail(cl, w, excluded, static_ok, old_hash, a);
 	if (big) {
-		free(excluded);
-		free(static_ok);
+		free(own_excluded);
+		free(ok);
 	}
 	if (!done && !detail) {
 		/* Something does not fit: the full picture, node by node, for the proof. */
@@ -609,7 +626,9 @@ void sl_node_only_verdicts(struct sl_cluster *cl, const struct sl_podspec *p, bo
 {
 	struct sl_analysis a;
 	memset(&a, 0, sizeof a);
-	judge_node_only(cl, p, false, false, &a, ok);
+	const bool *known = judge_node_only(cl, p, false, false, &a, ok);
+	if (known != ok)
+		memcpy(ok, known, cl->n);
 }
 
 /* The text of fits into *memo, made once. */

@@ -373,6 +373,8 @@ struct sl_cluster *sl_cluster_new(const struct sl_model *m)
 	c->dra = sl_dra_index_new(c);
 	pthread_mutex_init(&c->reasons.lock, NULL);
 	pthread_mutex_init(&c->static_lock, NULL);
+	pthread_mutex_init(&c->spare_lock, NULL);
+	c->none_excluded = sl_xcalloc(c->n + 1, sizeof *c->none_excluded);
 	return c;
 }
 
@@ -468,6 +470,8 @@ struct sl_cluster *sl_cluster_derive(const struct sl_cluster *base, const struct
 	c->base = base;
 	pthread_mutex_init(&c->reasons.lock, NULL);
 	pthread_mutex_init(&c->static_lock, NULL);
+	pthread_mutex_init(&c->spare_lock, NULL);
+	c->none_excluded = sl_xcalloc(c->n + 1, sizeof *c->none_excluded);
 	if (!derive_classes(c, base)) {
 		sl_cluster_free(c);
 		return sl_cluster_new(m);
@@ -639,6 +643,15 @@ void sl_cluster_free(struct sl_cluster *c)
 	free(c->static_verdicts);
 	sl_strpool_free(&c->static_keys);
 	pthread_mutex_destroy(&c->static_lock);
+	for (struct sl_cycle_spare *sp = c->spare, *next; sp; sp = next) {
+		next = sp->next;
+		free(sp->placed);
+		free(sp->cand);
+		free(sp->log);
+		free(sp);
+	}
+	pthread_mutex_destroy(&c->spare_lock);
+	free(c->none_excluded);
 	free(c->cls);
 	if (c->base) { /* the running pods' arrays and indexes are the base's */
 		free_node_arrays(c);
@@ -783,18 +796,4 @@ size_t sl_topo_id(const struct sl_cluster *c, const char *key)
 			return i;
 	fprintf(stderr, "schedlint: internal error: topology key %s was not prepared\n", key);
 	abort();
-}
-
-bool sl_judged_by_class(const struct sl_podspec *p)
-{
-	if (p->node_name || sl_labels_get(&p->node_selector, "kubernetes.io/hostname"))
-		return false;
-	for (size_t t = 0; t < p->nterms; t++) {
-		if (p->terms[t].nfields)
-			return false;
-		for (size_t e = 0; e < p->terms[t].nexprs; e++)
-			if (!strcmp(p->terms[t].exprs[e].key, "kubernetes.io/hostname"))
-				return false;
-	}
-	return true;
 }

@@ -22,6 +22,17 @@ struct sl_topo {
 	struct sl_strmap vals; /* value → domain, for a cluster derived from this one (empty in a derived one) */
 };
 
+/* The per-node arrays of a finished cycle (cycle.h), kept by its cluster for the next one: a
+ * placement's block, with what sl_cycle_take needs to use it again. */
+struct sl_cycle_spare {
+	int64_t *placed; /* the per-node arrays, as placement.c's carve lays them out */
+	size_t *cand;
+	struct sl_placement *log;
+	size_t caplog;
+	int64_t res_base;
+	struct sl_cycle_spare *next;
+};
+
 struct sl_cluster {
 	const struct sl_model *m;
 	size_t n;
@@ -49,12 +60,20 @@ struct sl_cluster {
 	struct sl_topo *topos;
 	size_t ntopos, captopos;
 	struct sl_reasons reasons; /* the reason texts of every analysis */
-	/* Per-class verdicts of the node-only filters, by what of a pod spec they read (see
+	/* Per-node verdicts of the node-only filters, by what of a pod spec they read (see
 	 * static_key in analyze.c): workloads written alike share them. Guarded by static_lock. */
 	struct sl_strpool static_keys;
-	signed char **static_verdicts; /* indexed like static_keys.v; ncls entries each */
+	bool **static_verdicts; /* indexed like static_keys.v; one per node each */
 	size_t capstatic;
 	pthread_mutex_t static_lock;
+	/* n + 1 false: the excluded array of every pod NodeAffinity's PreFilter narrows nothing for,
+	 * shared rather than made and cleared for each workload analysed. */
+	bool *none_excluded;
+	/* The per-node blocks of the cycles the analyses finished (placement.c), cleared where they
+	 * were written and kept for the next workload's: a cluster of thousands of nodes otherwise
+	 * zeroes a block per workload. Guarded by spare_lock. */
+	struct sl_cycle_spare *spare;
+	pthread_mutex_t spare_lock;
 	/* The groups of each template of running pods (cluster.c); NULL until refreshed. */
 	struct sl_pod_templates *templates;
 	struct sl_strpool classes; /* the class keys, by class (empty in a derived cluster) */

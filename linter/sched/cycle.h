@@ -18,6 +18,11 @@ struct sl_placement {
 	int gen;
 };
 
+/* A cycle's per-node arrays, in one block (placement.c's carve): the first SL_CYCLE_ZEROED start
+ * at 0. */
+#define SL_CYCLE_ARRAYS 8
+#define SL_CYCLE_ZEROED 5
+
 /* The most filter plugins a profile lists (plugins.c checks it). */
 #define SL_MAX_FILTERS 12
 struct sl_cycle;
@@ -72,9 +77,17 @@ struct sl_cycle {
 	bool truncated; /* placement stopped at SL_PLACEMENT_BUDGET, not because nothing fit */
 	size_t *cand;   /* per node: scratch for an attempt's feasible nodes */
 	int64_t *score; /* and their spread scores */
-	/* per node: NodeResourcesFit's score (res_score), computed with placed[i] == res_at[i] - 1;
-	 * res_at 0: none yet. The index does not change while a cycle places. */
+	/* per node: NodeResourcesFit's score (res_score), computed with placed[i] == res_at[i] -
+	 * res_base - 1; res_at at most res_base: none yet. The index does not change while a cycle
+	 * places. (A block used again starts above every value its last cycle wrote.) */
 	int64_t *res_at, *res_score;
+	int64_t res_base;
+	/* per node: NodeResourcesFit's capacity for the workload's pods (cap), known when cap_at is
+	 * res_base + 1: the filter's, kept with the cycle's arrays rather than set to "unknown" node
+	 * by node for every workload. */
+	int64_t *cap, *cap_at;
+	/* The cluster whose spare blocks the per-node arrays go back to (sl_cycle_take); NULL: freed. */
+	struct sl_cluster *home;
 	/* The filters beyond the node-only ones that can fail a node in this cycle, in the profile's
 	 * order (sl_filter_plan): a placement attempt asks only these. */
 	sl_filter_fn active[SL_MAX_FILTERS];
@@ -89,6 +102,12 @@ struct sl_cycle {
 void sl_cycle_init(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_workload *w, const bool *excluded,
 		   const bool *static_ok, const char *old_hash);
 void sl_cycle_free(struct sl_cycle *s);
+/* sl_cycle_init with the per-node arrays of a cycle on cl freed before (cleared where it wrote
+ * them), when there is one: for the analyses, which place workload after workload on the same
+ * cluster. sl_cycle_free gives them back to cl, which must outlive s (sl_cluster_free frees
+ * them). */
+void sl_cycle_take(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_workload *w, const bool *excluded,
+		   const bool *static_ok, const char *old_hash);
 /* For a caller placing many workloads on the same nodes, one after another: sl_cycle_finish
  * releases what s holds of its workload (the plugins' states, the labels, the per-pod stamps),
  * keeping the per-node arrays, and sl_cycle_renew then makes it what sl_cycle_init would for the

@@ -197,11 +197,13 @@ void sl_inter_pod_affinity_prefilter(struct sl_cycle *cy)
 		free(q);
 		return;
 	}
-	if (!cy->interpod)
+	/* A state just made has its counts at 0 (slot_of): cleared only for the next generation. */
+	bool made = !cy->interpod;
+	if (made)
 		state_new(cy);
 	struct sl_interpod_state *st = cy->interpod;
 	st->aff_sum = st->anti_sum = 0;
-	for (size_t x = 0; x < st->nts; x++) {
+	for (size_t x = 0; x < st->nts && !made; x++) {
 		size_t nd = cy->cl->topos[st->ts[x].topo].ndom + 1;
 		memset(st->ts[x].aff, 0, nd * sizeof *st->ts[x].aff);
 		memset(st->ts[x].anti, 0, nd * sizeof *st->ts[x].anti);

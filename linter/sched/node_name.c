@@ -13,3 +13,17 @@ bool sl_node_name_filter(const struct sl_cycle *cy, size_t node, struct sl_nodef
 		sl_nodefit_fail(out, SL_PL_NODE_NAME, "node(s) didn't match the requested node name");
 	return false;
 }
+
+bool sl_judged_by_class(const struct sl_podspec *p)
+{
+	if (p->node_name || sl_labels_get(&p->node_selector, "kubernetes.io/hostname"))
+		return false;
+	for (size_t t = 0; t < p->nterms; t++) {
+		if (p->terms[t].nfields)
+			return false;
+		for (size_t e = 0; e < p->terms[t].nexprs; e++)
+			if (!strcmp(p->terms[t].exprs[e].key, "kubernetes.io/hostname"))
+				return false;
+	}
+	return true;
+}

@@ -14,7 +14,6 @@
 struct sl_fit_state {
 	struct sl_podres res;
 	int64_t pcpu, pmem, nzcpu, nzmem; /* the pod's requests, as filtered and as scored */
-	int64_t cap[];                    /* per node: pods of the template its free resources hold; -1 not known yet */
 };
 
 /* Resources the scheduler tracks as "scalar": extended (domain-qualified, outside
@@ -271,13 +270,8 @@ void sl_node_resources_fit_prefilter(struct sl_cycle *cy)
 {
 	if (cy->fit)
 		return; /* capacities do not change between generations */
-	/* Not calloc: every capacity is set below, and on a large cluster zeroing them first cost
-	 * as much again. */
-	struct sl_fit_state *st = sl_xmalloc(sizeof *st + (cy->n + 1) * sizeof st->cap[0]);
-	memset(st, 0, sizeof *st);
-	for (size_t i = 0; i < cy->n; i++)
-		st->cap[i] = -1;
-	st->cap[cy->n] = 0;
+	/* The capacities are the cycle's (cap, cap_at): none known yet. */
+	struct sl_fit_state *st = sl_xcalloc(1, sizeof *st);
 	sl_podres_init(&st->res, cy->p);
 	st->pcpu = sl_res_get(&cy->p->request, "cpu");
 	st->pmem = sl_res_get(&cy->p->request, "memory");
@@ -300,10 +294,11 @@ bool sl_node_resources_fit_filter(const struct sl_cycle *cy, size_t node, struct
 		return !sl_resources_short_why(cy->pool, NULL, cy->fit ? &cy->fit->res : NULL, cy->p,
 					       cy->m->nodes[node], cy->placed[node], out);
 	/* Identical pods: the node holds cap of them, whatever else is decided. */
-	struct sl_fit_state *st = cy->fit;
-	if (st->cap[node] < 0)
-		st->cap[node] = sl_node_capacity(cy->cl, &st->res, cy->p, node);
-	return cy->placed[node] < st->cap[node];
+	if (cy->cap_at[node] != cy->res_base + 1) {
+		cy->cap[node] = sl_node_capacity(cy->cl, &cy->fit->res, cy->p, node);
+		cy->cap_at[node] = cy->res_base + 1;
+	}
+	return cy->placed[node] < cy->cap[node];
 }
 
 /* LeastAllocated's share of one resource, (allocatable - requested) * 100 / allocatable, 0 when
@@ -315,7 +310,12 @@ int64_t sl_free_share(int64_t alloc, int64_t req)
 		return 0;
 	if (req < 0)
 		req = 0;
-	return (int64_t)((unsigned __int128)(uint64_t)(alloc - req) * 100 / (uint64_t)alloc);
+	uint64_t left = (uint64_t)(alloc - req);
+	/* 64 bits hold the product for any real node (the 128-bit division is a library call,
+	 * taken for every node scored); the same quotient either way. */
+	if (left <= UINT64_MAX / 100)
+		return (int64_t)(left * 100 / (uint64_t)alloc);
+	return (int64_t)((unsigned __int128)left * 100 / (uint64_t)alloc);
 }
 
 int64_t sl_resources_score(const struct sl_cycle *cy, size_t i)

@@ -33,8 +33,11 @@ static void cycle_set(struct sl_cycle *s, struct sl_cluster *cl, const struct sl
 	s->pool = &cl->reasons;
 	s->excluded = excluded;
 	s->static_ok = static_ok;
-	for (size_t i = 0; i < s->n; i++)
-		s->nall += !excluded[i];
+	if (excluded == cl->none_excluded) /* the common case, without a walk of every node */
+		s->nall = s->n;
+	else
+		for (size_t i = 0; i < s->n; i++)
+			s->nall += !excluded[i];
 	bool deploy = w->strategy != SL_STRATEGY_NONE;
 	sl_generation_labels(&s->gl[0], &w->pod.labels, deploy ? old_hash : NULL);
 	/* The new generation is placed only in a rolling update's surge (sl_place_all). */
@@ -42,24 +45,73 @@ static void cycle_set(struct sl_cycle *s, struct sl_cluster *cl, const struct sl
 		sl_generation_labels(&s->gl[1], &w->pod.labels, deploy ? "schedlint-new" : NULL);
 }
 
+/* The per-node arrays in the block at s->placed, each n1 long. */
+static void carve(struct sl_cycle *s, size_t n1)
+{
+	s->placed_gen[0] = s->placed + n1;
+	s->placed_gen[1] = s->placed + 2 * n1;
+	s->res_at = s->placed + 3 * n1;
+	s->cap_at = s->placed + 4 * n1;
+	s->res_score = s->placed + 5 * n1;
+	s->score = s->placed + 6 * n1;
+	s->cap = s->placed + 7 * n1;
+}
+
 void sl_cycle_init(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_workload *w, const bool *excluded,
 		   const bool *static_ok, const char *old_hash)
 {
 	memset(s, 0, sizeof *s);
-	/* One block for the per-node counts: placed, each generation's, and the attempt's scores.
-	 * Only the counts and res_at start at 0 (as sl_cycle_renew clears them): the scores are
-	 * written before they are read, and zeroing them cost a large cluster's analysis as much as
-	 * a placement. */
+	/* One block for the per-node counts: placed, each generation's, the attempt's scores and
+	 * the capacities. Only the counts, res_at and cap_at start at 0 (as sl_cycle_renew clears
+	 * them): the scores are written before they are read, and zeroing them cost a large
+	 * cluster's analysis as much as a placement. */
 	size_t n1 = cl->n + 1;
-	s->placed = sl_xmalloc(6 * n1 * sizeof *s->placed);
-	memset(s->placed, 0, 4 * n1 * sizeof *s->placed);
-	s->placed_gen[0] = s->placed + n1;
-	s->placed_gen[1] = s->placed + 2 * n1;
-	s->res_at = s->placed + 3 * n1;
-	s->res_score = s->placed + 4 * n1;
-	s->score = s->placed + 5 * n1;
+	s->placed = sl_xmalloc(SL_CYCLE_ARRAYS * n1 * sizeof *s->placed);
+	memset(s->placed, 0, SL_CYCLE_ZEROED * n1 * sizeof *s->placed);
+	carve(s, n1);
 	s->cand = sl_xmalloc(n1 * sizeof *s->cand); /* scratch: written before it is read */
 	cycle_set(s, cl, w, excluded, static_ok, old_hash);
+}
+
+void sl_cycle_take(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_workload *w, const bool *excluded,
+		   const bool *static_ok, const char *old_hash)
+{
+	pthread_mutex_lock(&cl->spare_lock);
+	struct sl_cycle_spare *sp = cl->spare;
+	if (sp)
+		cl->spare = sp->next;
+	pthread_mutex_unlock(&cl->spare_lock);
+	if (!sp) {
+		sl_cycle_init(s, cl, w, excluded, static_ok, old_hash);
+		s->home = cl;
+		return;
+	}
+	memset(s, 0, sizeof *s);
+	s->placed = sp->placed;
+	carve(s, cl->n + 1);
+	s->cand = sp->cand;
+	s->log = sp->log;
+	s->caplog = sp->caplog;
+	s->res_base = sp->res_base;
+	s->home = cl;
+	free(sp);
+	cycle_set(s, cl, w, excluded, static_ok, old_hash);
+}
+
+/* s's per-node arrays back to its cluster: the counts are non-zero only where the log placed a
+ * pod, every res_at it wrote is at most res_base + nlog + 1 and every cap_at res_base + 1. */
+static void give_back(struct sl_cycle *s)
+{
+	for (size_t l = 0; l < s->nlog; l++) {
+		size_t i = s->log[l].node;
+		s->placed[i] = s->placed_gen[0][i] = s->placed_gen[1][i] = 0;
+	}
+	struct sl_cycle_spare *sp = sl_xmalloc(sizeof *sp);
+	*sp = (struct sl_cycle_spare){s->placed, s->cand, s->log, s->caplog, s->res_base + (int64_t)s->nlog + 2, NULL};
+	pthread_mutex_lock(&s->home->spare_lock);
+	sp->next = s->home->spare;
+	s->home->spare = sp;
+	pthread_mutex_unlock(&s->home->spare_lock);
 }
 
 void sl_cycle_finish(struct sl_cycle *s)
@@ -75,6 +127,10 @@ void sl_cycle_finish(struct sl_cycle *s)
 void sl_cycle_free(struct sl_cycle *s)
 {
 	sl_cycle_finish(s);
+	if (s->home) {
+		give_back(s);
+		return;
+	}
 	free(s->placed);
 	free(s->cand);
 	free(s->log);
@@ -89,12 +145,15 @@ void sl_cycle_renew(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_w
 	s->placed_gen[0] = keep.placed_gen[0];
 	s->placed_gen[1] = keep.placed_gen[1];
 	s->res_at = keep.res_at;
+	s->cap_at = keep.cap_at;
+	s->cap = keep.cap;
 	s->res_score = keep.res_score;
+	s->res_base = keep.res_base;
 	s->score = keep.score;
 	s->cand = keep.cand;
 	s->log = keep.log;
 	s->caplog = keep.caplog;
-	memset(s->placed, 0, 4 * (cl->n + 1) * sizeof *s->placed); /* the counts and res_at */
+	memset(s->placed, 0, SL_CYCLE_ZEROED * (cl->n + 1) * sizeof *s->placed); /* the counts, res_at, cap_at */
 	cycle_set(s, cl, w, excluded, static_ok, old_hash);
 }
 
@@ -135,9 +194,9 @@ static void place(struct sl_cycle *s, size_t node, int gen, bool last)
  * two attempts only the chosen node's count changes, and nothing else the score reads. */
 static int64_t resources_score(struct sl_cycle *s, size_t i)
 {
-	if (s->res_at[i] != s->placed[i] + 1) {
+	if (s->res_at[i] != s->res_base + s->placed[i] + 1) {
 		s->res_score[i] = sl_resources_score(s, i);
-		s->res_at[i] = s->placed[i] + 1;
+		s->res_at[i] = s->res_base + s->placed[i] + 1;
 	}
 	return s->res_score[i];
 }

@@ -419,6 +419,17 @@ static double soft_weight(struct sl_spread_state *ss, const struct sl_cycle *cy,
 	return log((double)(size + blank) + 2);
 }
 
+/* llround of a score, without the library call for every node scored: a score is never
+ * negative, and below 2^52 taking the whole part off a double is exact, so the half is compared
+ * exactly too. */
+static int64_t round_half_away(double sc)
+{
+	if (!(sc >= 0 && sc < 4503599627370496.0))
+		return llround(sc);
+	int64_t whole = (int64_t)sc;
+	return sc - (double)whole >= 0.5 ? whole + 1 : whole;
+}
+
 /* ScheduleAnyway constraints, scored as the plugin's PreScore, Score and NormalizeScore do: a
  * node missing a key of a constraint of the pod's own is ignored (scores 0); otherwise, for each
  * constraint whose key the node has, the matching pods in its domain times the constraint's
@@ -457,7 +468,7 @@ bool sl_pod_topology_spread_scores(const struct sl_cycle *cy, const size_t *cand
 			if (d >= 0)
 				sc += (double)soft[k]->cnt[d] * weight[k] + (double)(soft[k]->c->max_skew - 1);
 		}
-		raw[c] = llround(sc);
+		raw[c] = round_half_away(sc);
 		rmin = raw[c] < rmin ? raw[c] : rmin;
 		rmax = raw[c] > rmax ? raw[c] : rmax;
 	}
