@@ -1060,6 +1060,7 @@ int main(void)
 	test_priorities();
 	test_storage();
 	test_dra();
+	test_postfilter_text();
 	test_jobs();
 	test_gangs();
 	test_edit_distance();

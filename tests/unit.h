@@ -69,5 +69,7 @@ void test_edit_distance(void);
 void test_feature_gates(void);
 /* unit_dra.c: Dynamic Resource Allocation's objects and a pod's claims read (dra.h). */
 void test_dra(void);
+/* unit_postfilter.c: the PostFilter's part of the FailedScheduling message by release. */
+void test_postfilter_text(void);
 
 #endif
