@@ -407,6 +407,10 @@ char *sl_postfilter_text(const struct sl_model *m, const struct sl_podspec *p, c
 		free(preemption);
 		return NULL;
 	}
+	/* 1.26 to 1.29 format it " %v." although DefaultPreemption's status ends with one already. */
+	bool period = minor >= SL_KUBE_POSTFILTER_PERIOD && minor < SL_KUBE_POSTFILTER_ONE_PERIOD;
+	if (!dra && !period)
+		return preemption;
 	/* RunPostFilterPlugins joins the Unschedulable plugins' reasons with ", ". */
 	struct sl_buf b = SL_BUF_INIT;
 	if (dra) {
@@ -414,8 +418,7 @@ char *sl_postfilter_text(const struct sl_model *m, const struct sl_podspec *p, c
 		sl_buf_puts(&b, ", ");
 	}
 	sl_buf_puts(&b, preemption);
-	/* 1.26 to 1.29 format it " %v." although DefaultPreemption's status ends with one already. */
-	if (minor >= SL_KUBE_POSTFILTER_PERIOD && minor < SL_KUBE_POSTFILTER_ONE_PERIOD)
+	if (period)
 		sl_buf_putc(&b, '.');
 	free(preemption);
 	return sl_buf_detach(&b);
