@@ -447,8 +447,7 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 	sl_note_dra(f, cx);
 	const struct sl_preempt_summary *pre;
 	const char *post = sl_postfilter(a, SL_STOP_STEADY, &pre);
-	sl_note(f, "the next pod: %s%s%s%s", sl_steady_fit_error(a), post ? " " : "", post ? post : "",
-		post ? "." : "");
+	sl_note(f, "the next pod: %s%s%s", sl_steady_fit_error(a), post ? " " : "", post ? post : "");
 	if (sl_note_order(f, a) && f->level == SL_ERROR)
 		f->level = SL_WARNING;
 	sl_note_preemption(f, a, pre);

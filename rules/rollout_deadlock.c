@@ -191,8 +191,7 @@ static void note_placement(struct sl_finding *f, struct sl_check *cx)
 	if (!a->rollout_fit)
 		sl_postfilter(a, SL_STOP_FIT, &pre);
 	if (sl_rollout_fit_error(a))
-		sl_note(f, "the surge pod: %s%s%s%s", sl_rollout_fit_error(a), post ? " " : "", post ? post : "",
-			post ? "." : "");
+		sl_note(f, "the surge pod: %s%s%s", sl_rollout_fit_error(a), post ? " " : "", post ? post : "");
 	else
 		sl_note(f, "the surge pod: no node has room");
 	size_t far = sl_volume_rejects(a, a->rollout_fit);

@@ -282,9 +282,8 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 		snprintf(what, sizeof what, "pod %s-%lld of %s", cx->w->obj.name, (long long)a->vol->ordinal, ref);
 	else
 		snprintf(what, sizeof what, "a pod of %s", ref);
-	struct sl_finding *f =
-	    sl_rule_report(self, cx, culprit(cx), "no node can run %s: %s%s%s%s%s", what, sl_fit_error(a),
-			   post ? " " : "", post ? post : "", post ? "." : "", scale);
+	struct sl_finding *f = sl_rule_report(self, cx, culprit(cx), "no node can run %s: %s%s%s%s", what,
+					      sl_fit_error(a), post ? " " : "", post ? post : "", scale);
 	if (a->nexcluded)
 		sl_note(f,
 			"%zu node%s left out before filtering: the required node affinity names other nodes in "

@@ -98,11 +98,10 @@ static void report_group(const struct sl_rule *self, struct sl_check *cx, const 
 	sl_object_ref(&cx->w->obj, ref, sizeof ref);
 	const struct sl_preempt_summary *pre;
 	const char *post = sl_postfilter(s->a, SL_STOP_FIT, &pre);
-	struct sl_finding *f =
-	    sl_rule_report(self, cx, culprit(&cx->w->pod, &s->a->fit[s->at]),
-			   "the pod of %s on node%s %s never runs (%zu of the %zu nodes it is placed on): %s%s%s%s",
-			   ref, n == 1 ? "" : "s", names.s, n, df->nplaced, sl_fit_error(s->a), post ? " " : "",
-			   post ? post : "", post ? "." : "");
+	struct sl_finding *f = sl_rule_report(
+	    self, cx, culprit(&cx->w->pod, &s->a->fit[s->at]),
+	    "the pod of %s on node%s %s never runs (%zu of the %zu nodes it is placed on): %s%s%s", ref,
+	    n == 1 ? "" : "s", names.s, n, df->nplaced, sl_fit_error(s->a), post ? " " : "", post ? post : "");
 	sl_note(f,
 		"each node's pod is pinned to it (node affinity on metadata.name) and judged against the pods "
 		"running there; %zu of its nodes run a pod of it already",

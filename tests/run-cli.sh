@@ -451,8 +451,11 @@ has "--explain budget" "$tmp/out" "    preemption on gpu-node-1  victims: batch/
 has "--explain budget nominated" "$tmp/out" "    preemption on gpu-node-2  victims: research/sweep-2c4x9 (priority 0); nominated"
 ep=preemption-required/equal-priority-near-miss
 expect "--explain no victims" 0 "$bin" --explain --nodes $ep/nodes.yaml --pods $ep/pods.yaml $ep/manifest.yaml
-has "--explain whole message" "$tmp/out" "Pod's node affinity/selector. preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.."
+has "--explain whole message" "$tmp/out" "Pod's node affinity/selector. no new claims to deallocate, preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling."
 has "--explain no victims" "$tmp/out" "    preemption: no victims on any node: no running pod's priority is below the pod's (1000000)"
+# The PostFilter's part by release: 1.26 to 1.29 double the period, DynamicResources not in the profile.
+expect "--explain 1.28" 0 "$bin" --explain --kube-version 1.28 --nodes $ep/nodes.yaml --pods $ep/pods.yaml $ep/manifest.yaml
+has "--explain 1.28 message" "$tmp/out" "Pod's node affinity/selector. preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.."
 np=preemption-required/preemption-policy-never-near-miss
 expect "--explain Never" 0 "$bin" --explain --nodes $np/nodes.yaml --pods $np/pods.yaml $np/manifest.yaml
 has "--explain Never" "$tmp/out" "    preemption: none, the pod's preemptionPolicy is Never"

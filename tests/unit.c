@@ -1061,6 +1061,7 @@ int main(void)
 	test_storage();
 	test_dra();
 	test_cel();
+	test_postfilter_text();
 	test_jobs();
 	test_gangs();
 	test_edit_distance();

@@ -71,5 +71,7 @@ void test_feature_gates(void);
 void test_dra(void);
 /* unit_cel.c: the CEL subset of DRA selectors, and quantities compared exactly. */
 void test_cel(void);
+/* unit_postfilter.c: the PostFilter's part of the FailedScheduling message by release. */
+void test_postfilter_text(void);
 
 #endif

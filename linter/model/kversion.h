@@ -30,6 +30,17 @@ enum {
 	SL_KUBE_STATEFULSET_MAX_UNAVAILABLE = 35, /* MaxUnavailableStatefulSet */
 };
 
+/* The PostFilter's part of the FailedScheduling message (sl_postfilter_text, preemption.c), by the
+ * release that changed it in pkg/scheduler/framework/types.go FitError.Error() and
+ * runtime/framework.go RunPostFilterPlugins. */
+enum {
+	SL_KUBE_POSTFILTER_MSG = 24,        /* the PostFilter's message is printed at all (PR 107775) */
+	SL_KUBE_POSTFILTER_PERIOD = 26,     /* " %v." after it: "…for incoming pod.." (PR 110894) */
+	SL_KUBE_POSTFILTER_ONE_PERIOD = 30, /* " %v" again: one period (PR 117588) */
+	SL_KUBE_DRA_POSTFILTER = 32,        /* DynamicResources' PostFilter before DefaultPreemption, with its gate */
+	SL_KUBE_DRA_NO_CLAIMS_SILENT = 33,  /* 1.33 only: no reason for a pod without claims (PR 129823) */
+};
+
 enum sl_kube_from { SL_KUBE_FROM_DEFAULT, SL_KUBE_FROM_OPTION, SL_KUBE_FROM_CONFIG, SL_KUBE_FROM_NODES };
 
 struct sl_kube_version {

@@ -36,7 +36,6 @@ static void failed_scheduling(struct sl_buf *b, const char *text, const struct s
 	if (post) {
 		sl_buf_putc(b, ' ');
 		sl_esc_puts(b, post);
-		sl_buf_putc(b, '.');
 	}
 	sl_buf_putc(b, '\n');
 }

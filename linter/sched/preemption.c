@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/model.h"
 #include "cycle.h"
 #include "plugin.h"
 #include "status.h"
@@ -309,8 +310,9 @@ static char *two_counts_text(const struct sl_preemption *pr)
 	return sl_buf_detach(&b);
 }
 
-void sl_preempt(struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_nodefit *fits,
-		const struct sl_preempt_state *st, struct sl_preemption *out)
+/* DefaultPreemption itself: out->message is its status ("preemption: …") when it nominates none. */
+static void default_preemption(struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_nodefit *fits,
+			       const struct sl_preempt_state *st, struct sl_preemption *out)
 {
 	memset(out, 0, sizeof *out);
 	out->n = cl->n;
@@ -354,6 +356,79 @@ void sl_preempt(struct sl_cluster *cl, const struct sl_podspec *p, const struct 
 	nominate(out);
 	if (out->chosen == (size_t)-1 && !out->unknown)
 		out->message = no_candidate_text(out);
+}
+
+/* DynamicResources' PostFilter reason, which runs before DefaultPreemption where the release has
+ * the plugin in its profile (DynamicResourceAllocation on: 1.34 by default, 1.32/1.33 with the
+ * gate; the alpha plugin of 1.26 to 1.31 is not modelled), or NULL for none. *error: it returns an
+ * Error instead, whose text ends the message alone. fits: the stop's verdicts, a PreFilter's
+ * failure in fits[0]. */
+static const char *dra_postfilter(const struct sl_model *m, const struct sl_podspec *p, const struct sl_nodefit *fits,
+				  bool *error)
+{
+	int minor = m->kube.minor;
+	*error = false;
+	if (minor < SL_KUBE_DRA_POSTFILTER || !sl_gate_on(&m->gates, SL_GATE_DYNAMIC_RESOURCE_ALLOCATION, minor))
+		return NULL;
+	/* 1.33 returns Unschedulable without a reason for a pod without spec.resourceClaims, before it
+	 * reads its state; 1.32, and 1.34 on (the check moved after the read), say the reason below. */
+	if (minor == SL_KUBE_DRA_NO_CLAIMS_SILENT && !p->nclaims)
+		return NULL;
+	/* VolumeBinding's PreFilter rejects UnschedulableAndUnresolvable, and RunPreFilterPlugins
+	 * stops there: DynamicResources' PreFilter never wrote its state, its PostFilter's read fails
+	 * (CycleState's ErrNotFound) and RunPostFilterPlugins returns that Error before
+	 * DefaultPreemption runs: real events read "… pod has unbound immediate
+	 * PersistentVolumeClaims. not found". */
+	if (fits && fits[0].prefilter && fits[0].plugin == SL_PL_VOLUME_BINDING) {
+		*error = true;
+		return "not found";
+	}
+	/* Its PreFilter stores the pod's claims last: a pod without claims, or one it rejected, has
+	 * none to deallocate. An allocated claim unavailable on a node and reserved for no other pod
+	 * would be deallocated ("deallocation of ResourceClaim completed"): not modelled. */
+	if (!p->nclaims || (fits && fits[0].prefilter && fits[0].plugin == SL_PL_DYNAMIC_RESOURCES))
+		return "no new claims to deallocate";
+	return "still not schedulable";
+}
+
+char *sl_postfilter_text(const struct sl_model *m, const struct sl_podspec *p, const struct sl_nodefit *fits,
+			 char *preemption)
+{
+	int minor = m->kube.minor;
+	bool error;
+	const char *dra = dra_postfilter(m, p, fits, &error);
+	if (error) {
+		free(preemption);
+		return sl_xstrdup(dra);
+	}
+	/* A nomination is a success: the statuses before it are dropped, nothing is printed. Before
+	 * 1.24 FitError printed no PostFilter message at all. */
+	if (!preemption || minor < SL_KUBE_POSTFILTER_MSG) {
+		free(preemption);
+		return NULL;
+	}
+	/* 1.26 to 1.29 format it " %v." although DefaultPreemption's status ends with one already. */
+	bool period = minor >= SL_KUBE_POSTFILTER_PERIOD && minor < SL_KUBE_POSTFILTER_ONE_PERIOD;
+	if (!dra && !period)
+		return preemption;
+	/* RunPostFilterPlugins joins the Unschedulable plugins' reasons with ", ". */
+	struct sl_buf b = SL_BUF_INIT;
+	if (dra) {
+		sl_buf_puts(&b, dra);
+		sl_buf_puts(&b, ", ");
+	}
+	sl_buf_puts(&b, preemption);
+	if (period)
+		sl_buf_putc(&b, '.');
+	free(preemption);
+	return sl_buf_detach(&b);
+}
+
+void sl_preempt(struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_nodefit *fits,
+		const struct sl_preempt_state *st, struct sl_preemption *out)
+{
+	default_preemption(cl, p, fits, st, out);
+	out->message = sl_postfilter_text(cl->m, p, cl->n ? fits : NULL, out->message);
 }
 
 void sl_preempt_view_of(struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_nodefit *fits,

@@ -42,7 +42,9 @@ struct sl_preemption {
 	size_t chosen; /* the candidate nominated, or (size_t)-1 */
 	bool tie;      /* others are as good by every criterion: the scheduler picks at random */
 	bool unknown;  /* some node's dry run was not modelled: no candidate does not prove there is none */
-	char *message; /* without a candidate: "preemption: …", the PostFilter's status as printed */
+	/* Without a candidate: the PostFilter's part of the FailedScheduling message, as the release
+	 * prints it after the filters' text ("preemption: …", sl_postfilter_text); NULL for none. */
+	char *message;
 	/* No pod of lower priority anywhere: nodes is NULL, and these count the nodes as the dry run
 	 * would have judged them. */
 	size_t not_helpful, no_victims;
@@ -53,6 +55,13 @@ struct sl_preemption {
 void sl_preempt(struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_nodefit *fits,
 		const struct sl_preempt_state *st, struct sl_preemption *out);
 void sl_preemption_free(struct sl_preemption *pr);
+/* The PostFilter's part of the FailedScheduling message for p on release m->kube with m->gates,
+ * after the filters' text and a space, where the placement stops with the verdicts fits (NULL: none
+ * known): DynamicResources' reason before DefaultPreemption's status preemption (NULL: it nominated
+ * a node), and the period FitError adds in 1.26 to 1.29. Takes preemption; NULL when nothing is
+ * printed. The one place the text depends on the release. */
+char *sl_postfilter_text(const struct sl_model *m, const struct sl_podspec *p, const struct sl_nodefit *fits,
+			 char *preemption);
 /* sl_preempt's verdicts node by node, for people (sl_preempt_view in sched.h): v owns its arrays. */
 void sl_preempt_view_of(struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_nodefit *fits,
 			const struct sl_preempt_state *st, struct sl_preempt_view *v);

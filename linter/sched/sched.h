@@ -341,9 +341,11 @@ const struct sl_daemon_fit *sl_daemon_fit(struct sl_cluster *cl, const struct sl
  * rollout_fit is set; NULL otherwise. Made on the first call and kept with the analysis, which is
  * why a const analysis is written to: it is one thread's (a workload's checks). */
 const char *sl_fit_error(const struct sl_analysis *a);
-/* The PostFilter (DefaultPreemption) for the pod where a placement stops: the sentence the
- * scheduler adds after the filters' text ("preemption: …"; NULL when there is no stop, or it
- * nominates a node), and in *sum (may be NULL) what it found node by node. Made when first asked. */
+/* The PostFilter (DefaultPreemption) for the pod where a placement stops: what the judged release
+ * prints after the filters' text and a space ("preemption: …", after DynamicResources' reason where
+ * the release has it, with its period: sl_postfilter_text; NULL when there is no stop, it nominates
+ * a node, or the release prints none), and in *sum (may be NULL) what it found node by node. Made
+ * when first asked. */
 const char *sl_postfilter(const struct sl_analysis *a, enum sl_stop which, const struct sl_preempt_summary **sum);
 /* The PostFilter node by node for the pod where the placement stops at which, in the state the
  * placement left (the pods placed before it, and those evicted by the ones before it placed by
