@@ -1,11 +1,12 @@
-/* DynamicResources (pkg/scheduler/framework/plugins/dynamicresources, in the default profile from
- * 1.34, where DRA is on by default; after InterPodAffinity): a pod's ResourceClaims must exist
- * and their classes too (PreFilter: else the pod is unschedulable on every node, its message
- * printed once), a claim allocated already must be available on the node ("resourceclaim not
- * available on the node"), and the others must be allocatable from the devices the node reaches
- * ("cannot allocate all claims"), both Unschedulable. Each pod of a workload gets its own claim
- * from a template; the devices a placed pod was given are taken for the pods after it, and a
- * shared claim allocated for the first pod holds the others to the nodes its devices reach.
+/* DynamicResources (pkg/scheduler/framework/plugins/dynamicresources), the last filter of the
+ * default profile from 1.34, where DRA is on by default, and on 1.32-1.33 with the gate (where DRA
+ * is off the model has dropped the pods' claims, and it has nothing to judge). A pod's
+ * ResourceClaims must exist and their classes too (PreFilter: else the pod is unschedulable on
+ * every node, its message printed once); a claim allocated already must be available on the node
+ * ("resourceclaim not available on the node"); the others must be allocatable from the devices
+ * the node reaches ("cannot allocate all claims"). Each pod of a workload gets its own claim from
+ * a template; the devices a placed pod was given are taken for the pods after it, and a shared
+ * claim allocated for the first pod holds the others to the nodes its devices reach.
  *
  * Every rejection is UnschedulableAndUnresolvable (1.32 to 1.35), so DefaultPreemption skips the
  * nodes it rejects ("Preemption is not helpful for scheduling"); the plugin has no
