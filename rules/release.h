@@ -89,9 +89,10 @@ bool sl_release_evictable(const struct sl_release *r, const struct sl_pod *p);
 /* What node k's running pods of lower priority (r->evictable) hold of res. */
 int64_t sl_release_evictable_of(const struct sl_release *r, size_t k, const char *res);
 void sl_release_flow_free(struct sl_release_flow *rf);
-/* What node n has free of res (the pod count for "pods"), and what a pod of w asks of it. */
-int64_t sl_release_free_of(const struct sl_node *n, const char *res);
-int64_t sl_release_request(const struct sl_workload *w, const char *res);
+/* What node n of the release has free of res (the pod count for "pods"; a DeviceClass's devices for
+ * SL_DRA_RES_PREFIX), and what a pod of w asks of it. */
+int64_t sl_release_free_of(const struct sl_release *r, size_t n, const char *res);
+int64_t sl_release_request(const struct sl_release *r, const struct sl_workload *w, const char *res);
 
 /* A note on f: the placement a search over placements found (rs FOUND), node by node, the
  * workloads ws[0 .. nw) and the surge pod (nw) on each; what: the note's opening words. */

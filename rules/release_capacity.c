@@ -30,12 +30,13 @@
 #include "release.h"
 #include "rules.h"
 
-static void note_demand(struct sl_finding *f, const struct sl_workload *w, int64_t pods, const char *res)
+static void note_demand(struct sl_finding *f, const struct sl_release *r, const struct sl_workload *w, int64_t pods,
+			const char *res)
 {
 	char ref[512], each[48], all[48];
 	sl_object_ref(&w->obj, ref, sizeof ref);
-	sl_format_amount(res, sl_release_request(w, res), each, sizeof each);
-	sl_format_amount(res, sl_sat_mul(pods, sl_release_request(w, res)), all, sizeof all);
+	sl_format_amount(res, sl_release_request(r, w, res), each, sizeof each);
+	sl_format_amount(res, sl_sat_mul(pods, sl_release_request(r, w, res)), all, sizeof all);
 	sl_note(f, "%s: %lld pod%s to place × %s %s = %s", ref, (long long)pods, pods == 1 ? "" : "s", each, res, all);
 }
 
@@ -49,8 +50,12 @@ static void note_nodes(struct sl_finding *f, const struct sl_release *r, const b
 		const struct sl_node *nd = r->m->nodes[n];
 		char al[48], fr[48];
 		sl_format_amount(res, !strcmp(res, "pods") ? nd->max_pods : sl_res_get(&nd->alloc, res), al, sizeof al);
-		sl_format_amount(res, sl_release_free_of(nd, res), fr, sizeof fr);
-		sl_note(f, "node %s: %s %s allocatable, %s free beside its running pods", nd->name, al, res, fr);
+		sl_format_amount(res, sl_release_free_of(r, n, res), fr, sizeof fr);
+		if (!strncmp(res, SL_DRA_RES_PREFIX, sizeof SL_DRA_RES_PREFIX - 1))
+			sl_note(f, "node %s: %s %s free (reached, and held by no claim)", nd->name, fr, res);
+		else
+			sl_note(f, "node %s: %s %s allocatable, %s free beside its running pods", nd->name, al, res,
+				fr);
 		if (nd->name_node)
 			sl_add_related(f, &nd->name_node->at, "node %s: %s %s free", nd->name, fr, res);
 	}
@@ -76,9 +81,9 @@ static void short_set(struct sl_release *r, const char *res, const struct sl_rel
 	*v = (struct short_set){
 	    sl_xcalloc(r->nw + 1, sizeof *v->in), sl_xcalloc(r->ngroups + 1, sizeof *v->used), 0, 0, 0, 0, NULL, 0};
 	for (size_t i = 0; i < r->nw; i++)
-		if (reach[1 + r->sig[i]] && r->pods[i] > 0 && sl_release_request(r->w[i], res) > 0) {
+		if (reach[1 + r->sig[i]] && r->pods[i] > 0 && sl_release_request(r, r->w[i], res) > 0) {
 			v->in[i] = true;
-			v->demand = sl_sat_add(v->demand, sl_sat_mul(r->pods[i], sl_release_request(r->w[i], res)));
+			v->demand = sl_sat_add(v->demand, sl_sat_mul(r->pods[i], sl_release_request(r, r->w[i], res)));
 			v->nin++;
 		}
 	for (size_t k = 0; k < r->ngroups; k++)
@@ -93,7 +98,7 @@ static void short_set(struct sl_release *r, const char *res, const struct sl_rel
 	}
 	for (size_t n = 0; n < r->m->nnodes; n++)
 		if (v->used[r->group[n]]) {
-			v->free = sl_sat_add(v->free, sl_release_free_of(r->m->nodes[n], res));
+			v->free = sl_sat_add(v->free, sl_release_free_of(r, n, res));
 			v->evict = sl_sat_add(v->evict, sl_release_evictable_of(r, n, res));
 		}
 	free(reach);
@@ -306,7 +311,7 @@ static void report(struct sl_release *r, const char *res, const struct short_set
 	struct sl_finding *f = report_head(r, res, v, by_preemption, nnodes, first);
 	for (size_t i = 0, k = 0; i < r->nw && k < SL_RELEASE_NAMED; i++)
 		if (v->in[i] && ++k)
-			note_demand(f, r->w[i], r->pods[i], res);
+			note_demand(f, r, r->w[i], r->pods[i], res);
 	note_nodes(f, r, v->used, res);
 	bool vols = false;
 	for (size_t i = 0, k = 0; i < r->nw && k < SL_RELEASE_NAMED; i++)

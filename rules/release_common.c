@@ -120,17 +120,29 @@ static void sign(struct sl_release *r)
 	sl_strpool_free(&keys);
 }
 
-/* What node n has free of resource res (the pod count for "pods"). */
-int64_t sl_release_free_of(const struct sl_node *n, const char *res)
+/* The DeviceClass res names as a resource of the release, or NULL. */
+static const char *device_class(const char *res)
 {
-	int64_t v =
-	    !strcmp(res, "pods") ? n->max_pods - n->npods : sl_res_get(&n->alloc, res) - sl_res_get(&n->used, res);
+	size_t k = sizeof SL_DRA_RES_PREFIX - 1;
+	return strncmp(res, SL_DRA_RES_PREFIX, k) ? NULL : res + k;
+}
+
+int64_t sl_release_free_of(const struct sl_release *r, size_t node, const char *res)
+{
+	const struct sl_node *n = r->m->nodes[node];
+	const char *cls = device_class(res);
+	int64_t v = cls                    ? sl_dra_class_free(r->cx->cluster, node, cls)
+		    : !strcmp(res, "pods") ? n->max_pods - n->npods
+					   : sl_res_get(&n->alloc, res) - sl_res_get(&n->used, res);
 	return v > 0 ? v : 0;
 }
 
-int64_t sl_release_request(const struct sl_workload *w, const char *res)
+int64_t sl_release_request(const struct sl_release *r, const struct sl_workload *w, const char *res)
 {
-	return !strcmp(res, "pods") ? 1 : sl_res_get(&w->pod.request, res);
+	const char *cls = device_class(res);
+	return cls                    ? sl_dra_class_request(r->m, &w->pod, cls)
+	       : !strcmp(res, "pods") ? 1
+				      : sl_res_get(&w->pod.request, res);
 }
 
 /* "Deployments" when every workload in `in` is one, "workloads" otherwise. */
@@ -170,7 +182,7 @@ static void flow(struct sl_release *r, const char *res, bool evictions, bool poo
 	rf->supply = sl_xcalloc(r->ngroups + np + 1, sizeof *rf->supply);
 	rf->total = 0;
 	for (size_t i = 0; i < r->nw; i++) {
-		int64_t d = sl_sat_mul(r->pods[i], sl_release_request(r->w[i], res));
+		int64_t d = sl_sat_mul(r->pods[i], sl_release_request(r, r->w[i], res));
 		rf->demand[r->sig[i]] = sl_sat_add(rf->demand[r->sig[i]], d > 0 ? d : 0);
 	}
 	for (size_t q = 0; q < r->nsigs; q++) {
@@ -187,7 +199,7 @@ static void flow(struct sl_release *r, const char *res, bool evictions, bool poo
 				sl_flow_add(&rf->g, 1 + q, 1 + r->nsigs + r->ngroups + p, SL_FLOW_INF);
 	}
 	for (size_t n = 0; n < r->m->nnodes; n++) {
-		int64_t room = sl_release_free_of(r->m->nodes[n], res);
+		int64_t room = sl_release_free_of(r, n, res);
 		if (evictions)
 			room = sl_sat_add(room, sl_release_evictable_of(r, n, res));
 		rf->supply[r->group[n]] = sl_sat_add(rf->supply[r->group[n]], room);
@@ -306,6 +318,30 @@ void sl_release_pools_weaken(const struct sl_release *r, struct sl_finding *f, c
 		}
 }
 
+/* The DeviceClasses w's pods take devices of through their claim templates, as resources of the
+ * release (when the run judges devices at all). */
+static void intern_device_classes(struct sl_release *r, const struct sl_workload *w)
+{
+	if (!sl_dra_indexed(r->cx->cluster))
+		return;
+	struct sl_buf b = SL_BUF_INIT;
+	for (size_t j = 0; j < w->pod.nclaims; j++) {
+		const struct sl_pod_claim *pc = &w->pod.claims[j];
+		const struct sl_claim_template *t =
+		    pc->template_name ? sl_dra_template(&r->m->dra, w->pod.namespace, pc->template_name) : NULL;
+		for (size_t k = 0; t && k < t->spec.nrequests; k++) {
+			const struct sl_dra_request *q = &t->spec.requests[k];
+			if (q->nsub || q->all || !q->class_name)
+				continue;
+			b.len = 0;
+			sl_buf_puts(&b, SL_DRA_RES_PREFIX);
+			sl_buf_puts(&b, q->class_name);
+			sl_intern(&r->resources, sl_buf_str(&b));
+		}
+	}
+	sl_buf_free(&b);
+}
+
 bool sl_release_build(struct sl_release *r, const struct sl_rule *self, struct sl_model_check *cx)
 {
 	const struct sl_model *m = cx->model;
@@ -330,6 +366,7 @@ bool sl_release_build(struct sl_release *r, const struct sl_rule *self, struct s
 		for (size_t k = 0; k < w->pod.request.n; k++)
 			if (w->pod.request.v[k].amount > 0)
 				sl_intern(&r->resources, w->pod.request.v[k].name);
+		intern_device_classes(r, w);
 	}
 	if (r->nw < 2)
 		return false;

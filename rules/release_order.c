@@ -69,10 +69,10 @@ static bool before(size_t j, size_t i, bool reverse)
 static int64_t free_before(const struct sl_release *r, const struct order_set *s, const struct sl_release_placement *p,
 			   size_t i, bool reverse, size_t k, const char *res)
 {
-	int64_t v = sl_release_free_of(r->m->nodes[k], res);
+	int64_t v = sl_release_free_of(r, k, res);
 	for (size_t b = 0; b < p->nlog; b++)
 		if (p->log[b].node == k && before(p->log[b].workload, i, reverse))
-			v -= sl_sat_mul(p->log[b].pods, sl_release_request(s->w[p->log[b].workload], res));
+			v -= sl_sat_mul(p->log[b].pods, sl_release_request(r, s->w[p->log[b].workload], res));
 	return v > 0 ? v : 0;
 }
 
@@ -91,7 +91,7 @@ static void note_nodes(struct sl_finding *f, const struct sl_release *r, const s
 		for (size_t q = 0; q < r->resources.n; q++) {
 			const char *res = r->resources.v[q];
 			/* The pod count only when it is what is missing: a count of free slots reads oddly. */
-			if (sl_release_request(w, res) <= 0 ||
+			if (sl_release_request(r, w, res) <= 0 ||
 			    (!strcmp(res, "pods") && free_before(r, s, p, i, reverse, k, res) > 0))
 				continue;
 			char a[48];

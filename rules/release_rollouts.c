@@ -40,7 +40,7 @@ static void note_rivals(struct sl_finding *f, const struct sl_release *r, size_t
 {
 	size_t q = r->sig[self], listed = 0;
 	for (size_t i = 0; i < r->nw; i++) {
-		if (i == self || sl_release_request(r->w[i], res) <= 0)
+		if (i == self || sl_release_request(r, r->w[i], res) <= 0)
 			continue;
 		bool shares = false;
 		for (size_t k = 0; k < r->ngroups && !shares; k++)
@@ -49,7 +49,7 @@ static void note_rivals(struct sl_finding *f, const struct sl_release *r, size_t
 			continue;
 		char ref[512], each[48];
 		sl_object_ref(&r->w[i]->obj, ref, sizeof ref);
-		sl_format_amount(res, sl_release_request(r->w[i], res), each, sizeof each);
+		sl_format_amount(res, sl_release_request(r, r->w[i], res), each, sizeof each);
 		sl_note(f, "%s holds room there: %lld pod%s × %s %s", ref, (long long)r->pods[i],
 			r->pods[i] == 1 ? "" : "s", each, res);
 		sl_add_related(f, &(r->w[i]->obj.kind_node ? r->w[i]->obj.kind_node : r->w[i]->obj.root)->at,
@@ -280,7 +280,7 @@ void sl_release_rollouts(const struct sl_rule *self, struct sl_model_check *cx)
 		memset(known, 0, r->nsigs * sizeof *known);
 		for (size_t i = 0; rf.flow >= rf.total && i < r->nw; i++) {
 			/* Room for one surge pod, not maxSurge of them (see the head of this file). */
-			int64_t surge = surging(r->w[i]), need = surge > 0 ? sl_release_request(r->w[i], res) : 0;
+			int64_t surge = surging(r->w[i]), need = surge > 0 ? sl_release_request(r, r->w[i], res) : 0;
 			if (reported[i] || need <= 0 || (cx->alone[r->index[i]] & SL_ALONE_DEADLOCK))
 				continue;
 			size_t q = r->sig[i];

@@ -97,3 +97,42 @@ void sl_dra_view_free(struct sl_dra_view *v)
 	free(v->alts);
 	memset(v, 0, sizeof *v);
 }
+
+bool sl_dra_indexed(const struct sl_cluster *cl)
+{
+	return cl && cl->dra;
+}
+
+int64_t sl_dra_class_free(const struct sl_cluster *cl, size_t node, const char *cls)
+{
+	const struct sl_device_class *c = cl && cl->dra ? sl_dra_class(&cl->m->dra, cls) : NULL;
+	if (!c)
+		return 0;
+	const struct sl_dra_index *x = cl->dra;
+	int64_t n = 0;
+	for (size_t j = x->start[node]; j < x->start[node + 1]; j++) {
+		size_t d = x->reach[j];
+		bool ok = !x->taken[d] || x->shareable[d];
+		for (size_t s = 0; ok && s < c->nselectors; s++)
+			ok = !c->selectors[s].cel ||
+			     sl_cel_eval(c->selectors[s].cel, &x->dev[d].d->cel, NULL, 0) != SL_CEL_FALSE;
+		n += ok;
+	}
+	return n;
+}
+
+int64_t sl_dra_class_request(const struct sl_model *m, const struct sl_podspec *p, const char *cls)
+{
+	int64_t n = 0;
+	for (size_t j = 0; j < p->nclaims; j++) {
+		const struct sl_claim_template *t =
+		    p->claims[j].template_name ? sl_dra_template(&m->dra, p->namespace, p->claims[j].template_name)
+					       : NULL;
+		for (size_t k = 0; t && k < t->spec.nrequests; k++) {
+			const struct sl_dra_request *r = &t->spec.requests[k];
+			if (!r->nsub && !r->all && r->class_name && !strcmp(r->class_name, cls))
+				n = sl_sat_add(n, r->count);
+		}
+	}
+	return n;
+}

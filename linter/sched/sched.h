@@ -146,6 +146,17 @@ struct sl_dra_view {
 	size_t nslices, ndevices;
 };
 void sl_dra_view(const struct sl_cluster *cl, const struct sl_podspec *p, struct sl_dra_view *v);
+/* Devices as a resource of the release view (release-capacity's bound): the resource name is
+ * SL_DRA_RES_PREFIX and a DeviceClass's name. Whether the run judges devices (it has
+ * ResourceSlices); what node i has free of the class's devices (reached, matching its selectors,
+ * held by no claim of the inventory; a device that several nodes reach counts on each, so the
+ * bound over-counts room, never under-counts it); how many a pod of p takes of the class through
+ * its claim templates (ExactCount requests naming the class; a subrequest, an All request or a
+ * shared claim counts nothing, again never less room than the cluster has). */
+#define SL_DRA_RES_PREFIX "devices of DeviceClass "
+bool sl_dra_indexed(const struct sl_cluster *cl);
+int64_t sl_dra_class_free(const struct sl_cluster *cl, size_t node, const char *cls);
+int64_t sl_dra_class_request(const struct sl_model *m, const struct sl_podspec *p, const char *cls);
 void sl_dra_view_free(struct sl_dra_view *v);
 
 bool sl_field_matches(const struct sl_requirement *r, const char *node_name);
