@@ -130,6 +130,73 @@ static size_t count_unknown(const struct sl_cluster *c, const struct sl_dra *d)
 	return unknown;
 }
 
+/* The devices of slices named for one node, grouped by that node (counting sort: each node's
+ * increasing): bstart[i] .. bstart[i + 1] in bdev. The others (allNodes, a nodeSelector,
+ * per-device selection) into *multi, increasing. */
+static void group_by_node(const struct sl_dra_index *x, const struct sl_cluster *c, size_t **bstart, size_t **bdev,
+			  size_t **multi, size_t *nmulti)
+{
+	struct sl_strmap names = {0};
+	for (size_t i = 0; i < c->n; i++)
+		sl_strmap_put(&names, c->m->nodes[i]->name, i);
+	size_t *own = sl_xcalloc(x->ndev + 1, sizeof *own);
+	*bstart = sl_xcalloc(c->n + 2, sizeof **bstart);
+	*multi = sl_xcalloc(x->ndev + 1, sizeof **multi);
+	*nmulti = 0;
+	for (size_t k = 0; k < x->ndev; k++) {
+		const struct sl_resource_slice *s = x->dev[k].slice;
+		own[k] = (size_t)-1;
+		if (s->all_nodes || s->per_device_nodes || !s->node_name)
+			(*multi)[(*nmulti)++] = k;
+		else if ((own[k] = sl_strmap_get(&names, s->node_name)) != (size_t)-1)
+			(*bstart)[own[k] + 1]++;
+	}
+	for (size_t i = 0; i < c->n; i++)
+		(*bstart)[i + 1] += (*bstart)[i];
+	*bdev = sl_xcalloc((*bstart)[c->n] + 1, sizeof **bdev);
+	size_t *fill = sl_xcalloc(c->n + 1, sizeof *fill);
+	for (size_t k = 0; k < x->ndev; k++)
+		if (own[k] != (size_t)-1)
+			(*bdev)[(*bstart)[own[k]] + fill[own[k]]++] = k;
+	free(fill);
+	free(own);
+	sl_strmap_free(&names);
+}
+
+/* Per node, the devices it reaches, increasing (sl_dra_reaches searches them): a slice named for a
+ * node (a kubelet plugin publishes its own node's devices) reaches that node alone, found by name;
+ * only the slices for several nodes are judged node by node, once per slice. */
+static void index_reach(struct sl_dra_index *x, const struct sl_cluster *c)
+{
+	size_t *bstart, *bdev, *multi, nmulti, cap = 0, len = 0;
+	group_by_node(x, c, &bstart, &bdev, &multi, &nmulti);
+	x->start = sl_xcalloc(c->n + 2, sizeof *x->start);
+	for (size_t i = 0; i < c->n; i++) {
+		x->start[i] = len;
+		size_t a = bstart[i], b = 0;
+		bool in = false;
+		const struct sl_resource_slice *judged = NULL;
+		while (a < bstart[i + 1] || b < nmulti) {
+			size_t k;
+			if (b == nmulti || (a < bstart[i + 1] && bdev[a] < multi[b]))
+				k = bdev[a++];
+			else {
+				k = multi[b++];
+				if (x->dev[k].slice != judged) /* a slice's devices share its reach */
+					in = slice_reaches(c->m, judged = x->dev[k].slice, i);
+				if (!in)
+					continue;
+			}
+			sl_grow(&x->reach, &cap, len + 1, sizeof *x->reach);
+			x->reach[len++] = k;
+		}
+	}
+	x->start[c->n] = len;
+	free(bstart);
+	free(bdev);
+	free(multi);
+}
+
 struct sl_dra_index *sl_dra_index_new(const struct sl_cluster *c)
 {
 	const struct sl_model *m = c->m;
@@ -140,22 +207,7 @@ struct sl_dra_index *sl_dra_index_new(const struct sl_cluster *c)
 	index_devices(x, d);
 	mark_allocated(x, d);
 	x->unknown_running = count_unknown(c, d);
-	x->start = sl_xcalloc(c->n + 2, sizeof *x->start);
-	size_t cap = 0, len = 0;
-	for (size_t i = 0; i < c->n; i++) {
-		x->start[i] = len;
-		bool in = false;
-		for (size_t k = 0; k < x->ndev; k++) {
-			/* A slice's devices share its reach: judged once per slice. */
-			if (!k || x->dev[k].slice != x->dev[k - 1].slice)
-				in = slice_reaches(m, x->dev[k].slice, i);
-			if (!in)
-				continue;
-			sl_grow(&x->reach, &cap, len + 1, sizeof *x->reach);
-			x->reach[len++] = k;
-		}
-	}
-	x->start[c->n] = len;
+	index_reach(x, c);
 	return x;
 }
 
