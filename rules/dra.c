@@ -69,13 +69,9 @@ static void note_allocated(struct sl_finding *f, const struct sl_check *cx)
 			continue;
 		struct sl_buf b = SL_BUF_INIT;
 		size_t in = 0;
-		for (size_t i = 0; i < m->nnodes; i++) {
-			bool any = false;
-			for (size_t t = 0; t < c->nnode_terms && !any; t++)
-				any = sl_term_matches(&c->node_terms[t], m->nodes[i]);
-			if (any && in++ < NODES_SHOWN)
+		for (size_t i = 0; i < m->nnodes; i++)
+			if (sl_terms_match(c->node_terms, c->nnode_terms, m->nodes[i]) && in++ < NODES_SHOWN)
 				sl_buf_printf(&b, "%s%s", b.len ? ", " : "", m->nodes[i]->name);
-		}
 		sl_note(f,
 			"the shared ResourceClaim %s is allocated already: every pod that uses it runs where its "
 			"allocation's nodeSelector admits, %zu of %zu nodes%s%s",

@@ -264,13 +264,9 @@ static bool shared_available(const struct sl_dra_need *nd, const struct sl_model
 	for (size_t s = 0; s < nd->nshared; s++) {
 		const struct sl_dra_shared *sh = &nd->shared[s];
 		const struct sl_resource_claim *c = sh->claim;
-		if (c->allocated && c->has_node_selector) {
-			bool any = false;
-			for (size_t t = 0; t < c->nnode_terms && !any; t++)
-				any = sl_term_matches(&c->node_terms[t], m->nodes[node]);
-			if (!any)
-				return false;
-		}
+		if (c->allocated && c->has_node_selector &&
+		    !sl_terms_match(c->node_terms, c->nnode_terms, m->nodes[node]))
+			return false;
 		for (size_t k = 0; sh->pinned && k < sh->ndevs; k++)
 			if (!sl_dra_reaches(nd->x, node, sh->devs[k]))
 				return false;

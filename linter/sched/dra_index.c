@@ -27,11 +27,7 @@ static bool slice_reaches(const struct sl_model *m, const struct sl_resource_sli
 		return true; /* per-device selection is not modelled: reachable, so never a false "none" */
 	if (s->node_name)
 		return !strcmp(s->node_name, n->name);
-	if (s->has_node_selector)
-		for (size_t t = 0; t < s->nnode_terms; t++)
-			if (sl_term_matches(&s->node_terms[t], n))
-				return true;
-	return false;
+	return s->has_node_selector && sl_terms_match(s->node_terms, s->nnode_terms, n);
 }
 
 /* Per driver and pool only the slices of the highest generation count (GatherPools): per slice,

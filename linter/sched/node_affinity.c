@@ -32,6 +32,14 @@ bool sl_term_matches(const struct sl_term *t, const struct sl_node *n)
 	return true;
 }
 
+bool sl_terms_match(const struct sl_term *t, size_t n, const struct sl_node *node)
+{
+	for (size_t i = 0; i < n; i++)
+		if (sl_term_matches(&t[i], node))
+			return true;
+	return false;
+}
+
 bool sl_node_affinity_matches(const struct sl_podspec *p, const struct sl_node *n)
 {
 	for (size_t i = 0; i < p->node_selector.n; i++) {

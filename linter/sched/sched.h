@@ -161,6 +161,8 @@ void sl_dra_view_free(struct sl_dra_view *v);
 
 bool sl_field_matches(const struct sl_requirement *r, const char *node_name);
 bool sl_term_matches(const struct sl_term *t, const struct sl_node *n);
+/* Whether any of the OR'd terms t[0 .. n) matches node (a NodeSelector's nodeSelectorTerms). */
+bool sl_terms_match(const struct sl_term *t, size_t n, const struct sl_node *node);
 /* nodeSelector AND (any required node affinity term). */
 bool sl_node_affinity_matches(const struct sl_podspec *p, const struct sl_node *n);
 /* The first NoSchedule/NoExecute taint of n that p does not tolerate, or NULL. The default
