@@ -91,14 +91,65 @@ static bool handler(const char *in)
 	}
 }
 
+/* A key of an object's spec nothing reads: a Service's own fields (only its selector is read), and
+ * a pod spec's that bear on neither scheduling nor rollouts (identity, DNS, security, namespaces
+ * shared with the host). Neither mapping is one a fix inserts into: a workload's spec is, and
+ * holds none of these keys. */
+static bool unread_spec(const char *key, bool pod)
+{
+	static const char *const svc[] = {"ports",
+					  "type",
+					  "clusterIP",
+					  "clusterIPs",
+					  "sessionAffinity",
+					  "sessionAffinityConfig",
+					  "ipFamilies",
+					  "ipFamilyPolicy",
+					  "externalTrafficPolicy",
+					  "internalTrafficPolicy",
+					  "loadBalancerIP",
+					  "loadBalancerSourceRanges",
+					  "loadBalancerClass",
+					  "externalIPs",
+					  "externalName",
+					  "healthCheckNodePort",
+					  "publishNotReadyAddresses",
+					  "allocateLoadBalancerNodePorts",
+					  "trafficDistribution",
+					  NULL};
+	static const char *const podspec[] = {"securityContext",
+					      "serviceAccountName",
+					      "serviceAccount",
+					      "automountServiceAccountToken",
+					      "terminationGracePeriodSeconds",
+					      "dnsPolicy",
+					      "dnsConfig",
+					      "imagePullSecrets",
+					      "enableServiceLinks",
+					      "hostname",
+					      "subdomain",
+					      "setHostnameAsFQDN",
+					      "hostAliases",
+					      "hostPID",
+					      "hostIPC",
+					      "shareProcessNamespace",
+					      "readinessGates",
+					      NULL};
+	for (const char *const *k = pod ? podspec : svc; *k; k++)
+		if (is(key, *k))
+			return true;
+	return !pod && unread_spec(key, true); /* an object's spec: a Pod's is a pod spec */
+}
+
 /* Entries of a manifest neither the model nor a rule or a fix reads (sl_yfilter.unread): in a
  * container all but its name, resources, ports, restartPolicy and probes (env, mounts…); in a
  * probe all but its handler's port; in a volume all but its name and claim; preferred (not
- * required) affinity; an object's managedFields; in an object's status all but a Pod's phase and
- * a Node's allocatable, capacity and nodeInfo, a ResourceClaim's allocation and reservedFor and a
- * Pod's resourceClaimStatuses. A fix that inserts into a mapping reads the
+ * required) affinity; in a spec, unread_spec's keys unless first; an object's managedFields, and
+ * unless first its server-set identity (uid, resourceVersion…); in an object's status all but a
+ * Pod's phase and a Node's allocatable, capacity and nodeInfo, a ResourceClaim's allocation and
+ * reservedFor and a Pod's resourceClaimStatuses. A fix that inserts into a mapping reads the
  * indentation of its entries: none of these mappings is one a fix inserts into. */
-static bool unread_entry(const char *key, const char *in, const char *in_in)
+static bool unread_entry(const char *key, const char *in, const char *in_in, bool first)
 {
 	bool object = !in_in || is(in_in, "[]"); /* in is a key of a document, or of a List's item */
 	if (is(in, "[]") &&
@@ -113,8 +164,12 @@ static bool unread_entry(const char *key, const char *in, const char *in_in)
 		return !is(key, "port");
 	if (is(in, "nodeAffinity") || is(in, "podAffinity") || is(in, "podAntiAffinity"))
 		return is(key, "preferredDuringSchedulingIgnoredDuringExecution");
+	if (is(in, "spec"))
+		return !first && (object || is(in_in, "template")) && unread_spec(key, !object);
 	if (is(in, "metadata") && object)
-		return is(key, "managedFields");
+		return is(key, "managedFields") ||
+		       (!first && (is(key, "uid") || is(key, "selfLink") || is(key, "creationTimestamp") ||
+				   is(key, "resourceVersion") || is(key, "generation")));
 	if (is(in, "status") && object)
 		return !is(key, "phase") && !is(key, "startTime") && !is(key, "allocatable") && !is(key, "capacity") &&
 		       !is(key, "nodeInfo") && !is(key, "disruptionsAllowed") && !is(key, "allocation") &&
@@ -125,9 +180,8 @@ static bool unread_entry(const char *key, const char *in, const char *in_in)
 /* Whether unread_entry may leave out some key of a mapping that is the value of in: the mappings
  * it names, and no other. Asked as every mapping of every manifest opens: the first byte of in
  * tells nearly all of them no. */
-bool sl_unread_in(void *ctx, const char *in, const char *in_in)
+static bool may_leave(const char *in, const char *in_in)
 {
-	(void)ctx;
 	bool item = is(in_in, "[]");
 	switch (in ? *in : 0) {
 	case '[':
@@ -140,7 +194,9 @@ bool sl_unread_in(void *ctx, const char *in, const char *in_in)
 	case 'm':
 		return (!in_in || item) && !strcmp(in, "metadata");
 	case 's':
-		if ((!in_in || item) && !strcmp(in, "status"))
+		if ((!in_in || item) && (!strcmp(in, "status") || !strcmp(in, "spec")))
+			return true;
+		if (!strcmp(in, "spec") && is(in_in, "template"))
 			return true;
 		break;
 	default:
@@ -150,9 +206,19 @@ bool sl_unread_in(void *ctx, const char *in, const char *in_in)
 	return (item && probe(in)) || (probe(in_in) && handler(in));
 }
 
+bool sl_unread_in(void *ctx, const char *in, const char *in_in)
+{
+	struct sl_tree_need *t = ctx;
+	bool may = may_leave(in, in_in);
+	t->first |= may; /* the next key asked is this mapping's first */
+	return may;
+}
+
 /* The same, unless another reader looks the key up (a policy's field names it). */
 bool sl_unread_value(void *ctx, const char *key, const char *in, const char *in_in)
 {
-	const struct sl_tree_need *t = ctx;
-	return unread_entry(key, in, in_in) && !(t->readers->key && t->readers->key(t->readers->ctx, key));
+	struct sl_tree_need *t = ctx;
+	bool first = t->first;
+	t->first = false;
+	return unread_entry(key, in, in_in, first) && !(t->readers->key && t->readers->key(t->readers->ctx, key));
 }
