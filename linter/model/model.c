@@ -436,7 +436,8 @@ static void *parse_worker(void *arg)
 		atomic_store_explicit(&q->jobs[i].done, true, memory_order_release);
 		/* A part is a whole model (a kilobyte and more) for each source: merged as soon as
 		 * those before it are, parts do not pile up for the length of the parse. */
-		while (t->merges && q->merged < q->n && atomic_load_explicit(&q->jobs[q->merged].done, memory_order_acquire)) {
+		while (t->merges && q->merged < q->n &&
+		       atomic_load_explicit(&q->jobs[q->merged].done, memory_order_acquire)) {
 			merge_model(q->m, q->jobs[q->merged].part);
 			q->jobs[q->merged++].part = NULL;
 		}
@@ -623,6 +624,17 @@ void sl_model_bind_pods(struct sl_model *m)
 	sl_gang_bind(m);
 }
 
+void sl_model_free_trees(struct sl_model *m)
+{
+	for (size_t i = 0; i < m->narenas; i++) {
+		sl_yarena_free(m->arenas[i]);
+		free(m->arenas[i]);
+	}
+	free(m->arenas);
+	m->arenas = NULL;
+	m->narenas = m->caparenas = 0;
+}
+
 void sl_model_free(struct sl_model *m)
 {
 	for (size_t i = 0; i < m->nworkloads; i++)
@@ -682,11 +694,7 @@ void sl_model_free(struct sl_model *m)
 	for (size_t i = 0; i < m->nstreams; i++)
 		sl_ystream_free(&m->streams[i]);
 	free(m->streams);
-	for (size_t i = 0; i < m->narenas; i++) {
-		sl_yarena_free(m->arenas[i]);
-		free(m->arenas[i]);
-	}
-	free(m->arenas);
+	sl_model_free_trees(m);
 	sl_strmap_free(&m->node_index);
 	free(m->workloads);
 	free(m->nodes);
