@@ -91,60 +91,62 @@ static bool handler(const char *in)
 	}
 }
 
-/* A key of an object's spec nothing reads: a Service's own fields (only its selector is read), and
- * a pod spec's that bear on neither scheduling nor rollouts (identity, DNS, security, namespaces
- * shared with the host). Neither mapping is one a fix inserts into: a workload's spec is, and
- * holds none of these keys. */
-static bool unread_spec(const char *key, bool pod)
+/* Keys of a spec nothing reads: a Service's own fields (only its selector is read: no other kind
+ * holds these in its spec), and a pod spec's that bear on neither scheduling nor rollouts
+ * (identity, DNS, security, namespaces shared with the host). Neither mapping is one a fix
+ * inserts into: a workload's spec is, and holds none of these keys. A pod spec's first key is
+ * kept whatever it is: a finding about the template as a whole points at it. */
+static const char *const service_keys[] = {"ports",
+					   "type",
+					   "clusterIP",
+					   "clusterIPs",
+					   "sessionAffinity",
+					   "sessionAffinityConfig",
+					   "ipFamilies",
+					   "ipFamilyPolicy",
+					   "externalTrafficPolicy",
+					   "internalTrafficPolicy",
+					   "loadBalancerIP",
+					   "loadBalancerSourceRanges",
+					   "loadBalancerClass",
+					   "externalIPs",
+					   "externalName",
+					   "healthCheckNodePort",
+					   "publishNotReadyAddresses",
+					   "allocateLoadBalancerNodePorts",
+					   "trafficDistribution",
+					   NULL};
+static const char *const pod_keys[] = {"securityContext",
+				       "serviceAccountName",
+				       "serviceAccount",
+				       "automountServiceAccountToken",
+				       "terminationGracePeriodSeconds",
+				       "dnsPolicy",
+				       "dnsConfig",
+				       "imagePullSecrets",
+				       "enableServiceLinks",
+				       "hostname",
+				       "subdomain",
+				       "setHostnameAsFQDN",
+				       "hostAliases",
+				       "hostPID",
+				       "hostIPC",
+				       "shareProcessNamespace",
+				       "readinessGates",
+				       NULL};
+
+static bool listed(const char *key, const char *const *keys)
 {
-	static const char *const svc[] = {"ports",
-					  "type",
-					  "clusterIP",
-					  "clusterIPs",
-					  "sessionAffinity",
-					  "sessionAffinityConfig",
-					  "ipFamilies",
-					  "ipFamilyPolicy",
-					  "externalTrafficPolicy",
-					  "internalTrafficPolicy",
-					  "loadBalancerIP",
-					  "loadBalancerSourceRanges",
-					  "loadBalancerClass",
-					  "externalIPs",
-					  "externalName",
-					  "healthCheckNodePort",
-					  "publishNotReadyAddresses",
-					  "allocateLoadBalancerNodePorts",
-					  "trafficDistribution",
-					  NULL};
-	static const char *const podspec[] = {"securityContext",
-					      "serviceAccountName",
-					      "serviceAccount",
-					      "automountServiceAccountToken",
-					      "terminationGracePeriodSeconds",
-					      "dnsPolicy",
-					      "dnsConfig",
-					      "imagePullSecrets",
-					      "enableServiceLinks",
-					      "hostname",
-					      "subdomain",
-					      "setHostnameAsFQDN",
-					      "hostAliases",
-					      "hostPID",
-					      "hostIPC",
-					      "shareProcessNamespace",
-					      "readinessGates",
-					      NULL};
-	for (const char *const *k = pod ? podspec : svc; *k; k++)
-		if (is(key, *k))
+	for (; *keys; keys++)
+		if (is(key, *keys))
 			return true;
-	return !pod && unread_spec(key, true); /* an object's spec: a Pod's is a pod spec */
+	return false;
 }
 
 /* Entries of a manifest neither the model nor a rule or a fix reads (sl_yfilter.unread): in a
  * container all but its name, resources, ports, restartPolicy and probes (env, mounts…); in a
  * probe all but its handler's port; in a volume all but its name and claim; preferred (not
- * required) affinity; in a spec, unread_spec's keys unless first; an object's managedFields, and
+ * required) affinity; in a spec, service_keys and (unless first) pod_keys; an object's managedFields, and
  * unless first its server-set identity (uid, resourceVersion…); in an object's status all but a
  * Pod's phase and a Node's allocatable, capacity and nodeInfo, a ResourceClaim's allocation and
  * reservedFor and a Pod's resourceClaimStatuses. A fix that inserts into a mapping reads the
@@ -164,8 +166,9 @@ static bool unread_entry(const char *key, const char *in, const char *in_in, boo
 		return !is(key, "port");
 	if (is(in, "nodeAffinity") || is(in, "podAffinity") || is(in, "podAntiAffinity"))
 		return is(key, "preferredDuringSchedulingIgnoredDuringExecution");
-	if (is(in, "spec"))
-		return !first && (object || is(in_in, "template")) && unread_spec(key, !object);
+	if (is(in, "spec")) /* an object's (a Pod's is a pod spec), or a template's */
+		return (object && listed(key, service_keys)) ||
+		       (!first && (object || is(in_in, "template")) && listed(key, pod_keys));
 	if (is(in, "metadata") && object)
 		return is(key, "managedFields") ||
 		       (!first && (is(key, "uid") || is(key, "selfLink") || is(key, "creationTimestamp") ||

@@ -20,8 +20,8 @@ struct sl_tree_need {
 	bool braces;
 	struct sl_braces br;
 	/* The next key sl_unread_value is asked of is the first of its mapping: a reader may take
-	 * that key for where the mapping is (a finding at a pod spec's first key), so unread_spec's
-	 * keys and an object's server-set metadata are kept there. */
+	 * that key for where the mapping is (a finding at a pod spec's first key), so a pod spec's
+	 * unread keys and an object's server-set metadata are kept there. */
 	bool first;
 };
 
