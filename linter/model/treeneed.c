@@ -91,31 +91,39 @@ static bool handler(const char *in)
 	}
 }
 
-/* Keys of a spec nothing reads: a Service's own fields (only its selector is read: no other kind
- * holds these in its spec), and a pod spec's that bear on neither scheduling nor rollouts
- * (identity, DNS, security, namespaces shared with the host). Neither mapping is one a fix
- * inserts into: a workload's spec is, and holds none of these keys. A pod spec's first key is
- * kept whatever it is: a finding about the template as a whole points at it. */
-static const char *const service_keys[] = {"ports",
-					   "type",
-					   "clusterIP",
-					   "clusterIPs",
-					   "sessionAffinity",
-					   "sessionAffinityConfig",
-					   "ipFamilies",
-					   "ipFamilyPolicy",
-					   "externalTrafficPolicy",
-					   "internalTrafficPolicy",
-					   "loadBalancerIP",
-					   "loadBalancerSourceRanges",
-					   "loadBalancerClass",
-					   "externalIPs",
-					   "externalName",
-					   "healthCheckNodePort",
-					   "publishNotReadyAddresses",
-					   "allocateLoadBalancerNodePorts",
-					   "trafficDistribution",
-					   NULL};
+/* Keys of a spec nothing reads: a Service's own fields (only its selector is read), an
+ * autoscaler's metrics and tuning (HorizontalPodAutoscaler, KEDA's ScaledObject: only the bounds
+ * and the target are read) - no other kind holds these in its spec - and a pod spec's that bear on neither scheduling
+ * nor rollouts (identity, DNS, security, namespaces shared with the host). Neither mapping is one a fix inserts into: a
+ * workload's spec is, and holds none of these keys. A pod spec's first key is kept whatever it is: a finding about the
+ * template as a whole points at it. */
+static const char *const object_keys[] = {"ports",
+					  "type",
+					  "clusterIP",
+					  "clusterIPs",
+					  "sessionAffinity",
+					  "sessionAffinityConfig",
+					  "ipFamilies",
+					  "ipFamilyPolicy",
+					  "externalTrafficPolicy",
+					  "internalTrafficPolicy",
+					  "loadBalancerIP",
+					  "loadBalancerSourceRanges",
+					  "loadBalancerClass",
+					  "externalIPs",
+					  "externalName",
+					  "healthCheckNodePort",
+					  "publishNotReadyAddresses",
+					  "allocateLoadBalancerNodePorts",
+					  "trafficDistribution",
+					  "metrics",
+					  "behavior",
+					  "triggers",
+					  "advanced",
+					  "pollingInterval",
+					  "cooldownPeriod",
+					  "fallback",
+					  NULL};
 static const char *const pod_keys[] = {"securityContext",
 				       "serviceAccountName",
 				       "serviceAccount",
@@ -146,7 +154,7 @@ static bool listed(const char *key, const char *const *keys)
 /* Entries of a manifest neither the model nor a rule or a fix reads (sl_yfilter.unread): in a
  * container all but its name, resources, ports, restartPolicy and probes (env, mounts…); in a
  * probe all but its handler's port; in a volume all but its name and claim; preferred (not
- * required) affinity; in a spec, service_keys and (unless first) pod_keys; an object's managedFields, and
+ * required) affinity; in a spec, object_keys and (unless first) pod_keys; an object's managedFields, and
  * unless first its server-set identity (uid, resourceVersion…); in an object's status all but a
  * Pod's phase and a Node's allocatable, capacity and nodeInfo, a ResourceClaim's allocation and
  * reservedFor and a Pod's resourceClaimStatuses. A fix that inserts into a mapping reads the
@@ -167,7 +175,7 @@ static bool unread_entry(const char *key, const char *in, const char *in_in, boo
 	if (is(in, "nodeAffinity") || is(in, "podAffinity") || is(in, "podAntiAffinity"))
 		return is(key, "preferredDuringSchedulingIgnoredDuringExecution");
 	if (is(in, "spec")) /* an object's (a Pod's is a pod spec), or a template's */
-		return (object && listed(key, service_keys)) ||
+		return (object && listed(key, object_keys)) ||
 		       (!first && (object || is(in_in, "template")) && listed(key, pod_keys));
 	if (is(in, "metadata") && object)
 		return is(key, "managedFields") ||
