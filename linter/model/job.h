@@ -19,8 +19,8 @@ struct sl_batch {
 	bool is;      /* the pods run to completion: a Job, a CronJob's Job, a JobSet's replicatedJob */
 	bool indexed; /* completionMode: Indexed */
 	/* A JobSet's replicatedJob (member below) that starts only after an earlier one is ready
-	 * (startupPolicy InOrder, or dependsOn). The flags side by side: a workload of every kind
-	 * holds this, and padding after each would weigh a sixth of it. */
+	 * (startupPolicy InOrder, or dependsOn). (The flags side by side: padding after each would
+	 * weigh a fifth of the struct.) */
 	bool ordered;
 	int64_t parallelism; /* of one Job, as the API server defaults it (1) */
 	int64_t completions; /* of one Job; -1: unset with parallelism set, a work queue */
