@@ -718,6 +718,10 @@ static void drop_wait(struct sl_run *r)
 static void drop(struct sl_run *r, struct sl_model *m)
 {
 	drop_wait(r);
+	/* The trees first, at once (a few unmapped chunks, most of a model's memory): the report
+	 * written meanwhile (SARIF's snippets read files again) does not add to them. Nothing reads a
+	 * node once the checks are done. */
+	sl_model_free_trees(m);
 	struct sl_model_drop *d = sl_xmalloc(sizeof *d);
 	d->m = *m;
 	memset(m, 0, sizeof *m);

@@ -319,7 +319,7 @@ static void shape_of(const struct sl_workload *w, struct shape *s)
 	const char *kind = w->obj.kind;
 	s->pod = !strcmp(kind, "Pod");
 	s->ds = !strcmp(kind, "DaemonSet");
-	s->job = w->batch.is; /* a Job, a CronJob, a JobSet's replicatedJob: its pods run to completion */
+	s->job = sl_wbatch(w)->is; /* a Job, a CronJob, a JobSet's replicatedJob: its pods run to completion */
 	s->sm = self_match(w);
 	s->surge = 0;
 	s->unavail = 1;

@@ -399,9 +399,9 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 	char ref[512];
 	sl_object_ref(&w->obj, ref, sizeof ref);
 	if (!at) /* what bounds the count; else the spec, or a JobSet's entry (its kind_node) */
-		at = w->replicas_node  ? w->replicas_node
-		     : w->batch.member ? w->obj.kind_node
-				       : sl_ymap_key(w->obj.root, "spec");
+		at = w->replicas_node       ? w->replicas_node
+		     : sl_wbatch(w)->member ? w->obj.kind_node
+					    : sl_ymap_key(w->obj.root, "spec");
 	bool waves = sl_in_waves(w);
 	char wv[640], gang[512] = "";
 	if (sl_gang_short(w, a))
@@ -440,8 +440,8 @@ struct sl_finding *sl_report_shortfall(const struct sl_rule *r, struct sl_check 
 	if (waves)
 		sl_note_batch(f, w);
 	else
-		sl_note(f, "%s %lld%s", w->batch.is ? "pods at once (parallelism)" : "replicas", (long long)a->replicas,
-			w->replicas_node ? "" : " (defaulted)");
+		sl_note(f, "%s %lld%s", sl_wbatch(w)->is ? "pods at once (parallelism)" : "replicas",
+			(long long)a->replicas, w->replicas_node ? "" : " (defaulted)");
 	sl_note_slots(f, cx->model, a);
 	sl_note_request_defaults(f, w);
 	sl_note_dra(f, cx);

@@ -112,7 +112,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 				"fix: add room for %lld pods at once where the template admits, or lower the %s's %s "
 				"and %s to %lld, or the requests",
 				(long long)g->min_member, holder, sl_gang_min_key(g),
-				w->batch.is ? "parallelism" : "replicas", (long long)a->steady_placed);
+				sl_wbatch(w)->is ? "parallelism" : "replicas", (long long)a->steady_placed);
 		else
 			sl_note(f,
 				"fix: add room for %lld pods at once where the template admits, or lower the requests, "

@@ -36,7 +36,7 @@ static int64_t podset_count(const struct sl_workload *w, bool *partial)
 		return 1;
 	if (!strcmp(k, "StatefulSet"))
 		return w->replicas;
-	if ((strcmp(k, "Job") && strcmp(k, "CronJob")) || !w->batch.is) /* a Volcano Job's task: not Kueue's */
+	if ((strcmp(k, "Job") && strcmp(k, "CronJob")) || !sl_wbatch(w)->is) /* a Volcano Job's task: not Kueue's */
 		return 0;
 	int64_t n = w->replicas; /* parallelism capped by completions already (job.c) */
 	/* Partial admission: Kueue may admit the Job with as few as job-min-parallelism pods. */

@@ -360,7 +360,7 @@ static void build(struct qctx *c)
 		x->w = m->workloads[i];
 		sl_qpod_of(m, &x->w->pod, NULL, &x->pod);
 		bool daemon = !strcmp(x->w->obj.kind, "DaemonSet");
-		x->pods = daemon || x->w->batch.suspend_node || x->w->replicas < 0 ? 0 : x->w->replicas;
+		x->pods = daemon || sl_wbatch(x->w)->suspend_node || x->w->replicas < 0 ? 0 : x->w->replicas;
 	}
 	c->running = sl_xcalloc(m->npods ? m->npods : 1, sizeof *c->running);
 	c->own = sl_xcalloc(m->npods ? m->npods : 1, sizeof *c->own);

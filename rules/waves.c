@@ -16,12 +16,12 @@
 
 bool sl_in_waves(const struct sl_workload *w)
 {
-	return w->batch.is && !w->all_at_once;
+	return sl_wbatch(w)->is && !w->all_at_once;
 }
 
 void sl_waves_format(const struct sl_workload *w, const char *ref, int64_t fit, char *out, unsigned n)
 {
-	int64_t total = w->batch.total, waves = fit > 0 ? (total + fit - 1) / fit : 0;
+	int64_t total = sl_wbatch(w)->total, waves = fit > 0 ? (total + fit - 1) / fit : 0;
 	snprintf(out, n, "%s%s runs %lld pod%s in %lld wave%s of %s%lld",
 		 !strcmp(w->obj.kind, "CronJob") ? "each run of " : "", ref, (long long)total, total == 1 ? "" : "s",
 		 (long long)waves, waves == 1 ? "" : "s", fit > 0 && total % fit ? "up to " : "", (long long)fit);
@@ -49,7 +49,7 @@ static void counts(const struct sl_batch *b, char *out, unsigned n)
 
 void sl_note_batch(struct sl_finding *f, const struct sl_workload *w)
 {
-	const struct sl_batch *b = &w->batch;
+	const struct sl_batch *b = sl_wbatch(w);
 	char c[320];
 	counts(b, c, sizeof c);
 	if (b->member)
@@ -78,7 +78,7 @@ void sl_note_waves_fix(struct sl_finding *f, const struct sl_workload *w, int64_
 {
 	if (!together)
 		together = "lower the requests or add nodes the template admits";
-	if (w->batch.member)
+	if (sl_wbatch(w)->member)
 		sl_note(f,
 			"fix, if its pods must run together (they wait for each other): %s, or have a gang scheduler "
 			"admit the JobSet whole; otherwise nothing is wrong: %lld at once is what the nodes hold",
@@ -92,7 +92,7 @@ void sl_note_waves_fix(struct sl_finding *f, const struct sl_workload *w, int64_
 
 void sl_note_suspended(struct sl_finding *f, const struct sl_workload *w)
 {
-	const struct sl_batch *b = &w->batch;
+	const struct sl_batch *b = sl_wbatch(w);
 	/* A Job with Kueue's queue-name label is created suspended on purpose: Kueue resumes it when it
 	 * admits it (never-admitted says when it never will), so its suspension says nothing new. */
 	if (!b->suspend_node || w->queue_at)

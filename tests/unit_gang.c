@@ -35,7 +35,7 @@ void test_gangs(void)
 	CHECK(errs.n == 0);
 	CHECK(m.nworkloads == 7 && m.npodgroups == 3);                 /* kube-batch's Job makes no gang */
 	const struct sl_workload *w = unit_named(&m, "dflt-default1"); /* an unnamed task: default<i> */
-	CHECK(w && !w->batch.is && w->replicas == 4 && w->podgroup && w->podgroup->min_member == 5 &&
+	CHECK(w && !sl_wbatch(w)->is && w->replicas == 4 && w->podgroup && w->podgroup->min_member == 5 &&
 	      w->podgroup->nworkloads == 2 && w->gang_need == 4 && w->task_min == 4 && w->all_at_once);
 	w = unit_named(&m, "dflt-ps");
 	CHECK(w && w->gang_need == 1 && w->podgroup->first == w);

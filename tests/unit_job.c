@@ -44,21 +44,21 @@ void test_jobs(void)
 	CHECK(errs.n == 0);
 	CHECK(m.nworkloads == 7); /* five Jobs and CronJobs, two entries; the foreign JobSet is not read */
 	const struct sl_workload *w = unit_named(&m, "plain");
-	CHECK(w && w->batch.is && w->replicas == 1 && w->batch.total == 1 && w->batch.completions == 1);
+	CHECK(w && sl_wbatch(w)->is && w->replicas == 1 && sl_wbatch(w)->total == 1 && sl_wbatch(w)->completions == 1);
 	w = unit_named(&m, "capped"); /* never more pods than completions */
-	CHECK(w && w->replicas == 3 && w->batch.total == 3 && w->replicas_node == w->batch.completions_node);
+	CHECK(w && w->replicas == 3 && sl_wbatch(w)->total == 3 && w->replicas_node == sl_wbatch(w)->completions_node);
 	w = unit_named(&m, "queue"); /* no completions: a work queue of parallelism pods */
-	CHECK(w && w->replicas == 5 && w->batch.total == 5 && w->batch.completions < 0);
+	CHECK(w && w->replicas == 5 && sl_wbatch(w)->total == 5 && sl_wbatch(w)->completions < 0);
 	w = unit_named(&m, "serial"); /* parallelism defaults to 1 */
-	CHECK(w && w->replicas == 1 && w->batch.total == 4 && !w->replicas_node);
+	CHECK(w && w->replicas == 1 && sl_wbatch(w)->total == 4 && !w->replicas_node);
 	w = unit_named(&m, "cron");
-	CHECK(w && w->replicas == 2 && w->batch.total == 6 && w->batch.indexed && w->batch.suspend_node &&
-	      !strcmp(w->batch.suspend_path, "spec.suspend"));
+	CHECK(w && w->replicas == 2 && sl_wbatch(w)->total == 6 && sl_wbatch(w)->indexed &&
+	      sl_wbatch(w)->suspend_node && !strcmp(sl_wbatch(w)->suspend_path, "spec.suspend"));
 	w = unit_named(&m, "train-driver");
-	CHECK(w && !strcmp(w->obj.kind, "JobSet") && w->replicas == 1 && w->batch.jobs == 1);
+	CHECK(w && !strcmp(w->obj.kind, "JobSet") && w->replicas == 1 && sl_wbatch(w)->jobs == 1);
 	w = unit_named(&m, "train-workers");
-	CHECK(w && w->replicas == 12 && w->batch.total == 24 && w->batch.jobs == 3 &&
-	      !strcmp(w->batch.member, "workers") && !w->all_at_once);
+	CHECK(w && w->replicas == 12 && sl_wbatch(w)->total == 24 && sl_wbatch(w)->jobs == 3 &&
+	      !strcmp(sl_wbatch(w)->member, "workers") && !w->all_at_once);
 	CHECK(!unit_named(&m, "foreign"));
 	sl_model_free(&m);
 	sl_findings_free(&errs);

@@ -41,30 +41,31 @@ struct sl_source {
 	struct sl_line_pack *pack;
 	uint32_t *cp; /* byte offset of every 64th code point; NULL when the bytes are ASCII */
 	size_t ncp;
-	int failed;               /* could not be read: an input error was reported, nothing to parse */
-	bool unread;              /* added but not read yet: sl_source_read reads it */
-	size_t order;             /* its position in the sl_sources it was read into: the report's order */
-	bool parsed;              /* parsed for a target already (an inventory several share): errors reported */
-	bool shared;              /* loaded more than once (a manifest that is an inventory too): no byte forgotten */
-	bool from_stdin;          /* read from standard input: no file to fix; unnamed when path is "-" */
-	bool skipped;             /* not a Kubernetes manifest (manifest.h): read, then left alone */
-	const char *role;         /* what it is to the run when not a manifest (input.h), for its errors */
-	struct sl_overlay *cache; /* where a copy of what is read from disk is kept (NULL: nowhere) */
-	bool want_origin;         /* --fix may rewrite it: read it in its directory, and record where */
-	struct sl_origin *origin; /* where it was read (origin.h), when wanted; owned */
-	const struct sl_origin_dir *origin_dir; /* the directory to read it in, when wanted (the sources') */
-	bool borrowed; /* another owns it (the language server's parse cache): sl_sources_free leaves it */
-	bool stamped;  /* a regular file read whole, as stamp says it was: it may be released */
-	struct sl_file_stamp stamp;
+	size_t order; /* its position in the sl_sources it was read into: the report's order */
+	/* The flags side by side (a run holds a source for every file it was given): */
+	int failed;       /* could not be read: an input error was reported, nothing to parse */
+	bool unread;      /* added but not read yet: sl_source_read reads it */
+	bool parsed;      /* parsed for a target already (an inventory several share): errors reported */
+	bool shared;      /* loaded more than once (a manifest that is an inventory too): no byte forgotten */
+	bool from_stdin;  /* read from standard input: no file to fix; unnamed when path is "-" */
+	bool skipped;     /* not a Kubernetes manifest (manifest.h): read, then left alone */
+	bool want_origin; /* --fix may rewrite it: read it in its directory, and record where */
+	bool borrowed;    /* another owns it (the language server's parse cache): sl_sources_free leaves it */
+	bool stamped;     /* a regular file read whole, as stamp says it was: it may be released */
 	/* Released by sl_source_release_summed: read again, the file is the same when its bytes hash
 	 * to sum (no fstat then: a report quoting thousands of small files reads each again with an
 	 * open and a read alone). */
 	bool summed;
-	uint64_t sum;
-	/* After sl_source_release: the bytes read again (owned; set once, by whichever thread read
-	 * them first), or lost when the file no longer holds them. */
-	_Atomic(char *) again;
+	/* After sl_source_release: the bytes read again (again, below: owned; set once, by whichever
+	 * thread read them first), or lost when the file no longer holds them. */
 	atomic_bool lost;
+	const char *role;         /* what it is to the run when not a manifest (input.h), for its errors */
+	struct sl_overlay *cache; /* where a copy of what is read from disk is kept (NULL: nowhere) */
+	struct sl_origin *origin; /* where it was read (origin.h), when wanted (want_origin); owned */
+	const struct sl_origin_dir *origin_dir; /* the directory to read it in, when wanted (the sources') */
+	struct sl_file_stamp stamp;             /* when stamped */
+	uint64_t sum;                           /* when summed */
+	_Atomic(char *) again;                  /* when lost is not set, and read again */
 };
 
 /* Build the line (and code point) index that positions need. Idempotent. Sources read from

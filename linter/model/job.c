@@ -5,8 +5,11 @@
 
 #include <string.h>
 
+#include "../base/buf.h"
 #include "model_read.h"
 #include "workload.h"
+
+const struct sl_batch sl_batch_none;
 
 bool sl_job_kind(const char *kind)
 {
@@ -63,7 +66,7 @@ static void read_mode(struct sl_read *c, const struct sl_ynode *jobspec, struct 
 
 void sl_job_read(struct sl_read *c, const struct sl_ynode *cron, const struct sl_ynode *jobspec, struct sl_workload *w)
 {
-	struct sl_batch *b = &w->batch;
+	struct sl_batch *b = w->batch ? w->batch : (w->batch = sl_xmalloc(sizeof *b));
 	*b = (struct sl_batch){.is = true, .parallelism = 1, .completions = -1, .jobs = 1};
 	/* The CronJob's own suspend stops new runs; its jobTemplate's creates every Job suspended. */
 	if (cron && (b->suspend_node = sl_read_suspend(c, cron, "spec.suspend")))

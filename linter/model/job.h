@@ -16,22 +16,26 @@ struct sl_read;
 struct sl_workload;
 
 struct sl_batch {
-	bool is;             /* the pods run to completion: a Job, a CronJob's Job, a JobSet's replicatedJob */
+	bool is;      /* the pods run to completion: a Job, a CronJob's Job, a JobSet's replicatedJob */
+	bool indexed; /* completionMode: Indexed */
+	/* A JobSet's replicatedJob (member below) that starts only after an earlier one is ready
+	 * (startupPolicy InOrder, or dependsOn). (The flags side by side: padding after each would
+	 * weigh a fifth of the struct.) */
+	bool ordered;
 	int64_t parallelism; /* of one Job, as the API server defaults it (1) */
 	int64_t completions; /* of one Job; -1: unset with parallelism set, a work queue */
 	int64_t jobs;        /* Jobs made from the template: a replicatedJob's replicas; 1 otherwise */
 	int64_t total;       /* pods the work takes in all, without retries: jobs × completions */
-	bool indexed;        /* completionMode: Indexed */
 	const struct sl_ynode *parallelism_node, *completions_node, *jobs_node;
 	/* A `suspend: true` that holds the pods back (the Job's, the CronJob's or its jobTemplate's,
 	 * the JobSet's), and the path it was read at; NULL: not suspended. */
 	const struct sl_ynode *suspend_node;
 	const char *suspend_path;
-	/* A JobSet's replicatedJob: its name, and whether it starts only after an earlier one is ready
-	 * (startupPolicy InOrder, or dependsOn). */
-	const char *member;
-	bool ordered;
+	const char *member; /* a JobSet's replicatedJob: its name (and ordered above) */
 };
+
+/* What a workload that runs no Job reads as its batch (sl_wbatch): every field zero. */
+extern const struct sl_batch sl_batch_none;
 
 /* An int32 at map.key that must not be negative, as the API server validates counts; false when
  * absent, or after an input error at it. */

@@ -70,7 +70,7 @@ static struct sl_workload *read_entry(struct sl_read *c, const struct sl_object 
 		c->failed = 1;
 	sl_read_selector(c, NULL, "spec.selector", &w->sel);
 	sl_job_read(c, NULL, jobspec, w);
-	struct sl_batch *b = &w->batch;
+	struct sl_batch *b = w->batch; /* sl_job_read's */
 	b->jobs = jobs;
 	b->jobs_node = jobs_node;
 	b->member = name->str;
@@ -92,9 +92,9 @@ static struct sl_workload *read_entry(struct sl_read *c, const struct sl_object 
 static void suspend_all(struct sl_workload **v, size_t n, const struct sl_ynode *s)
 {
 	for (size_t i = 0; s && i < n; i++)
-		if (!v[i]->batch.suspend_node) {
-			v[i]->batch.suspend_node = s;
-			v[i]->batch.suspend_path = "spec.suspend";
+		if (v[i]->batch && !v[i]->batch->suspend_node) {
+			v[i]->batch->suspend_node = s;
+			v[i]->batch->suspend_path = "spec.suspend";
 		}
 }
 

@@ -305,6 +305,7 @@ struct parse_job {
 	struct sl_source *src; /* the source parsed: in->src, or the cache's when taken */
 	bool release;          /* nothing reads its bytes whole after the load: they go (source.h) */
 	bool quoted;           /* a small file the report may quote: they go with their hash */
+	atomic_bool done;      /* part is complete: the thread that parsed it is done with the job */
 };
 
 struct parse_queue {
@@ -314,13 +315,21 @@ struct parse_queue {
 	const struct sl_tree_readers *readers; /* for every job */
 	size_t n;
 	atomic_size_t next;
+	/* The model the parts go to, and how many jobs' parts it holds (the calling thread's to
+	 * read and write: it merges as it goes). */
+	struct sl_model *m;
+	size_t merged;
 };
 
-/* A parsing thread, with the arena its trees go to. */
+/* A parsing thread, with the arena its trees go to; merges: the calling thread, which merges
+ * the parts completed so far, in source order, after each of its jobs. */
 struct parse_thread {
 	struct parse_queue *q;
 	struct sl_yarena *arena;
+	bool merges;
 };
+
+static void merge_model(struct sl_model *m, struct sl_model *part);
 
 /* The cache's parse of the same bytes, in place of parsing them again: the fresh source is left
  * to the caller, the cache's takes its place in the run. */
@@ -348,7 +357,7 @@ static bool parse_source(struct parse_job *j, struct sl_yarena *arena)
 	sl_source_index(src);
 	if (src->failed || src->skipped)
 		return false;
-	struct sl_tree_need need = {j->readers, false, false, false, false, SL_BRACES_INIT};
+	struct sl_tree_need need = {j->readers, false, false, false, false, SL_BRACES_INIT, false};
 	if (j->readers && j->in->role == SL_ROLE_MANIFESTS) {
 		/* Every value is built where a tree is read whole (a suppression comment may be in any
 		 * of it) or "{{" is in the text (telling a Go template's from text in a string needs
@@ -422,8 +431,17 @@ static void *parse_worker(void *arg)
 {
 	struct parse_thread *t = arg;
 	struct parse_queue *q = t->q;
-	for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;)
+	for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;) {
 		run_job(t, i);
+		atomic_store_explicit(&q->jobs[i].done, true, memory_order_release);
+		/* A part is a whole model (a kilobyte and more) for each source: merged as soon as
+		 * those before it are, parts do not pile up for the length of the parse. */
+		while (t->merges && q->merged < q->n &&
+		       atomic_load_explicit(&q->jobs[q->merged].done, memory_order_acquire)) {
+			merge_model(q->m, q->jobs[q->merged].part);
+			q->jobs[q->merged++].part = NULL;
+		}
+	}
 	return NULL;
 }
 
@@ -516,13 +534,13 @@ int sl_model_load_many(struct sl_model *m, struct sl_load *v, size_t n, const st
 	/* Parsing and loading are most of the time on large inputs and each source is read alone:
 	 * a second thread takes the next source while the first is busy, each into a model of its
 	 * own, merged here in source order so that the result does not depend on the timing. */
-	struct parse_queue q = {jobs, v, m->streams + m->nstreams, readers, n, 0};
+	struct parse_queue q = {jobs, v, m->streams + m->nstreams, readers, n, 0, m, 0};
 	m->nstreams += n;
 	struct parse_thread th[2];
 	sl_grow(&m->arenas, &m->caparenas, m->narenas + 2, sizeof *m->arenas);
 	for (int k = 0; k < 2; k++) {
 		m->arenas[m->narenas] = sl_xcalloc(1, sizeof **m->arenas);
-		th[k] = (struct parse_thread){&q, m->arenas[m->narenas++]};
+		th[k] = (struct parse_thread){&q, m->arenas[m->narenas++], k == 0};
 	}
 	pthread_t helper;
 	bool threaded = n > 1 && pthread_create(&helper, NULL, parse_worker, &th[1]) == 0;
@@ -606,6 +624,17 @@ void sl_model_bind_pods(struct sl_model *m)
 	sl_gang_bind(m);
 }
 
+void sl_model_free_trees(struct sl_model *m)
+{
+	for (size_t i = 0; i < m->narenas; i++) {
+		sl_yarena_free(m->arenas[i]);
+		free(m->arenas[i]);
+	}
+	free(m->arenas);
+	m->arenas = NULL;
+	m->narenas = m->caparenas = 0;
+}
+
 void sl_model_free(struct sl_model *m)
 {
 	for (size_t i = 0; i < m->nworkloads; i++)
@@ -665,11 +694,7 @@ void sl_model_free(struct sl_model *m)
 	for (size_t i = 0; i < m->nstreams; i++)
 		sl_ystream_free(&m->streams[i]);
 	free(m->streams);
-	for (size_t i = 0; i < m->narenas; i++) {
-		sl_yarena_free(m->arenas[i]);
-		free(m->arenas[i]);
-	}
-	free(m->arenas);
+	sl_model_free_trees(m);
 	sl_strmap_free(&m->node_index);
 	free(m->workloads);
 	free(m->nodes);

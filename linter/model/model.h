@@ -132,5 +132,7 @@ int sl_model_load(struct sl_model *m, struct sl_source *src, enum sl_input_role 
  * Namespace objects and relate the objects to each other (call once after loading everything). */
 void sl_model_bind_pods(struct sl_model *m);
 void sl_model_free(struct sl_model *m);
+/* The trees alone (every node the model points into): what is left may be freed, not read. */
+void sl_model_free_trees(struct sl_model *m);
 
 #endif

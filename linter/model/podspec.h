@@ -114,7 +114,6 @@ struct sl_podspec {
 	const struct sl_ynode *node_selector_node;
 	struct sl_term *terms; /* required node affinity; OR'd */
 	size_t nterms;
-	bool has_required_affinity; /* nodeSelectorTerms present (an empty list matches nothing) */
 	const struct sl_ynode *affinity_node;
 	struct sl_toleration *tols;
 	size_t ntols;
@@ -128,19 +127,21 @@ struct sl_podspec {
 	const struct sl_ynode *spread_node;
 	struct sl_hostport *ports;
 	size_t nports;
-	bool host_network;
 	struct sl_volume *volumes; /* volumes that name a PersistentVolumeClaim */
 	size_t nvolumes;
 	/* Priority (priority.h): what the spec writes, and what admission makes of it
 	 * (sl_model_resolve_priorities). */
 	const char *priority_class; /* spec.priorityClassName, or NULL */
 	const struct sl_ynode *priority_class_node;
-	bool has_priority; /* spec.priority is written (a running pod's, as the API shows it) */
-	int64_t priority_given;
+	bool has_priority;         /* spec.priority is written (a running pod's, as the API shows it) */
 	signed char preempt_given; /* spec.preemptionPolicy: 0 unwritten, 1 PreemptLowerPriority, -1 Never */
 	unsigned char prio_from;   /* enum sl_prio_from: where the priority below comes from */
 	bool preempts;             /* resolved: PreemptLowerPriority */
-	int64_t priority;          /* resolved (0 while unknown) */
+	/* Two flags of the above (beside these, not each padded to 8 bytes in every pod spec): */
+	bool has_required_affinity; /* nodeSelectorTerms present (an empty list matches nothing) */
+	bool host_network;
+	int64_t priority_given;
+	int64_t priority; /* resolved (0 while unknown) */
 	/* Requests a LimitRange gave containers that state none (limitrange.c), each resource once:
 	 * what request holds beyond the spec as written. Owned. */
 	struct sl_req_default *defaulted;

@@ -19,6 +19,10 @@ struct sl_tree_need {
 	 * value (sl_manifest_screen then tells a template without the documents not kept). */
 	bool braces;
 	struct sl_braces br;
+	/* The next key sl_unread_value is asked of is the first of its mapping: a reader may take
+	 * that key for where the mapping is (a finding at a pod spec's first key), so a pod spec's
+	 * unread keys and an object's server-set metadata are kept there. */
+	bool first;
 };
 
 /* Whether a manifest document's tree is kept (arg: the source's sl_tree_need). */

@@ -218,5 +218,6 @@ void sl_workload_free(struct sl_workload *w)
 	sl_selector_free(&w->svc);
 	free(w->owned_name);
 	free(w->kchoice);
+	free(w->batch);
 	free(w);
 }

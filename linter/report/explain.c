@@ -128,9 +128,9 @@ static void header(const struct sl_workload *w, const struct sl_analysis *a, str
 	sl_esc_puts(b, at->src ? at->src->path : "-");
 	if (!strcmp(w->obj.kind, "DaemonSet")) /* no replicas: explain_daemonset.c */
 		sl_buf_printf(b, ":%d): one pod on each node it selects", (int)sl_span_line(at));
-	else if (w->batch.is) /* a Job's pods at once are min(parallelism, completions): model/job.h */
+	else if (sl_wbatch(w)->is) /* a Job's pods at once are min(parallelism, completions): model/job.h */
 		sl_buf_printf(b, ":%d): %lld pod%s at once, %lld in all", (int)sl_span_line(at), (long long)w->replicas,
-			      w->replicas == 1 ? "" : "s", (long long)w->batch.total);
+			      w->replicas == 1 ? "" : "s", (long long)sl_wbatch(w)->total);
 	else
 		sl_buf_printf(b, ":%d): replicas %lld", (int)sl_span_line(at), (long long)w->replicas);
 	if (!a || !strcmp(w->obj.kind, "DaemonSet"))
@@ -440,15 +440,15 @@ cJSON *sl_explain_json(const struct sl_model *m, struct sl_cluster *cl, const st
 		return o;
 	}
 	cJSON_AddNumberToObject(o, "replicas", (double)a->replicas); /* a Job's: its pods at once */
-	if (w->batch.is) {
+	if (sl_wbatch(w)->is) {
 		cJSON *b = cJSON_AddObjectToObject(o, "batch");
-		cJSON_AddNumberToObject(b, "parallelism", (double)w->batch.parallelism);
-		if (w->batch.completions < 0) /* a work queue */
+		cJSON_AddNumberToObject(b, "parallelism", (double)sl_wbatch(w)->parallelism);
+		if (sl_wbatch(w)->completions < 0) /* a work queue */
 			cJSON_AddNullToObject(b, "completions");
 		else
-			cJSON_AddNumberToObject(b, "completions", (double)w->batch.completions);
+			cJSON_AddNumberToObject(b, "completions", (double)sl_wbatch(w)->completions);
 		cJSON_AddNumberToObject(b, "pods_at_once", (double)a->replicas);
-		cJSON_AddNumberToObject(b, "pods_in_all", (double)w->batch.total);
+		cJSON_AddNumberToObject(b, "pods_in_all", (double)sl_wbatch(w)->total);
 	}
 	if (!strcmp(w->obj.kind, "DaemonSet"))
 		sl_explain_daemonset_json(o, m, cl, w, a);
