@@ -294,8 +294,9 @@ struct parse_job {
 	struct sl_ystream *ys;
 	struct sl_findings errs; /* the source's input errors: parsing's, then loading's */
 	/* What the source holds, merged into the model in source order; NULL when it holds nothing.
-	 * Allocated by the parsing thread, as the job itself is set up there: a run of thousands of
-	 * files would otherwise touch megabytes of fresh memory on one thread before the parse. */
+	 * The queue's parts[i]: its pages, fresh and zeroed, are first touched by the parsing thread,
+	 * as the job itself is set up there (a run of thousands of files would otherwise touch
+	 * megabytes of fresh memory on one thread before the parse). */
 	struct sl_model *part;
 	int rc;
 	/* With a parse cache: the entry this source may take (its bytes permitting), whether its own
@@ -311,6 +312,7 @@ struct parse_queue {
 	struct parse_job *jobs;
 	struct sl_load *loads;                 /* jobs[i] parses loads[i] */
 	struct sl_ystream *streams;            /* into streams[i] */
+	struct sl_model *parts;                /* loading into parts[i] (zeroed) when it has documents */
 	const struct sl_tree_readers *readers; /* for every job */
 	size_t n;
 	atomic_size_t next;
@@ -406,7 +408,7 @@ static void run_job(struct parse_thread *t, size_t i)
 		return;
 	struct sl_read c = {j->src, &j->errs, 0};
 	if (j->ys->n)
-		j->part = sl_xcalloc(1, sizeof *j->part);
+		j->part = &q->parts[i];
 	for (size_t d = 0; d < j->ys->n; d++) {
 		if (load_object(j->part, &c, j->ys->docs[d].root, j->in->role, 0) < 0)
 			j->rc = -1;
@@ -463,8 +465,9 @@ static void settle_cached(struct parse_job *jobs, struct sl_load *v, size_t n, c
 	}
 }
 
-/* Append what part holds (NULL: nothing) to m and free part, as if part's objects had been loaded
- * into m one after another: a node named again replaces the earlier one in its place. */
+/* Append what part holds (NULL: nothing) to m and free part's arrays, as if part's objects had
+ * been loaded into m one after another: a node named again replaces the earlier one in its place.
+ * The parts themselves are one array (sl_model_load_many's). */
 static void merge_model(struct sl_model *m, struct sl_model *part)
 {
 	if (!part)
@@ -501,7 +504,6 @@ static void merge_model(struct sl_model *m, struct sl_model *part)
 	sl_storage_merge(&m->storage, &part->storage);
 	sl_dra_merge(&m->dra, &part->dra);
 	sl_strmap_free(&part->node_index);
-	free(part);
 }
 
 int sl_model_load_many(struct sl_model *m, struct sl_load *v, size_t n, const struct sl_tree_readers *readers,
@@ -516,7 +518,10 @@ int sl_model_load_many(struct sl_model *m, struct sl_load *v, size_t n, const st
 	/* Parsing and loading are most of the time on large inputs and each source is read alone:
 	 * a second thread takes the next source while the first is busy, each into a model of its
 	 * own, merged here in source order so that the result does not depend on the timing. */
-	struct parse_queue q = {jobs, v, m->streams + m->nstreams, readers, n, 0};
+	/* The parts in one array, whose zeroed pages the threads touch as they load: a model each,
+	 * over a kilobyte, took a trip through the heap for every source. All live until the merge. */
+	struct sl_model *parts = sl_xcalloc(n, sizeof *parts);
+	struct parse_queue q = {jobs, v, m->streams + m->nstreams, parts, readers, n, 0};
 	m->nstreams += n;
 	struct parse_thread th[2];
 	sl_grow(&m->arenas, &m->caparenas, m->narenas + 2, sizeof *m->arenas);
@@ -540,6 +545,7 @@ int sl_model_load_many(struct sl_model *m, struct sl_load *v, size_t n, const st
 			rc = -1;
 		merge_model(m, jobs[i].part);
 	}
+	free(parts);
 	free(jobs);
 	return rc;
 }
