@@ -121,28 +121,33 @@ static void sign(struct sl_release *r)
 }
 
 /* The DeviceClass res names as a resource of the release, or NULL. */
+/* Asked for every workload and node of a release, per resource: the first byte rules out most
+ * names (cpu, memory, a vendor's domain) without a call. */
 static const char *device_class(const char *res)
 {
 	size_t k = sizeof SL_DRA_RES_PREFIX - 1;
-	return strncmp(res, SL_DRA_RES_PREFIX, k) ? NULL : res + k;
+	return res[0] != SL_DRA_RES_PREFIX[0] || strncmp(res, SL_DRA_RES_PREFIX, k) ? NULL : res + k;
+}
+
+static bool is_pods(const char *res)
+{
+	return res[0] == 'p' && !strcmp(res, "pods");
 }
 
 int64_t sl_release_free_of(const struct sl_release *r, size_t node, const char *res)
 {
 	const struct sl_node *n = r->m->nodes[node];
 	const char *cls = device_class(res);
-	int64_t v = cls                    ? sl_dra_class_free(r->cx->cluster, node, cls)
-		    : !strcmp(res, "pods") ? n->max_pods - n->npods
-					   : sl_res_get(&n->alloc, res) - sl_res_get(&n->used, res);
+	int64_t v = cls            ? sl_dra_class_free(r->cx->cluster, node, cls)
+		    : is_pods(res) ? n->max_pods - n->npods
+				   : sl_res_get(&n->alloc, res) - sl_res_get(&n->used, res);
 	return v > 0 ? v : 0;
 }
 
 int64_t sl_release_request(const struct sl_release *r, const struct sl_workload *w, const char *res)
 {
 	const char *cls = device_class(res);
-	return cls                    ? sl_dra_class_request(r->m, &w->pod, cls)
-	       : !strcmp(res, "pods") ? 1
-				      : sl_res_get(&w->pod.request, res);
+	return cls ? sl_dra_class_request(r->m, &w->pod, cls) : is_pods(res) ? 1 : sl_res_get(&w->pod.request, res);
 }
 
 /* "Deployments" when every workload in `in` is one, "workloads" otherwise. */

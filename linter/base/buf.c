@@ -134,28 +134,6 @@ void sl_buf_puti(struct sl_buf *b, long long v)
 		sl_buf_putu(b, (unsigned long long)v);
 }
 
-/* Whether fmt uses only what format_plain writes: %s, %c, %d, %i and %u (plain, l, ll), %zu and
- * %%; no flag, width or precision. */
-static bool plain_format(const char *fmt)
-{
-	for (const char *p = fmt; (p = strchr(p, '%')) != NULL;) {
-		p++;
-		if (*p == '%') {
-			p++;
-			continue;
-		}
-		bool z = *p == 'z';
-		if (z)
-			p++;
-		else if (*p == 'l')
-			p += p[1] == 'l' ? 2 : 1;
-		if (z ? *p != 'u' : !*p || !strchr("sciud", *p))
-			return false;
-		p++;
-	}
-	return true;
-}
-
 /* A text being written into a fixed array; full once it would not fit. */
 struct fixed {
 	char *s;
@@ -185,12 +163,14 @@ static void fixed_int(struct fixed *f, unsigned long long v, bool neg)
 	fixed_add(f, d + k, sizeof d - k);
 }
 
-/* fmt, which plain_format accepted, written into f as vsnprintf would write it: messages are made
- * for every finding, and parsing a format in libc costs more than writing what it asks for. */
-static void format_plain(struct fixed *f, const char *fmt, va_list ap)
+/* fmt written into f as vsnprintf would write it, in one pass, when it uses only %s, %c, %d, %i
+ * and %u (plain, l, ll), %zu and %% (no flag, width or precision): messages are made for every
+ * finding, and parsing a format in libc costs more than writing what it asks for. False when fmt
+ * asks for anything else, or f filled up: vsnprintf writes it then (ap is the caller's copy). */
+static bool format_plain(struct fixed *f, const char *fmt, va_list ap)
 {
 	const char *p = fmt;
-	for (const char *q; (q = strchr(p, '%')) != NULL && !f->full; p = q + 1) {
+	for (const char *q; (q = strchr(p, '%')) != NULL; p = q + 1) {
 		fixed_add(f, p, (size_t)(q - p));
 		q++;
 		int len = 0; /* 1: l, 2: ll, 3: z */
@@ -201,6 +181,8 @@ static void format_plain(struct fixed *f, const char *fmt, va_list ap)
 			len = q[1] == 'l' ? 2 : 1;
 			q += len;
 		}
+		if (len == 3 ? *q != 'u' : !*q || !strchr(len ? "sciud" : "sciud%", *q))
+			return false;
 		if (*q == '%' || *q == 'c') {
 			char c = *q == '%' ? '%' : (char)va_arg(ap, int);
 			fixed_add(f, &c, 1);
@@ -220,8 +202,11 @@ static void format_plain(struct fixed *f, const char *fmt, va_list ap)
 			/* -(unsigned long long)v is well defined for LLONG_MIN too */
 			fixed_int(f, v < 0 ? -(unsigned long long)v : (unsigned long long)v, v < 0);
 		}
+		if (f->full)
+			return false;
 	}
 	fixed_add(f, p, strlen(p));
+	return !f->full;
 }
 
 void sl_buf_vprintf(struct sl_buf *b, const char *fmt, va_list ap)
@@ -230,15 +215,13 @@ void sl_buf_vprintf(struct sl_buf *b, const char *fmt, va_list ap)
 	 * longer: measuring first and writing after formatted every text twice. */
 	char tmp[512];
 	va_list cp;
-	if (plain_format(fmt)) {
-		struct fixed f = {tmp, 0, sizeof tmp, false};
-		va_copy(cp, ap);
-		format_plain(&f, fmt, cp);
-		va_end(cp);
-		if (!f.full) {
-			sl_buf_add(b, tmp, f.len);
-			return;
-		}
+	struct fixed f = {tmp, 0, sizeof tmp, false};
+	va_copy(cp, ap);
+	bool plain = format_plain(&f, fmt, cp);
+	va_end(cp);
+	if (plain) {
+		sl_buf_add(b, tmp, f.len);
+		return;
 	}
 	va_copy(cp, ap);
 	int n = vsnprintf(tmp, sizeof tmp, fmt, cp);
@@ -262,12 +245,13 @@ char *sl_vxasprintf(const char *fmt, va_list ap)
 	char tmp[512];
 	va_list cp;
 	size_t n = sizeof tmp;
+	struct fixed f = {tmp, 0, sizeof tmp, false};
 	va_copy(cp, ap);
-	if (plain_format(fmt)) {
-		struct fixed f = {tmp, 0, sizeof tmp, false};
-		format_plain(&f, fmt, cp);
-		n = f.full ? sizeof tmp : f.len;
-	} else {
+	if (format_plain(&f, fmt, cp))
+		n = f.len;
+	else if (!f.full) { /* not plain: formatted by libc */
+		va_end(cp);
+		va_copy(cp, ap);
 		int w = vsnprintf(tmp, sizeof tmp, fmt, cp);
 		n = w < 0 ? 0 : (size_t)w;
 	}

@@ -9,7 +9,17 @@
 #ifndef SL_BUF_H
 #define SL_BUF_H
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
+
+/* Whether a and b are the same string: the same pointer settles it without a call (the namespace
+ * of objects that name none is one constant, a placed pod's is its workload's), asked per pod
+ * where selectors and spreading count. */
+static inline bool sl_streq(const char *a, const char *b)
+{
+	return a == b || !strcmp(a, b);
+}
 
 struct sl_buf {
 	char *s; /* always NUL-terminated once anything was added */

@@ -84,10 +84,11 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 	struct sl_ybuilder b;
 	memset(&b, 0, sizeof b);
 	/* Sized at once for what most manifests reach (the open collections' children, the nesting):
-	 * grown from nothing, each source paid a handful of reallocs for them. */
-	b.capitems = 256;
+	 * grown from nothing, each source paid a handful of reallocs for them. Each within the
+	 * kilobyte glibc's thread cache holds, so that a source's pair costs no trip to the heap. */
+	b.capitems = 128;
 	b.items = sl_xmalloc(b.capitems * sizeof *b.items);
-	b.cap = 16;
+	b.cap = 1024 / sizeof *b.stack;
 	b.stack = sl_xmalloc(b.cap * sizeof *b.stack);
 	b.ys = out;
 	b.src = src;

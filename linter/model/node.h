@@ -24,9 +24,10 @@ struct sl_taint {
  * asks it per node and toleration, and Kueue's flavor check (kflavor.c) too. */
 static inline bool sl_tolerates(const struct sl_toleration *t, const struct sl_taint *taint)
 {
-	if (*t->effect && strcmp(t->effect, taint->effect))
+	/* the first bytes first: most tolerations name another taint's key or effect */
+	if (*t->effect && (*t->effect != *taint->effect || strcmp(t->effect, taint->effect)))
 		return false;
-	if (*t->key && strcmp(t->key, taint->key))
+	if (*t->key && (*t->key != *taint->key || strcmp(t->key, taint->key)))
 		return false;
 	if (!*t->op || !strcmp(t->op, "Equal"))
 		return !strcmp(t->value, taint->value);

@@ -558,7 +558,7 @@ bool sl_podterm_matches(const struct sl_podterm *t, const char *owner_ns, const 
 {
 	bool ns_ok = false;
 	if (!t->nnamespaces && !t->has_ns_selector)
-		ns_ok = !strcmp(owner_ns, ns);
+		ns_ok = sl_streq(owner_ns, ns);
 	for (size_t i = 0; i < t->nnamespaces && !ns_ok; i++)
 		ns_ok = !strcmp(t->namespaces[i], ns);
 	if (!ns_ok && t->has_ns_selector)

@@ -45,7 +45,7 @@ static int64_t own_pods(const struct sl_cluster *cl, const struct sl_workload *w
 	sl_buf_free(&scratch);
 	for (size_t j = 0; j < nk; j++) {
 		const struct sl_podspec *q = &cl->pods[ks[j]]->spec;
-		if (strcmp(q->namespace, w->pod.namespace) || !sl_selector_matches(&w->sel, &q->labels))
+		if (!sl_streq(q->namespace, w->pod.namespace) || !sl_selector_matches(&w->sel, &q->labels))
 			continue;
 		const char *h = sl_labels_get(&q->labels, "pod-template-hash");
 		if (!h)

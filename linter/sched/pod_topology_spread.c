@@ -137,7 +137,7 @@ static void count(struct sl_cycle *cy, size_t i, const char *ns, const struct sl
 {
 	const struct sl_labels *own = &cy->gl[cy->gen];
 	struct sl_spread_state *ss = cy->spread;
-	if (strcmp(ns, cy->p->namespace))
+	if (!sl_streq(ns, cy->p->namespace))
 		return;
 	/* The system defaults share one selector: matched once for both. */
 	bool sys_sel = ss->sys_on && !same && spread_selects(ss->sp[0].c, own, labels);
@@ -265,7 +265,7 @@ static bool sys_matters(struct sl_cycle *cy, bool own_hash)
 				   : owner_selects(cy->w) ? cy->w->sel
 							  : cy->w->svc;
 	for (size_t k = 0; k < cy->nextra; k++)
-		if (!strcmp(cy->extra[k].spec.namespace, cy->p->namespace) &&
+		if (sl_streq(cy->extra[k].spec.namespace, cy->p->namespace) &&
 		    sl_selector_matches(&probe, &cy->extra[k].spec.labels))
 			return true;
 	struct sl_buf scratch = SL_BUF_INIT;

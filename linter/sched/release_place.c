@@ -155,7 +155,7 @@ static bool terms_select(const struct sl_podterm *t, size_t nt, const struct sl_
 static bool bears_on(const struct sl_podspec *placed, const struct sl_workload *nextw, bool next_defaults)
 {
 	const struct sl_podspec *next = &nextw->pod;
-	if (next_defaults && !strcmp(next->namespace, placed->namespace) &&
+	if (next_defaults && sl_streq(next->namespace, placed->namespace) &&
 	    sl_spread_defaults_may_select(nextw, &placed->labels))
 		return true; /* counted by its default spreading's scores */
 	if (terms_select(placed->anti, placed->nanti, placed, next) ||
@@ -164,7 +164,7 @@ static bool bears_on(const struct sl_podspec *placed, const struct sl_workload *
 	    sl_ports_conflict(next->ports, next->nports, placed->ports, placed->nports))
 		return true;
 	for (size_t k = 0; k < next->nspread; k++)
-		if (next->spread[k].nmatch_keys || (!strcmp(next->namespace, placed->namespace) &&
+		if (next->spread[k].nmatch_keys || (sl_streq(next->namespace, placed->namespace) &&
 						    sl_selector_matches(&next->spread[k].sel, &placed->labels)))
 			return true;
 	return false;
