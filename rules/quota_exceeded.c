@@ -43,6 +43,12 @@ struct qline {
 	int64_t used, own, lo, hi;
 };
 
+/* An object's place in an index ordered by namespace, then input order. */
+struct nsidx {
+	const char *ns;
+	size_t i;
+};
+
 struct qctx {
 	const struct sl_rule *self;
 	struct sl_model_check *cx;
@@ -50,7 +56,34 @@ struct qctx {
 	size_t n;
 	struct sl_qpod *running; /* per running pod */
 	bool *own;               /* per running pod: one of the run's workloads' */
+	/* The workloads and the running pods by namespace: a quota reads its namespace's alone (every
+	 * quota scanning every workload and pod grew with the square of a monorepo). */
+	struct nsidx *wns, *pns;
 };
+
+static int by_ns(const void *a, const void *b)
+{
+	const struct nsidx *x = a, *y = b;
+	int d = strcmp(x->ns, y->ns);
+	return d ? d : (x->i > y->i) - (x->i < y->i);
+}
+
+/* The entries [*lo, *hi) of v (n, ordered by by_ns) in namespace ns. */
+static void ns_range(const struct nsidx *v, size_t n, const char *ns, size_t *lo, size_t *hi)
+{
+	size_t a = 0, b = n;
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+		if (strcmp(v[mid].ns, ns) < 0)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	*lo = a;
+	for (b = a; b < n && !strcmp(v[b].ns, ns); b++)
+		;
+	*hi = b;
+}
 
 /* What one pod (or, for count/<resource>, the object) of x charges to it; -1: nothing it counts. */
 static int64_t per_unit(const struct qw *x, const struct sl_qitem *it, bool *object)
@@ -109,10 +142,13 @@ static int64_t running_use(const struct qctx *x, const struct sl_quota *q, const
 {
 	const struct sl_model *m = x->cx->model;
 	int64_t sum = 0;
-	for (size_t i = 0; i < m->npods; i++) {
+	size_t lo, hi;
+	ns_range(x->pns, m->npods, q->obj.namespace, &lo, &hi);
+	for (size_t k = lo; k < hi; k++) {
+		size_t i = x->pns[k].i;
 		int64_t u;
-		if (x->own[i] != own || strcmp(m->pods[i]->obj.namespace, q->obj.namespace) ||
-		    !sl_quota_selects(q, &x->running[i]) || (u = sl_qpod_usage(&x->running[i], name)) <= 0)
+		if (x->own[i] != own || !sl_quota_selects(q, &x->running[i]) ||
+		    (u = sl_qpod_usage(&x->running[i], name)) <= 0)
 			continue;
 		sum = sl_sat_add(sum, u);
 	}
@@ -200,10 +236,13 @@ static void relate_quota(struct sl_finding *f, const struct qctx *c, const struc
 	char ref[512];
 	sl_quota_ref(l->q, ref, sizeof ref);
 	sl_add_related(f, &l->it->node->at, "%s of %s", l->it->name, ref);
-	for (const struct qw *o = c->v; o < (all ? c->v + c->n : x); o++) {
+	size_t lo, hi;
+	ns_range(c->wns, c->n, l->q->obj.namespace, &lo, &hi);
+	for (size_t k = lo; k < hi; k++) {
+		const struct qw *o = &c->v[c->wns[k].i];
 		int64_t per;
 		bool object;
-		if (o == x || !charged(o, l->q, l->it, &per, &object))
+		if (o == x || (!all && o > x) || !charged(o, l->q, l->it, &per, &object))
 			continue;
 		sl_object_ref(&o->w->obj, ref, sizeof ref);
 		const struct sl_ynode *kn = o->w->obj.kind_node ? o->w->obj.kind_node : o->w->obj.root;
@@ -326,12 +365,14 @@ static void judge_item(struct qctx *c, const struct sl_quota *q, const struct sl
 {
 	int64_t run = 0, before = 0, per;
 	bool object;
-	for (size_t i = 0; i < c->n; i++)
-		if (charged(&c->v[i], q, it, &per, &object))
-			run = sl_sat_add(run, sl_sat_mul(per, units_of(&c->v[i], object)));
+	size_t lo, hi;
+	ns_range(c->wns, c->n, q->obj.namespace, &lo, &hi);
+	for (size_t k = lo; k < hi; k++)
+		if (charged(&c->v[c->wns[k].i], q, it, &per, &object))
+			run = sl_sat_add(run, sl_sat_mul(per, units_of(&c->v[c->wns[k].i], object)));
 	struct qline l = usage_line(c, q, it, run);
-	for (size_t i = 0; i < c->n; i++) {
-		struct qw *x = &c->v[i];
+	for (size_t k = lo; k < hi; k++) {
+		struct qw *x = &c->v[c->wns[k].i];
 		if (!charged(x, q, it, &per, &object))
 			continue;
 		int64_t units = units_of(x, object), mine = sl_sat_mul(per, units);
@@ -355,24 +396,31 @@ static void build(struct qctx *c)
 	const struct sl_model *m = c->cx->model;
 	c->n = m->nworkloads;
 	c->v = sl_xcalloc(c->n ? c->n : 1, sizeof *c->v);
+	c->wns = sl_xcalloc(c->n ? c->n : 1, sizeof *c->wns);
 	for (size_t i = 0; i < c->n; i++) {
 		struct qw *x = &c->v[i];
 		x->w = m->workloads[i];
 		sl_qpod_of(m, &x->w->pod, NULL, &x->pod);
 		bool daemon = !strcmp(x->w->obj.kind, "DaemonSet");
 		x->pods = daemon || sl_wbatch(x->w)->suspend_node || x->w->replicas < 0 ? 0 : x->w->replicas;
+		c->wns[i] = (struct nsidx){x->w->obj.namespace, i};
 	}
+	qsort(c->wns, c->n, sizeof *c->wns, by_ns);
 	c->running = sl_xcalloc(m->npods ? m->npods : 1, sizeof *c->running);
 	c->own = sl_xcalloc(m->npods ? m->npods : 1, sizeof *c->own);
+	c->pns = sl_xcalloc(m->npods ? m->npods : 1, sizeof *c->pns);
 	for (size_t i = 0; i < m->npods; i++) {
 		const struct sl_pod *p = m->pods[i];
 		sl_qpod_of(m, &p->spec, p->phase ? p->phase : "", &c->running[i]);
-		for (size_t j = 0; j < c->n && !c->own[i]; j++) {
-			const struct sl_workload *w = c->v[j].w;
-			c->own[i] = strcmp(w->obj.kind, "Pod") && !strcmp(w->obj.namespace, p->obj.namespace) &&
-				    sl_selector_matches(&w->sel, &p->spec.labels);
+		c->pns[i] = (struct nsidx){p->obj.namespace, i};
+		size_t lo, hi;
+		ns_range(c->wns, c->n, p->obj.namespace, &lo, &hi);
+		for (size_t k = lo; k < hi && !c->own[i]; k++) {
+			const struct sl_workload *w = c->v[c->wns[k].i].w;
+			c->own[i] = strcmp(w->obj.kind, "Pod") && sl_selector_matches(&w->sel, &p->spec.labels);
 		}
 	}
+	qsort(c->pns, m->npods, sizeof *c->pns, by_ns);
 }
 
 static void check_model(const struct sl_rule *self, struct sl_model_check *cx)
@@ -395,6 +443,8 @@ static void check_model(const struct sl_rule *self, struct sl_model_check *cx)
 	free(c.v);
 	free(c.running);
 	free(c.own);
+	free(c.wns);
+	free(c.pns);
 }
 
 const struct sl_rule sl_rule_quota_exceeded = {

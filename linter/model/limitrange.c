@@ -271,9 +271,16 @@ void sl_model_apply_limitranges(struct sl_model *m)
 
 const struct sl_limitrange *const *sl_model_limitranges(const struct sl_model *m, const char *ns, size_t *n)
 {
-	size_t i = 0;
-	while (i < m->nlimitranges && strcmp(m->limitranges[i]->obj.namespace, ns))
-		i++;
+	/* Ordered by namespace (sl_model_apply_limitranges): found by bisection, as every workload
+	 * asks (a scan per workload grew with the square of a monorepo's namespaces). */
+	size_t i = 0, hi = m->nlimitranges;
+	while (i < hi) {
+		size_t mid = i + (hi - i) / 2;
+		if (strcmp(m->limitranges[mid]->obj.namespace, ns) < 0)
+			i = mid + 1;
+		else
+			hi = mid;
+	}
 	size_t j = i;
 	while (j < m->nlimitranges && !strcmp(m->limitranges[j]->obj.namespace, ns))
 		j++;

@@ -45,8 +45,8 @@ void sl_limitrange_free(struct sl_limitrange *l); /* and l itself */
  * LimitRanges, in turn, and its request is made again from them (sl_podspec.defaulted says which
  * resources). Running pods were admitted already: they show what admission made of them. */
 void sl_model_apply_limitranges(struct sl_model *m);
-/* The LimitRanges of namespace ns, in input order, *n of them (once applied, m->limitranges holds
- * each namespace's together). */
+/* The LimitRanges of namespace ns, in input order, *n of them. Only once applied: m->limitranges is
+ * then ordered by namespace, and searched by bisection. */
 const struct sl_limitrange *const *sl_model_limitranges(const struct sl_model *m, const char *ns, size_t *n);
 /* p's containers as admission leaves them (the defaults of its namespace's LimitRanges filled
  * in; a defaulted value's node is the LimitRange's), in *out (sl_ctrs_free); returns how many. */
