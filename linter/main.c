@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../rules/rules.h"
@@ -81,11 +82,14 @@ static int setup_config(const struct sl_options *o, struct sl_config *cfg, struc
 	return rc;
 }
 
-/* Whether path is one of list's n paths, as a file: standard input is none. */
-static const char *among(const char *path, const char *const *list, size_t n)
+/* Whether the file out (stat's answer for the output) is one of list's n paths: standard input is
+ * none. */
+static const char *among(const struct stat *out, const char *const *list, size_t n)
 {
+	struct stat st;
 	for (size_t i = 0; i < n; i++)
-		if (strcmp(list[i], "-") && sl_same_file(path, list[i]))
+		if (strcmp(list[i], "-") && stat(list[i], &st) == 0 && st.st_dev == out->st_dev &&
+		    st.st_ino == out->st_ino)
 			return list[i];
 	return NULL;
 }
@@ -96,20 +100,24 @@ static const char *among(const char *path, const char *const *list, size_t n)
 static int check_output(const struct sl_options *o, const char *output, const struct sl_config *cfg, char *const *paths,
 			size_t npaths)
 {
-	if (!output)
+	/* Only an existing regular file is replaced by the report: a new file is no input yet, and
+	 * /dev/null or a pipe is written to, not replaced. So the inputs are stat'ed only then, and
+	 * the output once, not once per input (the inputs of a monorepo run are thousands). */
+	struct stat out;
+	if (!output || stat(output, &out) < 0 || !S_ISREG(out.st_mode))
 		return 0;
-	const char *in = among(output, (const char *const *)paths, npaths);
-	in = in ? in : among(output, o->nodes, o->nnodes);
-	in = in ? in : among(output, o->pods, o->npods);
-	in = in ? in : among(output, (const char *const *)cfg->nodes, cfg->nnodes);
-	in = in ? in : among(output, (const char *const *)cfg->pods, cfg->npods);
+	const char *in = among(&out, (const char *const *)paths, npaths);
+	in = in ? in : among(&out, o->nodes, o->nnodes);
+	in = in ? in : among(&out, o->pods, o->npods);
+	in = in ? in : among(&out, (const char *const *)cfg->nodes, cfg->nnodes);
+	in = in ? in : among(&out, (const char *const *)cfg->pods, cfg->npods);
 	for (size_t i = 0; !in && i < cfg->ntargets; i++) {
 		const struct sl_target *t = &cfg->targets[i];
-		in = among(output, (const char *const *)t->nodes, t->nnodes);
-		in = in ? in : among(output, (const char *const *)t->pods, t->npods);
+		in = among(&out, (const char *const *)t->nodes, t->nnodes);
+		in = in ? in : among(&out, (const char *const *)t->pods, t->npods);
 	}
-	if (!in && cfg->path && sl_same_file(output, cfg->path))
-		in = cfg->path;
+	if (!in && cfg->path)
+		in = among(&out, (const char *const *)&cfg->path, 1);
 	if (!in)
 		return 0;
 	sl_cli_error("--output %s is the input %s: the report would replace it; nothing was checked", output, in);

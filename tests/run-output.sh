@@ -265,6 +265,14 @@ refused "-o the pods" pods.yaml --no-config -o pods.yaml --pods pods.yaml manife
 refused "-o the config" cfg/.schedlint.yaml --config cfg/.schedlint.yaml -o cfg/.schedlint.yaml manifest.yaml
 refused "-o the config's nodes" "$i/nodes.yaml" --config cfg/.schedlint.yaml -f sarif -o nodes.yaml manifest.yaml
 refused "-o a config with errors" bad-config.yaml --config bad-config.yaml -f sarif -o bad-config.yaml manifest.yaml
+# Near misses: a report there already (a regular file, no input) is replaced; /dev/null is written
+# to, not replaced: named as an input too, it is that input's error (a device), not a refusal.
+printf 'old report\n' >"$tmp/old-report.txt"
+expect "-o a report there already" 1 sh -c "cd '$i' && exec '$bin' --no-config -o '$tmp/old-report.txt' --nodes nodes.yaml manifest.yaml"
+has "-o a report there already" "$tmp/old-report.txt" "rollout-deadlock"
+expect "-o /dev/null, an input too" 2 sh -c "cd '$i' && exec '$bin' --no-config -o /dev/null --nodes nodes.yaml manifest.yaml /dev/null"
+has "-o /dev/null, an input too" "$tmp/err" "/dev/null:1:1: error: a device, not a regular file"
+unchanged "-o /dev/null, an input too"
 expect "-o the config found" 2 sh -c "cd '$i/cfg' && '$bin' -o .schedlint.yaml ../manifest.yaml"
 has "-o the config found" "$tmp/err" "the report would replace it"
 unchanged "-o the config found"
