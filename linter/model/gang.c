@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../base/buf.h"
+#include "../base/index.h"
 #include "kflavor.h"
 #include "model.h"
 #include "model_read.h"
@@ -183,27 +184,57 @@ const struct sl_ynode *sl_gang_template(const struct sl_workload *w)
 	return sl_ymap_get(w->spec, "template");
 }
 
-static const struct sl_kqueue *find_queue(const struct sl_model *m, bool cluster, const char *ns, const char *name)
+/* The queues and PodGroups by namespace and name, built once per bind: a lookup per workload that
+ * names one, not a scan of every queue or group. The later of two with one name wins, as kubectl
+ * apply's does: the last item of its group. */
+struct gang_index {
+	struct sl_group_index queues, groups;
+	struct sl_buf b;
+};
+
+/* A queue's key: a ClusterQueue's has no namespace. */
+static const char *queue_key(struct sl_buf *b, bool cluster, const char *ns, const char *name)
 {
-	for (size_t i = m->nkqueues; i-- > 0;) /* the later of two with one name: as kubectl apply */
-		if (m->kqueues[i]->cluster == cluster &&
-		    !strcmp(m->kqueues[i]->obj.name ? m->kqueues[i]->obj.name : "", name) &&
-		    (cluster || !strcmp(m->kqueues[i]->obj.namespace, ns)))
-			return m->kqueues[i];
-	return NULL;
+	return sl_group_key(b, cluster ? "" : ns, name, cluster ? "c" : "n");
 }
 
-/* The PodGroup of flavor fl named v in w's namespace (the later of two: as kubectl apply). */
-static struct sl_podgroup *find_group(struct sl_model *m, enum sl_gang_flavor fl, const struct sl_workload *w,
-				      const struct sl_ynode *v)
+static const char *group_key(struct sl_buf *b, enum sl_gang_flavor fl, const char *ns, const char *name)
 {
-	for (size_t i = m->npodgroups; i-- > 0;) {
-		struct sl_podgroup *g = m->podgroups[i];
-		if (g->flavor == fl && g->obj.name && !strcmp(g->obj.name, v->str) &&
-		    !strcmp(g->obj.namespace, w->obj.namespace))
-			return g;
+	const char flavor[2] = {(char)('0' + (int)fl), 0};
+	return sl_group_key(b, ns, name, flavor);
+}
+
+static void index_gangs(const struct sl_model *m, struct gang_index *gx)
+{
+	struct sl_group_builder qb = {&gx->queues, NULL, 0, 0}, gb = {&gx->groups, NULL, 0, 0};
+	for (size_t i = 0; i < m->nkqueues; i++) {
+		const struct sl_kqueue *q = m->kqueues[i];
+		sl_group_add(&qb, queue_key(&gx->b, q->cluster, q->obj.namespace, q->obj.name ? q->obj.name : ""), i);
 	}
-	return NULL;
+	for (size_t i = 0; i < m->npodgroups; i++) {
+		const struct sl_podgroup *g = m->podgroups[i];
+		if (g->obj.name)
+			sl_group_add(&gb, group_key(&gx->b, g->flavor, g->obj.namespace, g->obj.name), i);
+	}
+	sl_group_finish(&qb);
+	sl_group_finish(&gb);
+}
+
+static const struct sl_kqueue *find_queue(const struct sl_model *m, struct gang_index *gx, bool cluster, const char *ns,
+					  const char *name)
+{
+	size_t n;
+	const size_t *at = sl_group_get(&gx->queues, queue_key(&gx->b, cluster, ns, name), &n);
+	return n ? m->kqueues[at[n - 1]] : NULL;
+}
+
+/* The PodGroup of flavor fl named v in w's namespace. */
+static struct sl_podgroup *find_group(struct sl_model *m, struct gang_index *gx, enum sl_gang_flavor fl,
+				      const struct sl_workload *w, const struct sl_ynode *v)
+{
+	size_t n;
+	const size_t *at = sl_group_get(&gx->groups, group_key(&gx->b, fl, w->obj.namespace, v->str), &n);
+	return n ? m->podgroups[at[n - 1]] : NULL;
 }
 
 void sl_gang_join(struct sl_podgroup *g, struct sl_workload *w)
@@ -218,7 +249,7 @@ void sl_gang_join(struct sl_podgroup *g, struct sl_workload *w)
  * The Coscheduling plugin holds the pods its label names a group for, when their scheduler runs
  * it: not default-scheduler (kube-scheduler's profile has no such plugin), nor Volcano. A Volcano
  * Job's tasks come bound by their reader (vcjob.c). */
-static void bind_podgroup(struct sl_model *m, struct sl_workload *w, const struct sl_ynode *tmpl)
+static void bind_podgroup(struct sl_model *m, struct gang_index *gx, struct sl_workload *w, const struct sl_ynode *tmpl)
 {
 	struct sl_podgroup *g;
 	const struct sl_ynode *ann = sl_ypath(tmpl, "metadata.annotations");
@@ -226,14 +257,14 @@ static void bind_podgroup(struct sl_model *m, struct sl_workload *w, const struc
 	const struct sl_ynode *sched = sl_ypath(tmpl, "spec.schedulerName");
 	if (!sl_yscalar(v))
 		v = sl_ymap_get(ann, VOLCANO_GROUP_KEY);
-	if (sl_yscalar(v) && sl_yis(sched, "volcano") && (g = find_group(m, SL_GANG_VOLCANO, w, v))) {
+	if (sl_yscalar(v) && sl_yis(sched, "volcano") && (g = find_group(m, gx, SL_GANG_VOLCANO, w, v))) {
 		w->podgroup = g;
 		w->gang_at = v;
 		sl_gang_join(g, w);
 		return;
 	}
 	v = sl_ymap_get(sl_ypath(tmpl, "metadata.labels"), COSCHED_LABEL);
-	if (!sl_yscalar(v) || !(g = find_group(m, SL_GANG_COSCHED, w, v)))
+	if (!sl_yscalar(v) || !(g = find_group(m, gx, SL_GANG_COSCHED, w, v)))
 		return;
 	w->gang_at = v;
 	/* Pods the plugin does not hold still count for the group's quorum once bound (the plugin
@@ -248,7 +279,7 @@ static void bind_podgroup(struct sl_model *m, struct sl_workload *w, const struc
 }
 
 /* Kueue reads the queue label from the job object; for pods and pod groups, from the pod. */
-static void bind_queue(struct sl_model *m, struct sl_workload *w, const struct sl_ynode *tmpl)
+static void bind_queue(struct sl_model *m, struct gang_index *gx, struct sl_workload *w, const struct sl_ynode *tmpl)
 {
 	const struct sl_ynode *v = sl_ymap_get(sl_ypath(w->obj.root, "metadata.labels"), QUEUE_LABEL);
 	if (!sl_yscalar(v))
@@ -256,8 +287,8 @@ static void bind_queue(struct sl_model *m, struct sl_workload *w, const struct s
 	if (!sl_yscalar(v))
 		return;
 	w->queue_at = v;
-	const struct sl_kqueue *lq = find_queue(m, false, w->obj.namespace, v->str);
-	w->kqueue = lq && lq->cluster_queue ? find_queue(m, true, NULL, lq->cluster_queue) : NULL;
+	const struct sl_kqueue *lq = find_queue(m, gx, false, w->obj.namespace, v->str);
+	w->kqueue = lq && lq->cluster_queue ? find_queue(m, gx, true, NULL, lq->cluster_queue) : NULL;
 	if (w->kqueue && m->nkflavors)
 		sl_kflavor_bind(m, w);
 }
@@ -266,14 +297,19 @@ void sl_gang_bind(struct sl_model *m)
 {
 	if (!m->npodgroups && !m->nkqueues)
 		return;
+	struct gang_index gx = {.b = SL_BUF_INIT};
+	index_gangs(m, &gx);
 	for (size_t i = 0; i < m->nworkloads; i++) {
 		struct sl_workload *w = m->workloads[i];
 		const struct sl_ynode *tmpl = sl_gang_template(w);
 		if (m->npodgroups && !w->podgroup) /* not bound to a gang of Kubernetes' own (kgang.c) */
-			bind_podgroup(m, w, tmpl);
+			bind_podgroup(m, &gx, w, tmpl);
 		if (m->nkqueues)
-			bind_queue(m, w, tmpl);
+			bind_queue(m, &gx, w, tmpl);
 	}
+	sl_group_free(&gx.queues);
+	sl_group_free(&gx.groups);
+	sl_buf_free(&gx.b);
 	/* Whatever placement the gang gets, the other workloads add at most all their pods: the rest
 	 * of minMember must be this workload's (and a Volcano task's own minAvailable at least). A
 	 * workload that must have more than one pod at once is a gang (rules/common.c sl_gang_of):

@@ -690,6 +690,7 @@ void sl_model_free(struct sl_model *m)
 		sl_runtimeclass_free(m->runtimeclasses[i]);
 	free(m->runtimeclasses);
 	sl_group_free(&m->claims);
+	sl_group_free(&m->pdbs_by_ns);
 	free(m->workload_pdbs);
 	for (size_t i = 0; i < m->nstreams; i++)
 		sl_ystream_free(&m->streams[i]);

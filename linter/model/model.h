@@ -84,6 +84,7 @@ struct sl_model {
 	size_t nquotas, capquotas;
 	/* Relations, computed once by sl_model_bind_pods (relate.c) */
 	struct sl_group_index claims;        /* "namespace\x1fname" → pvcs */
+	struct sl_group_index pdbs_by_ns;    /* namespace → pdbs, in input order */
 	const struct sl_pdb **workload_pdbs; /* every workload's pdbs, one after another */
 	bool pod_namespace_unknown;          /* some pod's namespace has no Namespace object */
 	struct sl_kube_version kube;         /* the release whose semantics apply (sl_model_apply_version) */

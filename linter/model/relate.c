@@ -159,6 +159,10 @@ void sl_model_relate(struct sl_model *m)
 	sl_group_free(&wi.key);
 	sl_group_free(&wi.label);
 	relate_autoscalers(m, &b);
+	struct sl_group_builder pdbs = {&m->pdbs_by_ns, NULL, 0, 0};
+	for (size_t k = 0; k < m->npdbs; k++)
+		sl_group_add(&pdbs, m->pdbs[k]->obj.namespace, k);
+	sl_group_finish(&pdbs);
 	sl_model_resolve_priorities(m);
 	/* The manifests' claims first: a claim both among them and in an inventory is the manifests'
 	 * (what is applied replaces what runs). */

@@ -147,10 +147,12 @@ static void mark_violating(const struct sl_model *m, const struct sl_cluster *cl
 		const struct sl_pod *p = cl->pods[v[k].k];
 		if (!p->spec.labels.n)
 			continue;
-		for (size_t b = 0; b < m->npdbs; b++) {
+		size_t nb;
+		const size_t *in_ns = sl_group_get(&m->pdbs_by_ns, p->obj.namespace, &nb);
+		for (size_t j = 0; j < nb; j++) {
+			size_t b = in_ns[j];
 			const struct sl_pdb *d = m->pdbs[b];
-			if (strcmp(d->obj.namespace, p->obj.namespace) || d->sel.nothing || !d->sel.nreqs ||
-			    !sl_selector_matches(&d->sel, &p->spec.labels))
+			if (d->sel.nothing || !d->sel.nreqs || !sl_selector_matches(&d->sel, &p->spec.labels))
 				continue;
 			/* every budget that selects it is counted down, as the scheduler does */
 			if (--allowed[b] < 0 && !violating[k])
