@@ -1062,6 +1062,7 @@ int main(void)
 	test_dra();
 	test_cel();
 	test_postfilter_text();
+	test_relations();
 	test_jobs();
 	test_gangs();
 	test_edit_distance();

@@ -73,5 +73,7 @@ void test_dra(void);
 void test_cel(void);
 /* unit_postfilter.c: the PostFilter's part of the FailedScheduling message by release. */
 void test_postfilter_text(void);
+/* unit_relate.c: budgets and Services that repeat a selector relate as each alone would. */
+void test_relations(void);
 
 #endif

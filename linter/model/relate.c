@@ -55,6 +55,63 @@ static const size_t *candidates(const struct workload_index *wi, const char *ns,
 	return sl_group_get(&wi->ns, ns, n);
 }
 
+/* Objects of one namespace with equal selectors select the same workloads, and a repository's
+ * overlays and copies repeat them (the corpus given ten times over relates each Service and budget
+ * to ten copies of every workload it selects: a hundred times the candidates). The first object
+ * with a selector matches it; the others take its matches. A key of the namespace and the
+ * selector numbers them; selectors_equal confirms (the key's separators are bytes a hostile label
+ * may hold). */
+struct same_selector {
+	struct sl_strpool keys;
+	size_t *first; /* per key: the first object with it */
+	struct sl_buf b;
+};
+
+static bool selectors_equal(const struct sl_selector *a, const struct sl_selector *b)
+{
+	if (a->nothing != b->nothing || a->nreqs != b->nreqs)
+		return false;
+	for (size_t r = 0; r < a->nreqs; r++) {
+		const struct sl_requirement *x = &a->reqs[r], *y = &b->reqs[r];
+		if (x->op != y->op || x->nvals != y->nvals || strcmp(x->key, y->key))
+			return false;
+		for (size_t v = 0; v < x->nvals; v++)
+			if (strcmp(x->vals[v], y->vals[v]))
+				return false;
+	}
+	return true;
+}
+
+/* The first of the objects seen (of n in all) whose key is that of object k, with ns and sel: k
+ * when there is none. */
+static size_t first_same(struct same_selector *ss, size_t n, size_t k, const char *ns, const struct sl_selector *sel)
+{
+	if (!ss->first)
+		ss->first = sl_xcalloc(n + 1, sizeof *ss->first);
+	sl_buf_reset(&ss->b);
+	sl_buf_puts(&ss->b, ns);
+	for (size_t r = 0; r < sel->nreqs; r++) {
+		sl_buf_putc(&ss->b, '\x1f');
+		sl_buf_putc(&ss->b, (char)('a' + (int)sel->reqs[r].op));
+		sl_buf_puts(&ss->b, sel->reqs[r].key);
+		for (size_t v = 0; v < sel->reqs[r].nvals; v++) {
+			sl_buf_putc(&ss->b, '\x1e');
+			sl_buf_puts(&ss->b, sel->reqs[r].vals[v]);
+		}
+	}
+	size_t before = ss->keys.n, id = sl_intern_id(&ss->keys, sl_buf_str(&ss->b));
+	if (ss->keys.n > before)
+		ss->first[id] = k;
+	return ss->first[id];
+}
+
+static void same_selector_free(struct same_selector *ss)
+{
+	sl_strpool_free(&ss->keys);
+	free(ss->first);
+	sl_buf_free(&ss->b);
+}
+
 /* The pods a budget counts, from one more workload it selects (see sl_pdb). */
 static void count_selected(struct sl_pdb *p, const struct sl_workload *w)
 {
@@ -76,21 +133,41 @@ static void relate_budgets(struct sl_model *m, const struct workload_index *wi, 
 		size_t pdb, workload;
 	} *v = NULL;
 	size_t n = 0, cap = 0;
+	/* Each budget's pairs, v[from[k]] .. v[from[k + 1] - 1]: a later budget with the same
+	 * selector takes the workloads of the first one's. */
+	size_t *from = sl_xcalloc(m->npdbs + 1, sizeof *from);
+	struct same_selector ss = {.b = SL_BUF_INIT};
 	for (size_t k = 0; k < m->npdbs; k++) {
 		struct sl_pdb *p = m->pdbs[k];
 		p->countable = true;
-		size_t nc = 0;
-		const size_t *c = p->sel.nothing ? NULL : candidates(wi, p->obj.namespace, &p->sel, b, &nc);
+		from[k] = n;
+		if (p->sel.nothing)
+			continue;
+		size_t f = first_same(&ss, m->npdbs, k, p->obj.namespace, &p->sel), nc = 0, *own = NULL;
+		const size_t *c;
+		if (f != k && !strcmp(m->pdbs[f]->obj.namespace, p->obj.namespace) &&
+		    selectors_equal(&m->pdbs[f]->sel, &p->sel)) {
+			nc = from[f + 1] - from[f];
+			own = sl_xcalloc(nc + 1, sizeof *own);
+			c = own;
+			for (size_t j = 0; j < nc; j++)
+				own[j] = v[from[f] + j].workload;
+		} else {
+			c = candidates(wi, p->obj.namespace, &p->sel, b, &nc);
+		}
 		for (size_t j = 0; j < nc; j++) {
 			const struct sl_workload *w = m->workloads[c[j]];
-			if (!sl_selector_matches(&p->sel, &w->pod.labels))
+			if (!own && !sl_selector_matches(&p->sel, &w->pod.labels))
 				continue;
 			count_selected(p, w);
 			sl_grow(&v, &cap, n + 1, sizeof *v);
 			v[n++] = (struct pair){k, c[j]};
 			start[c[j] + 2]++;
 		}
+		free(own);
 	}
+	same_selector_free(&ss);
+	free(from);
 	for (size_t i = 2; i < m->nworkloads + 2; i++)
 		start[i] += start[i - 1];
 	m->workload_pdbs = sl_xcalloc(n + 1, sizeof *m->workload_pdbs);
@@ -108,10 +185,17 @@ static void relate_budgets(struct sl_model *m, const struct workload_index *wi, 
  * their pairs merged into w->svc (pairs that select one pod agree on every key they share). */
 static void relate_services(struct sl_model *m, const struct workload_index *wi, struct sl_buf *b)
 {
+	struct same_selector ss = {.b = SL_BUF_INIT};
 	for (size_t k = 0; k < m->nservices; k++) {
 		const struct sl_service *s = m->services[k];
-		size_t nc = 0;
-		const size_t *c = s->sel.nothing ? NULL : candidates(wi, s->obj.namespace, &s->sel, b, &nc);
+		if (s->sel.nothing)
+			continue;
+		/* One with the same selector before it added its pairs: these are the same. */
+		size_t f = first_same(&ss, m->nservices, k, s->obj.namespace, &s->sel), nc = 0;
+		if (f != k && !strcmp(m->services[f]->obj.namespace, s->obj.namespace) &&
+		    selectors_equal(&m->services[f]->sel, &s->sel))
+			continue;
+		const size_t *c = candidates(wi, s->obj.namespace, &s->sel, b, &nc);
 		for (size_t j = 0; j < nc; j++) {
 			struct sl_workload *w = m->workloads[c[j]];
 			if (!sl_selector_matches(&s->sel, &w->pod.labels))
@@ -130,6 +214,7 @@ static void relate_services(struct sl_model *m, const struct workload_index *wi,
 			}
 		}
 	}
+	same_selector_free(&ss);
 }
 
 static void relate_autoscalers(struct sl_model *m, struct sl_buf *b)
