@@ -67,6 +67,8 @@ static void drop(struct sl_ystream *ys, struct sl_findings *errs)
 	memset(ys, 0, sizeof *ys);
 }
 
+const struct sl_braces sl_braces_none = SL_BRACES_INIT;
+
 bool sl_manifest_has_braces(const struct sl_source *src)
 {
 	return find(src->data, src->data + src->len, "{{") != NULL;
@@ -113,9 +115,10 @@ bool sl_manifest_screen(struct sl_source *src, struct sl_ystream *ys, const stru
 		src->skipped = true;
 		return true;
 	}
-	const char *mark = broken ? template_marker(src, NULL, 0)
-			   : br   ? braces_marker(src, ys, br)
-				  : template_marker(src, ys, 0);
+	const char *mark = br == &sl_braces_none ? NULL
+			   : broken              ? template_marker(src, NULL, 0)
+			   : br                  ? braces_marker(src, ys, br)
+						 : template_marker(src, ys, 0);
 	if (!mark)
 		return false;
 	/* Unrendered, a template's actions are syntax errors or nonsense values: one error that

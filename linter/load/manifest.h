@@ -31,7 +31,11 @@ void sl_manifest_braces_doc(const struct sl_source *src, const struct sl_ynode *
  * src->skipped is set. Otherwise the errors stand, a Go template's syntax errors are replaced by
  * one that says it is a template (*rc -1, documents dropped). Telling a template needs every
  * scalar of a source that holds "{{" (sl_manifest_has_braces): in br when given (every document
- * went through sl_manifest_braces_doc), or else in ys (every document kept whole). */
+ * went through sl_manifest_braces_doc), or else in ys (every document kept whole); br is
+ * &sl_braces_none when sl_manifest_has_braces said there is none: the text is not searched again
+ * (the bytes of documents not kept may be gone, sl_source_forget, and reading them faults pages
+ * in for nothing). */
+extern const struct sl_braces sl_braces_none;
 bool sl_manifest_screen(struct sl_source *src, struct sl_ystream *ys, const struct sl_braces *br, bool object_seen,
 			struct sl_findings *errs, int *rc);
 /* A top-level mapping with apiVersion and kind scalars: an object the API server would take. */

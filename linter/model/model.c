@@ -387,8 +387,11 @@ static bool parse_source(struct parse_job *j, struct sl_yarena *arena)
 		j->ys->docs = sl_xrealloc(j->ys->docs, j->ys->n * sizeof *j->ys->docs);
 		j->ys->cap = j->ys->n;
 	}
-	bool skip = j->in->role == SL_ROLE_MANIFESTS &&
-		    sl_manifest_screen(src, j->ys, need.braces ? &need.br : NULL, need.object, &j->errs, &j->rc);
+	/* What the search for "{{" before the parse found: none at all (the text is not searched
+	 * again), or where the documents' scalars do not tell. */
+	const struct sl_braces *br = need.braces ? &need.br : j->readers && !need.all ? &sl_braces_none : NULL;
+	bool skip =
+	    j->in->role == SL_ROLE_MANIFESTS && sl_manifest_screen(src, j->ys, br, need.object, &j->errs, &j->rc);
 	/* Only a parse without errors is kept: parsing again reports them again. */
 	j->store = j->cacheable && j->rc == 0 && !j->errs.n && !j->ys->hostile;
 	return !skip;
