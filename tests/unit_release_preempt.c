@@ -34,8 +34,27 @@ static char *list(const char *items)
 	return sl_xasprintf("apiVersion: v1\nkind: List\nitems:%s%s", *items ? "\n" : " []\n", items);
 }
 
-/* The release of manifests placed in input order on nodes with pods running: into out. */
-static void place(const char *nodes, const char *pods, const char *manifests, struct sl_release_placement *out)
+/* A GPU of DRA's on node n1: a class, a slice of one device and a template that asks for it. */
+#define GPU_SLICE                                                                                                      \
+	"- {apiVersion: resource.k8s.io/v1, kind: ResourceSlice, metadata: {name: s1}, spec: {driver: "                \
+	"gpu.example.com,"                                                                                             \
+	" nodeName: n1, pool: {name: p1, resourceSliceCount: 1}, devices: [{name: d0}]}}\n"
+#define GPU_CLASS                                                                                                      \
+	"---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"                              \
+	"spec: {selectors: [{cel: {expression: 'device.driver == \"gpu.example.com\"'}}]}\n---\n"                      \
+	"apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: one, namespace: shop}\n"        \
+	"spec: {spec: {devices: {requests: [{name: g, exactly: {deviceClassName: gpu}}]}}}\n"
+#define DEPLOY_GPU(name, cpu, klass)                                                                                   \
+	"---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " name ", namespace: shop}\nspec:\n"             \
+	"  replicas: 1\n  strategy: {type: Recreate}\n  selector: {matchLabels: {app: " name "}}\n"                    \
+	"  template:\n    metadata: {labels: {app: " name "}}\n    spec:\n      priorityClassName: " klass "\n"        \
+	"      resourceClaims: [{name: g, resourceClaimTemplateName: one}]\n"                                          \
+	"      containers: [{name: c, resources: {requests: {cpu: '" cpu "'}, claims: [{name: g}]}}]\n"
+
+/* The release of manifests placed in input order on nodes with pods running: into out. minor: the
+ * Kubernetes release whose semantics apply (0: the default). */
+static void place_on(int minor, const char *nodes, const char *pods, const char *manifests,
+		     struct sl_release_placement *out)
 {
 	char *n = list(nodes), *p = list(pods);
 	struct sl_model m = {0};
@@ -46,6 +65,8 @@ static void place(const char *nodes, const char *pods, const char *manifests, st
 	sl_model_load(&m, src[0], SL_ROLE_NODES, &errs);
 	sl_model_load(&m, src[1], SL_ROLE_PODS, &errs);
 	sl_model_load(&m, src[2], SL_ROLE_MANIFESTS, &errs);
+	if (minor)
+		sl_model_apply_version(&m, minor, "1.x", 0, NULL, &errs);
 	sl_model_bind_pods(&m);
 	CHECK(errs.n == 0);
 	int64_t todo[8];
@@ -58,6 +79,11 @@ static void place(const char *nodes, const char *pods, const char *manifests, st
 		sl_source_free(src[i]);
 	free(n);
 	free(p);
+}
+
+static void place(const char *nodes, const char *pods, const char *manifests, struct sl_release_placement *out)
+{
+	place_on(0, nodes, pods, manifests, out);
 }
 
 void test_release_preemption(void)
@@ -80,4 +106,18 @@ void test_release_preemption(void)
 	CHECK(b.placed[0] == 2 && b.placed[1] == 1);
 	CHECK(b.by_preemption == 1 && b.evicted_own == 1 && b.evicted_running == 0);
 	sl_release_placement_free(&b);
+
+	/* The devices the release's pods took stay taken once the index is built anew after an
+	 * eviction: a (priority 0) takes n1's only GPU; b (1000, the whole of a node's CPU) evicts
+	 * the pod of lower priority still, on n2; c (0) then finds the GPU taken and no victim. */
+	struct sl_release_placement c;
+	place_on(35, NODE("n1", "4") NODE("n2", "4") GPU_SLICE,
+		 "- {kind: Pod, metadata: {name: etl, namespace: etl}, spec: {nodeName: n2, priority: -5, containers: "
+		 "[{name: c, resources: {requests: {cpu: '4'}}}]}, status: {phase: Running}}\n",
+		 CLASSES GPU_CLASS DEPLOY_GPU("a", "1", "low") DEPLOY("b", "1", "4", "high")
+		     DEPLOY_GPU("c", "1", "low"),
+		 &c);
+	CHECK(c.placed[0] == 1 && c.placed[1] == 1 && c.placed[2] == 0);
+	CHECK(c.by_preemption == 1 && c.evicted_running == 1 && c.evicted_own == 0);
+	sl_release_placement_free(&c);
 }

@@ -292,9 +292,17 @@ static struct sl_cluster *rebuild(struct sl_cluster *cl, struct evolving *e, uin
 	const struct sl_model *m = &e->m;
 	*work += (uint64_t)m->nnodes + m->npods + 1;
 	e->built = e->nplaced;
-	if (!cl)
-		return sl_cluster_new(m);
-	sl_cluster_refresh(cl);
+	if (cl) {
+		sl_cluster_refresh(cl);
+		return cl;
+	}
+	/* Built from the model, the index knows the devices the running pods' claims hold, not those
+	 * the release's placed pods took (sl_cluster_charge's): those are taken again, in the order
+	 * they were placed, for the pods still placed (not evicted). */
+	cl = sl_cluster_new(m);
+	for (size_t i = 0; i < m->npods; i++)
+		if (m->pods[i] >= e->placed && m->pods[i] < e->placed + e->nplaced)
+			sl_dra_charge(cl, e->placed_node[m->pods[i] - e->placed], &m->pods[i]->spec, 1);
 	return cl;
 }
 
