@@ -93,13 +93,23 @@ void sl_input_warning(struct sl_findings *fs, const struct sl_span *at, const ch
 	va_end(ap);
 }
 
+/* Room for need entries in one of a finding's arrays, whose count and room are 32 bits. */
+static void room(void *arr, uint32_t *cap, size_t need, size_t sz)
+{
+	if (need <= *cap)
+		return;
+	size_t c = *cap;
+	sl_grow_slow(arr, &c, need, sz);
+	*cap = (uint32_t)c;
+}
+
 void sl_note(struct sl_finding *f, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	char *s = sl_vxasprintf(fmt, ap);
 	va_end(ap);
-	sl_grow(&f->notes, &f->capnotes, f->nnotes + 1, sizeof *f->notes);
+	room(&f->notes, &f->capnotes, (size_t)f->nnotes + 1, sizeof *f->notes);
 	f->notes[f->nnotes++] = s;
 }
 
@@ -109,14 +119,22 @@ void sl_add_related(struct sl_finding *f, const struct sl_span *at, const char *
 	va_start(ap, fmt);
 	char *s = sl_vxasprintf(fmt, ap);
 	va_end(ap);
-	sl_grow(&f->related, &f->caprelated, f->nrelated + 1, sizeof *f->related);
+	room(&f->related, &f->caprelated, (size_t)f->nrelated + 1, sizeof *f->related);
 	f->related[f->nrelated].at = *at;
 	f->related[f->nrelated++].text = s;
 }
 
+void sl_related_reserve(struct sl_finding *f, size_t n)
+{
+	if (f->nrelated + n <= f->caprelated)
+		return;
+	f->caprelated = (uint32_t)(f->nrelated + n);
+	f->related = sl_xrealloc(f->related, f->caprelated * sizeof *f->related);
+}
+
 struct sl_fix *sl_fix_new(struct sl_finding *f, const char *desc)
 {
-	sl_grow(&f->fixes, &f->capfixes, f->nfixes + 1, sizeof *f->fixes);
+	room(&f->fixes, &f->capfixes, (size_t)f->nfixes + 1, sizeof *f->fixes);
 	struct sl_fix *fx = &f->fixes[f->nfixes++];
 	memset(fx, 0, sizeof *fx);
 	fx->desc = sl_xstrdup(desc);
