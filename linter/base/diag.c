@@ -40,7 +40,13 @@ int sl_level_parse(const char *s, enum sl_level *out)
 static struct sl_finding *push(struct sl_findings *fs, const struct sl_rule *rule, enum sl_level lvl,
 			       const struct sl_span *at, const char *fmt, va_list ap)
 {
-	sl_grow(&fs->v, &fs->cap, fs->n + 1, sizeof *fs->v);
+	if (fs->n == fs->cap) {
+		/* Room for one first, then twice as much: a run keeps a list for each workload to the
+		 * end of the checks, most with a finding or two, and sl_grow's four would leave most of
+		 * every such list unused. */
+		fs->cap = fs->cap ? 2 * fs->cap : 1;
+		fs->v = sl_xrealloc(fs->v, fs->cap * sizeof *fs->v);
+	}
 	struct sl_finding *f = &fs->v[fs->n++];
 	memset(f, 0, sizeof *f);
 	f->rule = rule;
