@@ -276,8 +276,8 @@ static void note_unknown_flavors(struct sl_run *r, const struct sl_model *m, siz
 		return;
 	const struct sl_kqueue *cq = NULL;
 	for (size_t i = 0; i < m->nworkloads && !cq; i++)
-		if (m->workloads[i]->kqueue && m->workloads[i]->kqueue->nq)
-			cq = m->workloads[i]->kqueue;
+		if (sl_wgang(m->workloads[i])->kqueue && sl_wgang(m->workloads[i])->kqueue->nq)
+			cq = sl_wgang(m->workloads[i])->kqueue;
 	size_t i = from;
 	while (cq && i < r->fs.n && !(r->fs.v[i].rule && r->fs.v[i].rule->needs_nodes && !r->fs.v[i].supp))
 		i++;

@@ -341,39 +341,42 @@ bool sl_shortfall_is(const struct sl_check *cx, enum sl_cause cause)
 /* Gangs (gang.c has the rest): asked by every shortfall's message. */
 const struct sl_podgroup *sl_gang_of(const struct sl_workload *w)
 {
-	return w->podgroup && w->gang_need > 1 ? w->podgroup : NULL;
+	const struct sl_wgang *wg = sl_wgang(w);
+	return wg->podgroup && wg->gang_need > 1 ? wg->podgroup : NULL;
 }
 
 bool sl_gang_short(const struct sl_workload *w, const struct sl_analysis *a)
 {
-	return sl_gang_of(w) && a && a->steady_placed < w->gang_need;
+	return sl_gang_of(w) && a && a->steady_placed < sl_wgang(w)->gang_need;
 }
 
 /* A gang that is this workload alone reads as before: "a gang of minMember 3 (PodGroup trainer)";
  * one of several workloads says what it needs of this one. */
 void sl_gang_phrase(const struct sl_workload *w, char *out, unsigned n)
 {
-	const struct sl_podgroup *g = w->podgroup;
+	const struct sl_wgang *wg = sl_wgang(w);
+	const struct sl_podgroup *g = wg->podgroup;
 	char name[300];
 	sl_gang_name(g, name, sizeof name);
-	if (g->nworkloads == 1 && w->gang_need == g->min_member)
+	if (g->nworkloads == 1 && wg->gang_need == g->min_member)
 		snprintf(out, n, "a gang of %s %lld (%s)", sl_gang_min_key(g), (long long)g->min_member, name);
 	else
 		snprintf(out, n, "its gang (%s, %s %lld) needs %lld of its pods%s", name, sl_gang_min_key(g),
-			 (long long)g->min_member, (long long)w->gang_need,
-			 w->task_min == w->gang_need ? " (the task's minAvailable)" : "");
+			 (long long)g->min_member, (long long)wg->gang_need,
+			 wg->task_min == wg->gang_need ? " (the task's minAvailable)" : "");
 }
 
 void sl_relate_gang(struct sl_finding *f, const struct sl_workload *w)
 {
-	const struct sl_podgroup *g = w->podgroup;
+	const struct sl_wgang *wg = sl_wgang(w);
+	const struct sl_podgroup *g = wg->podgroup;
 	char name[300];
 	sl_gang_name(g, name, sizeof name);
 	sl_add_related(f, g->min_node ? &g->min_node->at : &g->obj.name_node->at, "%s: %s %lld%s", name,
 		       sl_gang_min_key(g), (long long)g->min_member, g->min_node ? "" : " (defaulted)");
-	if (w->task_min_node && w->task_min == w->gang_need)
-		sl_add_related(f, &w->task_min_node->at, "task %s: minAvailable %lld", w->obj.name,
-			       (long long)w->task_min);
+	if (wg->task_min_node && wg->task_min == wg->gang_need)
+		sl_add_related(f, &wg->task_min_node->at, "task %s: minAvailable %lld", w->obj.name,
+			       (long long)wg->task_min);
 }
 
 /* A Volcano Job's task whose gang runs: with restartPolicy Never or OnFailure its pods complete,

@@ -224,7 +224,7 @@ static const struct sl_kv *explain_affinity(struct sl_finding *f, const struct s
 			note_nearest(f, m, src, kv);
 	}
 	if (most < count && p->has_required_affinity)
-		sl_note(f, "the required node affinity (%zu nodeSelectorTerm%s, OR'd) matches %s", p->nterms,
+		sl_note(f, "the required node affinity (%zu nodeSelectorTerm%s, OR'd) matches %s", (size_t)p->nterms,
 			p->nterms == 1 ? "" : "s", most ? "none of the others" : "none of them");
 	return worst;
 }

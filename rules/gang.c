@@ -13,7 +13,7 @@
  * it needs runs nothing, not "some of them": the messages say so, and the fix that lowers
  * replicas below the minimum is not offered (the gang would still run nothing). Of a gang of
  * several workloads each is judged on what the gang needs of it whatever the others place
- * (sl_workload.gang_need); what concerns the whole group is reported at its first workload. */
+ * (sl_wgang.gang_need); what concerns the whole group is reported at its first workload. */
 #include <stdio.h>
 #include <string.h>
 
@@ -47,7 +47,7 @@ static bool too_large(const struct sl_rule *self, struct sl_check *cx, const str
 		sl_format_amount(r->name, r->amount, want, sizeof want);
 		sl_format_amount(r->name, total, have, sizeof have);
 		struct sl_finding *f = sl_rule_report(
-		    self, cx, cx->w->gang_at,
+		    self, cx, sl_wgang(cx->w)->gang_at,
 		    "%s runs nothing: its PodGroup %s asks for minResources %s %s, more than the %s the nodes' "
 		    "allocatable adds up to, so %s",
 		    ref, g->obj.name, want, r->name, have, holder(g));
@@ -77,18 +77,19 @@ static bool too_large(const struct sl_rule *self, struct sl_check *cx, const str
 static void note_unheld(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_workload *w = cx->w;
+	const struct sl_wgang *wg = sl_wgang(w);
 	char ref[512];
 	sl_object_ref(&w->obj, ref, sizeof ref);
 	struct sl_finding *f = sl_rule_report(
-	    self, cx, w->gang_at,
+	    self, cx, wg->gang_at,
 	    "%s is not gang-scheduled: its pods name the coscheduling PodGroup %s (minMember %lld), but go to %s, "
 	    "%s, so they are bound one by one",
-	    ref, w->unheld->obj.name, (long long)w->unheld->min_member, w->unheld_by,
-	    strcmp(w->unheld_by, "volcano") ? "whose default profile has no Coscheduling plugin"
-					    : "which does not run the Coscheduling plugin");
+	    ref, wg->unheld->obj.name, (long long)wg->unheld->min_member, wg->unheld_by,
+	    strcmp(wg->unheld_by, "volcano") ? "whose default profile has no Coscheduling plugin"
+					     : "which does not run the Coscheduling plugin");
 	f->level = SL_NOTE;
-	sl_add_related(f, &w->unheld->obj.name_node->at, "PodGroup %s", w->unheld->obj.name);
-	if (!strcmp(w->unheld_by, "volcano"))
+	sl_add_related(f, &wg->unheld->obj.name_node->at, "PodGroup %s", wg->unheld->obj.name);
+	if (!strcmp(wg->unheld_by, "volcano"))
 		sl_note(f, "Volcano gangs only the pods of its own PodGroups (scheduling.volcano.sh); no gang verdict "
 			   "is given");
 	else
@@ -107,7 +108,7 @@ static void report_too_few(const struct sl_rule *self, struct sl_check *cx, cons
 	sl_gang_name(g, name, sizeof name);
 	struct sl_finding *f;
 	if (g->nworkloads == 1) {
-		f = sl_rule_report(self, cx, w->gang_at,
+		f = sl_rule_report(self, cx, sl_wgang(w)->gang_at,
 				   "%s runs nothing: a gang of %s %lld (%s), and it makes %lld pod%s", ref,
 				   sl_gang_min_key(g), (long long)g->min_member, name, (long long)w->replicas,
 				   w->replicas == 1 ? "" : "s");
@@ -116,7 +117,7 @@ static void report_too_few(const struct sl_rule *self, struct sl_check *cx, cons
 			sl_gang_min_key(g), (long long)w->replicas, (long long)g->min_member);
 		return;
 	}
-	f = sl_rule_report(self, cx, w->gang_at,
+	f = sl_rule_report(self, cx, sl_wgang(w)->gang_at,
 			   "%s runs nothing: a gang of %s %lld (%s), and its %zu workloads make %lld pods together",
 			   ref, sl_gang_min_key(g), (long long)g->min_member, name, g->nworkloads,
 			   (long long)g->members);
@@ -136,15 +137,16 @@ static void report_too_few(const struct sl_rule *self, struct sl_check *cx, cons
 bool sl_check_gang(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_workload *w = cx->w;
-	const struct sl_podgroup *g = w->podgroup;
+	const struct sl_wgang *wg = sl_wgang(w);
+	const struct sl_podgroup *g = wg->podgroup;
 	if (!g) {
-		if (w->unheld)
+		if (wg->unheld)
 			note_unheld(self, cx);
 		return false;
 	}
 	if (too_large(self, cx, g))
 		return true;
-	if (w->gang_need <= w->replicas)
+	if (wg->gang_need <= w->replicas)
 		return false;
 	if (g->min_member > g->members) { /* the group's count: at its first workload */
 		if (g->first == w)

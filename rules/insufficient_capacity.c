@@ -79,6 +79,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_analysis *a = cx->a;
 	const struct sl_workload *w = cx->w;
+	const struct sl_wgang *wg = sl_wgang(w);
 	if (!a || sl_check_gang(self, cx) || check_volume_pool(self, cx) || !sl_shortfall_is(cx, SL_CAUSE_RESOURCES))
 		return;
 	bool affinity = sl_blocking_cause(a, a->steady_fit) == SL_CAUSE_AFFINITY;
@@ -105,9 +106,9 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	sl_note_pools_short(f, cx, pf, np);
 	free(pf);
 	if (sl_gang_short(w, a)) { /* fewer replicas than minMember: the gang would still run nothing */
-		const struct sl_podgroup *g = w->podgroup;
+		const struct sl_podgroup *g = wg->podgroup;
 		const char *holder = sl_gang_holder(g);
-		if (g->nworkloads == 1 && w->gang_need == g->min_member)
+		if (g->nworkloads == 1 && wg->gang_need == g->min_member)
 			sl_note(f,
 				"fix: add room for %lld pods at once where the template admits, or lower the %s's %s "
 				"and %s to %lld, or the requests",
@@ -117,8 +118,8 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 			sl_note(f,
 				"fix: add room for %lld pods at once where the template admits, or lower the requests, "
 				"or lower the %s's %s%s so that the gang needs at most %lld of them",
-				(long long)w->gang_need, holder, sl_gang_min_key(g),
-				w->task_min ? " and the task's" : "", (long long)a->steady_placed);
+				(long long)wg->gang_need, holder, sl_gang_min_key(g),
+				wg->task_min ? " and the task's" : "", (long long)a->steady_placed);
 		sl_relate_nodes(f, cx->model, a, true);
 		return;
 	}

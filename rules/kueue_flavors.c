@@ -22,14 +22,15 @@ static void describe_adds(struct sl_buf *b, const struct sl_kflavor *k)
 
 void sl_note_kflavors(struct sl_finding *f, const struct sl_workload *w)
 {
-	const char *cq = w->kqueue->obj.name;
+	const struct sl_wgang *wg = sl_wgang(w);
+	const char *cq = wg->kqueue->obj.name;
 	struct sl_buf names = SL_BUF_INIT;
 	size_t n = 0;
-	for (size_t i = 0; i < w->nkchoice; i++) {
-		const struct sl_kchoice *k = &w->kchoice[i];
+	for (size_t i = 0; i < wg->nkchoice; i++) {
+		const struct sl_kchoice *k = &wg->kchoice[i];
 		bool again = false;
 		for (size_t j = 0; j < i && !again; j++)
-			again = w->kchoice[j].f == k->f && w->kchoice[j].used && w->kchoice[j].fit == SL_KFIT_OK;
+			again = wg->kchoice[j].f == k->f && wg->kchoice[j].used && wg->kchoice[j].fit == SL_KFIT_OK;
 		if (!k->used || k->fit != SL_KFIT_OK || again || !sl_kflavor_adds(k->f))
 			continue;
 		struct sl_buf b = SL_BUF_INIT;

@@ -96,9 +96,10 @@ static int64_t total_of(const struct sl_workload *w, const char *r, int64_t coun
 /* How Kueue judged flavor of group g for w's pods (SL_KFIT_OK when no ResourceFlavor is known). */
 static const struct sl_kchoice *choice_of(const struct sl_workload *w, size_t g, const char *flavor)
 {
-	for (size_t i = 0; i < w->nkchoice; i++)
-		if (w->kchoice[i].group == g && !strcmp(w->kchoice[i].name, flavor))
-			return &w->kchoice[i];
+	const struct sl_wgang *wg = sl_wgang(w);
+	for (size_t i = 0; i < wg->nkchoice; i++)
+		if (wg->kchoice[i].group == g && !strcmp(wg->kchoice[i].name, flavor))
+			return &wg->kchoice[i];
 	return NULL;
 }
 
@@ -169,7 +170,7 @@ static const char *uncovered(const struct sl_kqueue *cq, const struct sl_workloa
 static void note_flavors(struct sl_finding *f, const struct sl_model *m, const struct sl_workload *w, size_t g,
 			 const char *res, int64_t per_pod, const char *what)
 {
-	const struct sl_kqueue *cq = w->kqueue;
+	const struct sl_kqueue *cq = sl_wgang(w)->kqueue;
 	int64_t most = 0;
 	for (size_t i = 0; i < cq->nq; i++) {
 		const struct sl_kquota *q = &cq->q[i];
@@ -201,8 +202,9 @@ static void note_flavors(struct sl_finding *f, const struct sl_model *m, const s
 
 static bool skips_some(const struct sl_workload *w, size_t g)
 {
-	for (size_t i = 0; i < w->nkchoice; i++)
-		if (w->kchoice[i].group == g && w->kchoice[i].fit != SL_KFIT_OK)
+	const struct sl_wgang *wg = sl_wgang(w);
+	for (size_t i = 0; i < wg->nkchoice; i++)
+		if (wg->kchoice[i].group == g && wg->kchoice[i].fit != SL_KFIT_OK)
 			return true;
 	return false;
 }
@@ -212,8 +214,8 @@ static bool skips_some(const struct sl_workload *w, size_t g)
 static bool note_skipped(struct sl_finding *f, const struct sl_workload *w, size_t g)
 {
 	bool any = false;
-	for (size_t i = 0; i < w->nkchoice; i++) {
-		const struct sl_kchoice *k = &w->kchoice[i];
+	for (size_t i = 0; i < sl_wgang(w)->nkchoice; i++) {
+		const struct sl_kchoice *k = &sl_wgang(w)->kchoice[i];
 		if (k->group != g || (k->fit != SL_KFIT_TAINT && k->fit != SL_KFIT_LABELS))
 			continue;
 		any = true;
@@ -234,28 +236,29 @@ static bool note_skipped(struct sl_finding *f, const struct sl_workload *w, size
 static bool inactive(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_workload *w = cx->w;
-	for (size_t i = 0; i < w->nkchoice; i++) {
-		if (w->kchoice[i].fit != SL_KFIT_MISSING)
+	const struct sl_wgang *wg = sl_wgang(w);
+	for (size_t i = 0; i < wg->nkchoice; i++) {
+		if (wg->kchoice[i].fit != SL_KFIT_MISSING)
 			continue;
 		char ref[512];
 		sl_object_ref(&w->obj, ref, sizeof ref);
 		struct sl_finding *f = sl_rule_report(
-		    self, cx, w->queue_at,
+		    self, cx, wg->queue_at,
 		    "%s is never admitted by Kueue: ClusterQueue %s names ResourceFlavor %s, which no input "
 		    "defines, so the ClusterQueue is inactive (Active=False, reason FlavorNotFound) and admits nothing",
-		    ref, w->kqueue->obj.name, w->kchoice[i].name);
+		    ref, wg->kqueue->obj.name, wg->kchoice[i].name);
 		if (f->level == SL_ERROR)
 			f->level = SL_WARNING;
-		for (size_t j = 0; j < w->kqueue->nq; j++)
-			if (!strcmp(w->kqueue->q[j].flavor, w->kchoice[i].name)) {
-				sl_add_related(f, &w->kqueue->q[j].node->at, "ClusterQueue %s, flavor %s",
-					       w->kqueue->obj.name, w->kchoice[i].name);
+		for (size_t j = 0; j < wg->kqueue->nq; j++)
+			if (!strcmp(wg->kqueue->q[j].flavor, wg->kchoice[i].name)) {
+				sl_add_related(f, &wg->kqueue->q[j].node->at, "ClusterQueue %s, flavor %s",
+					       wg->kqueue->obj.name, wg->kchoice[i].name);
 				break;
 			}
 		sl_note(f,
 			"unless ResourceFlavor %s exists in the cluster: add it to the inputs (kubectl get "
 			"resourceflavors -o yaml), or create it",
-			w->kchoice[i].name);
+			wg->kchoice[i].name);
 		return true;
 	}
 	return false;
@@ -265,21 +268,22 @@ static bool inactive(const struct sl_rule *self, struct sl_check *cx)
 static bool no_flavor_takes(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_workload *w = cx->w;
-	for (size_t i = 0; i < w->nkchoice; i++) {
-		const struct sl_kchoice *k = &w->kchoice[i];
+	const struct sl_wgang *wg = sl_wgang(w);
+	for (size_t i = 0; i < wg->nkchoice; i++) {
+		const struct sl_kchoice *k = &wg->kchoice[i];
 		bool ok = false;
-		for (size_t j = 0; j < w->nkchoice && !ok; j++)
-			ok = w->kchoice[j].group == k->group && w->kchoice[j].fit == SL_KFIT_OK;
+		for (size_t j = 0; j < wg->nkchoice && !ok; j++)
+			ok = wg->kchoice[j].group == k->group && wg->kchoice[j].fit == SL_KFIT_OK;
 		if (!k->used || ok)
 			continue;
 		char ref[512];
 		sl_object_ref(&w->obj, ref, sizeof ref);
 		struct sl_finding *f = sl_rule_report(
-		    self, cx, w->queue_at,
+		    self, cx, wg->queue_at,
 		    "%s is never admitted by Kueue: its pods can take no flavor of resource group %zu of "
 		    "ClusterQueue %s (Kueue skips a flavor whose nodeTaints they do not tolerate or whose "
 		    "nodeLabels their nodeSelector or node affinity excludes)",
-		    ref, k->group + 1, w->kqueue->obj.name);
+		    ref, k->group + 1, wg->kqueue->obj.name);
 		note_skipped(f, w, k->group);
 		sl_note(f, "fix: give the pods a toleration for the flavor's nodeTaints (or the flavor a toleration), "
 			   "or correct the nodeSelector or node affinity that excludes its nodeLabels");
@@ -291,7 +295,8 @@ static bool no_flavor_takes(const struct sl_rule *self, struct sl_check *cx)
 static void check(const struct sl_rule *self, struct sl_check *cx)
 {
 	const struct sl_workload *w = cx->w;
-	const struct sl_kqueue *cq = w->kqueue;
+	const struct sl_wgang *wg = sl_wgang(w);
+	const struct sl_kqueue *cq = wg->kqueue;
 	bool partial = false;
 	int64_t count = cq ? podset_count(w, &partial) : 0;
 	if (count <= 0 || inactive(self, cx) || no_flavor_takes(self, cx))
@@ -319,7 +324,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	struct sl_finding *f;
 	if (worst.uncovered) {
 		f = sl_rule_report(
-		    self, cx, w->queue_at,
+		    self, cx, wg->queue_at,
 		    "%s asks for %s %s, which no resource group of ClusterQueue %s covers: Kueue does not "
 		    "admit it",
 		    ref, need, worst.res, cq->obj.name);
@@ -333,7 +338,7 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	}
 	bool unknown = worst.level == SL_WARNING;
 	f = sl_rule_report(
-	    self, cx, w->queue_at,
+	    self, cx, wg->queue_at,
 	    "%s is never admitted by Kueue%s: it asks for %s %s at once (%lld pod%s × %s each), more than any "
 	    "flavor%s of ClusterQueue %s can give%s",
 	    ref, unknown ? " with the quota the inputs show" : "", need, worst.res, (long long)count,

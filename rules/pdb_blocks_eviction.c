@@ -326,6 +326,7 @@ static void report_shared_pods(const struct sl_rule *self, struct sl_check *cx, 
 	sl_note(f, "the refusal does not depend on the budgets' values: `kubectl drain`, the descheduler and the "
 		   "cluster-autoscaler can never evict these pods");
 	sl_note(f, "fix: keep one budget for these pods; narrow or delete the others");
+	sl_related_reserve(f, n + 1); /* each budget and the workload: hundreds, in some charts */
 	for (size_t i = 0; i < w->npdbs; i++) {
 		const struct sl_pdb *p = w->pdbs[i];
 		if (!consulted(p))

@@ -117,7 +117,7 @@ void sl_note_suspended(struct sl_finding *f, const struct sl_workload *w);
  * pod-level resources or includes a RuntimeClass's overhead. */
 void sl_note_admission(struct sl_finding *f, const struct sl_workload *w);
 /* Gangs, Volcano's, coscheduling's and Kubernetes' own (rules/common.c; the checks in rules/gang.c): the gang that
- * needs more than one of the workload's pods at once (sl_workload.gang_need; NULL: none); whether fewer than that fit
+ * needs more than one of the workload's pods at once (sl_wgang.gang_need; NULL: none); whether fewer than that fit
  * at once (the gang runs nothing); "a gang of minMember 3 (PodGroup trainer)", or what a gang of several workloads
  * needs of this one; its minimum as a related location; and the checks of a gang that need no placement (minResources
  * above the cluster's, a minimum above the pods it has; a note for pods that name a coscheduling PodGroup their

@@ -95,7 +95,7 @@ void sl_note_suspended(struct sl_finding *f, const struct sl_workload *w)
 	const struct sl_batch *b = sl_wbatch(w);
 	/* A Job with Kueue's queue-name label is created suspended on purpose: Kueue resumes it when it
 	 * admits it (never-admitted says when it never will), so its suspension says nothing new. */
-	if (!b->suspend_node || w->queue_at)
+	if (!b->suspend_node || sl_wgang(w)->queue_at)
 		return;
 	const char *k = w->obj.kind;
 	if (!strcmp(k, "CronJob") && !strcmp(b->suspend_path, "spec.suspend"))

@@ -35,24 +35,26 @@ void test_gangs(void)
 	CHECK(errs.n == 0);
 	CHECK(m.nworkloads == 7 && m.npodgroups == 3);                 /* kube-batch's Job makes no gang */
 	const struct sl_workload *w = unit_named(&m, "dflt-default1"); /* an unnamed task: default<i> */
-	CHECK(w && !sl_wbatch(w)->is && w->replicas == 4 && w->podgroup && w->podgroup->min_member == 5 &&
-	      w->podgroup->nworkloads == 2 && w->gang_need == 4 && w->task_min == 4 && w->all_at_once);
+	CHECK(w && !sl_wbatch(w)->is && w->replicas == 4 && sl_wgang(w)->podgroup &&
+	      sl_wgang(w)->podgroup->min_member == 5 && sl_wgang(w)->podgroup->nworkloads == 2 &&
+	      sl_wgang(w)->gang_need == 4 && sl_wgang(w)->task_min == 4 && w->all_at_once);
 	w = unit_named(&m, "dflt-ps");
-	CHECK(w && w->gang_need == 1 && w->podgroup->first == w);
+	CHECK(w && sl_wgang(w)->gang_need == 1 && sl_wgang(w)->podgroup->first == w);
 	w = unit_named(&m, "low-worker"); /* 3 < 5: the tasks' minimums do not count; 3 less 1 ps */
-	CHECK(w && w->podgroup->min_member == 3 && w->task_min == 0 && w->gang_need == 2);
+	CHECK(w && sl_wgang(w)->podgroup->min_member == 3 && sl_wgang(w)->task_min == 0 && sl_wgang(w)->gang_need == 2);
 	w = unit_named(&m, "low-ps");
-	CHECK(w && w->gang_need == 0 && !w->all_at_once);
+	CHECK(w && sl_wgang(w)->gang_need == 0 && !w->all_at_once);
 	w = unit_named(&m, "other-a");
-	CHECK(w && !w->podgroup && !w->gang_need);
+	CHECK(w && !sl_wgang(w)->podgroup && !sl_wgang(w)->gang_need);
 	w = unit_named(&m, "held");
-	CHECK(w && w->podgroup && w->podgroup->flavor == SL_GANG_COSCHED && !w->unheld);
+	CHECK(w && sl_wgang(w)->podgroup && sl_wgang(w)->podgroup->flavor == SL_GANG_COSCHED && !sl_wgang(w)->unheld);
 	/* default-scheduler: not held, but its pod carries the label and counts for the quorum */
 	w = unit_named(&m, "loose");
-	CHECK(w && !w->podgroup && w->unheld && !strcmp(w->unheld_by, "default-scheduler") && !w->gang_need);
+	CHECK(w && !sl_wgang(w)->podgroup && sl_wgang(w)->unheld &&
+	      !strcmp(sl_wgang(w)->unheld_by, "default-scheduler") && !sl_wgang(w)->gang_need);
 	w = unit_named(&m, "held");
-	CHECK(w->podgroup->members == 3 && w->podgroup->nworkloads == 2 && w->podgroup->first == w &&
-	      w->gang_need == 2);
+	CHECK(sl_wgang(w)->podgroup->members == 3 && sl_wgang(w)->podgroup->nworkloads == 2 &&
+	      sl_wgang(w)->podgroup->first == w && sl_wgang(w)->gang_need == 2);
 	sl_model_free(&m);
 	sl_findings_free(&errs);
 	sl_source_free(s);

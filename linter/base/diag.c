@@ -40,7 +40,13 @@ int sl_level_parse(const char *s, enum sl_level *out)
 static struct sl_finding *push(struct sl_findings *fs, const struct sl_rule *rule, enum sl_level lvl,
 			       const struct sl_span *at, const char *fmt, va_list ap)
 {
-	sl_grow(&fs->v, &fs->cap, fs->n + 1, sizeof *fs->v);
+	if (fs->n == fs->cap) {
+		/* Room for one first, then twice as much: a run keeps a list for each workload to the
+		 * end of the checks, most with a finding or two, and sl_grow's four would leave most of
+		 * every such list unused. */
+		fs->cap = fs->cap ? 2 * fs->cap : 1;
+		fs->v = sl_xrealloc(fs->v, fs->cap * sizeof *fs->v);
+	}
 	struct sl_finding *f = &fs->v[fs->n++];
 	memset(f, 0, sizeof *f);
 	f->rule = rule;
@@ -93,13 +99,23 @@ void sl_input_warning(struct sl_findings *fs, const struct sl_span *at, const ch
 	va_end(ap);
 }
 
+/* Room for need entries in one of a finding's arrays, whose count and room are 32 bits. */
+static void room(void *arr, uint32_t *cap, size_t need, size_t sz)
+{
+	if (need <= *cap)
+		return;
+	size_t c = *cap;
+	sl_grow_slow(arr, &c, need, sz);
+	*cap = (uint32_t)c;
+}
+
 void sl_note(struct sl_finding *f, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	char *s = sl_vxasprintf(fmt, ap);
 	va_end(ap);
-	sl_grow(&f->notes, &f->capnotes, f->nnotes + 1, sizeof *f->notes);
+	room(&f->notes, &f->capnotes, (size_t)f->nnotes + 1, sizeof *f->notes);
 	f->notes[f->nnotes++] = s;
 }
 
@@ -109,14 +125,22 @@ void sl_add_related(struct sl_finding *f, const struct sl_span *at, const char *
 	va_start(ap, fmt);
 	char *s = sl_vxasprintf(fmt, ap);
 	va_end(ap);
-	sl_grow(&f->related, &f->caprelated, f->nrelated + 1, sizeof *f->related);
+	room(&f->related, &f->caprelated, (size_t)f->nrelated + 1, sizeof *f->related);
 	f->related[f->nrelated].at = *at;
 	f->related[f->nrelated++].text = s;
 }
 
+void sl_related_reserve(struct sl_finding *f, size_t n)
+{
+	if (f->nrelated + n <= f->caprelated)
+		return;
+	f->caprelated = (uint32_t)(f->nrelated + n);
+	f->related = sl_xrealloc(f->related, f->caprelated * sizeof *f->related);
+}
+
 struct sl_fix *sl_fix_new(struct sl_finding *f, const char *desc)
 {
-	sl_grow(&f->fixes, &f->capfixes, f->nfixes + 1, sizeof *f->fixes);
+	room(&f->fixes, &f->capfixes, (size_t)f->nfixes + 1, sizeof *f->fixes);
 	struct sl_fix *fx = &f->fixes[f->nfixes++];
 	memset(fx, 0, sizeof *fx);
 	fx->desc = sl_xstrdup(desc);

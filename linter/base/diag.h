@@ -51,16 +51,16 @@ struct sl_suppression {
 
 struct sl_finding {
 	const struct sl_rule *rule; /* NULL: an input error (level error) or note about the input */
-	enum sl_level level;
 	struct sl_span at;
 	char *message;
 	char *object; /* "Kind namespace/name": a stable key for fingerprints; may be NULL */
 	char **notes;
-	size_t nnotes, capnotes;
 	struct sl_related *related;
-	size_t nrelated, caprelated;
 	struct sl_fix *fixes;
-	size_t nfixes, capfixes;
+	/* The arrays' counts and room (supp's below), 32 bits side by side with the level: a run keeps
+	 * every finding to the report, and a finding has a few of each, not 2^32. */
+	uint32_t nnotes, capnotes, nrelated, caprelated, nfixes, capfixes, nsupp;
+	enum sl_level level;
 	/* The root of the object the finding is about: valid only while the model that holds it
 	 * lives (the run clears it then); subj_src/subj_off (where that object starts) outlive it
 	 * and order the report. */
@@ -69,7 +69,6 @@ struct sl_finding {
 	uint32_t subj_off;
 	const char *target; /* the config target's name; NULL without targets (borrowed) */
 	struct sl_suppression *supp;
-	size_t nsupp;
 	/* A note about the input with a stable id (a Helm chart not rendered: "chart-not-rendered",
 	 * a kustomization without a renderer: "kustomization-not-rendered"),
 	 * SARIF's descriptor.id and JSON's "id"; NULL for the others (a string constant). */
@@ -115,6 +114,9 @@ void sl_input_warning(struct sl_findings *fs, const struct sl_span *at, const ch
 void sl_note(struct sl_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sl_add_related(struct sl_finding *f, const struct sl_span *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Room for n more related locations in f, when their number is known before they are added: a
+ * finding that lists a hundred would leave up to half of a doubled array unused to the end. */
+void sl_related_reserve(struct sl_finding *f, size_t n);
 struct sl_fix *sl_fix_new(struct sl_finding *f, const char *desc);
 /* Edits are added to a fix with sl_fix_edit (load/source.h), which computes their spans from the
  * source's lines. */

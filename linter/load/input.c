@@ -457,9 +457,9 @@ static void close_source(struct sl_source *s, int fd, const struct stat *st, siz
 						  .ino = (unsigned long long)st->st_ino,
 						  .size = (unsigned long long)st->st_size,
 						  .mtime_s = st->st_mtim.tv_sec,
-						  .mtime_ns = st->st_mtim.tv_nsec,
+						  .mtime_ns = (int32_t)st->st_mtim.tv_nsec,
 						  .ctime_s = st->st_ctim.tv_sec,
-						  .ctime_ns = st->st_ctim.tv_nsec};
+						  .ctime_ns = (int32_t)st->st_ctim.tv_nsec};
 	s->stamped = st && (size_t)st->st_size == len;
 	close(fd);
 }

@@ -23,7 +23,7 @@ struct sl_span;
 struct sl_file_stamp {
 	unsigned long long dev, ino, size;
 	long long mtime_s, ctime_s;
-	long mtime_ns, ctime_ns;
+	int32_t mtime_ns, ctime_ns; /* below 10^9: 32 bits, as a run holds a source per file */
 };
 
 struct sl_source {
@@ -35,12 +35,12 @@ struct sl_source {
 	size_t len;
 	size_t huge;     /* data is an sl_huge_alloc block of this size (0: malloc) */
 	uint32_t *lines; /* byte offset at which each line starts; NULL until sl_source_index */
-	size_t nlines;
 	/* Once the bytes are released, the same starts in a third of the room (lines is NULL then):
 	 * a large input's line tables weigh a tenth of its bytes, and few are looked up again. */
 	struct sl_line_pack *pack;
 	uint32_t *cp; /* byte offset of every 64th code point; NULL when the bytes are ASCII */
-	size_t ncp;
+	/* Their counts: 32 bits (a source is at most 64 MiB), side by side rather than each padded. */
+	uint32_t nlines, ncp;
 	size_t order; /* its position in the sl_sources it was read into: the report's order */
 	/* The flags side by side (a run holds a source for every file it was given): */
 	int failed;       /* could not be read: an input error was reported, nothing to parse */

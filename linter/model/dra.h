@@ -182,7 +182,7 @@ void sl_dra_apply_version(struct sl_model *m, struct sl_findings *errs);
  * with it), and each container's resources.claims checked against them (a name no entry has is
  * the API server's rejection: an input error). */
 void sl_pod_claims_read(struct sl_read *c, const struct sl_ynode *spec, const char *path, struct sl_pod_claim **claims,
-			size_t *nclaims);
+			uint32_t *nclaims);
 /* A running Pod's status.resourceClaimStatuses (status: the Pod's status, NULL: none) into its
  * claims' generated. */
 void sl_pod_claims_status(struct sl_read *c, const struct sl_ynode *status, struct sl_pod_claim *claims,

@@ -484,7 +484,7 @@ static void check_container_claims(struct sl_read *c, const struct sl_ynode *spe
 }
 
 void sl_pod_claims_read(struct sl_read *c, const struct sl_ynode *spec, const char *path, struct sl_pod_claim **claims,
-			size_t *nclaims)
+			uint32_t *nclaims)
 {
 	*claims = NULL;
 	*nclaims = 0;

@@ -241,7 +241,7 @@ void sl_gang_join(struct sl_podgroup *g, struct sl_workload *w)
 {
 	g->nworkloads++;
 	g->members = sl_sat_add(g->members, w->replicas);
-	if (!g->first && w->podgroup == g)
+	if (!g->first && sl_wgang(w)->podgroup == g)
 		g->first = w;
 }
 
@@ -258,22 +258,24 @@ static void bind_podgroup(struct sl_model *m, struct gang_index *gx, struct sl_w
 	if (!sl_yscalar(v))
 		v = sl_ymap_get(ann, VOLCANO_GROUP_KEY);
 	if (sl_yscalar(v) && sl_yis(sched, "volcano") && (g = find_group(m, gx, SL_GANG_VOLCANO, w, v))) {
-		w->podgroup = g;
-		w->gang_at = v;
+		struct sl_wgang *wg = sl_wgang_mut(w);
+		wg->podgroup = g;
+		wg->gang_at = v;
 		sl_gang_join(g, w);
 		return;
 	}
 	v = sl_ymap_get(sl_ypath(tmpl, "metadata.labels"), COSCHED_LABEL);
 	if (!sl_yscalar(v) || !(g = find_group(m, gx, SL_GANG_COSCHED, w, v)))
 		return;
-	w->gang_at = v;
+	struct sl_wgang *wg = sl_wgang_mut(w);
+	wg->gang_at = v;
 	/* Pods the plugin does not hold still count for the group's quorum once bound (the plugin
 	 * counts the pods that carry the label): they join it, but are no gang themselves. */
 	if (sl_ynull(sched) || sl_yis(sched, "default-scheduler") || sl_yis(sched, "volcano")) {
-		w->unheld = g;
-		w->unheld_by = sl_ynull(sched) ? "default-scheduler" : sched->str;
+		wg->unheld = g;
+		wg->unheld_by = sl_ynull(sched) ? "default-scheduler" : sched->str;
 	} else {
-		w->podgroup = g;
+		wg->podgroup = g;
 	}
 	sl_gang_join(g, w);
 }
@@ -286,10 +288,11 @@ static void bind_queue(struct sl_model *m, struct gang_index *gx, struct sl_work
 		v = sl_ymap_get(sl_ypath(tmpl, "metadata.labels"), QUEUE_LABEL);
 	if (!sl_yscalar(v))
 		return;
-	w->queue_at = v;
+	struct sl_wgang *wg = sl_wgang_mut(w);
+	wg->queue_at = v;
 	const struct sl_kqueue *lq = find_queue(m, gx, false, w->obj.namespace, v->str);
-	w->kqueue = lq && lq->cluster_queue ? find_queue(m, gx, true, NULL, lq->cluster_queue) : NULL;
-	if (w->kqueue && m->nkflavors)
+	wg->kqueue = lq && lq->cluster_queue ? find_queue(m, gx, true, NULL, lq->cluster_queue) : NULL;
+	if (wg->kqueue && m->nkflavors)
 		sl_kflavor_bind(m, w);
 }
 
@@ -302,7 +305,7 @@ void sl_gang_bind(struct sl_model *m)
 	for (size_t i = 0; i < m->nworkloads; i++) {
 		struct sl_workload *w = m->workloads[i];
 		const struct sl_ynode *tmpl = sl_gang_template(w);
-		if (m->npodgroups && !w->podgroup) /* not bound to a gang of Kubernetes' own (kgang.c) */
+		if (m->npodgroups && !sl_wgang(w)->podgroup) /* not bound to a gang of Kubernetes' own (kgang.c) */
 			bind_podgroup(m, &gx, w, tmpl);
 		if (m->nkqueues)
 			bind_queue(m, &gx, w, tmpl);
@@ -316,12 +319,13 @@ void sl_gang_bind(struct sl_model *m)
 	 * its pods are useful all at once, not in waves. */
 	for (size_t i = 0; i < m->nworkloads; i++) {
 		struct sl_workload *w = m->workloads[i];
-		const struct sl_podgroup *g = w->podgroup;
+		struct sl_wgang *wg = w->gang;
+		const struct sl_podgroup *g = wg ? wg->podgroup : NULL;
 		if (!g)
 			continue;
 		int64_t need = g->min_member - (g->members - w->replicas);
-		w->gang_need = need > w->task_min ? need : w->task_min;
-		if (w->gang_need > 1)
+		wg->gang_need = need > wg->task_min ? need : wg->task_min;
+		if (wg->gang_need > 1)
 			w->all_at_once = true;
 	}
 }

@@ -73,7 +73,7 @@ bool sl_gang_kind(const struct sl_object *o);
 /* Read o (sl_gang_kind) into the model's arrays; -1 after an input error, with nothing kept. */
 int sl_gang_read(struct sl_read *c, const struct sl_object *o, struct sl_model *m);
 /* Bind every workload to the PodGroup its pods name and to the ClusterQueue of its queue-name
- * label, and set what each gang needs of each of its workloads (sl_workload.gang_need); call
+ * label, and set what each gang needs of each of its workloads (sl_wgang.gang_need); call
  * once, after loading. */
 void sl_gang_bind(struct sl_model *m);
 /* Count w's pods in g (nworkloads, members; first: the first w whose podgroup g is). */

@@ -222,17 +222,18 @@ static void apply(struct sl_podspec *p, const struct sl_kflavor *f)
 /* Every distinct flavor of every resource group of w's ClusterQueue, judged for w's pods. */
 static void judge_choices(const struct sl_model *m, struct sl_workload *w)
 {
-	const struct sl_kqueue *cq = w->kqueue;
+	struct sl_wgang *wg = sl_wgang_mut(w);
+	const struct sl_kqueue *cq = wg->kqueue;
 	size_t cap = 0;
 	for (size_t i = 0; i < cq->nq; i++) {
 		const struct sl_kquota *q = &cq->q[i];
 		bool seen = false;
-		for (size_t j = 0; j < w->nkchoice && !seen; j++)
-			seen = w->kchoice[j].group == q->group && !strcmp(w->kchoice[j].name, q->flavor);
+		for (size_t j = 0; j < wg->nkchoice && !seen; j++)
+			seen = wg->kchoice[j].group == q->group && !strcmp(wg->kchoice[j].name, q->flavor);
 		if (seen)
 			continue;
-		sl_grow(&w->kchoice, &cap, w->nkchoice + 1, sizeof *w->kchoice);
-		struct sl_kchoice *k = &w->kchoice[w->nkchoice++];
+		sl_grow(&wg->kchoice, &cap, wg->nkchoice + 1, sizeof *wg->kchoice);
+		struct sl_kchoice *k = &wg->kchoice[wg->nkchoice++];
 		*k = (struct sl_kchoice){q->group, q->flavor, find_flavor(m, q->flavor), SL_KFIT_OK, NULL, false};
 		k->fit = sl_kflavor_fit(k->f, &w->pod, &k->why);
 	}
@@ -241,9 +242,9 @@ static void judge_choices(const struct sl_model *m, struct sl_workload *w)
 		const char *r = cq->q[i].resource;
 		if (strcmp(r, "pods") && sl_res_get(&w->pod.request, r) <= 0)
 			continue;
-		for (size_t j = 0; j < w->nkchoice; j++)
-			if (w->kchoice[j].group == cq->q[i].group)
-				w->kchoice[j].used = true;
+		for (size_t j = 0; j < wg->nkchoice; j++)
+			if (wg->kchoice[j].group == cq->q[i].group)
+				wg->kchoice[j].used = true;
 	}
 }
 
@@ -260,16 +261,17 @@ void sl_kflavor_bind(const struct sl_model *m, struct sl_workload *w)
 	if (!kueue_kind(w->obj.kind))
 		return;
 	judge_choices(m, w);
+	const struct sl_wgang *wg = sl_wgang(w);
 	bool single = true, adds = false;
-	for (size_t i = 0; i < w->nkchoice; i++) {
-		const struct sl_kchoice *k = &w->kchoice[i];
+	for (size_t i = 0; i < wg->nkchoice; i++) {
+		const struct sl_kchoice *k = &wg->kchoice[i];
 		if (k->fit == SL_KFIT_MISSING)
 			return; /* the ClusterQueue is inactive: Kueue admits nothing (never-admitted) */
 		if (!k->used)
 			continue;
 		size_t ok = 0;
-		for (size_t j = 0; j < w->nkchoice; j++)
-			ok += w->kchoice[j].group == k->group && w->kchoice[j].fit == SL_KFIT_OK;
+		for (size_t j = 0; j < wg->nkchoice; j++)
+			ok += wg->kchoice[j].group == k->group && wg->kchoice[j].fit == SL_KFIT_OK;
 		if (!ok)
 			return; /* never admitted (never-admitted): where it would run is moot */
 		single = single && ok == 1;
@@ -282,11 +284,11 @@ void sl_kflavor_bind(const struct sl_model *m, struct sl_workload *w)
 		return;
 	}
 	w->kplace = SL_KPLACE_SET;
-	for (size_t i = 0; i < w->nkchoice; i++) {
-		const struct sl_kchoice *k = &w->kchoice[i];
+	for (size_t i = 0; i < wg->nkchoice; i++) {
+		const struct sl_kchoice *k = &wg->kchoice[i];
 		bool again = false; /* one flavor in two groups: merged once */
 		for (size_t j = 0; j < i && !again; j++)
-			again = w->kchoice[j].used && w->kchoice[j].fit == SL_KFIT_OK && w->kchoice[j].f == k->f;
+			again = wg->kchoice[j].used && wg->kchoice[j].fit == SL_KFIT_OK && wg->kchoice[j].f == k->f;
 		if (k->used && k->fit == SL_KFIT_OK && !again)
 			apply(&w->pod, k->f);
 	}

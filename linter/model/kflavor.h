@@ -59,7 +59,7 @@ enum sl_kplace {
 int sl_kflavor_read(struct sl_read *c, const struct sl_object *o, struct sl_model *m);
 /* Judge every flavor of w's ClusterQueue for its pods and, when one flavor per group the pods
  * use is left, merge it into w->pod as admission does (call once, from sl_gang_bind, with
- * w->kqueue bound and ResourceFlavors known). */
+ * sl_wgang(w)->kqueue bound and ResourceFlavors known). */
 void sl_kflavor_bind(const struct sl_model *m, struct sl_workload *w);
 /* Whether flavor f (NULL: missing) may take pods of spec p; *why as in sl_kchoice. */
 enum sl_kfit sl_kflavor_fit(const struct sl_kflavor *f, const struct sl_podspec *p, const char **why);

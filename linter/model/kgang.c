@@ -220,8 +220,9 @@ static void bind_one(struct sl_model *m, struct sl_workload *w)
 		sl_grow(&m->podgroups, &m->cappodgroups, m->npodgroups + 1, sizeof *m->podgroups);
 		m->podgroups[m->npodgroups++] = pg;
 	}
-	w->podgroup = pg;
-	w->gang_at = group;
+	struct sl_wgang *wg = sl_wgang_mut(w);
+	wg->podgroup = pg;
+	wg->gang_at = group;
 	sl_gang_join(pg, w);
 }
 

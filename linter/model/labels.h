@@ -6,6 +6,7 @@
 #define SL_LABELS_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct sl_ynode;
 
@@ -34,10 +35,12 @@ struct sl_requirement {
 /* A metav1.LabelSelector; matchLabels become In requirements. An absent selector selects
  * nothing and an empty one everything, as metav1.LabelSelectorAsSelector has it. */
 struct sl_selector {
-	bool nothing;
 	struct sl_requirement *reqs;
-	size_t nreqs;
 	const struct sl_ynode *node;
+	/* 32 bits beside the flag: every workload, pod term and budget holds selectors, each with a
+	 * padding hole otherwise (a document's requirements number fewer than 2^32). */
+	uint32_t nreqs;
+	bool nothing;
 };
 void sl_selector_free(struct sl_selector *s); /* its arrays, not s */
 /* Matching: a requirement against a label set (Gt/Lt compare integers and match nothing else),

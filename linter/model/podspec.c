@@ -255,7 +255,7 @@ static const struct podterms_at pod_anti_affinity = {"podAntiAffinity", "affinit
 						     "podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution"};
 
 static void parse_podterms(struct sl_read *c, const struct sl_ynode *aff, const struct podterms_at *w,
-			   const struct sl_ynode **at, struct sl_podterm **out, size_t *n)
+			   const struct sl_ynode **at, struct sl_podterm **out, uint32_t *n)
 {
 	const char *path = w->req_path;
 	const struct sl_ynode *pa = sl_read_want(c, aff, w->which, SL_YMAP, w->path);

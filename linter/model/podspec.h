@@ -112,27 +112,25 @@ struct sl_podspec {
 	const struct sl_ynode *sidecar;
 	struct sl_labels node_selector;
 	const struct sl_ynode *node_selector_node;
+	/* The counts here and below are 32 bits, in pairs: every pod spec would carry a padding
+	 * hole beside each alone (an array of a document counts fewer than 2^32). */
 	struct sl_term *terms; /* required node affinity; OR'd */
-	size_t nterms;
-	const struct sl_ynode *affinity_node;
 	struct sl_toleration *tols;
-	size_t ntols;
+	uint32_t nterms, ntols;
+	const struct sl_ynode *affinity_node;
 	const char *node_name;
 	const struct sl_ynode *containers_node;
 	struct sl_podterm *affinity, *anti; /* required pod affinity / anti-affinity terms */
-	size_t naffinity, nanti;
+	uint32_t naffinity, nanti;
 	const struct sl_ynode *affinity_terms_node, *anti_terms_node;
 	struct sl_spread *spread; /* every constraint, ScheduleAnyway included */
-	size_t nspread;
 	const struct sl_ynode *spread_node;
 	struct sl_hostport *ports;
-	size_t nports;
 	struct sl_volume *volumes; /* volumes that name a PersistentVolumeClaim */
-	size_t nvolumes;
+	uint32_t nspread, nports, nvolumes;
+	uint32_t ndefaulted, nclaims; /* of defaulted and claims, below */
 	/* Priority (priority.h): what the spec writes, and what admission makes of it
-	 * (sl_model_resolve_priorities). */
-	const char *priority_class; /* spec.priorityClassName, or NULL */
-	const struct sl_ynode *priority_class_node;
+	 * (sl_model_resolve_priorities). The flags first, beside the counts above. */
 	bool has_priority;         /* spec.priority is written (a running pod's, as the API shows it) */
 	signed char preempt_given; /* spec.preemptionPolicy: 0 unwritten, 1 PreemptLowerPriority, -1 Never */
 	unsigned char prio_from;   /* enum sl_prio_from: where the priority below comes from */
@@ -140,12 +138,13 @@ struct sl_podspec {
 	/* Two flags of the above (beside these, not each padded to 8 bytes in every pod spec): */
 	bool has_required_affinity; /* nodeSelectorTerms present (an empty list matches nothing) */
 	bool host_network;
+	const char *priority_class; /* spec.priorityClassName, or NULL */
+	const struct sl_ynode *priority_class_node;
 	int64_t priority_given;
 	int64_t priority; /* resolved (0 while unknown) */
 	/* Requests a LimitRange gave containers that state none (limitrange.c), each resource once:
 	 * what request holds beyond the spec as written. Owned. */
 	struct sl_req_default *defaulted;
-	size_t ndefaulted;
 	/* Admission beyond the containers (podlevel.c, runtimeclass.c), once the release is known:
 	 * the pod-level requests that took the containers' place in request; the RuntimeClass
 	 * applied (its overhead added to request, its nodeSelector and tolerations merged); a key of
@@ -158,7 +157,6 @@ struct sl_podspec {
 	const struct sl_ynode *gates;
 	/* spec.resourceClaims (dra.h): the Dynamic Resource Allocation claims of the pod. Owned. */
 	struct sl_pod_claim *claims;
-	size_t nclaims;
 };
 /* Whether term (of a pod in owner_ns with owner labels) selects a pod in ns with labels. */
 bool sl_podterm_matches(const struct sl_podterm *t, const char *owner_ns, const struct sl_labels *owner, const char *ns,

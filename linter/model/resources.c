@@ -14,7 +14,12 @@ static struct sl_res *res_slot(struct sl_reslist *l, const char *name, const str
 	for (size_t i = 0; i < l->n; i++)
 		if (!strcmp(l->v[i].name, name))
 			return &l->v[i];
-	sl_grow(&l->v, &l->cap, l->n + 1, sizeof *l->v);
+	if (l->n == l->cap) {
+		/* Room for two first (most lists: cpu and memory, a pod's request among them), then twice
+		 * as much: sl_grow's four would leave half of every pod's lists empty. */
+		l->cap = l->cap ? 2 * l->cap : 2;
+		l->v = sl_xrealloc(l->v, l->cap * sizeof *l->v);
+	}
 	struct sl_res *r = &l->v[l->n++];
 	r->name = name;
 	r->amount = 0;

@@ -116,11 +116,12 @@ static void make_gang(struct sl_model *m, const struct sl_object *o, struct task
 	g->min_node = min ? min_node : NULL;
 	for (size_t i = 0; i < n; i++) {
 		struct sl_workload *w = t[i].w;
-		w->podgroup = g;
-		w->gang_at = w->obj.kind_node;
+		struct sl_wgang *wg = sl_wgang_mut(w);
+		wg->podgroup = g;
+		wg->gang_at = w->obj.kind_node;
 		if (g->min_member >= sum) { /* else the tasks' minimums are not checked */
-			w->task_min = t[i].min;
-			w->task_min_node = t[i].min_node;
+			wg->task_min = t[i].min;
+			wg->task_min_node = t[i].min_node;
 		}
 		sl_gang_join(g, w);
 	}

@@ -211,13 +211,24 @@ int sl_workload_read(struct sl_read *c, const struct sl_object *o, struct sl_wor
 	return 0;
 }
 
+const struct sl_wgang sl_wgang_none;
+
+struct sl_wgang *sl_wgang_mut(struct sl_workload *w)
+{
+	if (!w->gang)
+		w->gang = sl_xcalloc(1, sizeof *w->gang);
+	return w->gang;
+}
+
 void sl_workload_free(struct sl_workload *w)
 {
 	sl_podspec_free(&w->pod);
 	sl_selector_free(&w->sel);
 	sl_selector_free(&w->svc);
 	free(w->owned_name);
-	free(w->kchoice);
+	if (w->gang)
+		free(w->gang->kchoice);
+	free(w->gang);
 	free(w->batch);
 	free(w);
 }

@@ -30,36 +30,10 @@ struct sl_intpct {
 	const struct sl_ynode *node;
 };
 
-struct sl_workload {
-	struct sl_object obj;
-	struct sl_podspec pod;
-	const struct sl_ynode *spec;
-	int64_t replicas;
-	const struct sl_ynode *replicas_node; /* NULL: defaulted to 1 */
-	const struct sl_ynode *selector;
-	struct sl_selector sel; /* spec.selector; selects nothing when absent */
-	/* Deployments (and DaemonSets) only */
-	enum sl_strategy strategy;
-	/* Its pods are useful only all at once (a gang): fewer fitting than replicas runs nothing,
-	 * rather than running in waves. Set by the reader of whatever makes it a gang. (Beside
-	 * strategy, and kplace below: each alone would be padded to 8 bytes, in every workload.) */
-	bool all_at_once;
-	unsigned char kplace; /* with kchoice, below */
-	const struct sl_ynode *strategy_node, *type_node, *rolling_node;
-	struct sl_intpct max_surge, max_unavailable;
-	/* Jobs, CronJobs and JobSets' replicatedJobs (job.h): replicas is the pods kept at once. NULL
-	 * for the other kinds (most workloads: a fifth of a workload's bytes saved in each); read it
-	 * through sl_wbatch. Owned. */
-	struct sl_batch *batch;
-	char *owned_name; /* obj.name when the reader made it (a JobSet's "<jobset>-<replicatedJob>") */
-	/* Bound by sl_model_bind_pods: the budgets whose selector selects the template's labels in
-	 * its namespace, in input order, and the first autoscaler that names it as its target. */
-	const struct sl_pdb *const *pdbs;
-	size_t npdbs;
-	const struct sl_hpa *hpa;
-	/* Bound by sl_gang_bind (gang.h): the Volcano PodGroup its pods name (gang_at: the annotation),
-	 * and the ClusterQueue its Kueue queue-name label (queue_at) leads to; NULL: none, or not among
-	 * the inputs. */
+/* A workload's gang and Kueue queue (sl_workload.gang), bound by sl_gang_bind (gang.h): the
+ * Volcano PodGroup its pods name (gang_at: the annotation), and the ClusterQueue its Kueue
+ * queue-name label (queue_at) leads to; NULL: none, or not among the inputs. */
+struct sl_wgang {
 	const struct sl_podgroup *podgroup;
 	const struct sl_ynode *gang_at;
 	/* How many of its own pods the gang needs bound at once: minMember less the pods of the
@@ -75,9 +49,45 @@ struct sl_workload {
 	const struct sl_ynode *queue_at;
 	/* With ResourceFlavors known (kflavor.h): every flavor of that ClusterQueue judged for its
 	 * pods as written (owned), and what the flavors do to the pod spec (enum sl_kplace; with
-	 * SL_KPLACE_SET, pod holds the flavors' nodeLabels and tolerations: kplace, above). */
+	 * SL_KPLACE_SET, the workload's pod holds the flavors' nodeLabels and tolerations: its
+	 * kplace). */
 	struct sl_kchoice *kchoice;
 	size_t nkchoice;
+};
+/* Every field NULL or 0: what sl_wgang gives for a workload with neither gang nor queue. */
+extern const struct sl_wgang sl_wgang_none;
+
+struct sl_workload {
+	struct sl_object obj;
+	struct sl_podspec pod;
+	const struct sl_ynode *spec;
+	int64_t replicas;
+	const struct sl_ynode *replicas_node; /* NULL: defaulted to 1 */
+	const struct sl_ynode *selector;
+	struct sl_selector sel; /* spec.selector; selects nothing when absent */
+	/* Deployments (and DaemonSets) only */
+	enum sl_strategy strategy;
+	/* Its pods are useful only all at once (a gang): fewer fitting than replicas runs nothing,
+	 * rather than running in waves. Set by the reader of whatever makes it a gang. (Beside
+	 * strategy, and kplace: each alone would be padded to 8 bytes, in every workload.) */
+	bool all_at_once;
+	unsigned char kplace; /* with gang->kchoice (sl_wgang) */
+	const struct sl_ynode *strategy_node, *type_node, *rolling_node;
+	struct sl_intpct max_surge, max_unavailable;
+	/* Jobs, CronJobs and JobSets' replicatedJobs (job.h): replicas is the pods kept at once. NULL
+	 * for the other kinds (most workloads: a fifth of a workload's bytes saved in each); read it
+	 * through sl_wbatch. Owned. */
+	struct sl_batch *batch;
+	char *owned_name; /* obj.name when the reader made it (a JobSet's "<jobset>-<replicatedJob>") */
+	/* Bound by sl_model_bind_pods: the budgets whose selector selects the template's labels in
+	 * its namespace, in input order, and the first autoscaler that names it as its target. */
+	const struct sl_pdb *const *pdbs;
+	size_t npdbs;
+	const struct sl_hpa *hpa;
+	/* Bound by sl_gang_bind (gang.h): its gang and its Kueue queue. NULL for most workloads, which
+	 * have neither (a ninth of a workload's bytes saved in each): read it through sl_wgang, set it
+	 * through sl_wgang_mut. Owned. */
+	struct sl_wgang *gang;
 	/* The selectors of the Services of its namespace that select the template's labels, merged
 	 * as helper.DefaultSelector merges them (every pair, each key once; none: no such Service).
 	 * Owned (its requirement arrays; the strings are the Services'). */
@@ -86,6 +96,13 @@ struct sl_workload {
 	 * resolution (a StatefulSet's ordinals may differ); NULL when no claim judges anything. */
 	const struct sl_wstorage *storage;
 };
+
+/* w's gang and queue (sl_wgang_none when it has neither), and the same to set, made on first use. */
+static inline const struct sl_wgang *sl_wgang(const struct sl_workload *w)
+{
+	return w->gang ? w->gang : &sl_wgang_none;
+}
+struct sl_wgang *sl_wgang_mut(struct sl_workload *w);
 
 /* w's batch, or one that is not (sl_batch_none: is false) when w runs no Job. */
 static inline const struct sl_batch *sl_wbatch(const struct sl_workload *w)
