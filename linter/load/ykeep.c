@@ -194,9 +194,9 @@ static bool leave_out_key(struct sl_ybuilder *b, const yaml_event_t *ev, bool *k
 			return true;
 		}
 		b->keep_next = all;
-	} else if (b->filter && b->filter->unread && key && !ev->data.scalar.anchor &&
-		   b->filter->unread(b->filter->ctx, (const char *)ev->data.scalar.value, top->comp,
-				     b->depth > 1 ? b->stack[b->depth - 2].comp : NULL)) {
+	} else if (key && top->leave && !ev->data.scalar.anchor &&
+		   b->filter->unread(b->filter->ctx, (const char *)ev->data.scalar.value, top->leave,
+				     b->items + top->first, top->n)) {
 		/* an entry nothing reads: left out, key and value, but for its extent */
 		dropped(b, sl_ychar_byte(b->src, ev->start_mark.index), sl_ychar_byte(b->src, ev->end_mark.index), 1);
 		b->ys->partial = true;
