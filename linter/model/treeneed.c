@@ -322,17 +322,29 @@ static bool unread_entry(const char *key, enum leave_class c, bool first)
  * metadata (an object's identity, and the suppression annotation) and items (an autoscaler may be
  * one of them) are read: the rest (a CustomResourceDefinition's schema, a ConfigMap's data) is
  * left out. */
-static bool foreign_entry(const char *key, struct sl_ynode *const *entries, size_t n)
+static bool foreign_kind(struct sl_tree_need *t, const char *kind)
 {
+	if (*t->kind && eq(kind, t->kind))
+		return t->foreign;
+	size_t kl = strlen(kind);
+	bool foreign = !(kl >= 4 && eq(kind + kl - 4, "List")) && !model_kind(kind) &&
+		       !eq(kind, "HorizontalPodAutoscaler") && !eq(kind, "ScaledObject");
+	if (kl < sizeof t->kind) {
+		memcpy(t->kind, kind, kl + 1);
+		t->foreign = foreign;
+	}
+	return foreign;
+}
+
+static bool foreign_entry(struct sl_tree_need *t, const char *key, struct sl_ynode *const *entries, size_t n)
+{
+	if (eq(key, "apiVersion") || eq(key, "kind") || eq(key, "metadata") || eq(key, "items"))
+		return false;
 	const char *kind = NULL;
 	for (size_t i = 0; i + 1 < n; i += 2)
 		if (entries[i]->kind == SL_YSCALAR && eq(entries[i]->str, "kind") && entries[i + 1]->kind == SL_YSCALAR)
 			kind = entries[i + 1]->str;
-	if (!kind || eq(key, "apiVersion") || eq(key, "kind") || eq(key, "metadata") || eq(key, "items"))
-		return false;
-	size_t kl = strlen(kind);
-	return !(kl >= 4 && eq(kind + kl - 4, "List")) && !model_kind(kind) && !eq(kind, "HorizontalPodAutoscaler") &&
-	       !eq(kind, "ScaledObject");
+	return kind && foreign_kind(t, kind);
 }
 
 unsigned sl_unread_in(void *ctx, const char *in, const char *in_in)
@@ -348,7 +360,7 @@ bool sl_unread_value(void *ctx, const char *key, unsigned in, struct sl_ynode *c
 {
 	struct sl_tree_need *t = ctx;
 	if (in == LEAVE_DOCUMENT)
-		return foreign_entry(key, entries, n) && !(t->readers->key && t->readers->key(t->readers->ctx, key));
+		return foreign_entry(t, key, entries, n) && !(t->readers->key && t->readers->key(t->readers->ctx, key));
 	bool first = t->first;
 	t->first = false;
 	return unread_entry(key, in, first) && !(t->readers->key && t->readers->key(t->readers->ctx, key));

@@ -23,6 +23,10 @@ struct sl_tree_need {
 	 * that key for where the mapping is (a finding at a pod spec's first key), so a pod spec's
 	 * unread keys and an object's server-set metadata are kept there. */
 	bool first;
+	/* The last kind a document's entries were asked under, and whether nothing reads beyond the
+	 * identity of an object of that kind: told once, not for each of its entries ("": none yet) */
+	char kind[64];
+	bool foreign;
 };
 
 /* Whether a manifest document's tree is kept (arg: the source's sl_tree_need). */
