@@ -151,7 +151,8 @@ static inline size_t sl_ysat_add(size_t a, size_t b)
  * test. */
 static inline bool sl_ykeep_none(const struct sl_ybuilder *b, const yaml_event_t *ev)
 {
-	if (b->keep || b->dropping || b->drop_value || b->skip || b->drop_next)
+	/* dropping is skip > 0, and drop_next is set only with keep paths: neither is tested again */
+	if (b->keep || b->drop_value || b->skip)
 		return false;
 	if (ev->type != YAML_SCALAR_EVENT || !b->depth)
 		return true;
