@@ -86,9 +86,10 @@ struct sl_yfilter {
 	 * and their memory serves the next document. */
 	bool (*wanted)(void *ctx, const struct sl_ydoc *doc);
 	void *ctx;
-	/* Whether nothing will look up `key` in a mapping of class `in` (unread_in's), nor into its
-	 * value. Such an entry is left out, key and value; the mapping's span still covers it. (An
-	 * anchor or an alias in it, or a merge key beside it, makes the source parse again, whole.)
+	/* Whether nothing will look up `key` in a mapping of class `in` (unread_in's), whose entries so
+	 * far are `entries` (n: keys and values alternating), nor into its value. Such an entry is left
+	 * out, key and value; the mapping's span still covers it. (An anchor or an alias in it, a merge
+	 * key beside it, or a key of a document written twice, makes the source parse again, whole.)
 	 * NULL: none. */
 	bool (*unread)(void *ctx, const char *key, unsigned in, struct sl_ynode *const *entries, size_t n);
 	/* Whether the bytes of a document not kept are read again (no: sl_source_forget them). */
