@@ -244,13 +244,25 @@ static void check_templates(const struct sl_rule *self, struct sl_check *cx)
 	}
 }
 
-static void check(const struct sl_rule *self, struct sl_check *cx)
+/* Whether a Container or Pod item of lrs bounds anything (min, max, maxLimitRequestRatio): most
+ * LimitRanges only give defaults, and then no pod is judged (nor its containers made again). */
+static bool bounds_pods(const struct sl_limitrange *const *lrs, size_t nl)
+{
+	for (size_t k = 0; k < nl; k++)
+		for (size_t i = 0; i < lrs[k]->nitems; i++) {
+			const struct sl_lr_item *it = &lrs[k]->items[i];
+			if (it->type != SL_LR_PVC && (it->min.n || it->max.n || it->ratio.n))
+				return true;
+		}
+	return false;
+}
+
+/* The workload's containers, and its pod, as admission leaves them, against every Container and
+ * Pod item. */
+static void check_pods(const struct sl_rule *self, struct sl_check *cx, const struct sl_limitrange *const *lrs,
+		       size_t nl)
 {
 	const struct sl_workload *w = cx->w;
-	size_t nl;
-	const struct sl_limitrange *const *lrs = sl_model_limitranges(cx->model, w->obj.namespace, &nl);
-	if (!nl)
-		return;
 	struct sl_ctr_res *v;
 	size_t n = sl_limitrange_admit(cx->model, &w->pod, &v);
 	struct sl_reslist preq = {0}, plim = {0};
@@ -276,6 +288,17 @@ static void check(const struct sl_rule *self, struct sl_check *cx)
 	sl_res_free(&preq);
 	sl_res_free(&plim);
 	sl_ctrs_free(v, n);
+}
+
+static void check(const struct sl_rule *self, struct sl_check *cx)
+{
+	const struct sl_workload *w = cx->w;
+	size_t nl;
+	const struct sl_limitrange *const *lrs = sl_model_limitranges(cx->model, w->obj.namespace, &nl);
+	if (!nl)
+		return;
+	if (bounds_pods(lrs, nl))
+		check_pods(self, cx, lrs, nl);
 	if (!strcmp(w->obj.kind, "StatefulSet"))
 		check_templates(self, cx);
 }

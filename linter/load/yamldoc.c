@@ -119,6 +119,9 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 		yaml_event_delete(&ev);
 	}
 	sl_ybuild_clear(&b);
+	for (size_t i = 0; i < b.nforgets && !b.need_full; i++)
+		sl_source_forget(src, b.forgets[i][0], b.forgets[i][1]);
+	free(b.forgets);
 	free(b.stack);
 	free(b.items);
 	free(b.anchors);
@@ -131,6 +134,15 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 	return rc;
 }
 
+/* What a first pass reported goes when the source is parsed again whole, which reports it again
+ * (a key written twice among the entries it built, say), with all the rest. */
+static void forget_findings(struct sl_findings *errs, size_t n, size_t input_errors)
+{
+	while (errs->n > n)
+		sl_finding_free(&errs->v[--errs->n]);
+	errs->input_errors = input_errors;
+}
+
 int sl_yaml_parse(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs)
 {
 	return sl_yaml_parse_keep(src, out, errs, NULL);
@@ -141,8 +153,10 @@ int sl_yaml_parse_keep(const struct sl_source *src, struct sl_ystream *out, stru
 {
 	bool need_full = false;
 	struct sl_yarena_mark start = sl_yarena_mark(sl_ystream_arena(out));
+	size_t nerrs = errs->n, ninput = errs->input_errors;
 	int rc = parse(src, out, errs, keep, &need_full, NULL);
 	if (need_full) { /* what the first pass built goes, in a shared arena too */
+		forget_findings(errs, nerrs, ninput);
 		sl_yarena_rewind(sl_ystream_arena(out), &start);
 		sl_yarena_spares_free(sl_ystream_arena(out));
 		out->n = 0;
@@ -157,8 +171,10 @@ int sl_yaml_parse_some(const struct sl_source *src, struct sl_ystream *out, stru
 {
 	bool need_full = false;
 	struct sl_yarena_mark start = sl_yarena_mark(sl_ystream_arena(out));
+	size_t nerrs = errs->n, ninput = errs->input_errors;
 	int rc = parse(src, out, errs, NULL, &need_full, f);
 	if (need_full) { /* an anchor or alias where values were left out: keep them all */
+		forget_findings(errs, nerrs, ninput);
 		struct sl_yfilter whole = {f->wanted, f->ctx, NULL, f->forget, NULL};
 		sl_yarena_rewind(sl_ystream_arena(out), &start);
 		sl_yarena_spares_free(sl_ystream_arena(out));

@@ -86,17 +86,19 @@ struct sl_yfilter {
 	 * and their memory serves the next document. */
 	bool (*wanted)(void *ctx, const struct sl_ydoc *doc);
 	void *ctx;
-	/* Whether nothing will look up `key` in a mapping that is itself the value of `in` ("[]": an
-	 * item of a list, which is the value of in_in; NULL: a document), nor into its value. Such an
-	 * entry is left out, key and value; the mapping's span still covers it. (An anchor or an
-	 * alias in it, or a merge key beside it, makes the source parse again, whole.) NULL: none. */
-	bool (*unread)(void *ctx, const char *key, const char *in, const char *in_in);
+	/* Whether nothing will look up `key` in a mapping of class `in` (unread_in's), whose entries so
+	 * far are `entries` (n: keys and values alternating), nor into its value. Such an entry is left
+	 * out, key and value; the mapping's span still covers it. (An anchor or an alias in it, a merge
+	 * key beside it, or a key of a document written twice, makes the source parse again, whole.)
+	 * NULL: none. */
+	bool (*unread)(void *ctx, const char *key, unsigned in, struct sl_ynode *const *entries, size_t n);
 	/* Whether the bytes of a document not kept are read again (no: sl_source_forget them). */
 	bool forget;
-	/* Whether unread may say yes to some key of a mapping that is the value of `in` (in_in as
-	 * above): asked once when the mapping opens, so that its keys are not each asked when it
-	 * cannot. NULL: unread is asked for every key. */
-	bool (*unread_in)(void *ctx, const char *in, const char *in_in);
+	/* The class of a collection that is the value of `in` ("[]": an item of a list, which is the
+	 * value of in_in; NULL: a document), 1 to 255, or 0 when unread says yes to none of its keys:
+	 * asked once when the collection opens, so that its keys are neither asked when it cannot nor
+	 * told apart by their parents' keys again each. Set when unread is. */
+	unsigned (*unread_in)(void *ctx, const char *in, const char *in_in);
 };
 /* The same as sl_yaml_parse, leaving out what f says. */
 int sl_yaml_parse_some(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs,

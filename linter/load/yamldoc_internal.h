@@ -31,7 +31,7 @@ struct sl_yframe {
 	bool keep_all;    /* inside a kept path: nothing below is dropped */
 	size_t plen;      /* components of that path, from the object */
 	bool objects;     /* a List's `items`: each item starts a path of its own */
-	bool may_leave;   /* the filter may leave out some of its entries (sl_yfilter.unread_in) */
+	uint8_t leave;    /* 0, or the filter may leave out some of its entries: their class (sl_yfilter.unread_in) */
 	/* A mapping that may be merged (<<) into another, later: its children's weights are held
 	 * until the document ends (ybuild.c) */
 	bool merge_source;
@@ -93,7 +93,11 @@ struct sl_ybuilder {
 	bool dropping;                    /* skipping that value (b->skip levels deep) */
 	bool drop_flow[SL_DEPTH_CAP + 1]; /* per skipped level: a flow collection */
 	unsigned docno;                   /* documents ended so far */
-	bool done;                        /* the stream ended */
+	/* The bytes of the documents not kept ([off, end) each), given back when the parse is over:
+	 * not before, as a second pass (need_full) reads them again. */
+	size_t (*forgets)[2];
+	size_t nforgets, capforgets;
+	bool done; /* the stream ended */
 };
 
 _Static_assert(_Alignof(struct sl_ynode) <= _Alignof(void *), "the arena aligns nodes as pointers");
@@ -142,17 +146,18 @@ static inline size_t sl_ysat_add(size_t a, size_t b)
 /* --- ykeep.c: what is left out ------------------------------------------------------------ */
 
 /* Whether the event needs no decision of sl_ykeep_leave_out: no keep paths, nothing being left
- * out, and not a key the filter could leave out (of a mapping with may_leave). Then it is built, and all of a
+ * out, and not a key the filter could leave out (of a mapping with a leave class). Then it is built, and all of a
  * collection it opens is kept. Inline: most events of a manifest are such, and a call for each costs more than the
  * test. */
 static inline bool sl_ykeep_none(const struct sl_ybuilder *b, const yaml_event_t *ev)
 {
-	if (b->keep || b->dropping || b->drop_value || b->skip || b->drop_next)
+	/* dropping is skip > 0, and drop_next is set only with keep paths: neither is tested again */
+	if (b->keep || b->drop_value || b->skip)
 		return false;
 	if (ev->type != YAML_SCALAR_EVENT || !b->depth)
 		return true;
 	const struct sl_yframe *top = &b->stack[b->depth - 1];
-	return !top->may_leave || top->kind != SL_YMAP || top->n % 2; /* a value, or an item */
+	return !top->leave || top->kind != SL_YMAP || top->n % 2; /* a value, or an item */
 }
 /* The keep paths (NULL-terminated, at most SL_YKEEP_PATTERNS of them) split into components. */
 void sl_ykeep_compile(struct sl_ybuilder *b, const char *const *keep);

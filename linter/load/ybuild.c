@@ -96,8 +96,10 @@ static struct sl_ynode *finish_map(struct sl_ybuilder *b, struct sl_yframe *f)
 	struct sl_ypair *ps;
 	bool merged;
 	size_t n = sl_ymap_pairs(items, f->n, b->errs, &merged, &ps);
-	/* An entry left out could have overridden a merged one: that needs the source whole. */
-	b->need_full |= merged && f->dropped_weight;
+	/* An entry left out could have overridden a merged one, and a document's entries may have been
+	 * left out for a kind a key written again replaces (sl_yfilter.unread): either needs the
+	 * source whole. */
+	b->need_full |= f->dropped_weight && (merged || (!b->depth && n < f->n / 2));
 	struct sl_ynode *node = new_collection(b, f, 2 * n);
 	node->n = n;
 	size_t w = sl_ysat_add(1, f->dropped_weight);
@@ -186,8 +188,11 @@ static void end_document(struct sl_ybuilder *b, unsigned docno, size_t end)
 	if (b->filter && b->filter->wanted && !b->filter->wanted(b->filter->ctx, &doc)) {
 		sl_yarena_rewind(sl_ystream_arena(out), &b->doc_start);
 		out->partial = true;
-		if (b->filter->forget)
-			sl_source_forget(b->src, b->doc_off, end);
+		if (b->filter->forget) {
+			sl_grow(&b->forgets, &b->capforgets, b->nforgets + 1, sizeof *b->forgets);
+			b->forgets[b->nforgets][0] = b->doc_off;
+			b->forgets[b->nforgets++][1] = end;
+		}
 		return;
 	}
 	sl_grow(&out->docs, &out->cap, out->n + 1, sizeof *out->docs);
@@ -330,8 +335,8 @@ static int on_collection_start(struct sl_ybuilder *b, const yaml_event_t *ev, bo
 	f->anchor = anchor ? sl_xstrdup(anchor) : NULL;
 	f->merge_source = is_map && merge_source(b, f);
 	const struct sl_yfilter *yf = b->filter;
-	f->may_leave = yf && yf->unread &&
-		       (!yf->unread_in || yf->unread_in(yf->ctx, comp, b->depth ? b->stack[b->depth - 1].comp : NULL));
+	f->leave =
+	    yf && yf->unread ? (uint8_t)yf->unread_in(yf->ctx, comp, b->depth ? b->stack[b->depth - 1].comp : NULL) : 0;
 	b->depth++;
 	return 0;
 }

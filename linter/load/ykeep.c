@@ -128,34 +128,50 @@ static void dropped(struct sl_ybuilder *b, size_t start, size_t end, size_t weig
 
 /* An event of a value left out: only its nesting, its extent (the furthest end of a scalar or a
  * flow collection in it) and its size matter. 0, or -1 after an error, or when an anchor or an
- * alias means the source must be parsed whole. */
+ * alias means the source must be parsed whole. By the event's kind: a document's entries nothing
+ * reads (a CustomResourceDefinition's schema) make most of the events of some manifests. */
 static int drop_event(struct sl_ybuilder *b, const yaml_event_t *ev, struct sl_findings *errs)
 {
-	bool open = ev->type == YAML_SEQUENCE_START_EVENT || ev->type == YAML_MAPPING_START_EVENT;
-	bool close = ev->type == YAML_SEQUENCE_END_EVENT || ev->type == YAML_MAPPING_END_EVENT;
-	if (event_anchor(ev) || ev->type == YAML_ALIAS_EVENT) {
-		b->need_full = true;
-		return -1;
-	}
-	if (open && b->depth + b->skip >= sl_limits.depth) {
-		struct sl_span at;
-		sl_ymark_span(b->src, ev->start_mark, ev->end_mark, &at);
-		sl_input_error(errs, &at, "document nests deeper than %zu levels (--max-depth)", sl_limits.depth);
-		return -1;
-	}
-	size_t start = sl_ychar_byte(b->src, ev->start_mark.index);
-	if (ev->type == YAML_SCALAR_EVENT || (close && b->drop_flow[b->skip - 1]))
-		dropped(b, start, sl_ychar_byte(b->src, ev->end_mark.index), 0);
-	if (ev->type == YAML_SCALAR_EVENT || open)
+	switch (ev->type) {
+	case YAML_SCALAR_EVENT:
+		if (ev->data.scalar.anchor)
+			break;
+		dropped(b, sl_ychar_byte(b->src, ev->start_mark.index), sl_ychar_byte(b->src, ev->end_mark.index), 1);
+		b->dropping = b->skip > 0;
+		return 0;
+	case YAML_SEQUENCE_START_EVENT:
+	case YAML_MAPPING_START_EVENT: {
+		bool seq = ev->type == YAML_SEQUENCE_START_EVENT;
+		if (seq ? ev->data.sequence_start.anchor != NULL : ev->data.mapping_start.anchor != NULL)
+			break;
+		if (b->depth + b->skip >= sl_limits.depth) {
+			struct sl_span at;
+			sl_ymark_span(b->src, ev->start_mark, ev->end_mark, &at);
+			sl_input_error(errs, &at, "document nests deeper than %zu levels (--max-depth)",
+				       sl_limits.depth);
+			return -1;
+		}
 		dropped(b, 0, 0, 1);
-	if (open)
-		b->drop_flow[b->skip++] = ev->type == YAML_SEQUENCE_START_EVENT
-					      ? ev->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE
+		b->drop_flow[b->skip++] = seq ? ev->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE
 					      : ev->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE;
-	else if (close)
-		b->skip--;
-	b->dropping = b->skip > 0;
-	return 0;
+		b->dropping = true;
+		return 0;
+	}
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		if (b->drop_flow[b->skip - 1])
+			dropped(b, sl_ychar_byte(b->src, ev->start_mark.index),
+				sl_ychar_byte(b->src, ev->end_mark.index), 0);
+		b->dropping = --b->skip > 0;
+		return 0;
+	case YAML_ALIAS_EVENT:
+		break;
+	default:
+		b->dropping = b->skip > 0;
+		return 0;
+	}
+	b->need_full = true; /* an anchor, or an alias */
+	return -1;
 }
 
 /* An event inside a dropped value: only its nesting and its anchors matter, and the nesting limit
@@ -194,9 +210,9 @@ static bool leave_out_key(struct sl_ybuilder *b, const yaml_event_t *ev, bool *k
 			return true;
 		}
 		b->keep_next = all;
-	} else if (b->filter && b->filter->unread && key && !ev->data.scalar.anchor &&
-		   b->filter->unread(b->filter->ctx, (const char *)ev->data.scalar.value, top->comp,
-				     b->depth > 1 ? b->stack[b->depth - 2].comp : NULL)) {
+	} else if (key && top->leave && !ev->data.scalar.anchor &&
+		   b->filter->unread(b->filter->ctx, (const char *)ev->data.scalar.value, top->leave,
+				     b->items + top->first, top->n)) {
 		/* an entry nothing reads: left out, key and value, but for its extent */
 		dropped(b, sl_ychar_byte(b->src, ev->start_mark.index), sl_ychar_byte(b->src, ev->end_mark.index), 1);
 		b->ys->partial = true;

@@ -150,6 +150,8 @@ int sl_limitrange_read(struct sl_read *c, const struct sl_object *o, struct sl_l
 void sl_limitrange_free(struct sl_limitrange *l)
 {
 	free_items(l->items, l->nitems);
+	sl_res_free(&l->give_req);
+	sl_res_free(&l->give_lim);
 	free(l);
 }
 
@@ -186,32 +188,30 @@ static void record(struct sl_podspec *p, const char *resource, const struct sl_l
 	p->defaulted[p->ndefaulted++] = (struct sl_req_default){resource, &l->obj, node};
 }
 
-/* mergeContainerResources for every container, each LimitRange of the namespace in turn; with
- * rec, the requests given are recorded in rec. Returns how many requests were given. */
+/* mergeContainerResources for every container, each LimitRange of the namespace in turn (its
+ * defaults made once, as it was applied); with rec, the requests given are recorded in rec.
+ * Returns how many requests were given. */
 static size_t admit(const struct sl_limitrange *const *lrs, size_t nl, struct sl_ctr_res *v, size_t n,
 		    struct sl_podspec *rec)
 {
 	size_t given = 0;
 	for (size_t k = 0; k < nl; k++) {
-		struct sl_reslist req = {0}, lim = {0};
-		item_defaults(lrs[k], &req, &lim);
+		const struct sl_reslist *req = &lrs[k]->give_req, *lim = &lrs[k]->give_lim;
 		for (size_t i = 0; i < n; i++) {
-			for (size_t j = 0; j < lim.n; j++)
-				if (!sl_res_find(&v[i].lim, lim.v[j].name))
-					sl_res_add(&v[i].lim, lim.v[j].name, lim.v[j].amount, lim.v[j].node);
-			for (size_t j = 0; j < req.n; j++) {
-				if (sl_res_find(&v[i].req, req.v[j].name))
+			for (size_t j = 0; j < lim->n; j++)
+				if (!sl_res_find(&v[i].lim, lim->v[j].name))
+					sl_res_add(&v[i].lim, lim->v[j].name, lim->v[j].amount, lim->v[j].node);
+			for (size_t j = 0; j < req->n; j++) {
+				if (sl_res_find(&v[i].req, req->v[j].name))
 					continue;
 				/* The model's request points at no node for it (a fix that edits a request
 				 * must not edit the LimitRange); the rule's view points at the default. */
-				sl_res_add(&v[i].req, req.v[j].name, req.v[j].amount, rec ? NULL : req.v[j].node);
+				sl_res_add(&v[i].req, req->v[j].name, req->v[j].amount, rec ? NULL : req->v[j].node);
 				given++;
 				if (rec)
-					record(rec, req.v[j].name, lrs[k], req.v[j].node);
+					record(rec, req->v[j].name, lrs[k], req->v[j].node);
 			}
 		}
-		sl_res_free(&req);
-		sl_res_free(&lim);
 	}
 	return given;
 }
@@ -246,8 +246,10 @@ void sl_model_apply_limitranges(struct sl_model *m)
 		kept += j == kept;
 	}
 	m->nlimitranges = kept;
-	for (size_t i = 0; i < kept; i++)
+	for (size_t i = 0; i < kept; i++) {
 		m->limitranges[i]->order = i;
+		item_defaults(m->limitranges[i], &m->limitranges[i]->give_req, &m->limitranges[i]->give_lim);
+	}
 	qsort(m->limitranges, kept, sizeof *m->limitranges, by_namespace);
 	for (size_t i = 0; i < m->nworkloads; i++) {
 		struct sl_podspec *p = &m->workloads[i]->pod;

@@ -32,6 +32,9 @@ struct sl_limitrange {
 	size_t nitems;
 	bool inventory; /* from an --nodes/--pods file: the cluster's own */
 	size_t order;   /* in the input, once applied (each namespace's are in this order) */
+	/* Once applied: what it gives every container that states none (its Container items'
+	 * defaultRequest and default, a later item's over an earlier one's) */
+	struct sl_reslist give_req, give_lim;
 };
 
 /* Read the LimitRange o (c: model_read.h) into *out (NULL after an input error, when it

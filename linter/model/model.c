@@ -357,7 +357,7 @@ static bool parse_source(struct parse_job *j, struct sl_yarena *arena)
 	sl_source_index(src);
 	if (src->failed || src->skipped)
 		return false;
-	struct sl_tree_need need = {j->readers, false, false, false, false, SL_BRACES_INIT, false};
+	struct sl_tree_need need = {j->readers, false, false, false, false, SL_BRACES_INIT, false, "", false};
 	if (j->readers && j->in->role == SL_ROLE_MANIFESTS) {
 		/* Every value is built where a tree is read whole (a suppression comment may be in any
 		 * of it) or "{{" is in the text (telling a Go template's from text in a string needs

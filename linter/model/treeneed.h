@@ -23,14 +23,19 @@ struct sl_tree_need {
 	 * that key for where the mapping is (a finding at a pod spec's first key), so a pod spec's
 	 * unread keys and an object's server-set metadata are kept there. */
 	bool first;
+	/* The last kind a document's entries were asked under, and whether nothing reads beyond the
+	 * identity of an object of that kind: told once, not for each of its entries ("": none yet) */
+	char kind[64];
+	bool foreign;
 };
 
 /* Whether a manifest document's tree is kept (arg: the source's sl_tree_need). */
 bool sl_tree_needed(void *arg, const struct sl_ydoc *doc);
-/* Whether some key of a mapping that is the value of in (within in_in) may be left out. */
-bool sl_unread_in(void *ctx, const char *in, const char *in_in);
-/* Whether the entry key in in (within in_in) is read by nothing: the model, a rule, a fix or a
- * policy's field (ctx: the source's sl_tree_need). */
-bool sl_unread_value(void *ctx, const char *key, const char *in, const char *in_in);
+/* Which keys of a mapping that is the value of in (within in_in) may be left out: 0 for none, or
+ * the class of mapping sl_unread_value is then asked of (sl_yfilter.unread_in). */
+unsigned sl_unread_in(void *ctx, const char *in, const char *in_in);
+/* Whether the entry key of a mapping of class in (sl_unread_in's) is read by nothing: the model,
+ * a rule, a fix or a policy's field (ctx: the source's sl_tree_need). */
+bool sl_unread_value(void *ctx, const char *key, unsigned in, struct sl_ynode *const *entries, size_t n);
 
 #endif
