@@ -143,28 +143,23 @@ static void relate_budgets(struct sl_model *m, const struct workload_index *wi, 
 		from[k] = n;
 		if (p->sel.nothing)
 			continue;
-		size_t f = first_same(&ss, m->npdbs, k, p->obj.namespace, &p->sel), nc = 0, *own = NULL;
-		const size_t *c;
-		if (f != k && !strcmp(m->pdbs[f]->obj.namespace, p->obj.namespace) &&
-		    selectors_equal(&m->pdbs[f]->sel, &p->sel)) {
+		size_t f = first_same(&ss, m->npdbs, k, p->obj.namespace, &p->sel), nc = 0;
+		bool same = f != k && !strcmp(m->pdbs[f]->obj.namespace, p->obj.namespace) &&
+			    selectors_equal(&m->pdbs[f]->sel, &p->sel);
+		const size_t *c = same ? NULL : candidates(wi, p->obj.namespace, &p->sel, b, &nc);
+		if (same)
 			nc = from[f + 1] - from[f];
-			own = sl_xcalloc(nc + 1, sizeof *own);
-			c = own;
-			for (size_t j = 0; j < nc; j++)
-				own[j] = v[from[f] + j].workload;
-		} else {
-			c = candidates(wi, p->obj.namespace, &p->sel, b, &nc);
-		}
 		for (size_t j = 0; j < nc; j++) {
-			const struct sl_workload *w = m->workloads[c[j]];
-			if (!own && !sl_selector_matches(&p->sel, &w->pod.labels))
+			/* read before v grows: f's pairs are in v */
+			size_t wk = same ? v[from[f] + j].workload : c[j];
+			const struct sl_workload *w = m->workloads[wk];
+			if (!same && !sl_selector_matches(&p->sel, &w->pod.labels))
 				continue;
 			count_selected(p, w);
 			sl_grow(&v, &cap, n + 1, sizeof *v);
-			v[n++] = (struct pair){k, c[j]};
-			start[c[j] + 2]++;
+			v[n++] = (struct pair){k, wk};
+			start[wk + 2]++;
 		}
-		free(own);
 	}
 	same_selector_free(&ss);
 	free(from);
