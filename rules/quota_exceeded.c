@@ -99,10 +99,11 @@ static int64_t units_of(const struct qw *x, bool object)
 	return object ? 1 : x->pods;
 }
 
-/* Whether quota q applies to x's pods and charges them for it. */
+/* Whether quota q applies to x's pods and charges them for it; x is of q's namespace (its
+ * callers walk that namespace's range, ns_range). */
 static bool charged(const struct qw *x, const struct sl_quota *q, const struct sl_qitem *it, int64_t *per, bool *object)
 {
-	if (strcmp(x->w->obj.namespace, q->obj.namespace) || !sl_quota_selects(q, &x->pod))
+	if (!sl_quota_selects(q, &x->pod))
 		return false;
 	*per = per_unit(x, it, object);
 	/* An object count's evaluator matches no scope: a scoped quota counts pods only. */
