@@ -1063,6 +1063,7 @@ int main(void)
 	test_cel();
 	test_postfilter_text();
 	test_relations();
+	test_ysplit();
 	test_jobs();
 	test_gangs();
 	test_edit_distance();

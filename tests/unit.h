@@ -75,5 +75,7 @@ void test_cel(void);
 void test_postfilter_text(void);
 /* unit_relate.c: budgets and Services that repeat a selector relate as each alone would. */
 void test_relations(void);
+/* unit_ysplit.c: a large List parsed in two pieces and joined is the whole's tree, or refused. */
+void test_ysplit(void);
 
 #endif

@@ -77,8 +77,33 @@ static int take_event(struct sl_ybuilder *b, const yaml_event_t *ev)
 	return 0;
 }
 
-static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs, const char *const *keep,
-		 bool *need_full, const struct sl_yfilter *filter)
+/* libyaml's read handler for a piece: its prefix, then its bytes of the source. */
+struct piece_reader {
+	const struct sl_ypiece *pc;
+	const char *data;
+	size_t at; /* of the prefix and the bytes, read so far */
+};
+
+static int read_piece(void *data, unsigned char *buffer, size_t size, size_t *size_read)
+{
+	struct piece_reader *r = data;
+	const struct sl_ypiece *pc = r->pc;
+	size_t got = 0;
+	if (r->at < pc->nprefix) {
+		got = pc->nprefix - r->at < size ? pc->nprefix - r->at : size;
+		memcpy(buffer, pc->prefix + r->at, got);
+		r->at += got;
+	}
+	size_t from = pc->off + (r->at - pc->nprefix), left = pc->end - from;
+	size_t more = left < size - got ? left : size - got;
+	memcpy(buffer + got, r->data + from, more);
+	r->at += more;
+	*size_read = got + more;
+	return 1;
+}
+
+static int parse(const struct sl_source *src, struct sl_ypiece *pc, struct sl_ystream *out, struct sl_findings *errs,
+		 const char *const *keep, bool *need_full, const struct sl_yfilter *filter)
 {
 	yaml_parser_t p;
 	struct sl_ybuilder b;
@@ -104,8 +129,18 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 		free(b.pats);
 		return -1;
 	}
-	size_t bom = sl_source_bom(src);
-	yaml_parser_set_input_string(&p, (const unsigned char *)src->data + bom, src->len - bom);
+	struct piece_reader reader = {pc, src->data, 0};
+	if (pc) {
+		yaml_parser_set_input(&p, read_piece, &reader);
+		/* libyaml counts its marks on from the parser's own, which starts at zero and is only
+		 * ever advanced (compared, never read as a place): started where the piece's bytes
+		 * stand less its prefix, every mark is the source's. (An ASCII source without a byte
+		 * order mark: code points are bytes.) */
+		p.mark.index = pc->off - pc->nprefix;
+	} else {
+		size_t bom = sl_source_bom(src);
+		yaml_parser_set_input_string(&p, (const unsigned char *)src->data + bom, src->len - bom);
+	}
 	yaml_parser_set_encoding(&p, YAML_UTF8_ENCODING);
 	int rc = 0;
 	while (!b.done && !rc) {
@@ -131,6 +166,10 @@ static int parse(const struct sl_source *src, struct sl_ystream *out, struct sl_
 	yaml_parser_delete(&p);
 	sl_yarena_spares_free(sl_ystream_arena(out));
 	*need_full = b.need_full;
+	if (pc) {
+		pc->nodes = b.nodes;
+		pc->aliased = b.aliased;
+	}
 	return rc;
 }
 
@@ -148,22 +187,36 @@ int sl_yaml_parse(const struct sl_source *src, struct sl_ystream *out, struct sl
 	return sl_yaml_parse_keep(src, out, errs, NULL);
 }
 
-int sl_yaml_parse_keep(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs,
-		       const char *const *keep)
+static int parse_keep(const struct sl_source *src, struct sl_ypiece *pc, struct sl_ystream *out,
+		      struct sl_findings *errs, const char *const *keep)
 {
 	bool need_full = false;
 	struct sl_yarena_mark start = sl_yarena_mark(sl_ystream_arena(out));
 	size_t nerrs = errs->n, ninput = errs->input_errors;
-	int rc = parse(src, out, errs, keep, &need_full, NULL);
+	int rc = parse(src, pc, out, errs, keep, &need_full, NULL);
 	if (need_full) { /* what the first pass built goes, in a shared arena too */
 		forget_findings(errs, nerrs, ninput);
 		sl_yarena_rewind(sl_ystream_arena(out), &start);
 		sl_yarena_spares_free(sl_ystream_arena(out));
 		out->n = 0;
 		out->partial = false;
-		rc = parse(src, out, errs, NULL, &need_full, NULL);
+		rc = parse(src, pc, out, errs, NULL, &need_full, NULL);
+		if (pc)
+			pc->again = true;
 	}
 	return rc;
+}
+
+int sl_yaml_parse_keep(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs,
+		       const char *const *keep)
+{
+	return parse_keep(src, NULL, out, errs, keep);
+}
+
+int sl_yaml_parse_piece(const struct sl_source *src, struct sl_ypiece *pc, struct sl_ystream *out,
+			struct sl_findings *errs, const char *const *keep)
+{
+	return parse_keep(src, pc, out, errs, keep);
 }
 
 int sl_yaml_parse_some(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs,
@@ -172,7 +225,7 @@ int sl_yaml_parse_some(const struct sl_source *src, struct sl_ystream *out, stru
 	bool need_full = false;
 	struct sl_yarena_mark start = sl_yarena_mark(sl_ystream_arena(out));
 	size_t nerrs = errs->n, ninput = errs->input_errors;
-	int rc = parse(src, out, errs, NULL, &need_full, f);
+	int rc = parse(src, NULL, out, errs, NULL, &need_full, f);
 	if (need_full) { /* an anchor or alias where values were left out: keep them all */
 		forget_findings(errs, nerrs, ninput);
 		struct sl_yfilter whole = {f->wanted, f->ctx, NULL, f->forget, NULL};
@@ -180,7 +233,7 @@ int sl_yaml_parse_some(const struct sl_source *src, struct sl_ystream *out, stru
 		sl_yarena_spares_free(sl_ystream_arena(out));
 		out->n = 0;
 		out->partial = false;
-		rc = parse(src, out, errs, NULL, &need_full, &whole);
+		rc = parse(src, NULL, out, errs, NULL, &need_full, &whole);
 	}
 	return rc;
 }

@@ -80,6 +80,20 @@ int sl_yaml_parse(const struct sl_source *src, struct sl_ystream *out, struct sl
  * alias to a dropped anchor makes it parse again, keeping everything. */
 int sl_yaml_parse_keep(const struct sl_source *src, struct sl_ystream *out, struct sl_findings *errs,
 		       const char *const *keep);
+/* A piece of a source parsed on its own (ysplit.h): the text prefix (nprefix bytes; it stands in
+ * the tree just before off), then the source's bytes [off, end). Only for an ASCII source
+ * without a byte order mark; every span is the source's. After the parse: the nodes its last
+ * document keeps and those its aliases stand for, which the limits count for the document whole,
+ * and whether it was parsed again keeping every path (an alias to a value left out). */
+struct sl_ypiece {
+	const char *prefix;
+	size_t nprefix, off, end;
+	size_t nodes, aliased;
+	bool again;
+};
+/* sl_yaml_parse_keep of a piece. */
+int sl_yaml_parse_piece(const struct sl_source *src, struct sl_ypiece *pc, struct sl_ystream *out,
+			struct sl_findings *errs, const char *const *keep);
 /* What sl_yaml_parse_some leaves out of the tree. */
 struct sl_yfilter {
 	/* Whether to keep a complete document (NULL: every one); the nodes of the others go at once,

@@ -1,19 +1,15 @@
-/* model.c — loading the model (see model.h): sources parsed two at a time, each object read by
- * its kind's reader into a model of the source's own, merged in source order; binding and
- * freeing. What of the trees is kept: treeneed.c. */
+/* model.c — the model's objects (see model.h): each object of a document read by its kind's
+ * reader into a part of the model (model_parse.c parses the sources, on two threads, and merges
+ * the parts in source order); binding and freeing. What of the trees is kept: treeneed.c. */
 #include "model.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../load/input.h"
-#include "../load/manifest.h"
 #include "jobset.h"
+#include "model_load.h"
 #include "model_read.h"
-#include "parsecache.h"
-#include "treeneed.h"
 #include "relate.h"
 #include "vcjob.h"
 
@@ -274,219 +270,23 @@ static const char *const pod_paths[] = {"apiVersion",
 _Static_assert(sizeof node_paths / sizeof *node_paths - 1 <= SL_YKEEP_MAX, "too many keep paths for --nodes");
 _Static_assert(sizeof pod_paths / sizeof *pod_paths - 1 <= SL_YKEEP_MAX, "too many keep paths for --pods");
 
-static const char *const *keep_paths(enum sl_input_role role)
+const char *const *sl_model_keep_paths(enum sl_input_role role)
 {
 	return role == SL_ROLE_NODES ? node_paths : role == SL_ROLE_PODS ? pod_paths : NULL;
 }
 
-int sl_model_load(struct sl_model *m, struct sl_source *src, enum sl_input_role role, struct sl_findings *errs)
+int sl_model_load_doc(struct sl_model *part, const struct sl_source *src, struct sl_findings *errs,
+		      const struct sl_ynode *root, enum sl_input_role role)
 {
-	struct sl_load one = {src, role};
-	return sl_model_load_many(m, &one, 1, NULL, errs);
-}
-
-/* Files smaller than this keep their bytes when the report quotes them (sl_tree_readers.quoted). */
-#define SL_QUOTED_KEEP 1024
-
-struct parse_job {
-	const struct sl_load *in;
-	const struct sl_tree_readers *readers;
-	struct sl_ystream *ys;
-	struct sl_findings errs; /* the source's input errors: parsing's, then loading's */
-	/* What the source holds, merged into the model in source order; NULL when it holds nothing.
-	 * Allocated by the parsing thread, as the job itself is set up there: a run of thousands of
-	 * files would otherwise touch megabytes of fresh memory on one thread before the parse. */
-	struct sl_model *part;
-	int rc;
-	/* With a parse cache: the entry this source may take (its bytes permitting), whether its own
-	 * parse may be kept, and what came of it: taken, or to be kept. */
-	struct sl_parsed *cached;
-	bool cacheable, hit, store;
-	struct sl_source *src; /* the source parsed: in->src, or the cache's when taken */
-	bool release;          /* nothing reads its bytes whole after the load: they go (source.h) */
-	bool quoted;           /* a small file the report may quote: they go with their hash */
-	atomic_bool done;      /* part is complete: the thread that parsed it is done with the job */
-};
-
-struct parse_queue {
-	struct parse_job *jobs;
-	struct sl_load *loads;                 /* jobs[i] parses loads[i] */
-	struct sl_ystream *streams;            /* into streams[i] */
-	const struct sl_tree_readers *readers; /* for every job */
-	size_t n;
-	atomic_size_t next;
-	/* The model the parts go to, and how many jobs' parts it holds (the calling thread's to
-	 * read and write: it merges as it goes). */
-	struct sl_model *m;
-	size_t merged;
-};
-
-/* A parsing thread, with the arena its trees go to; merges: the calling thread, which merges
- * the parts completed so far, in source order, after each of its jobs. */
-struct parse_thread {
-	struct parse_queue *q;
-	struct sl_yarena *arena;
-	bool merges;
-};
-
-static void merge_model(struct sl_model *m, struct sl_model *part);
-
-/* The cache's parse of the same bytes, in place of parsing them again: the fresh source is left
- * to the caller, the cache's takes its place in the run. */
-static void take_cached(struct parse_job *j)
-{
-	struct sl_source *fresh = j->in->src, *src = j->cached->src;
-	src->order = fresh->order;
-	src->parsed = false;
-	src->skipped = j->cached->skipped;
-	src->cache = fresh->cache;
-	*j->ys = j->cached->ys;
-	j->ys->borrowed = true;
-	j->src = src;
-	j->hit = true;
-}
-
-/* Parse j's source (read already) into its stream; true when it holds objects to load. */
-static bool parse_source(struct parse_job *j, struct sl_yarena *arena)
-{
-	struct sl_source *src = j->src;
-	/* A parse to keep goes to an arena of its own, the cache frees it alone, sized by the source
-	 * (a tree takes a few times the bytes it is parsed from). */
-	j->ys->shared = j->cacheable ? NULL : arena;
-	j->ys->own.first = src->len < 4096 ? 4096 : src->len < 65536 ? src->len / 1024 * 1024 + 1024 : 65536;
-	sl_source_index(src);
-	if (src->failed || src->skipped)
-		return false;
-	struct sl_tree_need need = {j->readers, false, false, false, false, SL_BRACES_INIT, false, "", false};
-	if (j->readers && j->in->role == SL_ROLE_MANIFESTS) {
-		/* Every value is built where a tree is read whole (a suppression comment may be in any
-		 * of it) or "{{" is in the text (telling a Go template's from text in a string needs
-		 * every scalar); only the former keeps every document. */
-		need.all = j->readers->source && j->readers->source(j->readers->ctx, src);
-		need.braces = !need.all && sl_manifest_has_braces(src);
-		bool whole = need.all || need.braces;
-		/* The bytes of a document not kept are forgotten as it ends, unless "{{" are still to
-		 * be looked for in them (after the last document, by sl_manifest_screen). */
-		bool forget = !whole && !j->readers->all_bytes && !src->shared;
-		struct sl_yfilter f = {sl_tree_needed, &need, whole ? NULL : sl_unread_value, forget, sl_unread_in};
-		j->rc = sl_yaml_parse_some(src, j->ys, &j->errs, &f);
-		/* What reads the bytes after the load (a fix's edits, a snippet) reads few sources,
-		 * and reads them again; standard input cannot be. A small file the report quotes goes
-		 * too, with its bytes' hash (sl_source_release_summed), unless nothing in it can be
-		 * quoted (no document kept, no object a finding could point at, and no input error):
-		 * read again after the checks, when memory is past its peak, it is told unchanged
-		 * without an fstat. */
-		j->quoted = j->readers->quoted && src->len < SL_QUOTED_KEEP && (j->ys->n || j->errs.n);
-		j->release = (forget || (need.braces && !j->readers->all_bytes && !src->shared)) && !src->from_stdin &&
-			     !j->cacheable;
-	} else
-		j->rc = sl_yaml_parse_keep(src, j->ys, &j->errs, keep_paths(j->in->role));
-	/* The documents' array cut to its size: it lives as long as the model, and most files hold
-	 * one document where the array grew room for four. */
-	if (j->ys->cap > j->ys->n && j->ys->n) {
-		j->ys->docs = sl_xrealloc(j->ys->docs, j->ys->n * sizeof *j->ys->docs);
-		j->ys->cap = j->ys->n;
-	}
-	/* What the search for "{{" before the parse found: none at all (the text is not searched
-	 * again), or where the documents' scalars do not tell. */
-	const struct sl_braces *br = need.braces ? &need.br : j->readers && !need.all ? &sl_braces_none : NULL;
-	bool skip =
-	    j->in->role == SL_ROLE_MANIFESTS && sl_manifest_screen(src, j->ys, br, need.object, &j->errs, &j->rc);
-	/* Only a parse without errors is kept: parsing again reports them again. */
-	j->store = j->cacheable && j->rc == 0 && !j->errs.n && !j->ys->hostile;
-	return !skip;
-}
-
-/* Job i: its source read, parsed and loaded into a part of its own. */
-static void run_job(struct parse_thread *t, size_t i)
-{
-	struct parse_queue *q = t->q;
-	struct parse_job *j = &q->jobs[i];
-	j->in = &q->loads[i];
-	j->readers = q->readers;
-	j->ys = &q->streams[i];
-	memset(j->ys, 0, sizeof *j->ys);
-	j->ys->shared = t->arena;
-	j->src = j->in->src;
-	if (sl_source_read(j->src, &j->errs) < 0)
-		j->rc = -1;
-	if (j->cached && sl_parse_cache_matches(j->cached, j->src))
-		take_cached(j);
-	else if (!parse_source(j, t->arena))
-		return;
-	if (j->src->skipped)
-		return;
-	struct sl_read c = {j->src, &j->errs, 0};
-	if (j->ys->n)
-		j->part = sl_xcalloc(1, sizeof *j->part);
-	for (size_t d = 0; d < j->ys->n; d++) {
-		if (load_object(j->part, &c, j->ys->docs[d].root, j->in->role, 0) < 0)
-			j->rc = -1;
-		load_hpas(j->part, j->src, j->ys->docs[d].root);
-	}
-	if (j->release && j->quoted)
-		sl_source_release_summed(j->src);
-	else if (j->release)
-		sl_source_release(j->src);
-}
-
-static void *parse_worker(void *arg)
-{
-	struct parse_thread *t = arg;
-	struct parse_queue *q = t->q;
-	for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;) {
-		run_job(t, i);
-		atomic_store_explicit(&q->jobs[i].done, true, memory_order_release);
-		/* A part is a whole model (a kilobyte and more) for each source: merged as soon as
-		 * those before it are, parts do not pile up for the length of the parse. */
-		while (t->merges && q->merged < q->n &&
-		       atomic_load_explicit(&q->jobs[q->merged].done, memory_order_acquire)) {
-			merge_model(q->m, q->jobs[q->merged].part);
-			q->jobs[q->merged++].part = NULL;
-		}
-	}
-	return NULL;
-}
-
-/* Which sources may use the cache: read from a file (not shared by two loads, whose trees one
- * parse must serve both), in a run that keeps every byte. */
-static void claim_cached(struct parse_job *jobs, const struct sl_load *v, size_t n,
-			 const struct sl_tree_readers *readers)
-{
-	struct sl_parse_cache *c = readers ? readers->cache : NULL;
-	if (!c || !readers->all_bytes)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		const struct sl_source *src = v[i].src;
-		if (src->shared || src->from_stdin || src->failed || src->borrowed)
-			continue;
-		jobs[i].cached = sl_parse_cache_claim(c, src->path, (int)v[i].role, &jobs[i].cacheable);
-	}
-}
-
-/* After the parse: the cache's sources in the places of the ones that took them, new parses
- * kept (the run borrows them from then on). */
-static void settle_cached(struct parse_job *jobs, struct sl_load *v, size_t n, const struct sl_tree_readers *readers)
-{
-	struct sl_parse_cache *c = readers ? readers->cache : NULL;
-	for (size_t i = 0; c && i < n; i++) {
-		struct parse_job *j = &jobs[i];
-		if (j->hit) {
-			v[i].src = j->src;
-			c->hits++;
-			continue;
-		}
-		c->misses += j->cached || j->cacheable;
-		if (!j->store)
-			continue;
-		sl_parse_cache_store(c, (int)j->in->role, j->src, j->ys, j->src->skipped);
-		j->ys->borrowed = true;
-	}
+	struct sl_read c = {src, errs, 0};
+	int rc = load_object(part, &c, root, role, 0);
+	load_hpas(part, src, root);
+	return rc;
 }
 
 /* Append what part holds (NULL: nothing) to m and free part, as if part's objects had been loaded
  * into m one after another: a node named again replaces the earlier one in its place. */
-static void merge_model(struct sl_model *m, struct sl_model *part)
+void sl_model_merge(struct sl_model *m, struct sl_model *part)
 {
 	if (!part)
 		return;
@@ -523,46 +323,6 @@ static void merge_model(struct sl_model *m, struct sl_model *part)
 	sl_dra_merge(&m->dra, &part->dra);
 	sl_strmap_free(&part->node_index);
 	free(part);
-}
-
-int sl_model_load_many(struct sl_model *m, struct sl_load *v, size_t n, const struct sl_tree_readers *readers,
-		       struct sl_findings *errs)
-{
-	if (!n)
-		return 0;
-	/* The streams and the jobs are set up by the threads that take them (parse_worker). */
-	m->streams = sl_xrealloc(m->streams, (m->nstreams + n) * sizeof *m->streams);
-	struct parse_job *jobs = sl_xcalloc(n, sizeof *jobs);
-	claim_cached(jobs, v, n, readers);
-	/* Parsing and loading are most of the time on large inputs and each source is read alone:
-	 * a second thread takes the next source while the first is busy, each into a model of its
-	 * own, merged here in source order so that the result does not depend on the timing. */
-	struct parse_queue q = {jobs, v, m->streams + m->nstreams, readers, n, 0, m, 0};
-	m->nstreams += n;
-	struct parse_thread th[2];
-	sl_grow(&m->arenas, &m->caparenas, m->narenas + 2, sizeof *m->arenas);
-	for (int k = 0; k < 2; k++) {
-		m->arenas[m->narenas] = sl_xcalloc(1, sizeof **m->arenas);
-		th[k] = (struct parse_thread){&q, m->arenas[m->narenas++], k == 0};
-	}
-	pthread_t helper;
-	bool threaded = n > 1 && pthread_create(&helper, NULL, parse_worker, &th[1]) == 0;
-	parse_worker(&th[0]);
-	if (threaded)
-		pthread_join(helper, NULL);
-	/* The threads' arenas get no more trees: the unused ends of their last chunks go back. */
-	for (int k = 0; k < 2; k++)
-		sl_yarena_trim(th[k].arena);
-	settle_cached(jobs, v, n, readers);
-	int rc = 0;
-	for (size_t i = 0; i < n; i++) {
-		sl_findings_move(errs, &jobs[i].errs); /* none for a source that failed before */
-		if (jobs[i].rc < 0)
-			rc = -1;
-		merge_model(m, jobs[i].part);
-	}
-	free(jobs);
-	return rc;
 }
 
 static void bind_terms(const struct sl_model *m, struct sl_podspec *p)
