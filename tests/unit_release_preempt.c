@@ -51,6 +51,20 @@ static char *list(const char *items)
 	"      resourceClaims: [{name: g, resourceClaimTemplateName: one}]\n"                                          \
 	"      containers: [{name: c, resources: {requests: {cpu: '" cpu "'}, claims: [{name: g}]}}]\n"
 
+/* A running pod of priority -5 holding the claim trainer-g made for it from a template, and that
+ * claim: allocated n1's GPU, reserved for it. */
+#define TRAINER(name, cpu)                                                                                             \
+	"- {kind: Pod, metadata: {name: " name ", namespace: etl}, spec: {nodeName: n1, priority: -5,"                 \
+	" resourceClaims: [{name: g, resourceClaimTemplateName: one}], containers: [{name: c, resources:"              \
+	" {requests: {cpu: '" cpu "'}, claims: [{name: g}]}}]}, status: {phase: Running,"                              \
+	" resourceClaimStatuses: [{name: g, resourceClaimName: trainer-g}]}}\n"
+#define TRAINER_CLAIM                                                                                                  \
+	"- {apiVersion: resource.k8s.io/v1, kind: ResourceClaim, metadata: {name: trainer-g, namespace: etl,"          \
+	" ownerReferences: [{apiVersion: v1, kind: Pod, name: trainer, uid: u1, controller: true}]},"                  \
+	" spec: {devices: {requests: [{name: g, exactly: {deviceClassName: gpu}}]}}, status: {allocation: {devices:"   \
+	" {results: [{request: g, driver: gpu.example.com, pool: p1, device: d0}]}}, reservedFor: [{resource: pods,"   \
+	" name: trainer, uid: u1}]}}\n"
+
 /* The release of manifests placed in input order on nodes with pods running: into out. minor: the
  * Kubernetes release whose semantics apply (0: the default). */
 static void place_on(int minor, const char *nodes, const char *pods, const char *manifests,
@@ -120,4 +134,26 @@ void test_release_preemption(void)
 	CHECK(c.placed[0] == 1 && c.placed[1] == 1 && c.placed[2] == 0);
 	CHECK(c.by_preemption == 1 && c.evicted_running == 1 && c.evicted_own == 0);
 	sl_release_placement_free(&c);
+
+	/* A victim's devices go with it: trainer (priority -5) holds n1's only GPU through the claim
+	 * made for it from a template; b (1000) evicts it for CPU; the claim goes with its pod, and c
+	 * (0) takes the GPU. The same claim shared by name with a pod that stays keeps it: c then
+	 * finds none. */
+	for (int shared = 0; shared < 2; shared++) {
+		struct sl_buf pods = SL_BUF_INIT;
+		sl_buf_puts(&pods, TRAINER("trainer", "2"));
+		if (shared)
+			sl_buf_puts(&pods,
+				    "- {kind: Pod, metadata: {name: keeper, namespace: etl}, spec: {nodeName: n1, "
+				    "priority: 2000, resourceClaims: [{name: g, resourceClaimName: trainer-g}], "
+				    "containers: [{name: c}]}, status: {phase: Running}}\n");
+		sl_buf_puts(&pods, TRAINER_CLAIM);
+		struct sl_release_placement d;
+		place_on(35, NODE("n1", "4") GPU_SLICE, sl_buf_str(&pods),
+			 CLASSES GPU_CLASS DEPLOY("b", "1", "3", "high") DEPLOY_GPU("c", "1", "low"), &d);
+		CHECK(d.placed[0] == 1 && d.evicted_running == 1);
+		CHECK(d.placed[1] == (shared ? 0 : 1));
+		sl_release_placement_free(&d);
+		sl_buf_free(&pods);
+	}
 }

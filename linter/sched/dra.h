@@ -42,6 +42,11 @@ struct sl_dra_index {
  * the pods' claims are not checked, and the rules say so). */
 struct sl_dra_index *sl_dra_index_new(const struct sl_cluster *c);
 void sl_dra_index_free(struct sl_dra_index *x);
+/* The devices of the claims preemption's victims (gone, n of them, no longer among c's pods) held
+ * free again where the resourceclaim controller frees them: a template's claim made for a victim
+ * (deleted with it), and a claim reserved for victims alone that no pod of c names (deallocated).
+ * For an index built anew (sl_cluster_new) before the pods placed since are charged again. */
+void sl_dra_release_evicted(struct sl_cluster *c, const struct sl_pod *const *gone, size_t n);
 /* Whether node reaches device dev. */
 bool sl_dra_reaches(const struct sl_dra_index *x, size_t node, size_t dev);
 

@@ -90,13 +90,13 @@ static void index_devices(struct sl_dra_index *x, const struct sl_dra *d)
 	free(ok);
 }
 
-/* The devices of every allocation in the claims' status. */
-static void mark_allocated(struct sl_dra_index *x, const struct sl_dra *d)
+/* The devices of every allocation in the claims' status (but the claims skip says, when given). */
+static void mark_allocated(struct sl_dra_index *x, const struct sl_dra *d, const bool *skip)
 {
 	struct sl_buf key = SL_BUF_INIT;
 	for (size_t c = 0; c < d->nclaims; c++) {
 		const struct sl_resource_claim *cl = d->claims[c];
-		for (size_t r = 0; cl->allocated && r < cl->nresults; r++) {
+		for (size_t r = 0; cl->allocated && !(skip && skip[c]) && r < cl->nresults; r++) {
 			const struct sl_dra_result *res = &cl->results[r];
 			key_of(&key, res->driver, res->pool, res->device);
 			size_t id = sl_strmap_get(&x->keys.map, sl_buf_str(&key));
@@ -201,10 +201,65 @@ struct sl_dra_index *sl_dra_index_new(const struct sl_cluster *c)
 		return NULL;
 	struct sl_dra_index *x = sl_xcalloc(1, sizeof *x);
 	index_devices(x, d);
-	mark_allocated(x, d);
+	mark_allocated(x, d, NULL);
 	x->unknown_running = count_unknown(c, d);
 	index_reach(x, c);
 	return x;
+}
+
+/* Whether the pod named name in namespace ns is among gone. */
+static bool among(const struct sl_pod *const *gone, size_t n, const char *ns, const char *name)
+{
+	for (size_t i = 0; name && i < n; i++)
+		if (gone[i]->obj.name && !strcmp(gone[i]->obj.name, name) && !strcmp(gone[i]->obj.namespace, ns))
+			return true;
+	return false;
+}
+
+/* Whether a pod of c (running or placed) names claim cl of namespace ns. */
+static bool named(const struct sl_cluster *c, const char *ns, const char *cl)
+{
+	for (size_t k = 0; k < c->npods; k++) {
+		const struct sl_podspec *q = &c->pods[k]->spec;
+		for (size_t j = 0; j < q->nclaims && !strcmp(c->pods[k]->obj.namespace, ns); j++) {
+			const char *name = q->claims[j].claim_name ? q->claims[j].claim_name : q->claims[j].generated;
+			if (name && !strcmp(name, cl))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Whether the resourceclaim controller deallocates cl once gone's pods are deleted: a claim made
+ * for one of them from a template goes with its pod, and a claim reserved for none but them is
+ * deallocated when their reservations go (syncClaim: an allocated claim no pod reserves) — unless
+ * a pod still there names it. */
+static bool released(const struct sl_cluster *c, const struct sl_resource_claim *cl, const struct sl_pod *const *gone,
+		     size_t n)
+{
+	const char *ns = cl->obj.namespace;
+	bool freed = cl->owner_pod && among(gone, n, ns, cl->owner_pod);
+	if (!freed && cl->nreserved) {
+		freed = true;
+		for (size_t r = 0; r < cl->nreserved && freed; r++)
+			freed = among(gone, n, ns, cl->reserved[r]);
+	}
+	return freed && !named(c, ns, cl->obj.name);
+}
+
+void sl_dra_release_evicted(struct sl_cluster *c, const struct sl_pod *const *gone, size_t n)
+{
+	const struct sl_dra *d = &c->m->dra;
+	if (!c->dra || !n)
+		return;
+	bool *skip = sl_xcalloc(d->nclaims + 1, sizeof *skip), any = false;
+	for (size_t i = 0; i < d->nclaims; i++)
+		any |= skip[i] = d->claims[i]->allocated && released(c, d->claims[i], gone, n);
+	if (any) {
+		memset(c->dra->taken, 0, c->dra->ndev);
+		mark_allocated(c->dra, d, skip);
+	}
+	free(skip);
 }
 
 bool sl_dra_reaches(const struct sl_dra_index *x, size_t node, size_t dev)

@@ -16,6 +16,7 @@
 
 #include "../model/quantity.h"
 #include "cycle.h"
+#include "dra.h"
 #include "plugin.h"
 #include "preemption.h"
 
@@ -31,7 +32,9 @@ struct evolving {
 	size_t built;          /* placed pods the index holds: those before this one (rebuild) */
 	bool counts_extra;     /* the workload placed counts the others (sl_cycle.extra) */
 	size_t nplaced, capplaced;
-	int64_t *lost;            /* per workload: pods evicted by preemption, not placed again yet */
+	int64_t *lost;              /* per workload: pods evicted by preemption, not placed again yet */
+	const struct sl_pod **gone; /* the running pods preemption evicted: their claims may go too */
+	size_t ngone, capgone;
 	int64_t lowest;           /* no pod in m has a priority below it: a pod at most this high has no victim */
 	struct sl_labels *labels; /* per workload: its placed pods' labels */
 	char (*hash)[32];         /* per workload without a running pod: a pod-template-hash of its own */
@@ -94,6 +97,7 @@ static void evolving_free(struct evolving *e, size_t nw)
 	free(e->owner);
 	free(e->placed_node);
 	free(e->lost);
+	free(e->gone);
 }
 
 /* Bind `count` pods of w to node k: running pods of their own (w's template with the labels its
@@ -298,8 +302,12 @@ static struct sl_cluster *rebuild(struct sl_cluster *cl, struct evolving *e, uin
 	}
 	/* Built from the model, the index knows the devices the running pods' claims hold, not those
 	 * the release's placed pods took (sl_cluster_charge's): those are taken again, in the order
-	 * they were placed, for the pods still placed (not evicted). */
+	 * they were placed, for the pods still placed (not evicted), once the devices of the claims
+	 * that went with evicted running pods are free. (Placed before an eviction, a pod may take
+	 * again a device its victim held rather than the one it took: the same count per node where
+	 * the devices are alike.) */
 	cl = sl_cluster_new(m);
+	sl_dra_release_evicted(cl, e->gone, e->ngone);
 	for (size_t i = 0; i < m->npods; i++)
 		if (m->pods[i] >= e->placed && m->pods[i] < e->placed + e->nplaced)
 			sl_dra_charge(cl, e->placed_node[m->pods[i] - e->placed], &m->pods[i]->spec, 1);
@@ -330,6 +338,8 @@ static void evict(struct evolving *e, const struct sl_pod *v, size_t k, struct s
 	n->npods--;
 	if (v < e->placed || v >= e->placed + e->nplaced) {
 		out->evicted_running++;
+		sl_grow(&e->gone, &e->capgone, e->ngone + 1, sizeof *e->gone);
+		e->gone[e->ngone++] = v;
 		return;
 	}
 	size_t j = e->owner[v - e->placed];
