@@ -761,12 +761,13 @@ has "a kind written again" "$tmp/err" "duplicate key 'kind'"
 
 # A large inventory List is parsed in two pieces at once (linter/load/ysplit.c) unless its `items:`
 # line carries a comment: the same pods, the same bytes and lines, must give the same report,
-# running pods charged to the nodes and a bad quantity in the second half at its line and column.
+# running pods charged to the nodes and the bad quantities of both halves in order, the second's at its
+# line and column.
 for how in split:'items:  ' whole:'items: #'; do
 	mkdir -p "$tmp/${how%%:*}"
 	awk -v items="${how#*:}" 'BEGIN { print "apiVersion: v1"; print items
 		for (i = 0; i < 8000; i++)
-			printf "- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p%05d\n    namespace: default\n  spec:\n    containers:\n    - name: c\n      resources:\n        requests:\n          cpu: %s\n    nodeName: tracker-node\n  status:\n    phase: Running\n", i, i == 6000 ? "lots" : "1m"
+			printf "- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p%05d\n    namespace: default\n  spec:\n    containers:\n    - name: c\n      resources:\n        requests:\n          cpu: %s\n    nodeName: tracker-node\n  status:\n    phase: Running\n", i, i == 6000 ? "lots" : i == 100 ? "much" : "1m"
 		print "kind: List"; print "metadata:"; print "  resourceVersion: \"\"" }' >"$tmp/${how%%:*}/pods.yaml"
 	cp $seed/nodes.yaml $seed/manifest.yaml "$tmp/${how%%:*}/"
 	expect "a large pods List ($how)" 2 sh -c "cd '$tmp/${how%%:*}' && '$bin' -f text -f sarif -o report.sarif --nodes nodes.yaml --pods pods.yaml manifest.yaml"
@@ -777,8 +778,9 @@ done
 same "a large pods List: the text report" "$tmp/split/report.txt" "$tmp/whole/report.txt"
 same "a large pods List: the SARIF report" "$tmp/split/report.sarif.dir" "$tmp/whole/report.sarif.dir"
 same "a large pods List: the errors" "$tmp/split/report.err" "$tmp/whole/report.err"
+has "a large pods List: the first half's bad quantity" "$tmp/split/report.err" "pods.yaml:1413:16: error:"
 has "a large pods List: the bad quantity" "$tmp/split/report.err" "pods.yaml:84013:16: error:"
-has "a large pods List: every other pod charged" "$tmp/split/report.txt" "tracker-node: 0 (pod count 7999 of 110 used)"
+has "a large pods List: every other pod charged" "$tmp/split/report.txt" "tracker-node: 0 (pod count 7998 of 110 used)"
 
 mkdir -p "$tmp/anchor/.git" "$tmp/anchor/k8s"
 cp $seed/manifest.yaml "$tmp/anchor/k8s/app.yaml"

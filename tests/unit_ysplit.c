@@ -186,9 +186,19 @@ static void test_no_cut(void)
 }
 
 /* The model of a split inventory: every pod, and the error of a bad quantity in the second piece at
- * its line and column; the same through a refused split (a key on both sides). */
+ * its line and column; the same through a refused split (a key on both sides). A document of items
+ * whose kind is no List is one object, not its items: none of the pods the pieces loaded is kept. */
 static void test_model(void)
 {
+	struct sl_source *other = source(list(head, NULL, 0, "kind: PodBatch\n", 0));
+	struct sl_model om = {0};
+	struct sl_findings oerrs = {0};
+	sl_model_load(&om, other, SL_ROLE_PODS, &oerrs);
+	CHECK(om.npods == 0 && oerrs.n == 0);
+	sl_findings_free(&oerrs);
+	sl_model_free(&om);
+	sl_source_free(other);
+
 	for (int refused = 0; refused < 2; refused++) {
 		char *text = list(refused ? "apiVersion: v1\nkind: List\nitems:\n" : head, NULL, 0, tail, 0);
 		const char *bad = strstr(text, "cpu: lots");

@@ -275,6 +275,36 @@ const char *const *sl_model_keep_paths(enum sl_input_role role)
 	return role == SL_ROLE_NODES ? node_paths : role == SL_ROLE_PODS ? pod_paths : NULL;
 }
 
+bool sl_model_is_list(const struct sl_source *src, const struct sl_ynode *root)
+{
+	if (!root || root->kind != SL_YMAP)
+		return false;
+	struct sl_object o;
+	sl_object_read(src, root, &o);
+	size_t kl = o.kind ? strlen(o.kind) : 0;
+	return kl >= 4 && !strcmp(o.kind + kl - 4, "List");
+}
+
+int sl_model_load_items(struct sl_model *part, const struct sl_source *src, struct sl_findings *errs,
+			const struct sl_ynode *items, enum sl_input_role role)
+{
+	int rc = 0;
+	for (size_t i = 0; i < items->n; i++) {
+		struct sl_read c = {src, errs, 0};
+		if (load_object(part, &c, items->v[i], role, 1) < 0)
+			rc = -1;
+	}
+	/* as load_hpas finds them after the objects: the array of each kind in item order */
+	for (size_t i = 0; i < items->n; i++) {
+		struct sl_hpa *h = sl_hpa_read(src, items->v[i]);
+		if (h) {
+			struct sl_model *m = part;
+			PUSH(hpas, h);
+		}
+	}
+	return rc;
+}
+
 int sl_model_load_doc(struct sl_model *part, const struct sl_source *src, struct sl_findings *errs,
 		      const struct sl_ynode *root, enum sl_input_role role)
 {

@@ -27,6 +27,11 @@ struct parse_split {
 	struct sl_findings errs[2];
 	int rc[2];
 	struct sl_yarena *arena[2];
+	/* Each piece's items loaded by the thread that parsed it, into a part and errors of their own:
+	 * taken when the joined document is a List, whose items are read one by one. */
+	struct sl_model *part[2];
+	struct sl_findings lerrs[2];
+	int lrc[2];
 	atomic_int left; /* pieces not parsed yet: the thread that parses the last one joins them */
 };
 
@@ -212,8 +217,41 @@ static bool await_offer(struct parse_queue *q)
 	return offered;
 }
 
-/* The pieces joined into j's stream, or, when they do not join, the source parsed whole there. */
-static void join_pieces(struct parse_job *j)
+/* The pieces' parts and their errors, not taken. */
+static void drop_parts(struct parse_split *s)
+{
+	for (int k = 0; k < 2; k++) {
+		if (s->part[k]) {
+			sl_model_free(s->part[k]);
+			free(s->part[k]);
+			s->part[k] = NULL;
+		}
+		sl_findings_free(&s->lerrs[k]);
+	}
+}
+
+/* The pieces' parts as j's, in order, when j's joined document is a List (what loading it whole
+ * would have read: each item alone, in order); true when they were. */
+static bool take_parts(struct parse_job *j)
+{
+	struct parse_split *s = j->split;
+	if (!s->part[0] || !s->part[1] || !sl_model_is_list(j->src, j->ys->docs[0].root)) {
+		drop_parts(s);
+		return false;
+	}
+	for (int k = 0; k < 2; k++) {
+		sl_findings_move(&j->errs, &s->lerrs[k]);
+		j->rc |= s->lrc[k];
+	}
+	sl_model_merge(s->part[0], s->part[1]);
+	j->part = s->part[0];
+	s->part[0] = s->part[1] = NULL;
+	return true;
+}
+
+/* The pieces joined into j's stream, or, when they do not join, the source parsed whole there.
+ * True when their parts are the job's: its objects are loaded. */
+static bool join_pieces(struct parse_job *j)
 {
 	struct parse_split *s = j->split;
 	bool clean = !s->rc[0] && !s->rc[1] && !s->errs[0].n && !s->errs[1].n;
@@ -221,6 +259,8 @@ static void join_pieces(struct parse_job *j)
 		*j->ys = s->ys[0];
 		s->ys[0] = (struct sl_ystream){0};
 		sl_ystream_free(&s->ys[1]); /* its documents' array: the nodes stay in its arena */
+		trim_docs(j->ys);
+		return take_parts(j);
 	} else {
 		for (int k = 0; k < 2; k++) {
 			sl_ystream_free(&s->ys[k]);
@@ -233,14 +273,24 @@ static void join_pieces(struct parse_job *j)
 		j->rc = sl_yaml_parse_keep(j->src, j->ys, &j->errs, sl_model_keep_paths(j->in->role));
 	}
 	trim_docs(j->ys);
+	drop_parts(s);
+	return false;
 }
 
 static void load_job(struct parse_job *j);
 
+/* Piece k parsed, and its items loaded: the pieces load on both threads, like they parse. */
 static void parse_piece(struct parse_job *j, int k)
 {
 	struct parse_split *s = j->split;
 	s->rc[k] = sl_yaml_parse_piece(j->src, &s->pc[k], &s->ys[k], &s->errs[k], sl_model_keep_paths(j->in->role));
+	if (s->rc[k] || s->errs[k].n || s->ys[k].n != 1)
+		return;
+	const struct sl_ynode *items = sl_ymap_get(s->ys[k].docs[0].root, "items");
+	if (!items || items->kind != SL_YSEQ)
+		return;
+	s->part[k] = sl_xcalloc(1, sizeof *s->part[k]);
+	s->lrc[k] = sl_model_load_items(s->part[k], j->src, &s->lerrs[k], items, j->in->role);
 }
 
 /* One of j's pieces is parsed: the thread that parsed the last of the two completes the job. */
@@ -248,8 +298,8 @@ static void finish_piece(struct parse_job *j)
 {
 	if (atomic_fetch_sub_explicit(&j->split->left, 1, memory_order_acq_rel) != 1)
 		return;
-	join_pieces(j);
-	load_job(j);
+	if (!join_pieces(j))
+		load_job(j);
 	atomic_store_explicit(&j->done, true, memory_order_release);
 }
 
