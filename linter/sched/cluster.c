@@ -220,6 +220,7 @@ static void node_used(struct sl_cluster *c)
 		c->used_eph[i] = sl_res_get(&m->nodes[i]->used, "ephemeral-storage");
 		c->used_cpu[i] = sl_res_get(&m->nodes[i]->used, "cpu");
 		c->used_mem[i] = sl_res_get(&m->nodes[i]->used, "memory");
+		c->room[i] = m->nodes[i]->max_pods - m->nodes[i]->npods;
 	}
 }
 
@@ -235,17 +236,16 @@ static void node_loads(struct sl_cluster *c)
 	node_used(c);
 }
 
-/* Per node, the resources scoring reads, as flat arrays. */
+/* Per node, the resources scoring and NodeResourcesFit read, as flat arrays: one block, nz_cpu's
+ * (free_node_arrays). */
 static void node_resources(struct sl_cluster *c)
 {
-	c->nz_cpu = sl_xcalloc(c->n + 1, sizeof *c->nz_cpu);
-	c->nz_mem = sl_xcalloc(c->n + 1, sizeof *c->nz_mem);
-	c->alloc_cpu = sl_xcalloc(c->n + 1, sizeof *c->alloc_cpu);
-	c->alloc_mem = sl_xcalloc(c->n + 1, sizeof *c->alloc_mem);
-	c->used_cpu = sl_xcalloc(c->n + 1, sizeof *c->used_cpu);
-	c->used_mem = sl_xcalloc(c->n + 1, sizeof *c->used_mem);
-	c->alloc_eph = sl_xcalloc(c->n + 1, sizeof *c->alloc_eph);
-	c->used_eph = sl_xcalloc(c->n + 1, sizeof *c->used_eph);
+	int64_t **arrays[] = {&c->nz_cpu,   &c->nz_mem,    &c->alloc_cpu, &c->alloc_mem, &c->used_cpu,
+			      &c->used_mem, &c->alloc_eph, &c->used_eph,  &c->room};
+	size_t na = sizeof arrays / sizeof arrays[0], n1 = c->n + 1;
+	int64_t *block = sl_xcalloc(na * n1, sizeof *block);
+	for (size_t a = 0; a < na; a++)
+		*arrays[a] = block + a * n1;
 	node_loads(c);
 }
 
@@ -337,14 +337,7 @@ static void place_pods(struct sl_cluster *c)
 static void free_node_arrays(struct sl_cluster *c)
 {
 	free(c->pod_start);
-	free(c->nz_cpu);
-	free(c->nz_mem);
-	free(c->alloc_cpu);
-	free(c->alloc_mem);
-	free(c->used_cpu);
-	free(c->used_mem);
-	free(c->alloc_eph);
-	free(c->used_eph);
+	free(c->nz_cpu); /* and the other arrays of node_resources' block */
 }
 
 /* What place_pods and index_running made, to be made again. */
@@ -623,6 +616,7 @@ void sl_cluster_charge(struct sl_cluster *c, size_t i, const struct sl_podspec *
 	c->used_eph[i] = sl_sat_add(c->used_eph[i], sl_sat_mul(count, sl_res_get(&p->request, "ephemeral-storage")));
 	c->nz_cpu[i] = sl_sat_add(c->nz_cpu[i], sl_sat_mul(count, sl_nonzero_request(p, "cpu")));
 	c->nz_mem[i] = sl_sat_add(c->nz_mem[i], sl_sat_mul(count, sl_nonzero_request(p, "memory")));
+	c->room[i] = sl_sat_add(c->room[i], -count); /* the pods bound with the charge (the node's own count) */
 	sl_dra_charge(c, i, p, count);
 }
 

@@ -57,6 +57,9 @@ struct sl_cluster {
 	int64_t *nz_cpu, *nz_mem; /* per node: requests as scoring counts them (0 becomes 100m / 200Mi) */
 	int64_t *alloc_cpu, *alloc_mem, *used_cpu, *used_mem; /* per node, for scoring */
 	int64_t *alloc_eph, *used_eph;
+	/* per node, the pods it has room for: its pod limit less its pods (NodeResourcesFit's count),
+	 * read without the node; sl_cluster_charge takes the pods it charges */
+	int64_t *room;
 	struct sl_topo *topos;
 	size_t ntopos, captopos;
 	struct sl_reasons reasons; /* the reason texts of every analysis */

@@ -20,8 +20,8 @@ struct sl_placement {
 
 /* A cycle's per-node arrays, in one block (placement.c's carve): the first SL_CYCLE_ZEROED start
  * at 0. */
-#define SL_CYCLE_ARRAYS 8
-#define SL_CYCLE_ZEROED 5
+#define SL_CYCLE_ARRAYS 6
+#define SL_CYCLE_ZEROED 4
 
 /* The most filter plugins a profile lists (plugins.c checks it). */
 #define SL_MAX_FILTERS 12
@@ -82,10 +82,6 @@ struct sl_cycle {
 	 * places. (A block used again starts above every value its last cycle wrote.) */
 	int64_t *res_at, *res_score;
 	int64_t res_base;
-	/* per node: NodeResourcesFit's capacity for the workload's pods (cap), known when cap_at is
-	 * res_base + 1: the filter's, kept with the cycle's arrays rather than set to "unknown" node
-	 * by node for every workload. */
-	int64_t *cap, *cap_at;
 	/* The cluster whose spare blocks the per-node arrays go back to (sl_cycle_take); NULL: freed. */
 	struct sl_cluster *home;
 	/* The filters beyond the node-only ones that can fail a node in this cycle, in the profile's

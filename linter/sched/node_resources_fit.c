@@ -235,9 +235,7 @@ int64_t sl_node_capacity(const struct sl_cluster *c, const struct sl_podres *r, 
 		const char *limit;
 		return sl_node_slots(p, nd, &pass, &limit);
 	}
-	int64_t slots = nd->max_pods - nd->npods;
-	if (slots < 0)
-		slots = 0;
+	int64_t slots = c->room[i] < 0 ? 0 : c->room[i];
 	if (r->all_zero)
 		return slots;
 	int64_t v;
@@ -270,7 +268,6 @@ void sl_node_resources_fit_prefilter(struct sl_cycle *cy)
 {
 	if (cy->fit)
 		return; /* capacities do not change between generations */
-	/* The capacities are the cycle's (cap, cap_at): none known yet. */
 	struct sl_fit_state *st = sl_xcalloc(1, sizeof *st);
 	sl_podres_init(&st->res, cy->p);
 	st->pcpu = sl_res_get(&cy->p->request, "cpu");
@@ -288,17 +285,55 @@ void sl_node_resources_fit_release(struct sl_cycle *cy)
 	cy->fit = NULL;
 }
 
+/* Whether fit_count(req, free_) exceeds placed (placed >= 0): for a positive request, whether
+ * placed + 1 of them fit in free_, compared by a product rather than a division per resource. */
+static bool fits_more(int64_t req, int64_t free_, int64_t placed)
+{
+	int64_t need;
+	if (req <= 0)
+		return free_ >= 0 && placed < INT64_MAX;
+	return free_ > 0 && !__builtin_mul_overflow(placed + 1, req, &need) && need <= free_;
+}
+
+/* placed < sl_node_capacity(c, r, p, i), for placed >= 0, without the capacity's divisions: the
+ * filter asks it of every node a placement step looks at, once for each. */
+static bool room_for_one_more(const struct sl_cluster *c, const struct sl_podres *r, const struct sl_podspec *p,
+			      size_t i, int64_t placed)
+{
+	if (r->many)
+		return placed < sl_node_capacity(c, r, p, i);
+	if (placed >= c->room[i])
+		return false;
+	if (r->all_zero)
+		return true;
+	if (!fits_more(r->cpu, c->alloc_cpu[i] - c->used_cpu[i], placed) ||
+	    !fits_more(r->mem, c->alloc_mem[i] - c->used_mem[i], placed) ||
+	    !fits_more(r->eph, c->alloc_eph[i] - c->used_eph[i], placed))
+		return false;
+	const struct sl_node *nd = c->m->nodes[i];
+	for (size_t k = 0; k < r->nscalar; k++) {
+		const char *nm = r->scalar[k]->name;
+		if (!fits_more(r->scalar[k]->amount, sl_res_get(&nd->alloc, nm) - sl_res_get(&nd->used, nm), placed))
+			return false;
+	}
+	return true;
+}
+
+/* The filter with its reasons: the requests as the PreFilter read them, when it ran, not looked
+ * up again per node. Kept out of line: the verdict alone, asked of every node a placement step
+ * looks at, then saves no registers for it. */
+__attribute__((noinline)) static bool fit_why(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out)
+{
+	return !sl_resources_short_why(cy->pool, NULL, cy->fit ? &cy->fit->res : NULL, cy->p, cy->m->nodes[node],
+				       cy->placed[node], out);
+}
+
 bool sl_node_resources_fit_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out)
 {
-	if (out) /* the requests as the PreFilter read them, when it ran: not looked up again per node */
-		return !sl_resources_short_why(cy->pool, NULL, cy->fit ? &cy->fit->res : NULL, cy->p,
-					       cy->m->nodes[node], cy->placed[node], out);
-	/* Identical pods: the node holds cap of them, whatever else is decided. */
-	if (cy->cap_at[node] != cy->res_base + 1) {
-		cy->cap[node] = sl_node_capacity(cy->cl, &cy->fit->res, cy->p, node);
-		cy->cap_at[node] = cy->res_base + 1;
-	}
-	return cy->placed[node] < cy->cap[node];
+	if (out)
+		return fit_why(cy, node, out);
+	/* Identical pods: the node holds as many as its capacity for them, whatever else is decided. */
+	return room_for_one_more(cy->cl, &cy->fit->res, cy->p, node, cy->placed[node]);
 }
 
 /* LeastAllocated's share of one resource, (allocatable - requested) * 100 / allocatable, 0 when

@@ -51,20 +51,18 @@ static void carve(struct sl_cycle *s, size_t n1)
 	s->placed_gen[0] = s->placed + n1;
 	s->placed_gen[1] = s->placed + 2 * n1;
 	s->res_at = s->placed + 3 * n1;
-	s->cap_at = s->placed + 4 * n1;
-	s->res_score = s->placed + 5 * n1;
-	s->score = s->placed + 6 * n1;
-	s->cap = s->placed + 7 * n1;
+	s->res_score = s->placed + 4 * n1;
+	s->score = s->placed + 5 * n1;
 }
 
 void sl_cycle_init(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_workload *w, const bool *excluded,
 		   const bool *static_ok, const char *old_hash)
 {
 	memset(s, 0, sizeof *s);
-	/* One block for the per-node counts: placed, each generation's, the attempt's scores and
-	 * the capacities. Only the counts, res_at and cap_at start at 0 (as sl_cycle_renew clears
-	 * them): the scores are written before they are read, and zeroing them cost a large
-	 * cluster's analysis as much as a placement. */
+	/* One block for the per-node counts: placed, each generation's and the attempt's scores.
+	 * Only the counts and res_at start at 0 (as sl_cycle_renew clears them): the scores are
+	 * written before they are read, and zeroing them cost a large cluster's analysis as much as
+	 * a placement. */
 	size_t n1 = cl->n + 1;
 	s->placed = sl_xmalloc(SL_CYCLE_ARRAYS * n1 * sizeof *s->placed);
 	memset(s->placed, 0, SL_CYCLE_ZEROED * n1 * sizeof *s->placed);
@@ -99,7 +97,7 @@ void sl_cycle_take(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_wo
 }
 
 /* s's per-node arrays back to its cluster: the counts are non-zero only where the log placed a
- * pod, every res_at it wrote is at most res_base + nlog + 1 and every cap_at res_base + 1. */
+ * pod, and every res_at it wrote is at most res_base + nlog + 1. */
 static void give_back(struct sl_cycle *s)
 {
 	for (size_t l = 0; l < s->nlog; l++) {
@@ -145,15 +143,13 @@ void sl_cycle_renew(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_w
 	s->placed_gen[0] = keep.placed_gen[0];
 	s->placed_gen[1] = keep.placed_gen[1];
 	s->res_at = keep.res_at;
-	s->cap_at = keep.cap_at;
-	s->cap = keep.cap;
 	s->res_score = keep.res_score;
 	s->res_base = keep.res_base;
 	s->score = keep.score;
 	s->cand = keep.cand;
 	s->log = keep.log;
 	s->caplog = keep.caplog;
-	memset(s->placed, 0, SL_CYCLE_ZEROED * (cl->n + 1) * sizeof *s->placed); /* the counts, res_at, cap_at */
+	memset(s->placed, 0, SL_CYCLE_ZEROED * (cl->n + 1) * sizeof *s->placed); /* the counts, res_at */
 	cycle_set(s, cl, w, excluded, static_ok, old_hash);
 }
 
