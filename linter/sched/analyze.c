@@ -450,12 +450,15 @@ static void preempt_in_detail(struct sl_cluster *cl, const struct sl_workload *w
  * evicting one of them say so in their own finding.) */
 static void unknown_victims(struct sl_cluster *cl, const struct sl_workload *w, struct sl_analysis *a)
 {
+	bool short_ =
+	    a->steady_placed < a->replicas || (a->strategy == SL_STRATEGY_ROLLING && a->surge_placed < a->max_surge);
+	if (!short_ || a->preempt_unknown || !w->pod.preempts)
+		return;
+	/* Only then the walk over every running pod (each a pod read from memory). */
 	bool some = false;
 	for (size_t k = 0; k < cl->npods && !some; k++)
 		some = cl->pods[k]->spec.prio_from == SL_PRIO_UNKNOWN && !(a->preempt_gone && a->preempt_gone[k]);
-	bool short_ =
-	    a->steady_placed < a->replicas || (a->strategy == SL_STRATEGY_ROLLING && a->surge_placed < a->max_surge);
-	if (!some || !short_ || a->preempt_unknown || !w->pod.preempts)
+	if (!some)
 		return;
 	int64_t *placed = sl_xcalloc(a->nnodes + 1, sizeof *placed);
 	for (size_t i = 0; i < a->nnodes; i++)
