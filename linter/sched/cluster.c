@@ -241,7 +241,7 @@ static void node_loads(struct sl_cluster *c)
 static void node_resources(struct sl_cluster *c)
 {
 	int64_t **arrays[] = {&c->nz_cpu,   &c->nz_mem,    &c->alloc_cpu, &c->alloc_mem, &c->used_cpu,
-			      &c->used_mem, &c->alloc_eph, &c->used_eph,  &c->room};
+			      &c->used_mem, &c->alloc_eph, &c->used_eph,  &c->room,      &c->port_pods};
 	size_t na = sizeof arrays / sizeof arrays[0], n1 = c->n + 1;
 	int64_t *block = sl_xcalloc(na * n1, sizeof *block);
 	for (size_t a = 0; a < na; a++)
@@ -319,6 +319,7 @@ static void place_pods(struct sl_cluster *c)
 		c->pod_node[k] = where[i];
 		c->nz_cpu[where[i]] += sl_nonzero_request(&m->pods[i]->spec, "cpu");
 		c->nz_mem[where[i]] += sl_nonzero_request(&m->pods[i]->spec, "memory");
+		c->port_pods[where[i]] += m->pods[i]->spec.nports > 0;
 	}
 	free(where);
 	if (!t) {
@@ -486,6 +487,7 @@ struct sl_cluster *sl_cluster_derive(const struct sl_cluster *base, const struct
 	node_resources(c);
 	memcpy(c->nz_cpu, base->nz_cpu, base->n * sizeof *c->nz_cpu);
 	memcpy(c->nz_mem, base->nz_mem, base->n * sizeof *c->nz_mem);
+	memcpy(c->port_pods, base->port_pods, base->n * sizeof *c->port_pods);
 	derive_topologies(c, base);
 	c->dra = sl_dra_index_new(c);
 	return c;
@@ -545,6 +547,7 @@ static size_t *relayout(struct sl_cluster *c, const size_t *v, const size_t *at,
 		node[k] = at[g];
 		t->nz_cpu[at[g]] += sl_nonzero_request(&pods[k]->spec, "cpu");
 		t->nz_mem[at[g]] += sl_nonzero_request(&pods[k]->spec, "memory");
+		c->port_pods[at[g]] += pods[k]->spec.nports > 0;
 	}
 	for (size_t k = 0; k < old + nv; k++)
 		all[k] = k;

@@ -60,6 +60,8 @@ struct sl_cluster {
 	/* per node, the pods it has room for: its pod limit less its pods (NodeResourcesFit's count),
 	 * read without the node; sl_cluster_charge takes the pods it charges */
 	int64_t *room;
+	/* per node, its running pods that bind host ports: NodePorts walks the pods of those alone */
+	int64_t *port_pods;
 	struct sl_topo *topos;
 	size_t ntopos, captopos;
 	struct sl_reasons reasons; /* the reason texts of every analysis */
