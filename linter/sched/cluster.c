@@ -61,12 +61,14 @@ static void class_key(const struct sl_node *nd, struct sl_buf *b)
 
 static void topo_add(struct sl_cluster *c, const char *key);
 
-/* The one value an In requirement of sel requires, as "key\x1fvalue" in b; NULL when none does. */
-static const char *required_pair(const struct sl_selector *sel, struct sl_buf *b)
+/* The one value an In requirement of sel requires, as "key\x1fvalue" in b (with ns, after it, as
+ * "ns\x1fkey\x1fvalue"); NULL when none does. */
+static const char *required_pair(const struct sl_selector *sel, struct sl_buf *b, const char *ns)
 {
 	for (size_t r = 0; sel && !sel->nothing && r < sel->nreqs; r++)
 		if (sel->reqs[r].op == SL_OP_IN && sel->reqs[r].nvals == 1)
-			return sl_group_key(b, sel->reqs[r].key, sel->reqs[r].vals[0], NULL);
+			return ns ? sl_group_key(b, ns, sel->reqs[r].key, sel->reqs[r].vals[0])
+				  : sl_group_key(b, sel->reqs[r].key, sel->reqs[r].vals[0], NULL);
 	return NULL;
 }
 
@@ -182,11 +184,14 @@ static void index_pod(struct sl_cluster *c, struct sl_group_builder *b, struct s
 		pod_group(t, BY_LABEL,
 			  sl_group_add(&b[BY_LABEL], sl_group_key(key, p->namespace, lb->key, lb->val), k));
 	}
+	/* Its terms under the pairs they require (cluster.h): a pod meets only those that may select it. */
 	bool keep_ns = terms_keep_namespace(p);
-	if (p->nanti && keep_ns)
-		pod_group(t, ANTI_BY_NS, sl_group_add(&b[ANTI_BY_NS], p->namespace, k));
+	for (size_t a = 0; a < p->nanti && keep_ns; a++) {
+		const char *req = required_pair(&p->anti[a].sel, key, p->namespace);
+		pod_group(t, ANTI_BY_NS, sl_group_add(&b[ANTI_BY_NS], req ? req : p->namespace, k));
+	}
 	for (size_t a = 0; a < p->nanti && !keep_ns; a++) {
-		const char *req = required_pair(&p->anti[a].sel, key);
+		const char *req = required_pair(&p->anti[a].sel, key, NULL);
 		if (!p->anti[a].sel.nothing) /* a term that selects nothing excludes nothing */
 			pod_group(t, ANTI_WILD, sl_group_add(&b[ANTI_WILD], req ? req : "", k));
 	}
@@ -344,11 +349,10 @@ static void free_node_arrays(struct sl_cluster *c)
 /* What place_pods and index_running made, to be made again. */
 static void free_pods(struct sl_cluster *c)
 {
-	sl_group_clear(&c->by_ns);
-	sl_group_clear(&c->by_label);
-	sl_group_clear(&c->anti_by_ns);
-	sl_group_clear(&c->anti_wild);
-	sl_group_clear(&c->by_pair);
+	struct sl_group_builder b[NGROUPINGS];
+	group_builders(c, b);
+	for (unsigned i = 0; i < NGROUPINGS; i++)
+		sl_group_clear(b[i].gi);
 	free(c->all);
 	free(c->pods);
 	free(c->pod_node);
@@ -656,11 +660,10 @@ void sl_cluster_free(struct sl_cluster *c)
 		return;
 	}
 	free_pods(c);
-	sl_strpool_free(&c->by_ns.keys);
-	sl_strpool_free(&c->by_label.keys);
-	sl_strpool_free(&c->anti_by_ns.keys);
-	sl_strpool_free(&c->anti_wild.keys);
-	sl_strpool_free(&c->by_pair.keys);
+	struct sl_group_builder b[NGROUPINGS];
+	group_builders(c, b);
+	for (unsigned i = 0; i < NGROUPINGS; i++)
+		sl_strpool_free(&b[i].gi->keys);
 	templates_free(c->templates);
 	sl_strpool_free(&c->classes);
 	free(c);
@@ -744,19 +747,19 @@ size_t *sl_anti_candidates(const struct sl_cluster *cl, const char *ns, const st
 	size_t cap = 0, *v = NULL;
 	*n = 0;
 	add_group(&v, &cap, n, &cl->anti_by_ns, ns);
-	size_t from = *n;
 	add_group(&v, &cap, n, &cl->anti_wild, "");
 	struct sl_buf key = SL_BUF_INIT;
-	for (size_t g = 0; g < ngl && cl->anti_wild.keys.n; g++)
+	for (size_t g = 0; g < ngl && (cl->anti_by_ns.keys.n || cl->anti_wild.keys.n); g++)
 		for (size_t l = 0; l < gl[g].n; l++) {
-			add_group(&v, &cap, n, &cl->anti_wild,
-				  sl_group_key(&key, gl[g].v[l].key, gl[g].v[l].val, NULL));
+			const struct sl_kv *lb = &gl[g].v[l];
+			add_group(&v, &cap, n, &cl->anti_by_ns, sl_group_key(&key, ns, lb->key, lb->val));
+			add_group(&v, &cap, n, &cl->anti_wild, sl_group_key(&key, lb->key, lb->val, NULL));
 		}
 	sl_buf_free(&key);
-	qsort(v + from, *n - from, sizeof *v, cmp_size);
-	size_t u = from;
-	for (size_t j = from; j < *n; j++)
-		if (j == from || v[j] != v[j - 1])
+	qsort(v, *n, sizeof *v, cmp_size);
+	size_t u = 0;
+	for (size_t j = 0; j < *n; j++)
+		if (j == 0 || v[j] != v[j - 1])
 			v[u++] = v[j];
 	*n = u;
 	return v;

@@ -46,9 +46,10 @@ struct sl_cluster {
 	struct sl_group_index by_ns;    /* running pods by namespace */
 	struct sl_group_index by_label; /* running pods by "namespace\x1fkey\x1fvalue" of each label */
 	struct sl_group_index by_pair;  /* running pods by "key\x1fvalue" of each label, any namespace */
-	/* Running pods with required anti-affinity: by namespace when every term keeps to the pod's
-	 * own namespace, else in anti_wild under "key\x1fvalue" of the label a term requires (one
-	 * value of an In), or "" for a term that requires none. */
+	/* Running pods with required anti-affinity, under each term's label it requires (one value
+	 * of an In): when every term keeps to the pod's own namespace in anti_by_ns, under
+	 * "namespace\x1fkey\x1fvalue", or the namespace alone for a term that requires none; else in
+	 * anti_wild under "key\x1fvalue", or "" for a term that requires none. */
 	struct sl_group_index anti_by_ns, anti_wild;
 	/* Nodes with the same labels (but the hostname), taints and cordon form a class: the filters
 	 * that look only at the node give them one verdict. */
