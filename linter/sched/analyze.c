@@ -92,7 +92,7 @@ static void analyze_by_slots(struct sl_reasons *pool, struct sl_cluster *cl, con
 	const char **why = pool ? sl_xcalloc(w->pod.request.n + 1, sizeof *why) : NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (static_ok[i])
-			sl_resources_short_why(pool, why, &r, &w->pod, m->nodes[i], 0, &a->fit[i]);
+			sl_resources_short_at(pool, why, &r, &w->pod, cl, i, 0, &a->fit[i]);
 		if (vol && static_ok[i] && a->fit[i].plugin == SL_FITS)
 			a->fit[i] = vol[i];
 		if (excluded[i])
@@ -113,7 +113,7 @@ static void analyze_by_slots(struct sl_reasons *pool, struct sl_cluster *cl, con
 			if (!static_ok[i])
 				full[i] = a->fit[i];
 			else
-				sl_resources_short_why(pool, why, &r, &w->pod, m->nodes[i], a->slots[i], &full[i]);
+				sl_resources_short_at(pool, why, &r, &w->pod, cl, i, a->slots[i], &full[i]);
 			if (vol && static_ok[i] && full[i].plugin == SL_FITS)
 				full[i] = vol[i];
 			full[i].excluded = excluded[i];

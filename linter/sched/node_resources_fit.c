@@ -89,16 +89,35 @@ static const char *const basic[] = {"cpu", "memory", "ephemeral-storage"};
 /* The basic resources' reasons are static texts: no text built, no lock taken for them. */
 static const char *const basic_reason[] = {"Insufficient cpu", "Insufficient memory", "Insufficient ephemeral-storage"};
 
+/* Node i's allocatable and requested amount of the basic resource b (0 cpu, 1 memory, 2
+ * ephemeral-storage) from cl's arrays, which hold what the node's lists do (node_loads), charged
+ * alike; without cl (or for a scalar resource) looked up in the node's lists by name. */
+static void amounts(const struct sl_cluster *cl, size_t i, const struct sl_node *n, size_t b, const char *nm,
+		    int64_t *alloc, int64_t *used)
+{
+	if (cl && b < 3) {
+		*alloc = b == 0 ? cl->alloc_cpu[i] : b == 1 ? cl->alloc_mem[i] : cl->alloc_eph[i];
+		*used = b == 0 ? cl->used_cpu[i] : b == 1 ? cl->used_mem[i] : cl->used_eph[i];
+		return;
+	}
+	*alloc = sl_res_get(&n->alloc, nm);
+	*used = sl_res_get(&n->used, nm);
+}
+
 /* sl_resources_short_why from the requests r read once: the basic resources, then the scalar
- * ones in the pod's order, as the general loop takes them. */
+ * ones in the pod's order, as the general loop takes them. With cl, n is its node i. */
 static bool short_of(struct sl_reasons *pool, const char **why, const struct sl_podres *r, const struct sl_podspec *p,
-		     const struct sl_node *n, int64_t placed, struct sl_nodefit *out)
+		     const struct sl_node *n, const struct sl_cluster *cl, size_t node, int64_t placed,
+		     struct sl_nodefit *out)
 {
 	bool short_ = false;
 	const int64_t req[3] = {r->cpu, r->mem, r->eph};
 	for (size_t i = 0; i < 3 + r->nscalar; i++) {
 		const struct sl_res *e = i < 3 ? NULL : r->scalar[i - 3];
-		if (!res_short(n, e ? e->name : basic[i], e ? e->amount : req[i], placed))
+		int64_t q = e ? e->amount : req[i], alloc, used;
+		amounts(cl, node, n, i, e ? e->name : basic[i], &alloc, &used);
+		/* allocatable < request + requested + `placed` more */
+		if (alloc >= sl_sat_add(sl_sat_add(q, used), sl_sat_mul(q, placed)))
 			continue;
 		if (!out)
 			return true;
@@ -112,18 +131,20 @@ static bool short_of(struct sl_reasons *pool, const char **why, const struct sl_
 	return short_;
 }
 
-bool sl_resources_short_why(struct sl_reasons *pool, const char **why, const struct sl_podres *r,
-			    const struct sl_podspec *p, const struct sl_node *n, int64_t placed, struct sl_nodefit *out)
+/* sl_resources_short_why, and with cl of its node i (n) from its arrays: no name looked up. */
+static bool short_why(struct sl_reasons *pool, const char **why, const struct sl_podres *r, const struct sl_podspec *p,
+		      const struct sl_node *n, const struct sl_cluster *cl, size_t node, int64_t placed,
+		      struct sl_nodefit *out)
 {
 	bool short_ = false;
-	if (n->npods + placed + 1 > n->max_pods) {
+	if (cl ? placed + 1 > cl->room[node] : n->npods + placed + 1 > n->max_pods) {
 		if (!out)
 			return true;
 		short_ = true;
 		sl_nodefit_fail(out, SL_PL_NODE_RESOURCES_FIT, "Too many pods");
 	}
 	if (r && !r->many)
-		return r->all_zero ? short_ : short_of(pool, why, r, p, n, placed, out) || short_;
+		return r->all_zero ? short_ : short_of(pool, why, r, p, n, cl, node, placed, out) || short_;
 	if (request_all_zero(&p->request))
 		return short_;
 	for (size_t i = 0; i < 3 + p->request.n; i++) {
@@ -142,6 +163,19 @@ bool sl_resources_short_why(struct sl_reasons *pool, const char **why, const str
 				       : "Insufficient resources");
 	}
 	return short_;
+}
+
+bool sl_resources_short_why(struct sl_reasons *pool, const char **why, const struct sl_podres *r,
+			    const struct sl_podspec *p, const struct sl_node *n, int64_t placed, struct sl_nodefit *out)
+{
+	return short_why(pool, why, r, p, n, NULL, 0, placed, out);
+}
+
+bool sl_resources_short_at(struct sl_reasons *pool, const char **why, const struct sl_podres *r,
+			   const struct sl_podspec *p, const struct sl_cluster *cl, size_t i, int64_t placed,
+			   struct sl_nodefit *out)
+{
+	return short_why(pool, why, r, p, cl->m->nodes[i], cl, i, placed, out);
 }
 
 int64_t sl_node_slots_of(const struct sl_podres *r, const struct sl_podspec *p, const struct sl_node *n,
@@ -324,8 +358,8 @@ static bool room_for_one_more(const struct sl_cluster *c, const struct sl_podres
  * looks at, then saves no registers for it. */
 __attribute__((noinline)) static bool fit_why(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out)
 {
-	return !sl_resources_short_why(cy->pool, NULL, cy->fit ? &cy->fit->res : NULL, cy->p, cy->m->nodes[node],
-				       cy->placed[node], out);
+	return !sl_resources_short_at(cy->pool, NULL, cy->fit ? &cy->fit->res : NULL, cy->p, cy->cl, node,
+				      cy->placed[node], out);
 }
 
 bool sl_node_resources_fit_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out)
