@@ -452,7 +452,7 @@ static void unknown_victims(struct sl_cluster *cl, const struct sl_workload *w, 
 {
 	bool short_ =
 	    a->steady_placed < a->replicas || (a->strategy == SL_STRATEGY_ROLLING && a->surge_placed < a->max_surge);
-	if (!short_ || a->preempt_unknown || !w->pod.preempts)
+	if (!short_ || a->preempt_unknown || !w->pod.preempts || !cl->unknown_prio)
 		return;
 	/* Only then the walk over every running pod (each a pod read from memory). */
 	bool some = false;

@@ -294,6 +294,14 @@ static void prepare_topologies(struct sl_cluster *c)
 	prepare_pod_topologies(c);
 }
 
+/* Running pod p among those that may be preemption victims: the lowest priority, and whether one
+ * is unknown. */
+static void note_prio(struct sl_cluster *c, const struct sl_podspec *p)
+{
+	c->min_prio = p->priority < c->min_prio ? p->priority : c->min_prio;
+	c->unknown_prio |= p->prio_from == SL_PRIO_UNKNOWN;
+}
+
 /* The running pods by node (each node's in the model's order), the scoring arrays, their load. */
 static void place_pods(struct sl_cluster *c)
 {
@@ -312,6 +320,8 @@ static void place_pods(struct sl_cluster *c)
 	for (size_t i = 2; i < c->n + 2; i++)
 		c->pod_start[i] += c->pod_start[i - 1];
 	c->npods = c->pod_start[c->n + 1];
+	c->min_prio = INT64_MAX;
+	c->unknown_prio = false;
 	c->pods = sl_xcalloc(c->npods + 1, sizeof *c->pods);
 	c->pod_node = sl_xcalloc(c->npods + 1, sizeof *c->pod_node);
 	c->all = sl_xcalloc(c->npods + 1, sizeof *c->all);
@@ -321,6 +331,7 @@ static void place_pods(struct sl_cluster *c)
 			continue;
 		size_t k = c->pod_start[where[i] + 1]++;
 		c->pods[k] = m->pods[i];
+		note_prio(c, &m->pods[i]->spec);
 		c->pod_node[k] = where[i];
 		c->nz_cpu[where[i]] += sl_nonzero_request(&m->pods[i]->spec, "cpu");
 		c->nz_mem[where[i]] += sl_nonzero_request(&m->pods[i]->spec, "memory");
@@ -476,6 +487,8 @@ struct sl_cluster *sl_cluster_derive(const struct sl_cluster *base, const struct
 	}
 	c->pods = base->pods;
 	c->npods = base->npods;
+	c->min_prio = base->min_prio;
+	c->unknown_prio = base->unknown_prio;
 	c->pod_node = base->pod_node;
 	c->all = base->all;
 	c->by_ns = base->by_ns;
@@ -548,6 +561,7 @@ static size_t *relayout(struct sl_cluster *c, const size_t *v, const size_t *at,
 	for (size_t g = 0; g < nv; g++) {
 		size_t k = fill[at[g]]++;
 		pods[k] = c->m->pods[v[g]];
+		note_prio(c, &pods[k]->spec);
 		node[k] = at[g];
 		t->nz_cpu[at[g]] += sl_nonzero_request(&pods[k]->spec, "cpu");
 		t->nz_mem[at[g]] += sl_nonzero_request(&pods[k]->spec, "memory");

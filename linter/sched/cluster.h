@@ -42,7 +42,11 @@ struct sl_cluster {
 	const struct sl_pod **pods;
 	size_t npods;
 	size_t *pod_node;
-	size_t *all;                    /* 0 .. npods - 1 */
+	size_t *all; /* 0 .. npods - 1 */
+	/* The running pods' lowest priority and whether one's is unknown: that no pod is a victim for
+	 * preemption is known without reading every pod. */
+	int64_t min_prio;
+	bool unknown_prio;
 	struct sl_group_index by_ns;    /* running pods by namespace */
 	struct sl_group_index by_label; /* running pods by "namespace\x1fkey\x1fvalue" of each label */
 	struct sl_group_index by_pair;  /* running pods by "key\x1fvalue" of each label, any namespace */
