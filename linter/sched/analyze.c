@@ -342,9 +342,19 @@ static bool fits_without_detail(struct sl_cluster *cl, const struct sl_workload 
 	int64_t own = a->own_running < a->replicas ? a->own_running : a->replicas;
 	sl_cycle_take(&s, cl, w, excluded, static_ok, old_hash);
 	s.vol = a->vol;
-	sl_place_all(&s, w, NULL, own, &steady, &surge, NULL, NULL);
-	bool truncated = s.truncated;
+	bool proven = sl_place_all_fits(&s, w, own);
 	sl_cycle_free(&s);
+	/* Proven: what the placement below ends with, every pod placed within the budget. */
+	steady = a->replicas;
+	surge = a->max_surge;
+	bool truncated = false;
+	if (!proven) {
+		sl_cycle_take(&s, cl, w, excluded, static_ok, old_hash);
+		s.vol = a->vol;
+		sl_place_all(&s, w, NULL, own, &steady, &surge, NULL, NULL);
+		truncated = s.truncated;
+		sl_cycle_free(&s);
+	}
 	if (truncated) {
 		a->not_placed = true;
 		a->nfeasible = 1;

@@ -124,6 +124,13 @@ void sl_generation_labels(struct sl_labels *out, const struct sl_labels *in, con
 void sl_place_all(struct sl_cycle *s, const struct sl_workload *w, struct sl_analysis *a, int64_t own, int64_t *steady,
 		  int64_t *surge, struct sl_nodefit **steady_fit, struct sl_nodefit **rollout_fit);
 
+/* Whether sl_place_all(s, w, NULL, own, ...) on the fresh cycle s would place every replica and
+ * every surge pod, within the budget, proven without choosing nodes: when each pod placed can
+ * take from the pods after it at most its node (or with its own anti-affinity terms, all on one
+ * topology key, its domain), enough of those fit the first pod of each generation. False when
+ * that is not known (then s is to be freed, not placed with). */
+bool sl_place_all_fits(struct sl_cycle *s, const struct sl_workload *w, int64_t own);
+
 /* The workload's own pods among the running ones (analyze.c): same namespace, selected by its
  * selector and, for a Deployment, stamped with a pod-template-hash. Returns their count and the
  * hash of the first (NULL without one); per_node (optional) counts them per node. */

@@ -293,3 +293,66 @@ void sl_place_all(struct sl_cycle *s, const struct sl_workload *w, struct sl_ana
 		}
 	}
 }
+
+/* Whether the filters a placement asks of this cycle are only NodePorts, NodeResourcesFit and
+ * InterPodAffinity: what a placed pod changes for the next is then on its node, and for its own
+ * anti-affinity on its domain. */
+static bool known_filters(const struct sl_cycle *s)
+{
+	for (size_t f = 0; f < s->nactive; f++)
+		if (s->active[f] != sl_node_ports_filter && s->active[f] != sl_node_resources_fit_filter &&
+		    s->active[f] != sl_inter_pod_affinity_filter)
+			return false;
+	return true;
+}
+
+/* For a pod of generation gen with none of the workload's placed: how many units have a node it
+ * fits (counted up to need; -1 when known_filters does not hold). A unit is a domain of topo, or
+ * with by_node (or for a node without topo's key) a node. seen: a mark per domain. */
+static int64_t fitting_units(struct sl_cycle *s, int gen, size_t topo, bool by_node, int64_t need, bool *seen)
+{
+	phase_begin(s, gen);
+	if (!known_filters(s))
+		return -1;
+	if (!by_node)
+		memset(seen, 0, s->cl->topos[topo].ndom + 1);
+	int64_t units = 0;
+	for (size_t i = 0; i < s->n && units < need; i++) {
+		if (s->excluded[i] || !s->static_ok[i] || !sl_filter_fits(s, i))
+			continue;
+		int32_t d = by_node ? -1 : sl_topo_dom(s->cl, topo, i);
+		if (d >= 0 && seen[d])
+			continue;
+		if (d >= 0)
+			seen[d] = true;
+		units++;
+	}
+	return units;
+}
+
+bool sl_place_all_fits(struct sl_cycle *s, const struct sl_workload *w, int64_t own)
+{
+	const struct sl_podspec *p = s->p;
+	int64_t k0 = w->replicas - own, k1 = 0, unavailable;
+	if (w->strategy == SL_STRATEGY_ROLLING)
+		sl_fenceposts(w, &k1, &unavailable);
+	k0 = k0 < 0 ? 0 : k0;
+	k1 = k1 < 0 ? 0 : k1;
+	/* No attempt may start past the budget: every attempt before the last adds at most n + 1. */
+	if (k0 + k1 == 0 || p->naffinity || (uint64_t)(k0 + k1 - 1) > SL_PLACEMENT_BUDGET / (s->n + 1))
+		return false;
+	for (size_t t = 1; t < p->nanti; t++)
+		if (strcmp(p->anti[t].topology_key, p->anti[0].topology_key))
+			return false;
+	bool by_node = !p->nanti;
+	size_t topo = by_node ? 0 : sl_topo_id(s->cl, p->anti[0].topology_key);
+	bool *seen = by_node ? NULL : sl_xmalloc(s->cl->topos[topo].ndom + 1);
+	/* Each pod placed takes at most one unit from those after it (its node; with its own terms,
+	 * all on topo, its domain), so the k0 replicas fit when k0 units fit one, and the k1 surge
+	 * pods after them when k0 + k1 units fit one of theirs. */
+	bool fits = k0 == 0 || fitting_units(s, 0, topo, by_node, k0, seen) >= k0;
+	if (fits && k1 > 0)
+		fits = fitting_units(s, 1, topo, by_node, k0 + k1, seen) >= k0 + k1;
+	free(seen);
+	return fits;
+}
