@@ -92,7 +92,7 @@ static void analyze_by_slots(struct sl_reasons *pool, struct sl_cluster *cl, con
 	const char **why = pool ? sl_xcalloc(w->pod.request.n + 1, sizeof *why) : NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (static_ok[i])
-			sl_resources_short_why(pool, why, &r, &w->pod, m->nodes[i], 0, &a->fit[i]);
+			sl_resources_short_at(pool, why, &r, &w->pod, cl, i, 0, &a->fit[i]);
 		if (vol && static_ok[i] && a->fit[i].plugin == SL_FITS)
 			a->fit[i] = vol[i];
 		if (excluded[i])
@@ -113,7 +113,7 @@ static void analyze_by_slots(struct sl_reasons *pool, struct sl_cluster *cl, con
 			if (!static_ok[i])
 				full[i] = a->fit[i];
 			else
-				sl_resources_short_why(pool, why, &r, &w->pod, m->nodes[i], a->slots[i], &full[i]);
+				sl_resources_short_at(pool, why, &r, &w->pod, cl, i, a->slots[i], &full[i]);
 			if (vol && static_ok[i] && full[i].plugin == SL_FITS)
 				full[i] = vol[i];
 			full[i].excluded = excluded[i];
@@ -342,9 +342,19 @@ static bool fits_without_detail(struct sl_cluster *cl, const struct sl_workload 
 	int64_t own = a->own_running < a->replicas ? a->own_running : a->replicas;
 	sl_cycle_take(&s, cl, w, excluded, static_ok, old_hash);
 	s.vol = a->vol;
-	sl_place_all(&s, w, NULL, own, &steady, &surge, NULL, NULL);
-	bool truncated = s.truncated;
+	bool proven = sl_place_all_fits(&s, w, own);
 	sl_cycle_free(&s);
+	/* Proven: what the placement below ends with, every pod placed within the budget. */
+	steady = a->replicas;
+	surge = a->max_surge;
+	bool truncated = false;
+	if (!proven) {
+		sl_cycle_take(&s, cl, w, excluded, static_ok, old_hash);
+		s.vol = a->vol;
+		sl_place_all(&s, w, NULL, own, &steady, &surge, NULL, NULL);
+		truncated = s.truncated;
+		sl_cycle_free(&s);
+	}
 	if (truncated) {
 		a->not_placed = true;
 		a->nfeasible = 1;
@@ -450,12 +460,15 @@ static void preempt_in_detail(struct sl_cluster *cl, const struct sl_workload *w
  * evicting one of them say so in their own finding.) */
 static void unknown_victims(struct sl_cluster *cl, const struct sl_workload *w, struct sl_analysis *a)
 {
+	bool short_ =
+	    a->steady_placed < a->replicas || (a->strategy == SL_STRATEGY_ROLLING && a->surge_placed < a->max_surge);
+	if (!short_ || a->preempt_unknown || !w->pod.preempts || !cl->unknown_prio)
+		return;
+	/* Only then the walk over every running pod (each a pod read from memory). */
 	bool some = false;
 	for (size_t k = 0; k < cl->npods && !some; k++)
 		some = cl->pods[k]->spec.prio_from == SL_PRIO_UNKNOWN && !(a->preempt_gone && a->preempt_gone[k]);
-	bool short_ =
-	    a->steady_placed < a->replicas || (a->strategy == SL_STRATEGY_ROLLING && a->surge_placed < a->max_surge);
-	if (!some || !short_ || a->preempt_unknown || !w->pod.preempts)
+	if (!some)
 		return;
 	int64_t *placed = sl_xcalloc(a->nnodes + 1, sizeof *placed);
 	for (size_t i = 0; i < a->nnodes; i++)

@@ -61,12 +61,14 @@ static void class_key(const struct sl_node *nd, struct sl_buf *b)
 
 static void topo_add(struct sl_cluster *c, const char *key);
 
-/* The one value an In requirement of sel requires, as "key\x1fvalue" in b; NULL when none does. */
-static const char *required_pair(const struct sl_selector *sel, struct sl_buf *b)
+/* The one value an In requirement of sel requires, as "key\x1fvalue" in b (with ns, after it, as
+ * "ns\x1fkey\x1fvalue"); NULL when none does. */
+static const char *required_pair(const struct sl_selector *sel, struct sl_buf *b, const char *ns)
 {
 	for (size_t r = 0; sel && !sel->nothing && r < sel->nreqs; r++)
 		if (sel->reqs[r].op == SL_OP_IN && sel->reqs[r].nvals == 1)
-			return sl_group_key(b, sel->reqs[r].key, sel->reqs[r].vals[0], NULL);
+			return ns ? sl_group_key(b, ns, sel->reqs[r].key, sel->reqs[r].vals[0])
+				  : sl_group_key(b, sel->reqs[r].key, sel->reqs[r].vals[0], NULL);
 	return NULL;
 }
 
@@ -182,11 +184,14 @@ static void index_pod(struct sl_cluster *c, struct sl_group_builder *b, struct s
 		pod_group(t, BY_LABEL,
 			  sl_group_add(&b[BY_LABEL], sl_group_key(key, p->namespace, lb->key, lb->val), k));
 	}
+	/* Its terms under the pairs they require (cluster.h): a pod meets only those that may select it. */
 	bool keep_ns = terms_keep_namespace(p);
-	if (p->nanti && keep_ns)
-		pod_group(t, ANTI_BY_NS, sl_group_add(&b[ANTI_BY_NS], p->namespace, k));
+	for (size_t a = 0; a < p->nanti && keep_ns; a++) {
+		const char *req = required_pair(&p->anti[a].sel, key, p->namespace);
+		pod_group(t, ANTI_BY_NS, sl_group_add(&b[ANTI_BY_NS], req ? req : p->namespace, k));
+	}
 	for (size_t a = 0; a < p->nanti && !keep_ns; a++) {
-		const char *req = required_pair(&p->anti[a].sel, key);
+		const char *req = required_pair(&p->anti[a].sel, key, NULL);
 		if (!p->anti[a].sel.nothing) /* a term that selects nothing excludes nothing */
 			pod_group(t, ANTI_WILD, sl_group_add(&b[ANTI_WILD], req ? req : "", k));
 	}
@@ -220,6 +225,7 @@ static void node_used(struct sl_cluster *c)
 		c->used_eph[i] = sl_res_get(&m->nodes[i]->used, "ephemeral-storage");
 		c->used_cpu[i] = sl_res_get(&m->nodes[i]->used, "cpu");
 		c->used_mem[i] = sl_res_get(&m->nodes[i]->used, "memory");
+		c->room[i] = m->nodes[i]->max_pods - m->nodes[i]->npods;
 	}
 }
 
@@ -235,17 +241,16 @@ static void node_loads(struct sl_cluster *c)
 	node_used(c);
 }
 
-/* Per node, the resources scoring reads, as flat arrays. */
+/* Per node, the resources scoring and NodeResourcesFit read, as flat arrays: one block, nz_cpu's
+ * (free_node_arrays). */
 static void node_resources(struct sl_cluster *c)
 {
-	c->nz_cpu = sl_xcalloc(c->n + 1, sizeof *c->nz_cpu);
-	c->nz_mem = sl_xcalloc(c->n + 1, sizeof *c->nz_mem);
-	c->alloc_cpu = sl_xcalloc(c->n + 1, sizeof *c->alloc_cpu);
-	c->alloc_mem = sl_xcalloc(c->n + 1, sizeof *c->alloc_mem);
-	c->used_cpu = sl_xcalloc(c->n + 1, sizeof *c->used_cpu);
-	c->used_mem = sl_xcalloc(c->n + 1, sizeof *c->used_mem);
-	c->alloc_eph = sl_xcalloc(c->n + 1, sizeof *c->alloc_eph);
-	c->used_eph = sl_xcalloc(c->n + 1, sizeof *c->used_eph);
+	int64_t **arrays[] = {&c->nz_cpu,   &c->nz_mem,    &c->alloc_cpu, &c->alloc_mem, &c->used_cpu,
+			      &c->used_mem, &c->alloc_eph, &c->used_eph,  &c->room,      &c->port_pods};
+	size_t na = sizeof arrays / sizeof arrays[0], n1 = c->n + 1;
+	int64_t *block = sl_xcalloc(na * n1, sizeof *block);
+	for (size_t a = 0; a < na; a++)
+		*arrays[a] = block + a * n1;
 	node_loads(c);
 }
 
@@ -289,6 +294,14 @@ static void prepare_topologies(struct sl_cluster *c)
 	prepare_pod_topologies(c);
 }
 
+/* Running pod p among those that may be preemption victims: the lowest priority, and whether one
+ * is unknown. */
+static void note_prio(struct sl_cluster *c, const struct sl_podspec *p)
+{
+	c->min_prio = p->priority < c->min_prio ? p->priority : c->min_prio;
+	c->unknown_prio |= p->prio_from == SL_PRIO_UNKNOWN;
+}
+
 /* The running pods by node (each node's in the model's order), the scoring arrays, their load. */
 static void place_pods(struct sl_cluster *c)
 {
@@ -307,6 +320,8 @@ static void place_pods(struct sl_cluster *c)
 	for (size_t i = 2; i < c->n + 2; i++)
 		c->pod_start[i] += c->pod_start[i - 1];
 	c->npods = c->pod_start[c->n + 1];
+	c->min_prio = INT64_MAX;
+	c->unknown_prio = false;
 	c->pods = sl_xcalloc(c->npods + 1, sizeof *c->pods);
 	c->pod_node = sl_xcalloc(c->npods + 1, sizeof *c->pod_node);
 	c->all = sl_xcalloc(c->npods + 1, sizeof *c->all);
@@ -316,9 +331,11 @@ static void place_pods(struct sl_cluster *c)
 			continue;
 		size_t k = c->pod_start[where[i] + 1]++;
 		c->pods[k] = m->pods[i];
+		note_prio(c, &m->pods[i]->spec);
 		c->pod_node[k] = where[i];
 		c->nz_cpu[where[i]] += sl_nonzero_request(&m->pods[i]->spec, "cpu");
 		c->nz_mem[where[i]] += sl_nonzero_request(&m->pods[i]->spec, "memory");
+		c->port_pods[where[i]] += m->pods[i]->spec.nports > 0;
 	}
 	free(where);
 	if (!t) {
@@ -337,24 +354,16 @@ static void place_pods(struct sl_cluster *c)
 static void free_node_arrays(struct sl_cluster *c)
 {
 	free(c->pod_start);
-	free(c->nz_cpu);
-	free(c->nz_mem);
-	free(c->alloc_cpu);
-	free(c->alloc_mem);
-	free(c->used_cpu);
-	free(c->used_mem);
-	free(c->alloc_eph);
-	free(c->used_eph);
+	free(c->nz_cpu); /* and the other arrays of node_resources' block */
 }
 
 /* What place_pods and index_running made, to be made again. */
 static void free_pods(struct sl_cluster *c)
 {
-	sl_group_clear(&c->by_ns);
-	sl_group_clear(&c->by_label);
-	sl_group_clear(&c->anti_by_ns);
-	sl_group_clear(&c->anti_wild);
-	sl_group_clear(&c->by_pair);
+	struct sl_group_builder b[NGROUPINGS];
+	group_builders(c, b);
+	for (unsigned i = 0; i < NGROUPINGS; i++)
+		sl_group_clear(b[i].gi);
 	free(c->all);
 	free(c->pods);
 	free(c->pod_node);
@@ -478,6 +487,8 @@ struct sl_cluster *sl_cluster_derive(const struct sl_cluster *base, const struct
 	}
 	c->pods = base->pods;
 	c->npods = base->npods;
+	c->min_prio = base->min_prio;
+	c->unknown_prio = base->unknown_prio;
 	c->pod_node = base->pod_node;
 	c->all = base->all;
 	c->by_ns = base->by_ns;
@@ -493,6 +504,7 @@ struct sl_cluster *sl_cluster_derive(const struct sl_cluster *base, const struct
 	node_resources(c);
 	memcpy(c->nz_cpu, base->nz_cpu, base->n * sizeof *c->nz_cpu);
 	memcpy(c->nz_mem, base->nz_mem, base->n * sizeof *c->nz_mem);
+	memcpy(c->port_pods, base->port_pods, base->n * sizeof *c->port_pods);
 	derive_topologies(c, base);
 	c->dra = sl_dra_index_new(c);
 	return c;
@@ -549,9 +561,11 @@ static size_t *relayout(struct sl_cluster *c, const size_t *v, const size_t *at,
 	for (size_t g = 0; g < nv; g++) {
 		size_t k = fill[at[g]]++;
 		pods[k] = c->m->pods[v[g]];
+		note_prio(c, &pods[k]->spec);
 		node[k] = at[g];
 		t->nz_cpu[at[g]] += sl_nonzero_request(&pods[k]->spec, "cpu");
 		t->nz_mem[at[g]] += sl_nonzero_request(&pods[k]->spec, "memory");
+		c->port_pods[at[g]] += pods[k]->spec.nports > 0;
 	}
 	for (size_t k = 0; k < old + nv; k++)
 		all[k] = k;
@@ -623,6 +637,7 @@ void sl_cluster_charge(struct sl_cluster *c, size_t i, const struct sl_podspec *
 	c->used_eph[i] = sl_sat_add(c->used_eph[i], sl_sat_mul(count, sl_res_get(&p->request, "ephemeral-storage")));
 	c->nz_cpu[i] = sl_sat_add(c->nz_cpu[i], sl_sat_mul(count, sl_nonzero_request(p, "cpu")));
 	c->nz_mem[i] = sl_sat_add(c->nz_mem[i], sl_sat_mul(count, sl_nonzero_request(p, "memory")));
+	c->room[i] = sl_sat_add(c->room[i], -count); /* the pods bound with the charge (the node's own count) */
 	sl_dra_charge(c, i, p, count);
 }
 
@@ -659,110 +674,13 @@ void sl_cluster_free(struct sl_cluster *c)
 		return;
 	}
 	free_pods(c);
-	sl_strpool_free(&c->by_ns.keys);
-	sl_strpool_free(&c->by_label.keys);
-	sl_strpool_free(&c->anti_by_ns.keys);
-	sl_strpool_free(&c->anti_wild.keys);
-	sl_strpool_free(&c->by_pair.keys);
+	struct sl_group_builder b[NGROUPINGS];
+	group_builders(c, b);
+	for (unsigned i = 0; i < NGROUPINGS; i++)
+		sl_strpool_free(&b[i].gi->keys);
 	templates_free(c->templates);
 	sl_strpool_free(&c->classes);
 	free(c);
-}
-
-const size_t *sl_running_for(const struct sl_cluster *c, const char *ns, bool any_ns, const struct sl_selector *sel,
-			     struct sl_buf *scratch, size_t *n)
-{
-	/* Every In requirement with one value names a group that holds all the pods sel may select:
-	 * the smallest is taken (a chart's pods share app.kubernetes.io/instance, not their name).
-	 * The groups list pods in index order, so the pods that match come out in the same order
-	 * whichever group is taken. */
-	const size_t *best = NULL;
-	bool found = false;
-	for (size_t r = 0; sel && !sel->nothing && r < sel->nreqs; r++) {
-		const struct sl_requirement *q = &sel->reqs[r];
-		if (q->op != SL_OP_IN || q->nvals != 1)
-			continue;
-		size_t ng;
-		const size_t *g = any_ns
-				      ? sl_group_get(&c->by_pair, sl_group_key(scratch, q->key, q->vals[0], NULL), &ng)
-				      : sl_group_get(&c->by_label, sl_group_key(scratch, ns, q->key, q->vals[0]), &ng);
-		if (!found || ng < *n) {
-			best = g;
-			*n = ng;
-			found = true;
-		}
-		if (!ng)
-			break;
-	}
-	if (found)
-		return best;
-	if (any_ns) {
-		*n = c->npods;
-		return c->all;
-	}
-	return sl_group_get(&c->by_ns, ns, n);
-}
-
-void sl_visit_running(const struct sl_cluster *c, const char *ns, bool any_ns, const struct sl_selector *const *sels,
-		      size_t nsels, uint32_t **stamp, uint32_t *epoch, void (*fn)(void *ctx, size_t pod), void *ctx)
-{
-	/* One selector's candidates hold each pod once: no stamps to keep (nor to allocate). */
-	bool dedup = nsels > 1;
-	(*epoch)++;
-	if (dedup && !*stamp)
-		*stamp = sl_xcalloc(c->npods + 1, sizeof **stamp);
-	struct sl_buf scratch = SL_BUF_INIT;
-	for (size_t t = 0; t < nsels; t++) {
-		size_t n;
-		const size_t *ks = sl_running_for(c, ns, any_ns, sels[t], &scratch, &n);
-		for (size_t j = 0; j < n; j++) {
-			if (dedup && (*stamp)[ks[j]] == *epoch)
-				continue;
-			if (dedup)
-				(*stamp)[ks[j]] = *epoch;
-			fn(ctx, ks[j]);
-		}
-	}
-	sl_buf_free(&scratch);
-}
-
-static int cmp_size(const void *a, const void *b)
-{
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static void add_group(size_t **v, size_t *cap, size_t *n, const struct sl_group_index *gi, const char *key)
-{
-	size_t ng;
-	const size_t *g = sl_group_get(gi, key, &ng);
-	sl_grow(v, cap, *n + ng + 1, sizeof **v);
-	for (size_t j = 0; j < ng; j++)
-		(*v)[(*n)++] = g[j];
-}
-
-size_t *sl_anti_candidates(const struct sl_cluster *cl, const char *ns, const struct sl_labels *gl, size_t ngl,
-			   size_t *n)
-{
-	size_t cap = 0, *v = NULL;
-	*n = 0;
-	add_group(&v, &cap, n, &cl->anti_by_ns, ns);
-	size_t from = *n;
-	add_group(&v, &cap, n, &cl->anti_wild, "");
-	struct sl_buf key = SL_BUF_INIT;
-	for (size_t g = 0; g < ngl && cl->anti_wild.keys.n; g++)
-		for (size_t l = 0; l < gl[g].n; l++) {
-			add_group(&v, &cap, n, &cl->anti_wild,
-				  sl_group_key(&key, gl[g].v[l].key, gl[g].v[l].val, NULL));
-		}
-	sl_buf_free(&key);
-	qsort(v + from, *n - from, sizeof *v, cmp_size);
-	size_t u = from;
-	for (size_t j = from; j < *n; j++)
-		if (j == from || v[j] != v[j - 1])
-			v[u++] = v[j];
-	*n = u;
-	return v;
 }
 
 /* The domains of a topology key, computed once per key and run. */

@@ -42,13 +42,18 @@ struct sl_cluster {
 	const struct sl_pod **pods;
 	size_t npods;
 	size_t *pod_node;
-	size_t *all;                    /* 0 .. npods - 1 */
+	size_t *all; /* 0 .. npods - 1 */
+	/* The running pods' lowest priority and whether one's is unknown: that no pod is a victim for
+	 * preemption is known without reading every pod. */
+	int64_t min_prio;
+	bool unknown_prio;
 	struct sl_group_index by_ns;    /* running pods by namespace */
 	struct sl_group_index by_label; /* running pods by "namespace\x1fkey\x1fvalue" of each label */
 	struct sl_group_index by_pair;  /* running pods by "key\x1fvalue" of each label, any namespace */
-	/* Running pods with required anti-affinity: by namespace when every term keeps to the pod's
-	 * own namespace, else in anti_wild under "key\x1fvalue" of the label a term requires (one
-	 * value of an In), or "" for a term that requires none. */
+	/* Running pods with required anti-affinity, under each term's label it requires (one value
+	 * of an In): when every term keeps to the pod's own namespace in anti_by_ns, under
+	 * "namespace\x1fkey\x1fvalue", or the namespace alone for a term that requires none; else in
+	 * anti_wild under "key\x1fvalue", or "" for a term that requires none. */
 	struct sl_group_index anti_by_ns, anti_wild;
 	/* Nodes with the same labels (but the hostname), taints and cordon form a class: the filters
 	 * that look only at the node give them one verdict. */
@@ -57,6 +62,11 @@ struct sl_cluster {
 	int64_t *nz_cpu, *nz_mem; /* per node: requests as scoring counts them (0 becomes 100m / 200Mi) */
 	int64_t *alloc_cpu, *alloc_mem, *used_cpu, *used_mem; /* per node, for scoring */
 	int64_t *alloc_eph, *used_eph;
+	/* per node, the pods it has room for: its pod limit less its pods (NodeResourcesFit's count),
+	 * read without the node; sl_cluster_charge takes the pods it charges */
+	int64_t *room;
+	/* per node, its running pods that bind host ports: NodePorts walks the pods of those alone */
+	int64_t *port_pods;
 	struct sl_topo *topos;
 	size_t ntopos, captopos;
 	struct sl_reasons reasons; /* the reason texts of every analysis */

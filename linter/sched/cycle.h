@@ -20,8 +20,8 @@ struct sl_placement {
 
 /* A cycle's per-node arrays, in one block (placement.c's carve): the first SL_CYCLE_ZEROED start
  * at 0. */
-#define SL_CYCLE_ARRAYS 8
-#define SL_CYCLE_ZEROED 5
+#define SL_CYCLE_ARRAYS 6
+#define SL_CYCLE_ZEROED 4
 
 /* The most filter plugins a profile lists (plugins.c checks it). */
 #define SL_MAX_FILTERS 12
@@ -82,10 +82,6 @@ struct sl_cycle {
 	 * places. (A block used again starts above every value its last cycle wrote.) */
 	int64_t *res_at, *res_score;
 	int64_t res_base;
-	/* per node: NodeResourcesFit's capacity for the workload's pods (cap), known when cap_at is
-	 * res_base + 1: the filter's, kept with the cycle's arrays rather than set to "unknown" node
-	 * by node for every workload. */
-	int64_t *cap, *cap_at;
 	/* The cluster whose spare blocks the per-node arrays go back to (sl_cycle_take); NULL: freed. */
 	struct sl_cluster *home;
 	/* The filters beyond the node-only ones that can fail a node in this cycle, in the profile's
@@ -127,6 +123,13 @@ void sl_generation_labels(struct sl_labels *out, const struct sl_labels *in, con
  * wanted). Stops, with s->truncated, once the budget is spent. */
 void sl_place_all(struct sl_cycle *s, const struct sl_workload *w, struct sl_analysis *a, int64_t own, int64_t *steady,
 		  int64_t *surge, struct sl_nodefit **steady_fit, struct sl_nodefit **rollout_fit);
+
+/* Whether sl_place_all(s, w, NULL, own, ...) on the fresh cycle s would place every replica and
+ * every surge pod, within the budget, proven without choosing nodes: when each pod placed can
+ * take from the pods after it at most its node (or with its own anti-affinity terms, all on one
+ * topology key, its domain), enough of those fit the first pod of each generation. False when
+ * that is not known (then s is to be freed, not placed with). */
+bool sl_place_all_fits(struct sl_cycle *s, const struct sl_workload *w, int64_t own);
 
 /* The workload's own pods among the running ones (analyze.c): same namespace, selected by its
  * selector and, for a Deployment, stamped with a pod-template-hash. Returns their count and the

@@ -37,7 +37,7 @@ bool sl_node_ports_filter(const struct sl_cycle *cy, size_t node, struct sl_node
 	/* Every placed pod of the workload binds the same ports. */
 	bool taken = cy->placed[node] && any_conflict(p->ports, p->nports, p->ports, p->nports);
 	const struct sl_cluster *cl = cy->cl;
-	for (size_t k = cl->pod_start[node]; k < cl->pod_start[node + 1] && !taken; k++)
+	for (size_t k = cl->pod_start[node]; cl->port_pods[node] && k < cl->pod_start[node + 1] && !taken; k++)
 		taken = any_conflict(p->ports, p->nports, cl->pods[k]->spec.ports, cl->pods[k]->spec.nports);
 	if (taken && out)
 		sl_nodefit_fail(out, SL_PL_NODE_PORTS, "node(s) didn't have free ports for the requested pod ports");

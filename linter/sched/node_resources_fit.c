@@ -78,10 +78,21 @@ static const char *insufficient(struct sl_reasons *pool, const char **why, const
 	return r;
 }
 
+/* sl_sat_mul without its division: the same product, saturated at +-INT64_MAX, told by the
+ * multiplication's overflow flag. Taken for every node scored and every resource judged with
+ * reasons, where the division cost more than the rest of the product. */
+static int64_t mul_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (__builtin_mul_overflow(a, b, &r))
+		return (a < 0) != (b < 0) ? -INT64_MAX : INT64_MAX;
+	return r < -INT64_MAX ? -INT64_MAX : r;
+}
+
 /* Whether n lacks room for one more pod asking req of nm, `placed` of them already there. */
 static bool res_short(const struct sl_node *n, const char *nm, int64_t req, int64_t placed)
 {
-	int64_t need = sl_sat_add(sl_sat_add(req, sl_res_get(&n->used, nm)), sl_sat_mul(req, placed));
+	int64_t need = sl_sat_add(sl_sat_add(req, sl_res_get(&n->used, nm)), mul_sat(req, placed));
 	return sl_res_get(&n->alloc, nm) < need;
 }
 
@@ -89,16 +100,35 @@ static const char *const basic[] = {"cpu", "memory", "ephemeral-storage"};
 /* The basic resources' reasons are static texts: no text built, no lock taken for them. */
 static const char *const basic_reason[] = {"Insufficient cpu", "Insufficient memory", "Insufficient ephemeral-storage"};
 
+/* Node i's allocatable and requested amount of the basic resource b (0 cpu, 1 memory, 2
+ * ephemeral-storage) from cl's arrays, which hold what the node's lists do (node_loads), charged
+ * alike; without cl (or for a scalar resource) looked up in the node's lists by name. */
+static void amounts(const struct sl_cluster *cl, size_t i, const struct sl_node *n, size_t b, const char *nm,
+		    int64_t *alloc, int64_t *used)
+{
+	if (cl && b < 3) {
+		*alloc = b == 0 ? cl->alloc_cpu[i] : b == 1 ? cl->alloc_mem[i] : cl->alloc_eph[i];
+		*used = b == 0 ? cl->used_cpu[i] : b == 1 ? cl->used_mem[i] : cl->used_eph[i];
+		return;
+	}
+	*alloc = sl_res_get(&n->alloc, nm);
+	*used = sl_res_get(&n->used, nm);
+}
+
 /* sl_resources_short_why from the requests r read once: the basic resources, then the scalar
- * ones in the pod's order, as the general loop takes them. */
+ * ones in the pod's order, as the general loop takes them. With cl, n is its node i. */
 static bool short_of(struct sl_reasons *pool, const char **why, const struct sl_podres *r, const struct sl_podspec *p,
-		     const struct sl_node *n, int64_t placed, struct sl_nodefit *out)
+		     const struct sl_node *n, const struct sl_cluster *cl, size_t node, int64_t placed,
+		     struct sl_nodefit *out)
 {
 	bool short_ = false;
 	const int64_t req[3] = {r->cpu, r->mem, r->eph};
 	for (size_t i = 0; i < 3 + r->nscalar; i++) {
 		const struct sl_res *e = i < 3 ? NULL : r->scalar[i - 3];
-		if (!res_short(n, e ? e->name : basic[i], e ? e->amount : req[i], placed))
+		int64_t q = e ? e->amount : req[i], alloc, used;
+		amounts(cl, node, n, i, e ? e->name : basic[i], &alloc, &used);
+		/* allocatable < request + requested + `placed` more */
+		if (alloc >= sl_sat_add(sl_sat_add(q, used), mul_sat(q, placed)))
 			continue;
 		if (!out)
 			return true;
@@ -112,18 +142,20 @@ static bool short_of(struct sl_reasons *pool, const char **why, const struct sl_
 	return short_;
 }
 
-bool sl_resources_short_why(struct sl_reasons *pool, const char **why, const struct sl_podres *r,
-			    const struct sl_podspec *p, const struct sl_node *n, int64_t placed, struct sl_nodefit *out)
+/* sl_resources_short_why, and with cl of its node i (n) from its arrays: no name looked up. */
+static bool short_why(struct sl_reasons *pool, const char **why, const struct sl_podres *r, const struct sl_podspec *p,
+		      const struct sl_node *n, const struct sl_cluster *cl, size_t node, int64_t placed,
+		      struct sl_nodefit *out)
 {
 	bool short_ = false;
-	if (n->npods + placed + 1 > n->max_pods) {
+	if (cl ? placed + 1 > cl->room[node] : n->npods + placed + 1 > n->max_pods) {
 		if (!out)
 			return true;
 		short_ = true;
 		sl_nodefit_fail(out, SL_PL_NODE_RESOURCES_FIT, "Too many pods");
 	}
 	if (r && !r->many)
-		return r->all_zero ? short_ : short_of(pool, why, r, p, n, placed, out) || short_;
+		return r->all_zero ? short_ : short_of(pool, why, r, p, n, cl, node, placed, out) || short_;
 	if (request_all_zero(&p->request))
 		return short_;
 	for (size_t i = 0; i < 3 + p->request.n; i++) {
@@ -142,6 +174,19 @@ bool sl_resources_short_why(struct sl_reasons *pool, const char **why, const str
 				       : "Insufficient resources");
 	}
 	return short_;
+}
+
+bool sl_resources_short_why(struct sl_reasons *pool, const char **why, const struct sl_podres *r,
+			    const struct sl_podspec *p, const struct sl_node *n, int64_t placed, struct sl_nodefit *out)
+{
+	return short_why(pool, why, r, p, n, NULL, 0, placed, out);
+}
+
+bool sl_resources_short_at(struct sl_reasons *pool, const char **why, const struct sl_podres *r,
+			   const struct sl_podspec *p, const struct sl_cluster *cl, size_t i, int64_t placed,
+			   struct sl_nodefit *out)
+{
+	return short_why(pool, why, r, p, cl->m->nodes[i], cl, i, placed, out);
 }
 
 int64_t sl_node_slots_of(const struct sl_podres *r, const struct sl_podspec *p, const struct sl_node *n,
@@ -235,9 +280,7 @@ int64_t sl_node_capacity(const struct sl_cluster *c, const struct sl_podres *r, 
 		const char *limit;
 		return sl_node_slots(p, nd, &pass, &limit);
 	}
-	int64_t slots = nd->max_pods - nd->npods;
-	if (slots < 0)
-		slots = 0;
+	int64_t slots = c->room[i] < 0 ? 0 : c->room[i];
 	if (r->all_zero)
 		return slots;
 	int64_t v;
@@ -270,7 +313,6 @@ void sl_node_resources_fit_prefilter(struct sl_cycle *cy)
 {
 	if (cy->fit)
 		return; /* capacities do not change between generations */
-	/* The capacities are the cycle's (cap, cap_at): none known yet. */
 	struct sl_fit_state *st = sl_xcalloc(1, sizeof *st);
 	sl_podres_init(&st->res, cy->p);
 	st->pcpu = sl_res_get(&cy->p->request, "cpu");
@@ -288,17 +330,55 @@ void sl_node_resources_fit_release(struct sl_cycle *cy)
 	cy->fit = NULL;
 }
 
+/* Whether fit_count(req, free_) exceeds placed (placed >= 0): for a positive request, whether
+ * placed + 1 of them fit in free_, compared by a product rather than a division per resource. */
+static bool fits_more(int64_t req, int64_t free_, int64_t placed)
+{
+	int64_t need;
+	if (req <= 0)
+		return free_ >= 0 && placed < INT64_MAX;
+	return free_ > 0 && !__builtin_mul_overflow(placed + 1, req, &need) && need <= free_;
+}
+
+/* placed < sl_node_capacity(c, r, p, i), for placed >= 0, without the capacity's divisions: the
+ * filter asks it of every node a placement step looks at, once for each. */
+static bool room_for_one_more(const struct sl_cluster *c, const struct sl_podres *r, const struct sl_podspec *p,
+			      size_t i, int64_t placed)
+{
+	if (r->many)
+		return placed < sl_node_capacity(c, r, p, i);
+	if (placed >= c->room[i])
+		return false;
+	if (r->all_zero)
+		return true;
+	if (!fits_more(r->cpu, c->alloc_cpu[i] - c->used_cpu[i], placed) ||
+	    !fits_more(r->mem, c->alloc_mem[i] - c->used_mem[i], placed) ||
+	    !fits_more(r->eph, c->alloc_eph[i] - c->used_eph[i], placed))
+		return false;
+	const struct sl_node *nd = c->m->nodes[i];
+	for (size_t k = 0; k < r->nscalar; k++) {
+		const char *nm = r->scalar[k]->name;
+		if (!fits_more(r->scalar[k]->amount, sl_res_get(&nd->alloc, nm) - sl_res_get(&nd->used, nm), placed))
+			return false;
+	}
+	return true;
+}
+
+/* The filter with its reasons: the requests as the PreFilter read them, when it ran, not looked
+ * up again per node. Kept out of line: the verdict alone, asked of every node a placement step
+ * looks at, then saves no registers for it. */
+__attribute__((noinline)) static bool fit_why(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out)
+{
+	return !sl_resources_short_at(cy->pool, NULL, cy->fit ? &cy->fit->res : NULL, cy->p, cy->cl, node,
+				      cy->placed[node], out);
+}
+
 bool sl_node_resources_fit_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out)
 {
-	if (out) /* the requests as the PreFilter read them, when it ran: not looked up again per node */
-		return !sl_resources_short_why(cy->pool, NULL, cy->fit ? &cy->fit->res : NULL, cy->p,
-					       cy->m->nodes[node], cy->placed[node], out);
-	/* Identical pods: the node holds cap of them, whatever else is decided. */
-	if (cy->cap_at[node] != cy->res_base + 1) {
-		cy->cap[node] = sl_node_capacity(cy->cl, &cy->fit->res, cy->p, node);
-		cy->cap_at[node] = cy->res_base + 1;
-	}
-	return cy->placed[node] < cy->cap[node];
+	if (out)
+		return fit_why(cy, node, out);
+	/* Identical pods: the node holds as many as its capacity for them, whatever else is decided. */
+	return room_for_one_more(cy->cl, &cy->fit->res, cy->p, node, cy->placed[node]);
 }
 
 /* LeastAllocated's share of one resource, (allocatable - requested) * 100 / allocatable, 0 when
@@ -325,12 +405,12 @@ int64_t sl_resources_score(const struct sl_cycle *cy, size_t i)
 	/* LeastAllocated over cpu and memory, with scoring's non-zero requests */
 	int64_t acpu = cl->alloc_cpu[i], amem = cl->alloc_mem[i];
 	int64_t next = (int64_t)cy->placed[i] + 1;
-	int64_t rcpu = sl_sat_add(cl->nz_cpu[i], sl_sat_mul(next, st->nzcpu));
-	int64_t rmem = sl_sat_add(cl->nz_mem[i], sl_sat_mul(next, st->nzmem));
+	int64_t rcpu = sl_sat_add(cl->nz_cpu[i], mul_sat(next, st->nzcpu));
+	int64_t rmem = sl_sat_add(cl->nz_mem[i], mul_sat(next, st->nzmem));
 	int64_t score = (sl_free_share(acpu, rcpu) + sl_free_share(amem, rmem)) / 2;
 	/* NodeResourcesBalancedAllocation: 1 - the spread of the two fractions */
-	double fc = acpu > 0 ? (double)sl_sat_add(cl->used_cpu[i], sl_sat_mul(next, st->pcpu)) / (double)acpu : 1;
-	double fm = amem > 0 ? (double)sl_sat_add(cl->used_mem[i], sl_sat_mul(next, st->pmem)) / (double)amem : 1;
+	double fc = acpu > 0 ? (double)sl_sat_add(cl->used_cpu[i], mul_sat(next, st->pcpu)) / (double)acpu : 1;
+	double fm = amem > 0 ? (double)sl_sat_add(cl->used_mem[i], mul_sat(next, st->pmem)) / (double)amem : 1;
 	if (fc > 1)
 		fc = 1;
 	if (fm > 1)

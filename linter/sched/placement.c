@@ -51,20 +51,18 @@ static void carve(struct sl_cycle *s, size_t n1)
 	s->placed_gen[0] = s->placed + n1;
 	s->placed_gen[1] = s->placed + 2 * n1;
 	s->res_at = s->placed + 3 * n1;
-	s->cap_at = s->placed + 4 * n1;
-	s->res_score = s->placed + 5 * n1;
-	s->score = s->placed + 6 * n1;
-	s->cap = s->placed + 7 * n1;
+	s->res_score = s->placed + 4 * n1;
+	s->score = s->placed + 5 * n1;
 }
 
 void sl_cycle_init(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_workload *w, const bool *excluded,
 		   const bool *static_ok, const char *old_hash)
 {
 	memset(s, 0, sizeof *s);
-	/* One block for the per-node counts: placed, each generation's, the attempt's scores and
-	 * the capacities. Only the counts, res_at and cap_at start at 0 (as sl_cycle_renew clears
-	 * them): the scores are written before they are read, and zeroing them cost a large
-	 * cluster's analysis as much as a placement. */
+	/* One block for the per-node counts: placed, each generation's and the attempt's scores.
+	 * Only the counts and res_at start at 0 (as sl_cycle_renew clears them): the scores are
+	 * written before they are read, and zeroing them cost a large cluster's analysis as much as
+	 * a placement. */
 	size_t n1 = cl->n + 1;
 	s->placed = sl_xmalloc(SL_CYCLE_ARRAYS * n1 * sizeof *s->placed);
 	memset(s->placed, 0, SL_CYCLE_ZEROED * n1 * sizeof *s->placed);
@@ -99,7 +97,7 @@ void sl_cycle_take(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_wo
 }
 
 /* s's per-node arrays back to its cluster: the counts are non-zero only where the log placed a
- * pod, every res_at it wrote is at most res_base + nlog + 1 and every cap_at res_base + 1. */
+ * pod, and every res_at it wrote is at most res_base + nlog + 1. */
 static void give_back(struct sl_cycle *s)
 {
 	for (size_t l = 0; l < s->nlog; l++) {
@@ -145,15 +143,13 @@ void sl_cycle_renew(struct sl_cycle *s, struct sl_cluster *cl, const struct sl_w
 	s->placed_gen[0] = keep.placed_gen[0];
 	s->placed_gen[1] = keep.placed_gen[1];
 	s->res_at = keep.res_at;
-	s->cap_at = keep.cap_at;
-	s->cap = keep.cap;
 	s->res_score = keep.res_score;
 	s->res_base = keep.res_base;
 	s->score = keep.score;
 	s->cand = keep.cand;
 	s->log = keep.log;
 	s->caplog = keep.caplog;
-	memset(s->placed, 0, SL_CYCLE_ZEROED * (cl->n + 1) * sizeof *s->placed); /* the counts, res_at, cap_at */
+	memset(s->placed, 0, SL_CYCLE_ZEROED * (cl->n + 1) * sizeof *s->placed); /* the counts, res_at */
 	cycle_set(s, cl, w, excluded, static_ok, old_hash);
 }
 
@@ -296,4 +292,67 @@ void sl_place_all(struct sl_cycle *s, const struct sl_workload *w, struct sl_ana
 			(*surge)++;
 		}
 	}
+}
+
+/* Whether the filters a placement asks of this cycle are only NodePorts, NodeResourcesFit and
+ * InterPodAffinity: what a placed pod changes for the next is then on its node, and for its own
+ * anti-affinity on its domain. */
+static bool known_filters(const struct sl_cycle *s)
+{
+	for (size_t f = 0; f < s->nactive; f++)
+		if (s->active[f] != sl_node_ports_filter && s->active[f] != sl_node_resources_fit_filter &&
+		    s->active[f] != sl_inter_pod_affinity_filter)
+			return false;
+	return true;
+}
+
+/* For a pod of generation gen with none of the workload's placed: how many units have a node it
+ * fits (counted up to need; -1 when known_filters does not hold). A unit is a domain of topo, or
+ * with by_node (or for a node without topo's key) a node. seen: a mark per domain. */
+static int64_t fitting_units(struct sl_cycle *s, int gen, size_t topo, bool by_node, int64_t need, bool *seen)
+{
+	phase_begin(s, gen);
+	if (!known_filters(s))
+		return -1;
+	if (!by_node)
+		memset(seen, 0, s->cl->topos[topo].ndom + 1);
+	int64_t units = 0;
+	for (size_t i = 0; i < s->n && units < need; i++) {
+		if (s->excluded[i] || !s->static_ok[i] || !sl_filter_fits(s, i))
+			continue;
+		int32_t d = by_node ? -1 : sl_topo_dom(s->cl, topo, i);
+		if (d >= 0 && seen[d])
+			continue;
+		if (d >= 0)
+			seen[d] = true;
+		units++;
+	}
+	return units;
+}
+
+bool sl_place_all_fits(struct sl_cycle *s, const struct sl_workload *w, int64_t own)
+{
+	const struct sl_podspec *p = s->p;
+	int64_t k0 = w->replicas - own, k1 = 0, unavailable;
+	if (w->strategy == SL_STRATEGY_ROLLING)
+		sl_fenceposts(w, &k1, &unavailable);
+	k0 = k0 < 0 ? 0 : k0;
+	k1 = k1 < 0 ? 0 : k1;
+	/* No attempt may start past the budget: every attempt before the last adds at most n + 1. */
+	if (k0 + k1 == 0 || p->naffinity || (uint64_t)(k0 + k1 - 1) > SL_PLACEMENT_BUDGET / (s->n + 1))
+		return false;
+	for (size_t t = 1; t < p->nanti; t++)
+		if (strcmp(p->anti[t].topology_key, p->anti[0].topology_key))
+			return false;
+	bool by_node = !p->nanti;
+	size_t topo = by_node ? 0 : sl_topo_id(s->cl, p->anti[0].topology_key);
+	bool *seen = by_node ? NULL : sl_xmalloc(s->cl->topos[topo].ndom + 1);
+	/* Each pod placed takes at most one unit from those after it (its node; with its own terms,
+	 * all on topo, its domain), so the k0 replicas fit when k0 units fit one, and the k1 surge
+	 * pods after them when k0 + k1 units fit one of theirs. */
+	bool fits = k0 == 0 || fitting_units(s, 0, topo, by_node, k0, seen) >= k0;
+	if (fits && k1 > 0)
+		fits = fitting_units(s, 1, topo, by_node, k0 + k1, seen) >= k0 + k1;
+	free(seen);
+	return fits;
 }

@@ -112,6 +112,11 @@ void sl_podres_init(struct sl_podres *r, const struct sl_podspec *p);
 bool sl_resources_short_why(struct sl_reasons *pool, const char **why, const struct sl_podres *r,
 			    const struct sl_podspec *p, const struct sl_node *n, int64_t placed,
 			    struct sl_nodefit *out);
+/* sl_resources_short_why for node i of cl, the basic resources and the pod count read from cl's
+ * arrays (what the node's lists hold). */
+bool sl_resources_short_at(struct sl_reasons *pool, const char **why, const struct sl_podres *r,
+			   const struct sl_podspec *p, const struct sl_cluster *cl, size_t i, int64_t placed,
+			   struct sl_nodefit *out);
 /* sl_node_slots with the pod's requests r read once (sl_podres_init). */
 int64_t sl_node_slots_of(const struct sl_podres *r, const struct sl_podspec *p, const struct sl_node *n,
 			 const struct sl_nodefit *fit, const char **limit);

@@ -299,9 +299,12 @@ void sl_pod_topology_spread_prefilter(struct sl_cycle *cy)
 		if (!st->c->hard || ss->present_made)
 			continue;
 		memset(st->present, 0, nd * sizeof *st->present);
+		/* A domain found present is not asked again: a zone's first eligible node settles it
+		 * for the thousands beside it (eligible is the same whenever it is asked). */
+		const int32_t *dom = cy->cl->topos[st->topo].dom;
 		for (size_t i = 0; i < cy->n; i++)
-			if (sl_topo_dom(cy->cl, st->topo, i) >= 0 && eligible(cy, st, i))
-				st->present[sl_topo_dom(cy->cl, st->topo, i)] = true;
+			if (dom[i] >= 0 && !st->present[dom[i]] && eligible(cy, st, i))
+				st->present[dom[i]] = true;
 	}
 	ss->present_made = true;
 	if (!ss->nsp)

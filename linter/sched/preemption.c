@@ -281,6 +281,9 @@ static char *no_candidate_text(const struct sl_preemption *pr)
 
 bool sl_preempt_has_victims(const struct sl_cluster *cl, const struct sl_podspec *p, const struct sl_preempt_state *st)
 {
+	/* Every running pod's priority at least p's (an unknown one taken as its 0): none below it. */
+	if (cl->min_prio >= p->priority && !(st && st->unknown_lowest && cl->unknown_prio))
+		return false;
 	for (size_t k = 0; k < cl->npods; k++)
 		if (!(st && st->gone && st->gone[k]) && prio_of(cl, k, st && st->unknown_lowest) < p->priority)
 			return true;
