@@ -261,17 +261,16 @@ static bool join_pieces(struct parse_job *j)
 		sl_ystream_free(&s->ys[1]); /* its documents' array: the nodes stay in its arena */
 		trim_docs(j->ys);
 		return take_parts(j);
-	} else {
-		for (int k = 0; k < 2; k++) {
-			sl_ystream_free(&s->ys[k]);
-			sl_findings_free(&s->errs[k]);
-			sl_yarena_free(s->arena[k]);
-		}
-		free(s->arena[1]);
-		s->arena[1] = NULL;
-		j->ys->shared = s->arena[0];
-		j->rc = sl_yaml_parse_keep(j->src, j->ys, &j->errs, sl_model_keep_paths(j->in->role));
 	}
+	for (int k = 0; k < 2; k++) {
+		sl_ystream_free(&s->ys[k]);
+		sl_findings_free(&s->errs[k]);
+		sl_yarena_free(s->arena[k]);
+	}
+	free(s->arena[1]);
+	s->arena[1] = NULL;
+	j->ys->shared = s->arena[0]; /* emptied: the whole's arena now */
+	j->rc = sl_yaml_parse_keep(j->src, j->ys, &j->errs, sl_model_keep_paths(j->in->role));
 	trim_docs(j->ys);
 	drop_parts(s);
 	return false;
