@@ -42,8 +42,7 @@ static inline int64_t sl_sat_mul(int64_t a, int64_t b)
 {
 	if (a == 0 || b == 0)
 		return 0;
-	if (a > 0 && b > 0 && a > INT64_MAX / b)
-		return INT64_MAX;
+	/* The product in 128 bits cannot overflow: saturated below, with no division first. */
 	__int128 r = (__int128)a * b;
 	if (r > INT64_MAX)
 		return INT64_MAX;
