@@ -203,10 +203,12 @@ static void flow(struct sl_release *r, const char *res, bool evictions, bool poo
 			if (r->padm[q * np + p])
 				sl_flow_add(&rf->g, 1 + q, 1 + r->nsigs + r->ngroups + p, SL_FLOW_INF);
 	}
+	/* What lower-priority pods hold of res, found by its id once, not by its name per node. */
+	size_t ev = evictions && r->evictable ? sl_strmap_get(&r->resources.map, res) : (size_t)-1;
 	for (size_t n = 0; n < r->m->nnodes; n++) {
 		int64_t room = sl_release_free_of(r, n, res);
-		if (evictions)
-			room = sl_sat_add(room, sl_release_evictable_of(r, n, res));
+		if (ev != (size_t)-1)
+			room = sl_sat_add(room, r->evictable[n * r->resources.n + ev]);
 		rf->supply[r->group[n]] = sl_sat_add(rf->supply[r->group[n]], room);
 	}
 	for (size_t p = 0; p < np; p++) {

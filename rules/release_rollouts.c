@@ -112,15 +112,19 @@ static int64_t *residual_to_sink(const struct sl_release *r, const struct sl_rel
 
 /* The room left for a surge from signature q, at least `need` or exactly: what its groups can
  * still take directly answers at once when it is enough (the usual case); only short of it does
- * the flow run again, rerouting other workloads' pods to other nodes. */
+ * the flow run again, rerouting other workloads' pods to other nodes. direct: per signature, the
+ * sum over its groups once summed (-1 before): the workloads of a signature share it, and summing
+ * it again for each was most of this rule's own work on a large release. */
 static int64_t room_for(const struct sl_release *r, const struct sl_release_flow *rf, const int64_t *left, size_t q,
-			int64_t need)
+			int64_t need, int64_t *direct)
 {
-	int64_t direct = 0;
-	for (size_t k = 0; k < r->ngroups; k++)
-		if (r->adm[q * r->ngroups + k])
-			direct = sl_sat_add(direct, left[k]);
-	return direct >= need ? direct : room_left(r, rf, q);
+	if (direct[q] < 0) {
+		direct[q] = 0; /* a sum of residual capacities: never negative */
+		for (size_t k = 0; k < r->ngroups; k++)
+			if (r->adm[q * r->ngroups + k])
+				direct[q] = sl_sat_add(direct[q], left[k]);
+	}
+	return direct[q] >= need ? direct[q] : room_left(r, rf, q);
 }
 
 /* A surge the bound leaves room for, but that the release placed as the scheduler would leaves no
@@ -272,12 +276,15 @@ void sl_release_rollouts(const struct sl_rule *self, struct sl_model_check *cx)
 	bool *reported = sl_xcalloc(r->nw + 1, sizeof *reported);
 	int64_t *room = sl_xcalloc(r->nsigs + 1, sizeof *room);
 	bool *known = sl_xcalloc(r->nsigs + 1, sizeof *known), fits_all = true;
+	int64_t *direct = sl_xcalloc(r->nsigs + 1, sizeof *direct);
 	for (size_t k = 0; k < r->resources.n; k++) {
 		const char *res = r->resources.v[k];
 		struct sl_release_flow rf;
 		sl_release_flow(r, res, true, &rf);
 		int64_t *left = residual_to_sink(r, &rf);
 		memset(known, 0, r->nsigs * sizeof *known);
+		for (size_t q = 0; q < r->nsigs; q++)
+			direct[q] = -1;
 		for (size_t i = 0; rf.flow >= rf.total && i < r->nw; i++) {
 			/* Room for one surge pod, not maxSurge of them (see the head of this file). */
 			int64_t surge = surging(r->w[i]), need = surge > 0 ? sl_release_request(r, r->w[i], res) : 0;
@@ -285,7 +292,7 @@ void sl_release_rollouts(const struct sl_rule *self, struct sl_model_check *cx)
 				continue;
 			size_t q = r->sig[i];
 			/* A room found by the full flow is exact; a direct one only says "enough". */
-			int64_t here = known[q] ? room[q] : room_for(r, &rf, left, q, need);
+			int64_t here = known[q] ? room[q] : room_for(r, &rf, left, q, need, direct);
 			if (here < need && !known[q]) {
 				room[q] = here;
 				known[q] = true;
@@ -302,6 +309,7 @@ void sl_release_rollouts(const struct sl_rule *self, struct sl_model_check *cx)
 	if (fits_all)
 		check_placed(r, reported, cx->alone);
 	free(known);
+	free(direct);
 	free(room);
 	free(reported);
 }

@@ -111,11 +111,13 @@ static const struct sl_kpodgroup *find_group(const struct sl_kworkload *k, const
  * scheduler reads no workloadRef: its gangs are its own). */
 static const struct sl_ynode *workload_ref(const struct sl_ynode *tmpl)
 {
-	const struct sl_ynode *ref = sl_ypath(tmpl, "spec.workloadRef");
-	const struct sl_ynode *sched = sl_ypath(tmpl, "spec.schedulerName");
-	if (!ref || ref->kind != SL_YMAP || !(sl_ynull(sched) || sl_yis(sched, "default-scheduler")))
+	/* Asked of every workload, twice a run: the spec is found once, and the scheduler's name
+	 * only for a template that has a reference at all (most have none). */
+	const struct sl_ynode *spec = sl_ymap_get(tmpl, "spec"), *ref = sl_ymap_get(spec, "workloadRef");
+	if (!ref || ref->kind != SL_YMAP)
 		return NULL;
-	return ref;
+	const struct sl_ynode *sched = sl_ymap_get(spec, "schedulerName");
+	return sl_ynull(sched) || sl_yis(sched, "default-scheduler") ? ref : NULL;
 }
 
 /* Why the cluster would not hold gangs on this release with these gates (empty: it would). */

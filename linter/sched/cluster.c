@@ -24,13 +24,16 @@ static bool terms_keep_namespace(const struct sl_podspec *p)
 	return true;
 }
 
-static int cmp_str(const void *a, const void *b)
+/* Labels by key: a label set's keys are unique (the YAML map resolved duplicates), so the
+ * order is total. */
+static int cmp_label(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	return strcmp((*(const struct sl_kv *const *)a)->key, (*(const struct sl_kv *const *)b)->key);
 }
 
 /* The class key of a node: cordon, taints, and its labels but the hostname, sorted. Built with
- * the buffer API, not printf: it runs for every node each time a cluster index is made. */
+ * the buffer API, not printf: it runs for every node each time a cluster index is made. The
+ * labels are sorted as entries, key and value together, so no value is looked up by its key. */
 static void class_key(const struct sl_node *nd, struct sl_buf *b)
 {
 	sl_buf_reset(b);
@@ -43,20 +46,22 @@ static void class_key(const struct sl_node *nd, struct sl_buf *b)
 		sl_buf_putc(b, '\x1f');
 		sl_buf_puts(b, nd->taints[t].effect);
 	}
-	const char **kv = sl_xcalloc(nd->labels.n + 1, sizeof *kv);
+	/* A node's few labels fit on the stack; more take the heap. */
+	const struct sl_kv *few[32], **kv = nd->labels.n <= 32 ? few : sl_xcalloc(nd->labels.n, sizeof *kv);
 	size_t nkv = 0;
 	for (size_t l = 0; l < nd->labels.n; l++)
 		if (strcmp(nd->labels.v[l].key, "kubernetes.io/hostname"))
-			kv[nkv++] = nd->labels.v[l].key;
-	qsort(kv, nkv, sizeof *kv, cmp_str);
+			kv[nkv++] = &nd->labels.v[l];
+	qsort(kv, nkv, sizeof *kv, cmp_label);
 	sl_buf_puts(b, "\x1d");
 	for (size_t l = 0; l < nkv; l++) {
 		sl_buf_putc(b, '\x1e');
-		sl_buf_puts(b, kv[l]);
+		sl_buf_puts(b, kv[l]->key);
 		sl_buf_putc(b, '\x1f');
-		sl_buf_puts(b, sl_labels_get(&nd->labels, kv[l]));
+		sl_buf_puts(b, kv[l]->val);
 	}
-	free(kv);
+	if (kv != few)
+		free(kv);
 }
 
 static void topo_add(struct sl_cluster *c, const char *key);
