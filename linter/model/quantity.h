@@ -40,15 +40,12 @@ static inline int64_t sl_sat_add(int64_t a, int64_t b)
 
 static inline int64_t sl_sat_mul(int64_t a, int64_t b)
 {
-	if (a == 0 || b == 0)
-		return 0;
-	/* The product in 128 bits cannot overflow: saturated below, with no division first. */
-	__int128 r = (__int128)a * b;
-	if (r > INT64_MAX)
-		return INT64_MAX;
-	if (r < -INT64_MAX)
-		return -INT64_MAX;
-	return (int64_t)r;
+	/* The multiplication's overflow flag, not a division first: the placement multiplies for every
+	 * node it scores and every resource it judges. */
+	int64_t r;
+	if (__builtin_mul_overflow(a, b, &r))
+		return (a < 0) != (b < 0) ? -INT64_MAX : INT64_MAX;
+	return r < -INT64_MAX ? -INT64_MAX : r;
 }
 /* Print an amount in the resource's own unit: "250m", "2", "64Mi", "1.5Gi" where exact. */
 void sl_format_amount(const char *resource, int64_t v, char *out, unsigned outsz);

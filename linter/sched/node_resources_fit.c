@@ -78,21 +78,10 @@ static const char *insufficient(struct sl_reasons *pool, const char **why, const
 	return r;
 }
 
-/* sl_sat_mul without its division: the same product, saturated at +-INT64_MAX, told by the
- * multiplication's overflow flag. Taken for every node scored and every resource judged with
- * reasons, where the division cost more than the rest of the product. */
-static int64_t mul_sat(int64_t a, int64_t b)
-{
-	int64_t r;
-	if (__builtin_mul_overflow(a, b, &r))
-		return (a < 0) != (b < 0) ? -INT64_MAX : INT64_MAX;
-	return r < -INT64_MAX ? -INT64_MAX : r;
-}
-
 /* Whether n lacks room for one more pod asking req of nm, `placed` of them already there. */
 static bool res_short(const struct sl_node *n, const char *nm, int64_t req, int64_t placed)
 {
-	int64_t need = sl_sat_add(sl_sat_add(req, sl_res_get(&n->used, nm)), mul_sat(req, placed));
+	int64_t need = sl_sat_add(sl_sat_add(req, sl_res_get(&n->used, nm)), sl_sat_mul(req, placed));
 	return sl_res_get(&n->alloc, nm) < need;
 }
 
@@ -128,7 +117,7 @@ static bool short_of(struct sl_reasons *pool, const char **why, const struct sl_
 		int64_t q = e ? e->amount : req[i], alloc, used;
 		amounts(cl, node, n, i, e ? e->name : basic[i], &alloc, &used);
 		/* allocatable < request + requested + `placed` more */
-		if (alloc >= sl_sat_add(sl_sat_add(q, used), mul_sat(q, placed)))
+		if (alloc >= sl_sat_add(sl_sat_add(q, used), sl_sat_mul(q, placed)))
 			continue;
 		if (!out)
 			return true;
@@ -405,12 +394,12 @@ int64_t sl_resources_score(const struct sl_cycle *cy, size_t i)
 	/* LeastAllocated over cpu and memory, with scoring's non-zero requests */
 	int64_t acpu = cl->alloc_cpu[i], amem = cl->alloc_mem[i];
 	int64_t next = (int64_t)cy->placed[i] + 1;
-	int64_t rcpu = sl_sat_add(cl->nz_cpu[i], mul_sat(next, st->nzcpu));
-	int64_t rmem = sl_sat_add(cl->nz_mem[i], mul_sat(next, st->nzmem));
+	int64_t rcpu = sl_sat_add(cl->nz_cpu[i], sl_sat_mul(next, st->nzcpu));
+	int64_t rmem = sl_sat_add(cl->nz_mem[i], sl_sat_mul(next, st->nzmem));
 	int64_t score = (sl_free_share(acpu, rcpu) + sl_free_share(amem, rmem)) / 2;
 	/* NodeResourcesBalancedAllocation: 1 - the spread of the two fractions */
-	double fc = acpu > 0 ? (double)sl_sat_add(cl->used_cpu[i], mul_sat(next, st->pcpu)) / (double)acpu : 1;
-	double fm = amem > 0 ? (double)sl_sat_add(cl->used_mem[i], mul_sat(next, st->pmem)) / (double)amem : 1;
+	double fc = acpu > 0 ? (double)sl_sat_add(cl->used_cpu[i], sl_sat_mul(next, st->pcpu)) / (double)acpu : 1;
+	double fm = amem > 0 ? (double)sl_sat_add(cl->used_mem[i], sl_sat_mul(next, st->pmem)) / (double)amem : 1;
 	if (fc > 1)
 		fc = 1;
 	if (fm > 1)
