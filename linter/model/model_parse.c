@@ -54,6 +54,9 @@ struct parse_job {
 	bool release;          /* nothing reads its bytes whole after the load: they go (source.h) */
 	bool quoted;           /* a small file the report may quote: they go with their hash */
 	struct parse_split *split;
+	/* The parts of the jobs after this one, merged while it was still parsing (a job that may
+	 * split is taken last: see order): they follow its part into the model. */
+	struct sl_model *after;
 	atomic_bool done; /* part is complete: the thread that completed it is done with the job */
 };
 
@@ -63,10 +66,15 @@ struct parse_queue {
 	struct sl_ystream *streams;            /* into streams[i] */
 	const struct sl_tree_readers *readers; /* for every job */
 	size_t n;
+	/* The jobs in the order they are taken: those that may split after the others, so that the
+	 * last large source, cut in two, evens out what each thread had before (a 7 MB manifest
+	 * taken last by one thread kept the other idle for a tenth of a second). */
+	size_t *order;
 	atomic_size_t next;
-	/* The model the parts go to, and how many jobs' parts it holds (the calling thread's to
-	 * read and write: it merges as it goes). */
-	struct sl_model *m;
+	/* Where the parts go, and how many jobs' parts went (the calling thread's to read and write:
+	 * it merges as it goes, in source order): the model being loaded, or the `after` of the last
+	 * job passed while it was still parsing. */
+	struct sl_model *into;
 	size_t merged;
 	/* The jobs whose second pieces wait for a thread, and how many jobs that may offer one have
 	 * not yet decided (a thread with no job left waits for them): under lock, cv told of each. */
@@ -374,6 +382,25 @@ static bool run_job(struct parse_thread *t, size_t i)
 	return true;
 }
 
+/* The parts completed so far, in source order. A part is a whole model (a kilobyte and more) for
+ * each source: merged as soon as those before it are, parts do not pile up for the length of the
+ * parse. A job that may split, still parsing (taken last), is passed: the parts after it go to its
+ * `after`, which follows it when the parse is over (merging appends, so this is the same). */
+static void merge_done(struct parse_queue *q)
+{
+	while (q->merged < q->n) {
+		struct parse_job *j = &q->jobs[q->merged];
+		if (atomic_load_explicit(&j->done, memory_order_acquire)) {
+			sl_model_merge(q->into, j->part);
+			j->part = NULL;
+		} else if (j->splits) {
+			j->after = q->into = sl_xcalloc(1, sizeof *j->after);
+		} else
+			return;
+		q->merged++;
+	}
+}
+
 static void *parse_worker(void *arg)
 {
 	struct parse_thread *t = arg;
@@ -386,17 +413,13 @@ static void *parse_worker(void *arg)
 			parse_piece(offer, 1);
 			finish_piece(offer);
 		} else if ((i = atomic_fetch_add(&q->next, 1)) < q->n) {
+			i = q->order[i];
 			if (run_job(t, i))
 				atomic_store_explicit(&q->jobs[i].done, true, memory_order_release);
 		} else if (!await_offer(q))
 			break;
-		/* A part is a whole model (a kilobyte and more) for each source: merged as soon as
-		 * those before it are, parts do not pile up for the length of the parse. */
-		while (t->merges && q->merged < q->n &&
-		       atomic_load_explicit(&q->jobs[q->merged].done, memory_order_acquire)) {
-			sl_model_merge(q->m, q->jobs[q->merged].part);
-			q->jobs[q->merged++].part = NULL;
-		}
+		if (t->merges)
+			merge_done(q);
 	}
 	return NULL;
 }
@@ -438,14 +461,21 @@ static void settle_cached(struct parse_job *jobs, struct sl_load *v, size_t n, c
 }
 
 /* Which jobs may split (an inventory, unless a parse cache may keep it: the cache keeps one
- * arena per source); how many. */
-static size_t mark_splits(struct parse_job *jobs, const struct sl_load *v, size_t n)
+ * arena per source), and the order jobs are taken in (q->order): those after the others; how many
+ * may split. */
+static size_t mark_splits(struct parse_queue *q, const struct sl_load *v)
 {
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		jobs[i].splits = v[i].role != SL_ROLE_MANIFESTS && !jobs[i].cacheable && !jobs[i].cached;
-		k += jobs[i].splits;
+	size_t k = 0, at = 0;
+	for (size_t i = 0; i < q->n; i++) {
+		struct parse_job *j = &q->jobs[i];
+		j->splits = v[i].role != SL_ROLE_MANIFESTS && !j->cacheable && !j->cached;
+		k += j->splits;
 	}
+	q->order = sl_xmalloc(q->n * sizeof *q->order);
+	for (int last = 0; last < 2; last++)
+		for (size_t i = 0; i < q->n; i++)
+			if (q->jobs[i].splits == last)
+				q->order[at++] = i;
 	return k;
 }
 
@@ -462,8 +492,8 @@ int sl_model_load_many(struct sl_model *m, struct sl_load *v, size_t n, const st
 	 * a second thread takes the next source while the first is busy, each into a model of its
 	 * own, merged here in source order so that the result does not depend on the timing. */
 	struct parse_queue q = {
-	    .jobs = jobs, .loads = v, .streams = m->streams + m->nstreams, .readers = readers, .n = n, .m = m};
-	q.deciding = mark_splits(jobs, v, n);
+	    .jobs = jobs, .loads = v, .streams = m->streams + m->nstreams, .readers = readers, .n = n, .into = m};
+	q.deciding = mark_splits(&q, v);
 	q.offered = sl_xmalloc((q.deciding + 1) * sizeof *q.offered);
 	pthread_mutex_init(&q.lock, NULL);
 	pthread_cond_init(&q.cv, NULL);
@@ -483,6 +513,7 @@ int sl_model_load_many(struct sl_model *m, struct sl_load *v, size_t n, const st
 	pthread_cond_destroy(&q.cv);
 	pthread_mutex_destroy(&q.lock);
 	free(q.offered);
+	free(q.order);
 	/* The threads' arenas get no more trees: the unused ends of their last chunks go back. */
 	for (int k = 0; k < 2; k++)
 		sl_yarena_trim(th[k].arena);
@@ -494,6 +525,7 @@ int sl_model_load_many(struct sl_model *m, struct sl_load *v, size_t n, const st
 		if (jobs[i].rc < 0)
 			rc = -1;
 		sl_model_merge(m, jobs[i].part);
+		sl_model_merge(m, jobs[i].after);
 	}
 	free(jobs);
 	return rc;
