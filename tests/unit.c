@@ -1055,6 +1055,7 @@ int main(void)
 	test_release_preemption();
 	test_cluster_refresh();
 	test_cycle_plan();
+	test_place_all_fits();
 	test_unread_probes();
 	test_braces_documents();
 	test_priorities();

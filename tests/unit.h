@@ -43,6 +43,8 @@ void test_cluster_derive(void);
 void test_release_surely(void);
 void test_cluster_refresh(void);
 void test_cycle_plan(void);
+/* unit_placefits.c: the proof that a workload's pods fit, against placing them pod by pod. */
+void test_place_all_fits(void);
 /* unit_nodepool.c: requirements matched as Karpenter matches a pod against a NodePool. */
 void test_nodepool_requirements(void);
 /* unit_search.c: the search over placements of a release, a surge pod beside it. */

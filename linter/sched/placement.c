@@ -294,26 +294,36 @@ void sl_place_all(struct sl_cycle *s, const struct sl_workload *w, struct sl_ana
 	}
 }
 
-/* Whether the filters a placement asks of this cycle are only NodePorts, NodeResourcesFit and
- * InterPodAffinity: what a placed pod changes for the next is then on its node, and for its own
- * anti-affinity on its domain. */
-static bool known_filters(const struct sl_cycle *s)
+/* Whether the filters a placement asks of this cycle are only NodePorts, NodeResourcesFit,
+ * InterPodAffinity and PodTopologySpread (*spread: that one among them): what a placed pod changes
+ * for the next is then on its node, for its own anti-affinity on its domain, and for the spread
+ * the counts. */
+static bool known_filters(const struct sl_cycle *s, bool *spread)
+{
+	*spread = false;
+	for (size_t f = 0; f < s->nactive; f++) {
+		*spread |= s->active[f] == sl_pod_topology_spread_filter;
+		if (s->active[f] != sl_node_ports_filter && s->active[f] != sl_node_resources_fit_filter &&
+		    s->active[f] != sl_inter_pod_affinity_filter && s->active[f] != sl_pod_topology_spread_filter)
+			return false;
+	}
+	return true;
+}
+
+/* Whether node i passes the cycle's filters but PodTopologySpread's. */
+static bool fits_but_spread(const struct sl_cycle *s, size_t i)
 {
 	for (size_t f = 0; f < s->nactive; f++)
-		if (s->active[f] != sl_node_ports_filter && s->active[f] != sl_node_resources_fit_filter &&
-		    s->active[f] != sl_inter_pod_affinity_filter)
+		if (s->active[f] != sl_pod_topology_spread_filter && !s->active[f](s, i, NULL))
 			return false;
 	return true;
 }
 
-/* For a pod of generation gen with none of the workload's placed: how many units have a node it
- * fits (counted up to need; -1 when known_filters does not hold). A unit is a domain of topo, or
- * with by_node (or for a node without topo's key) a node. seen: a mark per domain. */
-static int64_t fitting_units(struct sl_cycle *s, int gen, size_t topo, bool by_node, int64_t need, bool *seen)
+/* For a pod with none of the workload's placed: how many units have a node it fits (counted up to
+ * need). A unit is a domain of topo, or with by_node (or for a node without topo's key) a node.
+ * seen: a mark per domain. */
+static int64_t fitting_units(struct sl_cycle *s, size_t topo, bool by_node, int64_t need, bool *seen)
 {
-	phase_begin(s, gen);
-	if (!known_filters(s))
-		return -1;
 	if (!by_node)
 		memset(seen, 0, s->cl->topos[topo].ndom + 1);
 	int64_t units = 0;
@@ -328,6 +338,101 @@ static int64_t fitting_units(struct sl_cycle *s, int gen, size_t topo, bool by_n
 		units++;
 	}
 	return units;
+}
+
+/* Whether every domain of topo a lies within one domain of topo b (a node with a's key has b's). */
+static bool nests(const struct sl_cluster *cl, size_t a, size_t b)
+{
+	if (a == b)
+		return true;
+	size_t na = cl->topos[a].ndom;
+	int32_t *in = sl_xmalloc((na + 1) * sizeof *in);
+	for (size_t d = 0; d < na; d++)
+		in[d] = -2; /* none seen yet */
+	bool ok = true;
+	for (size_t i = 0; i < cl->n && ok; i++) {
+		int32_t da = sl_topo_dom(cl, a, i), db = sl_topo_dom(cl, b, i);
+		if (da >= 0) {
+			ok = db >= 0 && (in[da] == -2 || in[da] == db);
+			in[da] = db;
+		}
+	}
+	free(in);
+	return ok;
+}
+
+/* With one DoNotSchedule spread constraint sv: whether the pods of a generation fit, `ahead` pods
+ * of the generation before it placed (whose units they may have taken: each its own), `counted`
+ * whether sv counts those, k pods of its own to come. Units are fitting_units's, each within one
+ * of sv's domains; a unit a pod took is the only one that pod changes (the other filters as in
+ * fitting_units), and the minimum never falls. Either of two bounds proves it:
+ * - slots: a domain d takes pods while its count is below min + maxSkew and it has a unit left,
+ *   so while fewer than the sum over d of min(units, min + maxSkew - count) pods are placed
+ *   (ahead ones included) some domain takes the next one; with the minimum held down by a domain
+ *   no pod can go to (spread per node, most nodes full), this is the bound that holds.
+ * - levels (the minimum being the fewest counted): the j-th pod finds a domain at the minimum,
+ *   whose count is at most floor((E + j - 1) / D), E what the D domains count now, ahead pods
+ *   included when counted; its skew is 1. The pods in it took at most that count less its count
+ *   now of its units (plus the ahead ones, when not counted), so one is left when it had
+ *   floor((E + k - 1) / D) + 1 less its count now: asked of every domain. Spread per zone with
+ *   room in each: more pods than the slots of the first bound. */
+static bool spread_fits(struct sl_cycle *s, const struct sl_spread_view *sv, size_t topo, bool by_node, bool *seen,
+			int64_t ahead, bool counted, int64_t k)
+{
+	size_t nd = s->cl->topos[sv->topo].ndom, nshort = 0;
+	int64_t total = 0, ndom = 0, slots = 0;
+	for (size_t d = 0; d < nd; d++)
+		if (sv->present[d]) {
+			total += sv->cnt[d];
+			ndom++;
+		}
+	int64_t level = (total + (counted ? ahead : 0) + k - 1) / ndom + 1 + (counted ? 0 : ahead);
+	/* per domain: units wanted for the levels (unless short of a true minimum), and slots */
+	int64_t *want = sl_xmalloc(2 * (nd + 1) * sizeof *want), *cap = want + nd + 1;
+	for (size_t d = 0; d < nd; d++) {
+		want[d] = sv->present[d] && sv->true_min ? level - sv->cnt[d] : 0;
+		cap[d] =
+		    sv->present[d] && sv->min + sv->max_skew > sv->cnt[d] ? sv->min + sv->max_skew - sv->cnt[d] : 0;
+		nshort += want[d] > 0;
+	}
+	bool levels = sv->true_min;
+	if (!by_node)
+		memset(seen, 0, s->cl->topos[topo].ndom + 1);
+	for (size_t i = 0; i < s->n && !(levels && !nshort) && slots < ahead + k; i++) {
+		int32_t sd = sl_topo_dom(s->cl, sv->topo, i);
+		if (sd < 0 || (want[sd] <= 0 && cap[sd] <= 0) || s->excluded[i] || !s->static_ok[i] ||
+		    !fits_but_spread(s, i))
+			continue;
+		int32_t d = by_node ? -1 : sl_topo_dom(s->cl, topo, i);
+		if (d >= 0 && seen[d])
+			continue;
+		if (d >= 0)
+			seen[d] = true;
+		nshort -= --want[sd] == 0;
+		slots += cap[sd]-- > 0;
+	}
+	free(want);
+	return (levels && !nshort) || slots >= ahead + k;
+}
+
+/* Whether the pods of generation gen fit: the k0 replicas, or after them the k1 surge pods. Each
+ * pod placed takes at most one unit from those after it (its node; with its own terms, all on
+ * topo, its domain), so without a spread constraint the replicas fit when k0 units fit one, and
+ * the surge pods when k0 + k1 units fit one of theirs. */
+static bool generation_fits(struct sl_cycle *s, int gen, size_t topo, bool by_node, bool *seen, int64_t k0, int64_t k1)
+{
+	bool spread;
+	phase_begin(s, gen);
+	if (!known_filters(s, &spread))
+		return false;
+	int64_t need = gen ? k0 + k1 : k0;
+	if (!spread)
+		return fitting_units(s, topo, by_node, need, seen) >= need;
+	struct sl_spread_view sv;
+	if (!sl_pod_topology_spread_one_hard(s, &sv) || (!by_node && !nests(s->cl, topo, sv.topo)))
+		return false;
+	return gen ? spread_fits(s, &sv, topo, by_node, seen, k0, sv.other_gen_counts, k1)
+		   : spread_fits(s, &sv, topo, by_node, seen, 0, true, k0);
 }
 
 bool sl_place_all_fits(struct sl_cycle *s, const struct sl_workload *w, int64_t own)
@@ -347,12 +452,9 @@ bool sl_place_all_fits(struct sl_cycle *s, const struct sl_workload *w, int64_t 
 	bool by_node = !p->nanti;
 	size_t topo = by_node ? 0 : sl_topo_id(s->cl, p->anti[0].topology_key);
 	bool *seen = by_node ? NULL : sl_xmalloc(s->cl->topos[topo].ndom + 1);
-	/* Each pod placed takes at most one unit from those after it (its node; with its own terms,
-	 * all on topo, its domain), so the k0 replicas fit when k0 units fit one, and the k1 surge
-	 * pods after them when k0 + k1 units fit one of theirs. */
-	bool fits = k0 == 0 || fitting_units(s, 0, topo, by_node, k0, seen) >= k0;
+	bool fits = k0 == 0 || generation_fits(s, 0, topo, by_node, seen, k0, k1);
 	if (fits && k1 > 0)
-		fits = fitting_units(s, 1, topo, by_node, k0 + k1, seen) >= k0 + k1;
+		fits = generation_fits(s, 1, topo, by_node, seen, k0, k1);
 	free(seen);
 	return fits;
 }

@@ -164,6 +164,21 @@ void sl_pod_topology_spread_add_pod(struct sl_cycle *cy, size_t node, int gen);
 void sl_pod_topology_spread_refresh(struct sl_cycle *cy);
 void sl_pod_topology_spread_release(struct sl_cycle *cy);
 bool sl_pod_topology_spread_idle(const struct sl_cycle *cy);
+/* The one DoNotSchedule constraint of the incoming pod, for a proof that its pods fit without
+ * placing them (placement.c's sl_place_all_fits), as this PreFilter counted it. */
+struct sl_spread_view {
+	size_t topo;           /* its topology key's */
+	const int64_t *cnt;    /* matching pods per domain (read only where present) */
+	const bool *present;   /* the domains the global minimum is taken over */
+	int64_t max_skew;      /* at least 1 */
+	int64_t min;           /* the minimum the skew is measured from now (it never falls) */
+	bool true_min;         /* that is the fewest counted in a present domain (minDomains met) */
+	bool other_gen_counts; /* its selector matches a pod of the other generation */
+};
+/* Whether the filter is that alone: a single DoNotSchedule constraint (ScheduleAnyway ones only
+ * score) that selects the incoming pod itself, with a domain to measure from; then *v
+ * describes it. */
+bool sl_pod_topology_spread_one_hard(const struct sl_cycle *cy, struct sl_spread_view *v);
 /* Score: for each candidate, 0..100 (normalized; fewer matching pods is better) into score[c].
  * Returns false, leaving score alone, when the pod has no ScheduleAnyway constraint. */
 bool sl_pod_topology_spread_scores(const struct sl_cycle *cy, const size_t *cand, size_t ncand, int64_t *score);

@@ -370,6 +370,36 @@ bool sl_pod_topology_spread_idle(const struct sl_cycle *cy)
 	return true;
 }
 
+bool sl_pod_topology_spread_one_hard(const struct sl_cycle *cy, struct sl_spread_view *v)
+{
+	const struct sl_spread_state *ss = cy->spread;
+	const struct constraint *one = NULL;
+	for (size_t k = 0; ss && !ss->sys_on && k < ss->nsp; k++) {
+		if (!ss->sp[k].c->hard)
+			continue;
+		if (one)
+			return false;
+		one = &ss->sp[k];
+	}
+	if (!one || !one->self || one->c->max_skew < 1)
+		return false;
+	size_t nd = cy->cl->topos[one->topo].ndom, ndomains = 0;
+	for (size_t d = 0; d < nd; d++)
+		ndomains += one->present[d];
+	if (!ndomains)
+		return false;
+	/* Fewer domains than minDomains: the minimum is 0 whatever is counted (refresh). */
+	*v = (struct sl_spread_view){one->topo,
+				     one->cnt,
+				     one->present,
+				     one->c->max_skew,
+				     one->min,
+				     (int64_t)ndomains >= one->c->min_domains,
+				     cy->w->strategy == SL_STRATEGY_ROLLING &&
+					 spread_selects(one->c, &cy->gl[cy->gen], &cy->gl[1 - cy->gen])};
+	return true;
+}
+
 bool sl_pod_topology_spread_filter(const struct sl_cycle *cy, size_t node, struct sl_nodefit *out)
 {
 	const struct sl_spread_state *ss = cy->spread;
