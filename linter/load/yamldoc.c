@@ -126,7 +126,7 @@ static int parse(const struct sl_source *src, struct sl_ypiece *pc, struct sl_ys
 		sl_input_error(errs, NULL, "%s: cannot initialise the YAML parser", src->path);
 		free(b.items);
 		free(b.stack);
-		free(b.pats);
+		free(b.levels);
 		return -1;
 	}
 	struct piece_reader reader = {pc, src->data, 0};
@@ -161,7 +161,7 @@ static int parse(const struct sl_source *src, struct sl_ypiece *pc, struct sl_ys
 	free(b.items);
 	free(b.anchors);
 	free(b.held);
-	free(b.pats);
+	free(b.levels);
 	free(b.alive);
 	yaml_parser_delete(&p);
 	sl_yarena_spares_free(sl_ystream_arena(out));

@@ -41,10 +41,19 @@ struct sl_yframe {
 
 #define SL_YKEEP_PATTERNS SL_YKEEP_MAX
 #define SL_YKEEP_COMPS 12
-/* A keep pattern split into its components ("[]" for a sequence's items). */
-struct sl_ykeep_path {
-	char comp[SL_YKEEP_COMPS][64];
+/* The keep patterns by their components, at one depth: each component found there ("[]" for a
+ * sequence's items), with the patterns that have it (a slice of the keep path: not NUL-ended);
+ * and the patterns that end there. Asked for every key of every object, a component is compared
+ * once, not once per pattern that has it: dozens share "spec" or "metadata". */
+struct sl_ykeep_comp {
+	const char *s;
+	size_t len;
+	sl_ykeep_mask pats;
+};
+struct sl_ykeep_level {
+	struct sl_ykeep_comp *v;
 	size_t n;
+	sl_ykeep_mask ends;
 };
 
 struct sl_yanchor {
@@ -72,9 +81,8 @@ struct sl_ybuilder {
 	size_t nodes;   /* nodes the open document keeps */
 	/* Keeping only some paths (sl_yaml_parse_keep) */
 	const char *const *keep;
-	struct sl_ykeep_path *pats;
-	size_t npats;
-	sl_ykeep_mask next_alive; /* patterns the kept key's value is on the way along */
+	struct sl_ykeep_level *levels; /* SL_YKEEP_COMPS, their components after them: one block */
+	sl_ykeep_mask next_alive;      /* patterns the kept key's value is on the way along */
 	/* Per open collection (as stack), the keep patterns its path is on the way along: apart from
 	 * the frames, which a parse without keep paths (a manifest's) does not make wider for them. */
 	sl_ykeep_mask *alive;

@@ -5,29 +5,41 @@
  * because none of it builds anything: ybuild.c makes nodes, this decides which it need not. */
 #include "yamldoc_internal.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "../base/buf.h"
 
+/* The component of level l that is s[0, len), added when new. */
+static struct sl_ykeep_comp *level_comp(struct sl_ykeep_level *l, const char *s, size_t len)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].len == len && !memcmp(l->v[i].s, s, len))
+			return &l->v[i];
+	l->v[l->n] = (struct sl_ykeep_comp){s, len, 0};
+	return &l->v[l->n++];
+}
+
 void sl_ykeep_compile(struct sl_ybuilder *b, const char *const *keep)
 {
-	b->pats = sl_xcalloc(SL_YKEEP_PATTERNS, sizeof *b->pats);
+	/* each level has room for a component of every pattern */
+	char *block =
+	    sl_xmalloc(SL_YKEEP_COMPS * (sizeof *b->levels + SL_YKEEP_PATTERNS * sizeof(struct sl_ykeep_comp)));
+	b->levels = (struct sl_ykeep_level *)block;
+	struct sl_ykeep_comp *comps = (struct sl_ykeep_comp *)(b->levels + SL_YKEEP_COMPS);
+	for (size_t d = 0; d < SL_YKEEP_COMPS; d++)
+		b->levels[d] = (struct sl_ykeep_level){comps + d * SL_YKEEP_PATTERNS, 0, 0};
 	for (size_t n = 0; keep[n] && n < SL_YKEEP_PATTERNS; n++) {
-		struct sl_ykeep_path *k = &b->pats[b->npats++];
-		memset(k, 0, sizeof *k);
-		for (const char *p = keep[n]; *p && k->n < SL_YKEEP_COMPS;) {
-			if (*p == '[') {
-				strcpy(k->comp[k->n++], "[]");
-				p += 2;
-			} else {
-				size_t len = strcspn(p, ".[");
-				snprintf(k->comp[k->n++], sizeof k->comp[0], "%.*s", (int)len, p);
-				p += len;
-			}
+		sl_ykeep_mask bit = (sl_ykeep_mask)1 << n;
+		size_t d = 0;
+		for (const char *p = keep[n]; *p && d < SL_YKEEP_COMPS; d++) {
+			size_t len = *p == '[' ? 2 : strcspn(p, ".[");
+			level_comp(&b->levels[d], *p == '[' ? "[]" : p, len)->pats |= bit;
+			p += len;
 			if (*p == '.')
 				p++;
 		}
+		if (d)
+			b->levels[d - 1].ends |= bit;
 	}
 }
 
@@ -35,24 +47,19 @@ void sl_ykeep_compile(struct sl_ybuilder *b, const char *const *keep)
 static sl_ykeep_mask step_patterns(const struct sl_ybuilder *b, sl_ykeep_mask alive, size_t plen, const char *comp,
 				   bool *done)
 {
-	sl_ykeep_mask out = 0;
 	*done = false;
-	/* Asked for every key of every object: only the live patterns are visited (64 at a time), and
-	 * the first byte settles most components before a string is compared. */
-	if (b->npats < SL_YKEEP_PATTERNS)
-		alive &= ((sl_ykeep_mask)1 << b->npats) - 1;
-	for (unsigned half = 0; half < 2; half++) {
-		uint64_t bits = (uint64_t)(alive >> (64 * half));
-		for (; bits; bits &= bits - 1) {
-			size_t i = 64 * half + (size_t)__builtin_ctzll(bits);
-			if (b->pats[i].n <= plen || b->pats[i].comp[plen][0] != comp[0] ||
-			    strcmp(b->pats[i].comp[plen], comp))
-				continue;
-			out |= (sl_ykeep_mask)1 << i;
-			*done |= b->pats[i].n == plen + 1;
-		}
+	if (plen >= SL_YKEEP_COMPS)
+		return 0;
+	const struct sl_ykeep_level *l = &b->levels[plen];
+	for (size_t i = 0; i < l->n; i++) {
+		const struct sl_ykeep_comp *c = &l->v[i];
+		if (c->s[0] != comp[0] || strncmp(c->s, comp, c->len) || comp[c->len])
+			continue;
+		sl_ykeep_mask out = alive & c->pats;
+		*done = (out & l->ends) != 0;
+		return out;
 	}
-	return out;
+	return 0;
 }
 
 /* Whether the key about to be read (a scalar in key position of the open mapping) and its value
