@@ -343,7 +343,11 @@ static bool fits_without_detail(struct sl_cluster *cl, const struct sl_workload 
 	sl_cycle_take(&s, cl, w, excluded, static_ok, old_hash);
 	s.vol = a->vol;
 	bool proven = sl_place_all_fits(&s, w, own);
+	/* A replica proven left out: the closer look places them (it says why), this would too. */
+	bool short_proven = !proven && sl_place_all_short(&s, w, own);
 	sl_cycle_free(&s);
+	if (short_proven)
+		return false;
 	/* Proven: what the placement below ends with, every pod placed within the budget. */
 	steady = a->replicas;
 	surge = a->max_surge;

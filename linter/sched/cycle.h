@@ -130,6 +130,12 @@ void sl_place_all(struct sl_cycle *s, const struct sl_workload *w, struct sl_ana
  * topology key, its domain), enough of those fit the first pod of each generation. False when
  * that is not known (then s is to be freed, not placed with). */
 bool sl_place_all_fits(struct sl_cycle *s, const struct sl_workload *w, int64_t own);
+/* Whether sl_place_all(s, w, NULL, own, ...) on the fresh cycle s (or one sl_place_all_fits
+ * proved nothing with) would, within the budget, leave a replica out, proven without choosing
+ * nodes: the pod's own anti-affinity selects it, so a domain of the term's key takes one replica
+ * at most, and fewer such domains than replicas have a node the first one fits. False when that
+ * is not known. */
+bool sl_place_all_short(struct sl_cycle *s, const struct sl_workload *w, int64_t own);
 
 /* The workload's own pods among the running ones (analyze.c): same namespace, selected by its
  * selector and, for a Deployment, stamped with a pod-template-hash. Returns their count and the

@@ -435,20 +435,33 @@ static bool generation_fits(struct sl_cycle *s, int gen, size_t topo, bool by_no
 		   : spread_fits(s, &sv, topo, by_node, seen, 0, true, k0);
 }
 
-bool sl_place_all_fits(struct sl_cycle *s, const struct sl_workload *w, int64_t own)
+/* The replicas and the surge pods of w a placement places, after own running (*k0, *k1), when
+ * those are what a proof may judge: the pod has no affinity, its anti-affinity terms share a key,
+ * and no attempt can start past the budget (every attempt before the last adds at most n + 1). */
+static bool provable(const struct sl_cycle *s, const struct sl_workload *w, int64_t own, int64_t *k0, int64_t *k1)
 {
 	const struct sl_podspec *p = s->p;
-	int64_t k0 = w->replicas - own, k1 = 0, unavailable;
+	int64_t unavailable;
+	*k0 = w->replicas - own;
+	*k1 = 0;
 	if (w->strategy == SL_STRATEGY_ROLLING)
-		sl_fenceposts(w, &k1, &unavailable);
-	k0 = k0 < 0 ? 0 : k0;
-	k1 = k1 < 0 ? 0 : k1;
-	/* No attempt may start past the budget: every attempt before the last adds at most n + 1. */
-	if (k0 + k1 == 0 || p->naffinity || (uint64_t)(k0 + k1 - 1) > SL_PLACEMENT_BUDGET / (s->n + 1))
+		sl_fenceposts(w, k1, &unavailable);
+	*k0 = *k0 < 0 ? 0 : *k0;
+	*k1 = *k1 < 0 ? 0 : *k1;
+	if (*k0 + *k1 == 0 || p->naffinity || (uint64_t)(*k0 + *k1 - 1) > SL_PLACEMENT_BUDGET / (s->n + 1))
 		return false;
 	for (size_t t = 1; t < p->nanti; t++)
 		if (strcmp(p->anti[t].topology_key, p->anti[0].topology_key))
 			return false;
+	return true;
+}
+
+bool sl_place_all_fits(struct sl_cycle *s, const struct sl_workload *w, int64_t own)
+{
+	const struct sl_podspec *p = s->p;
+	int64_t k0, k1;
+	if (!provable(s, w, own, &k0, &k1))
+		return false;
 	bool by_node = !p->nanti;
 	size_t topo = by_node ? 0 : sl_topo_id(s->cl, p->anti[0].topology_key);
 	bool *seen = by_node ? NULL : sl_xmalloc(s->cl->topos[topo].ndom + 1);
@@ -457,4 +470,40 @@ bool sl_place_all_fits(struct sl_cycle *s, const struct sl_workload *w, int64_t 
 		fits = generation_fits(s, 1, topo, by_node, seen, k0, k1);
 	free(seen);
 	return fits;
+}
+
+/* A replica goes to a node that passes the filters then, so that fitted it before any was placed
+ * (resources and host ports only fill; the spread, which may open a node later, is not asked):
+ * one of those domains, each taking one at most. A node without the key is in no domain, and
+ * takes replicas while it has room: then nothing is proven. */
+bool sl_place_all_short(struct sl_cycle *s, const struct sl_workload *w, int64_t own)
+{
+	const struct sl_podspec *p = s->p;
+	int64_t k0, k1;
+	bool spread, self = false;
+	if (!provable(s, w, own, &k0, &k1) || !k0 || !p->nanti)
+		return false;
+	phase_begin(s, 0);
+	if (!known_filters(s, &spread))
+		return false;
+	for (size_t t = 0; t < p->nanti && !self; t++)
+		self = sl_podterm_matches(&p->anti[t], p->namespace, &s->gl[0], p->namespace, &s->gl[0]);
+	if (!self)
+		return false;
+	size_t topo = sl_topo_id(s->cl, p->anti[0].topology_key);
+	bool *seen = sl_xcalloc(s->cl->topos[topo].ndom + 1, sizeof *seen);
+	int64_t units = 0;
+	bool bounded = true;
+	for (size_t i = 0; i < s->n && bounded && units < k0; i++) {
+		if (s->excluded[i] || !s->static_ok[i] || !fits_but_spread(s, i))
+			continue;
+		int32_t d = sl_topo_dom(s->cl, topo, i);
+		bounded = d >= 0;
+		if (bounded && !seen[d]) {
+			seen[d] = true;
+			units++;
+		}
+	}
+	free(seen);
+	return bounded && units < k0;
 }
