@@ -44,6 +44,10 @@ struct sl_release {
 	bool *padm;
 	bool pools_admit; /* some workload is admitted by some pool */
 	bool pools_take;  /* the nodes alone are short of some resource, and the pools take the rest */
+	/* Per resource of `resources` (NULL until its first flow), what every flow of it starts
+	 * from: the demand per signature, the free room per group, and what evictable pods hold per
+	 * group. A rule runs several flows of each: the sums over workloads and nodes are made once. */
+	int64_t **demand_of, **supply_of, **evict_of;
 };
 
 /* The work the smallest changes of one target may take, in sl_release_place_cost units: a few

@@ -177,8 +177,48 @@ void sl_release_names(const struct sl_release *r, const bool *in, size_t nin, st
 		sl_buf_printf(b, " and %zu more", nin - SL_RELEASE_NAMED);
 }
 
+/* Resource res's demand per signature into out (nsigs). */
+static void sum_demand(const struct sl_release *r, const char *res, int64_t *out)
+{
+	for (size_t i = 0; i < r->nw; i++) {
+		int64_t d = sl_sat_mul(r->pods[i], sl_release_request(r, r->w[i], res));
+		out[r->sig[i]] = sl_sat_add(out[r->sig[i]], d > 0 ? d : 0);
+	}
+}
+
+/* Resource res's free room per group into room (ngroups), and, with ev (its id in resources),
+ * what evictable pods hold of it per group into evict. */
+static void sum_supply(const struct sl_release *r, const char *res, size_t ev, int64_t *room, int64_t *evict)
+{
+	for (size_t n = 0; n < r->m->nnodes; n++) {
+		room[r->group[n]] = sl_sat_add(room[r->group[n]], sl_release_free_of(r, n, res));
+		if (ev != (size_t)-1)
+			evict[r->group[n]] = sl_sat_add(evict[r->group[n]], r->evictable[n * r->resources.n + ev]);
+	}
+}
+
+/* The sums every flow of resource id starts from, made at its first. */
+static void cache_sums(struct sl_release *r, size_t id)
+{
+	size_t nres = r->resources.n;
+	if (!r->demand_of) {
+		r->demand_of = sl_xcalloc(nres + 1, sizeof *r->demand_of);
+		r->supply_of = sl_xcalloc(nres + 1, sizeof *r->supply_of);
+		r->evict_of = sl_xcalloc(nres + 1, sizeof *r->evict_of);
+	}
+	if (r->demand_of[id])
+		return;
+	const char *res = r->resources.v[id];
+	r->demand_of[id] = sl_xcalloc(r->nsigs + 1, sizeof **r->demand_of);
+	r->supply_of[id] = sl_xcalloc(r->ngroups + 1, sizeof **r->supply_of);
+	r->evict_of[id] = sl_xcalloc(r->ngroups + 1, sizeof **r->evict_of);
+	sum_demand(r, res, r->demand_of[id]);
+	sum_supply(r, res, r->evictable ? id : (size_t)-1, r->supply_of[id], r->evict_of[id]);
+}
+
 /* One resource: demand against supply through the admissible groups, and the pools when asked.
- * Vertices: the source, one per signature, one per group, one per pool (with pools), the sink. */
+ * Vertices: the source, one per signature, one per group, one per pool (with pools), the sink.
+ * Room and evictable pods sum apart: both are at least 0, so the saturating sums are the same. */
 static void flow(struct sl_release *r, const char *res, bool evictions, bool pools, struct sl_release_flow *rf)
 {
 	size_t np = pools ? r->npools : 0, s = 0, t = 1 + r->nsigs + r->ngroups + np;
@@ -186,10 +226,20 @@ static void flow(struct sl_release *r, const char *res, bool evictions, bool poo
 	rf->demand = sl_xcalloc(r->nsigs + 1, sizeof *rf->demand);
 	rf->supply = sl_xcalloc(r->ngroups + np + 1, sizeof *rf->supply);
 	rf->total = 0;
-	for (size_t i = 0; i < r->nw; i++) {
-		int64_t d = sl_sat_mul(r->pods[i], sl_release_request(r, r->w[i], res));
-		rf->demand[r->sig[i]] = sl_sat_add(rf->demand[r->sig[i]], d > 0 ? d : 0);
+	/* A resource of the release (all that are asked) by its id, its sums made once. */
+	size_t id = sl_strmap_get(&r->resources.map, res);
+	int64_t *evict = NULL;
+	if (id != (size_t)-1) {
+		cache_sums(r, id);
+		memcpy(rf->demand, r->demand_of[id], r->nsigs * sizeof *rf->demand);
+		memcpy(rf->supply, r->supply_of[id], r->ngroups * sizeof *rf->supply);
+		evict = evictions && r->evictable ? r->evict_of[id] : NULL;
+	} else {
+		sum_demand(r, res, rf->demand);
+		sum_supply(r, res, (size_t)-1, rf->supply, NULL);
 	}
+	for (size_t k = 0; evict && k < r->ngroups; k++)
+		rf->supply[k] = sl_sat_add(rf->supply[k], evict[k]);
 	for (size_t q = 0; q < r->nsigs; q++) {
 		if (rf->demand[q] > 0) {
 			rf->total = sl_sat_add(rf->total, rf->demand[q]);
@@ -202,14 +252,6 @@ static void flow(struct sl_release *r, const char *res, bool evictions, bool poo
 		for (size_t p = 0; p < np; p++)
 			if (r->padm[q * np + p])
 				sl_flow_add(&rf->g, 1 + q, 1 + r->nsigs + r->ngroups + p, SL_FLOW_INF);
-	}
-	/* What lower-priority pods hold of res, found by its id once, not by its name per node. */
-	size_t ev = evictions && r->evictable ? sl_strmap_get(&r->resources.map, res) : (size_t)-1;
-	for (size_t n = 0; n < r->m->nnodes; n++) {
-		int64_t room = sl_release_free_of(r, n, res);
-		if (ev != (size_t)-1)
-			room = sl_sat_add(room, r->evictable[n * r->resources.n + ev]);
-		rf->supply[r->group[n]] = sl_sat_add(rf->supply[r->group[n]], room);
 	}
 	for (size_t p = 0; p < np; p++) {
 		int64_t add = sl_pool_supply(r->m, r->m->pools[p], res);
@@ -386,6 +428,14 @@ bool sl_release_build(struct sl_release *r, const struct sl_rule *self, struct s
 
 void sl_release_free(struct sl_release *r)
 {
+	for (size_t k = 0; r->demand_of && k < r->resources.n; k++) {
+		free(r->demand_of[k]);
+		free(r->supply_of[k]);
+		free(r->evict_of[k]);
+	}
+	free(r->demand_of);
+	free(r->supply_of);
+	free(r->evict_of);
 	sl_strpool_free(&r->resources);
 	free(r->w);
 	free(r->pods);

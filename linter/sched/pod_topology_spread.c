@@ -300,10 +300,14 @@ void sl_pod_topology_spread_prefilter(struct sl_cycle *cy)
 			continue;
 		memset(st->present, 0, nd * sizeof *st->present);
 		/* A domain found present is not asked again: a zone's first eligible node settles it
-		 * for the thousands beside it (eligible is the same whenever it is asked). */
+		 * for the thousands beside it (eligible is the same whenever it is asked). Nor is a node
+		 * of a class found not to pass the policies: the zones the pod's node affinity leaves out
+		 * hold thousands of those. */
 		const int32_t *dom = cy->cl->topos[st->topo].dom;
+		const size_t *cls = cy->cl->cls;
+		const signed char *no = st->elig_cls;
 		for (size_t i = 0; i < cy->n; i++)
-			if (dom[i] >= 0 && !st->present[dom[i]] && eligible(cy, st, i))
+			if (dom[i] >= 0 && !st->present[dom[i]] && !(no && no[cls[i]] < 0) && eligible(cy, st, i))
 				st->present[dom[i]] = true;
 	}
 	ss->present_made = true;
