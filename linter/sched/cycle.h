@@ -127,8 +127,9 @@ void sl_place_all(struct sl_cycle *s, const struct sl_workload *w, struct sl_ana
 /* Whether sl_place_all(s, w, NULL, own, ...) on the fresh cycle s would place every replica and
  * every surge pod, within the budget, proven without choosing nodes: when each pod placed can
  * take from the pods after it at most its node (or with its own anti-affinity terms, all on one
- * topology key, its domain), enough of those fit the first pod of each generation. False when
- * that is not known (then s is to be freed, not placed with). */
+ * topology key, its domain), enough of those fit the first pod of each generation; with one
+ * DoNotSchedule spread constraint, enough in each of its domains (placement.c's spread_fits).
+ * False when that is not known (then s is to be freed, or asked sl_place_all_short). */
 bool sl_place_all_fits(struct sl_cycle *s, const struct sl_workload *w, int64_t own);
 /* Whether sl_place_all(s, w, NULL, own, ...) on the fresh cycle s (or one sl_place_all_fits
  * proved nothing with) would, within the budget, leave a replica out, proven without choosing
