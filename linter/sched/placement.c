@@ -319,24 +319,29 @@ static bool fits_but_spread(const struct sl_cycle *s, size_t i)
 	return true;
 }
 
+/* Whether node i is of a unit not counted yet, which it then marks: a unit is a domain of topo
+ * (seen: a mark per domain), or with by_node (or for a node without topo's key) a node. */
+static bool new_unit(const struct sl_cycle *s, size_t topo, bool by_node, bool *seen, size_t i)
+{
+	int32_t d = by_node ? -1 : sl_topo_dom(s->cl, topo, i);
+	if (d < 0)
+		return true;
+	if (seen[d])
+		return false;
+	seen[d] = true;
+	return true;
+}
+
 /* For a pod with none of the workload's placed: how many units have a node it fits (counted up to
- * need). A unit is a domain of topo, or with by_node (or for a node without topo's key) a node.
- * seen: a mark per domain. */
+ * need). */
 static int64_t fitting_units(struct sl_cycle *s, size_t topo, bool by_node, int64_t need, bool *seen)
 {
 	if (!by_node)
 		memset(seen, 0, s->cl->topos[topo].ndom + 1);
 	int64_t units = 0;
-	for (size_t i = 0; i < s->n && units < need; i++) {
-		if (s->excluded[i] || !s->static_ok[i] || !sl_filter_fits(s, i))
-			continue;
-		int32_t d = by_node ? -1 : sl_topo_dom(s->cl, topo, i);
-		if (d >= 0 && seen[d])
-			continue;
-		if (d >= 0)
-			seen[d] = true;
-		units++;
-	}
+	for (size_t i = 0; i < s->n && units < need; i++)
+		units +=
+		    !s->excluded[i] && s->static_ok[i] && sl_filter_fits(s, i) && new_unit(s, topo, by_node, seen, i);
 	return units;
 }
 
@@ -401,13 +406,8 @@ static bool spread_fits(struct sl_cycle *s, const struct sl_spread_view *sv, siz
 	for (size_t i = 0; i < s->n && !(levels && !nshort) && slots < ahead + k; i++) {
 		int32_t sd = sl_topo_dom(s->cl, sv->topo, i);
 		if (sd < 0 || (want[sd] <= 0 && cap[sd] <= 0) || s->excluded[i] || !s->static_ok[i] ||
-		    !fits_but_spread(s, i))
+		    !fits_but_spread(s, i) || !new_unit(s, topo, by_node, seen, i))
 			continue;
-		int32_t d = by_node ? -1 : sl_topo_dom(s->cl, topo, i);
-		if (d >= 0 && seen[d])
-			continue;
-		if (d >= 0)
-			seen[d] = true;
 		nshort -= --want[sd] == 0;
 		slots += cap[sd]-- > 0;
 	}
