@@ -472,38 +472,60 @@ bool sl_place_all_fits(struct sl_cycle *s, const struct sl_workload *w, int64_t 
 	return fits;
 }
 
-/* A replica goes to a node that passes the filters then, so that fitted it before any was placed
- * (resources and host ports only fill; the spread, which may open a node later, is not asked):
- * one of those domains, each taking one at most. A node without the key is in no domain, and
- * takes replicas while it has room: then nothing is proven. */
+/* Whether a term of p's anti-affinity, on a pod with labels own, selects a pod with labels of. */
+static bool anti_selects(const struct sl_podspec *p, const struct sl_labels *own, const struct sl_labels *of)
+{
+	for (size_t t = 0; t < p->nanti; t++)
+		if (sl_podterm_matches(&p->anti[t], p->namespace, own, p->namespace, of))
+			return true;
+	return false;
+}
+
+/* The domains of topo with a node that fits a pod of generation gen before any is placed, marked
+ * in seen (the spread not asked: it may open a node later); how many, or -1 when a node that fits
+ * has no domain (it takes pods while it has room: nothing is bounded) or a filter asked is not
+ * one known_filters knows. */
+static int64_t fitting_domains(struct sl_cycle *s, int gen, size_t topo, bool *seen)
+{
+	int64_t units = 0;
+	bool spread;
+	phase_begin(s, gen);
+	if (!known_filters(s, &spread))
+		return -1;
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->excluded[i] || !s->static_ok[i] || !fits_but_spread(s, i))
+			continue;
+		int32_t d = sl_topo_dom(s->cl, topo, i);
+		if (d < 0)
+			return -1;
+		units += !seen[d];
+		seen[d] = true;
+	}
+	return units;
+}
+
+/* A pod goes to a node that passes the filters then, so that fitted it before any was placed
+ * (resources and host ports only fill): to one of fitting_domains's, where the pod's own
+ * anti-affinity lets one pod at most. So fewer of gen 0's than replicas leave a replica out. The
+ * surge pods after the replicas go where neither a replica nor another surge pod is, when the
+ * terms select both: U1 less the domains the k0 replicas hold, which are in U0, so at most
+ * |U1| - k0 + |U0 \ U1| of them. */
 bool sl_place_all_short(struct sl_cycle *s, const struct sl_workload *w, int64_t own)
 {
 	const struct sl_podspec *p = s->p;
 	int64_t k0, k1;
-	bool spread, self = false;
-	if (!provable(s, w, own, &k0, &k1) || !k0 || !p->nanti)
+	if (!provable(s, w, own, &k0, &k1) || !k0 || !p->nanti || !anti_selects(p, &s->gl[0], &s->gl[0]))
 		return false;
-	phase_begin(s, 0);
-	if (!known_filters(s, &spread))
-		return false;
-	for (size_t t = 0; t < p->nanti && !self; t++)
-		self = sl_podterm_matches(&p->anti[t], p->namespace, &s->gl[0], p->namespace, &s->gl[0]);
-	if (!self)
-		return false;
-	size_t topo = sl_topo_id(s->cl, p->anti[0].topology_key);
-	bool *seen = sl_xcalloc(s->cl->topos[topo].ndom + 1, sizeof *seen);
-	int64_t units = 0;
-	bool bounded = true;
-	for (size_t i = 0; i < s->n && bounded && units < k0; i++) {
-		if (s->excluded[i] || !s->static_ok[i] || !fits_but_spread(s, i))
-			continue;
-		int32_t d = sl_topo_dom(s->cl, topo, i);
-		bounded = d >= 0;
-		if (bounded && !seen[d]) {
-			seen[d] = true;
-			units++;
-		}
+	size_t topo = sl_topo_id(s->cl, p->anti[0].topology_key), nd = s->cl->topos[topo].ndom;
+	bool *seen = sl_xcalloc(2 * (nd + 1), sizeof *seen), *seen1 = seen + nd + 1;
+	int64_t u0 = fitting_domains(s, 0, topo, seen), u1 = -1, only0 = 0;
+	bool short_of = u0 >= 0 && u0 < k0;
+	if (!short_of && u0 >= 0 && k1 > 0 && anti_selects(p, &s->gl[1], &s->gl[0]) &&
+	    anti_selects(p, &s->gl[1], &s->gl[1]) && (u1 = fitting_domains(s, 1, topo, seen1)) >= 0) {
+		for (size_t d = 0; d < nd; d++)
+			only0 += seen[d] && !seen1[d];
+		short_of = u1 - k0 + only0 < k1;
 	}
 	free(seen);
-	return bounded && units < k0;
+	return short_of;
 }
