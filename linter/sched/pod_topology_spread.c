@@ -23,6 +23,7 @@ struct constraint {
 	int64_t *cnt;          /* matching pods per domain, on eligible nodes */
 	bool *present;         /* domains with an eligible node (a hard constraint's only) */
 	int64_t min;           /* the global minimum the skew is measured from */
+	size_t ndomains;       /* the present domains it is taken over (refresh) */
 	bool self;             /* the incoming pod matches its own selector */
 	signed char *elig;     /* per node: 0 not known yet, 1 eligible, -1 not */
 	signed char *elig_cls; /* per node class: the same for the node-only part, when it is shared */
@@ -351,6 +352,7 @@ void sl_pod_topology_spread_refresh(struct sl_cycle *cy)
 				if (st->cnt[d] < st->min)
 					st->min = st->cnt[d];
 			}
+		st->ndomains = ndomains;
 		if ((int64_t)ndomains < st->c->min_domains)
 			st->min = 0;
 	}
@@ -387,10 +389,7 @@ bool sl_pod_topology_spread_one_hard(const struct sl_cycle *cy, struct sl_spread
 	}
 	if (!one || !one->self || one->c->max_skew < 1)
 		return false;
-	size_t nd = cy->cl->topos[one->topo].ndom, ndomains = 0;
-	for (size_t d = 0; d < nd; d++)
-		ndomains += one->present[d];
-	if (!ndomains)
+	if (!one->ndomains) /* as the refresh after PreFilter counted them */
 		return false;
 	/* Fewer domains than minDomains: the minimum is 0 whatever is counted (refresh). */
 	*v = (struct sl_spread_view){one->topo,
@@ -398,7 +397,7 @@ bool sl_pod_topology_spread_one_hard(const struct sl_cycle *cy, struct sl_spread
 				     one->present,
 				     one->c->max_skew,
 				     one->min,
-				     (int64_t)ndomains >= one->c->min_domains,
+				     (int64_t)one->ndomains >= one->c->min_domains,
 				     cy->w->strategy == SL_STRATEGY_ROLLING &&
 					 spread_selects(one->c, &cy->gl[cy->gen], &cy->gl[1 - cy->gen])};
 	return true;
