@@ -1065,6 +1065,7 @@ int main(void)
 	test_postfilter_text();
 	test_relations();
 	test_ysplit();
+	test_rfc3339();
 	test_jobs();
 	test_gangs();
 	test_edit_distance();

@@ -79,5 +79,7 @@ void test_postfilter_text(void);
 void test_relations(void);
 /* unit_ysplit.c: a large List parsed in two pieces and joined is the whole's tree, or refused. */
 void test_ysplit(void);
+/* unit_time.c: RFC 3339 times read without sscanf as sscanf read them. */
+void test_rfc3339(void);
 
 #endif

@@ -165,6 +165,18 @@ static void phase_begin(struct sl_cycle *s, int gen)
 	sl_filter_plan(s);
 }
 
+/* The same for a proof, which asks the filters alone: PodTopologySpread's system defaults are
+ * ScheduleAnyway, so they filter nothing, and their counts (a state over every node, the running
+ * pods the workload's selector matches) are left out. A state a pod's own constraints make is
+ * the one a placement would make. */
+static void proof_begin(struct sl_cycle *s, int gen)
+{
+	bool keep = s->no_sys_spread;
+	s->no_sys_spread = true;
+	phase_begin(s, gen);
+	s->no_sys_spread = keep;
+}
+
 /* last: no attempt follows in this placement, and nothing reads the plugins' counts after it (a
  * caller reads the counts placed, and the reasons only of an attempt that failed): not updated. */
 static void place(struct sl_cycle *s, size_t node, int gen, bool last)
@@ -422,7 +434,7 @@ static bool spread_fits(struct sl_cycle *s, const struct sl_spread_view *sv, siz
 static bool generation_fits(struct sl_cycle *s, int gen, size_t topo, bool by_node, bool *seen, int64_t k0, int64_t k1)
 {
 	bool spread;
-	phase_begin(s, gen);
+	proof_begin(s, gen);
 	if (!known_filters(s, &spread))
 		return false;
 	int64_t need = gen ? k0 + k1 : k0;
@@ -489,7 +501,7 @@ static int64_t fitting_domains(struct sl_cycle *s, int gen, size_t topo, bool *s
 {
 	int64_t units = 0;
 	bool spread;
-	phase_begin(s, gen);
+	proof_begin(s, gen);
 	if (!known_filters(s, &spread))
 		return -1;
 	for (size_t i = 0; i < s->n; i++) {
