@@ -87,7 +87,7 @@ build/asan/schedlint: $(ASANOBJ)
 	$(CC) $(SAN) -o $@ $(ASANOBJ) $(PKG_LIBS)
 
 UNIT := tests/unit.c tests/unit_lsp.c tests/unit_output.c tests/unit_fix.c tests/unit_tolerations.c tests/unit_kflavor.c tests/unit_cluster.c tests/unit_placefits.c tests/unit_search.c tests/unit_release_preempt.c \
-	tests/unit_source.c tests/unit_ysplit.c tests/unit_time.c tests/unit_priority.c tests/unit_nodepool.c tests/unit_job.c tests/unit_gang.c tests/unit_similar.c tests/unit_gates.c \
+	tests/unit_source.c tests/unit_ysplit.c tests/unit_time.c tests/unit_jsonw.c tests/unit_priority.c tests/unit_nodepool.c tests/unit_job.c tests/unit_gang.c tests/unit_similar.c tests/unit_gates.c \
 	tests/unit_storage.c tests/unit_dra.c tests/unit_cel.c tests/unit_postfilter.c tests/unit_relate.c
 build/asan/unit: $(UNIT) tests/unit.h $(ASANLIB)
 	$(CC) $(STD) -O1 -g $(SAN) $(PKG_CFLAGS) -o $@ $(UNIT) $(ASANLIB) $(PKG_LIBS)

@@ -1066,6 +1066,7 @@ int main(void)
 	test_relations();
 	test_ysplit();
 	test_rfc3339();
+	test_jsonw();
 	test_jobs();
 	test_gangs();
 	test_edit_distance();

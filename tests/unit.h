@@ -81,5 +81,7 @@ void test_relations(void);
 void test_ysplit(void);
 /* unit_time.c: RFC 3339 times read without sscanf as sscanf read them. */
 void test_rfc3339(void);
+/* unit_jsonw.c: the JSON writer prints what cJSON_Print printed of the same document. */
+void test_jsonw(void);
 
 #endif

@@ -9,80 +9,88 @@
 #include "../load/input.h"
 #include "../load/path.h"
 #include "emit.h"
+#include "jsonw.h"
 
-static cJSON *region(const struct sl_span *at, bool snippet)
+/* What the locations of one log are relative to. */
+struct sarif {
+	char *root; /* the repository root (SRCROOT), absolute */
+	char *cwd;  /* the working directory, where relative paths were typed (NULL: unknown) */
+	/* The artifact location of the source asked last (a finding's locations and fixes are most
+	 * often in one file): its URI, and whether relative to SRCROOT. */
+	const struct sl_source *last;
+	char *uri;
+	bool rel;
+};
+
+static void region(struct sl_jw *w, const char *key, const struct sl_span *at, bool snippet)
 {
-	cJSON *r = cJSON_CreateObject();
+	sl_jw_open(w, key, false);
 	unsigned line, col;
 	sl_span_start(at, &line, &col);
-	cJSON_AddNumberToObject(r, "startLine", line ? line : 1);
-	cJSON_AddNumberToObject(r, "startColumn", col ? col : 1);
+	sl_jw_num(w, "startLine", line ? line : 1);
+	sl_jw_num(w, "startColumn", col ? col : 1);
 	unsigned eline, ecol;
 	sl_span_end(at, &eline, &ecol);
-	cJSON_AddNumberToObject(r, "endLine", eline ? eline : 1);
-	cJSON_AddNumberToObject(r, "endColumn", ecol ? ecol : 1);
+	sl_jw_num(w, "endLine", eline ? eline : 1);
+	sl_jw_num(w, "endColumn", ecol ? ecol : 1);
 	/* No snippet where the bytes are gone (the file changed since it was read: sl_source_text). */
 	const char *text =
 	    snippet && at->src && at->end > at->off && at->end - at->off <= 512 ? sl_source_text(at->src) : NULL;
 	if (text) {
 		struct sl_buf b = SL_BUF_INIT;
 		sl_buf_add(&b, text + at->off, at->end - at->off);
-		cJSON *s = cJSON_AddObjectToObject(r, "snippet");
-		cJSON_AddStringToObject(s, "text", b.s);
+		sl_jw_text(w, "snippet", b.s);
 		sl_buf_free(&b);
 	}
-	return r;
+	sl_jw_end(w);
 }
 
-/* What the locations of one log are relative to. */
-struct sarif {
-	char *root; /* the repository root (SRCROOT), absolute */
-	char *cwd;  /* the working directory, where relative paths were typed (NULL: unknown) */
-};
-
-/* A source's path relative to the repository root, or NULL when it lies outside it or is
- * standard input without --stdin-filename. Caller frees. */
-static char *repo_relative(const struct sarif *sx, const struct sl_source *src)
+/* Whether src is a file to point at: not unnamed standard input. */
+static bool named(const struct sl_source *src)
 {
-	if (!src || (src->from_stdin && !strcmp(src->path, "-")))
-		return NULL;
-	return sl_path_in_repo(sx->root, sx->cwd, src->path);
+	return src && !(src->from_stdin && !strcmp(src->path, "-"));
 }
 
 /* Relative to SRCROOT when the file is in the repository, so that code scanning places it
- * wherever the tool ran; an absolute file: URI otherwise. NULL for unnamed standard input: there
- * is no file to point at. */
-static cJSON *artifact(const struct sarif *sx, const struct sl_source *src)
+ * wherever the tool ran; an absolute file: URI otherwise. Only of a named source. */
+static void artifact(struct sl_jw *w, const char *key, struct sarif *sx, const struct sl_source *src)
 {
-	if (!src || (src->from_stdin && !strcmp(src->path, "-")))
-		return NULL;
-	cJSON *a = cJSON_CreateObject();
-	char *rel = repo_relative(sx, src);
-	char *abs = rel ? NULL : sl_path_absolute_at(sx->cwd, src->path);
-	char *uri = sl_path_uri(rel ? rel : abs);
-	cJSON_AddStringToObject(a, "uri", uri);
-	if (rel)
-		cJSON_AddStringToObject(a, "uriBaseId", "SRCROOT");
-	free(uri);
-	free(rel);
-	free(abs);
-	return a;
+	if (src != sx->last) {
+		char *rel = sl_path_in_repo(sx->root, sx->cwd, src->path);
+		char *abs = rel ? NULL : sl_path_absolute_at(sx->cwd, src->path);
+		free(sx->uri);
+		sx->uri = sl_path_uri(rel ? rel : abs);
+		sx->rel = rel != NULL;
+		sx->last = src;
+		free(rel);
+		free(abs);
+	}
+	sl_jw_open(w, key, false);
+	sl_jw_str(w, "uri", sx->uri);
+	if (sx->rel)
+		sl_jw_str(w, "uriBaseId", "SRCROOT");
+	sl_jw_end(w);
 }
 
-static cJSON *location(const struct sarif *sx, const struct sl_span *at, const char *msg)
+/* A location's entries, its object left open for the caller's; whether it has a file. */
+static bool location(struct sl_jw *w, struct sarif *sx, const struct sl_span *at, const char *msg)
 {
-	cJSON *l = cJSON_CreateObject();
-	cJSON *a = artifact(sx, at->src);
-	if (a) {
-		cJSON *pl = cJSON_AddObjectToObject(l, "physicalLocation");
-		cJSON_AddItemToObject(pl, "artifactLocation", a);
-		cJSON_AddItemToObject(pl, "region", region(at, true));
+	sl_jw_object(w);
+	bool file = named(at->src);
+	if (file) {
+		sl_jw_open(w, "physicalLocation", false);
+		artifact(w, "artifactLocation", sx, at->src);
+		region(w, "region", at, true);
+		sl_jw_end(w);
 	}
-	if (msg) {
-		cJSON *m = cJSON_AddObjectToObject(l, "message");
-		cJSON_AddStringToObject(m, "text", msg);
-	}
-	return l;
+	if (msg)
+		sl_jw_text(w, "message", msg);
+	return file;
+}
+
+static const char *sarif_level(enum sl_level l)
+{
+	return l == SL_ERROR ? "error" : l == SL_WARNING ? "warning" : l == SL_NOTE ? "note" : "none";
 }
 
 static cJSON *text_obj(const char *s)
@@ -90,11 +98,6 @@ static cJSON *text_obj(const char *s)
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "text", s);
 	return o;
-}
-
-static const char *sarif_level(enum sl_level l)
-{
-	return l == SL_ERROR ? "error" : l == SL_WARNING ? "warning" : l == SL_NOTE ? "note" : "none";
 }
 
 static cJSON *rule_meta(const struct sl_rule *r, enum sl_level level, bool policy)
@@ -131,106 +134,133 @@ static cJSON *rule_meta(const struct sl_rule *r, enum sl_level level, bool polic
 	return o;
 }
 
-static cJSON *fix_obj(const struct sarif *sx, const struct sl_fix *fx)
+/* Whether edit i of fx is the first of its file: one artifactChange per file, its replacements in
+ * order. */
+static bool first_of_file(const struct sl_fix *fx, size_t i)
 {
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddItemToObject(o, "description", text_obj(fx->desc));
-	cJSON *changes = cJSON_AddArrayToObject(o, "artifactChanges");
-	/* One artifactChange per file, its replacements in order. */
-	for (size_t i = 0; i < fx->nedits; i++) {
-		bool seen = false;
-		for (size_t j = 0; j < i; j++)
-			seen |= fx->edits[j].at.src == fx->edits[i].at.src;
-		if (seen)
-			continue;
-		cJSON *a = artifact(sx, fx->edits[i].at.src);
-		if (!a)
-			continue; /* standard input: no file to change */
-		cJSON *ch = cJSON_CreateObject();
-		cJSON_AddItemToObject(ch, "artifactLocation", a);
-		cJSON *reps = cJSON_AddArrayToObject(ch, "replacements");
-		for (size_t j = i; j < fx->nedits; j++) {
-			if (fx->edits[j].at.src != fx->edits[i].at.src)
-				continue;
-			cJSON *rp = cJSON_CreateObject();
-			cJSON_AddItemToObject(rp, "deletedRegion", region(&fx->edits[j].at, false));
-			cJSON_AddItemToObject(rp, "insertedContent", text_obj(fx->edits[j].text));
-			cJSON_AddItemToArray(reps, rp);
-		}
-		cJSON_AddItemToArray(changes, ch);
-	}
-	return o;
+	for (size_t j = 0; j < i; j++)
+		if (fx->edits[j].at.src == fx->edits[i].at.src)
+			return false;
+	return true;
 }
 
-static cJSON *result(const struct sarif *sx, const struct sl_finding *f, int rule_index, unsigned dup)
+/* Whether fx changes a file (not only standard input, which has none to apply it to). */
+static bool changes_a_file(const struct sl_fix *fx)
 {
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "ruleId", f->rule->id);
-	cJSON_AddNumberToObject(o, "ruleIndex", rule_index);
-	cJSON_AddStringToObject(o, "level", sarif_level(f->level));
+	for (size_t i = 0; i < fx->nedits; i++)
+		if (named(fx->edits[i].at.src))
+			return true;
+	return false;
+}
+
+static void fix_obj(struct sl_jw *w, struct sarif *sx, const struct sl_fix *fx)
+{
+	sl_jw_object(w);
+	sl_jw_text(w, "description", fx->desc);
+	sl_jw_open(w, "artifactChanges", true);
+	for (size_t i = 0; i < fx->nedits; i++) {
+		const struct sl_source *src = fx->edits[i].at.src;
+		if (!first_of_file(fx, i) || !named(src))
+			continue;
+		sl_jw_object(w);
+		artifact(w, "artifactLocation", sx, src);
+		sl_jw_open(w, "replacements", true);
+		for (size_t j = i; j < fx->nedits; j++) {
+			if (fx->edits[j].at.src != src)
+				continue;
+			sl_jw_object(w);
+			region(w, "deletedRegion", &fx->edits[j].at, false);
+			sl_jw_text(w, "insertedContent", fx->edits[j].text);
+			sl_jw_end(w);
+		}
+		sl_jw_end(w);
+		sl_jw_end(w);
+	}
+	sl_jw_end(w);
+	sl_jw_end(w);
+}
+
+static void suppressions(struct sl_jw *w, struct sarif *sx, const struct sl_finding *f)
+{
+	sl_jw_open(w, "suppressions", true);
+	for (size_t i = 0; i < f->nsupp; i++) {
+		sl_jw_object(w);
+		sl_jw_str(w, "kind", f->supp[i].kind == SL_SUPPRESS_EXTERNAL ? "external" : "inSource");
+		sl_jw_str(w, "status", "accepted");
+		sl_jw_str(w, "justification", f->supp[i].justification);
+		if (f->supp[i].at.src) {
+			sl_jw_key(w, "location");
+			location(w, sx, &f->supp[i].at, NULL);
+			sl_jw_end(w);
+		}
+		sl_jw_end(w);
+	}
+	sl_jw_end(w);
+}
+
+static void result(struct sl_jw *w, struct sarif *sx, const struct sl_finding *f, int rule_index, unsigned dup)
+{
+	sl_jw_object(w);
+	sl_jw_str(w, "ruleId", f->rule->id);
+	sl_jw_num(w, "ruleIndex", rule_index);
+	sl_jw_str(w, "level", sarif_level(f->level));
 	/* The message carries the proof too: most SARIF consumers show only the message. */
 	struct sl_buf msg = SL_BUF_INIT;
 	sl_finding_text(&msg, f);
-	cJSON_AddItemToObject(o, "message", text_obj(msg.s));
+	sl_jw_text(w, "message", msg.s);
 	sl_buf_free(&msg);
-	cJSON *locs = cJSON_AddArrayToObject(o, "locations");
-	cJSON *loc = location(sx, &f->at, NULL);
-	if (!cJSON_GetObjectItem(loc, "physicalLocation") && f->object) {
+	sl_jw_open(w, "locations", true);
+	if (!location(w, sx, &f->at, NULL) && f->object) {
 		/* Unnamed standard input: no file, but the object still says where. */
-		cJSON *ll = cJSON_CreateObject();
-		cJSON_AddStringToObject(ll, "fullyQualifiedName", f->object);
-		cJSON_AddStringToObject(ll, "kind", "resource");
-		cJSON_AddItemToArray(cJSON_AddArrayToObject(loc, "logicalLocations"), ll);
+		sl_jw_open(w, "logicalLocations", true);
+		sl_jw_object(w);
+		sl_jw_str(w, "fullyQualifiedName", f->object);
+		sl_jw_str(w, "kind", "resource");
+		sl_jw_end(w);
+		sl_jw_end(w);
 	}
-	cJSON_AddItemToArray(locs, loc);
+	sl_jw_end(w);
+	sl_jw_end(w);
 	if (f->nrelated) {
-		cJSON *rel = cJSON_AddArrayToObject(o, "relatedLocations");
+		sl_jw_open(w, "relatedLocations", true);
 		for (size_t i = 0; i < f->nrelated; i++) {
-			cJSON *l = location(sx, &f->related[i].at, f->related[i].text);
-			cJSON_AddNumberToObject(l, "id", (double)i);
-			cJSON_AddItemToArray(rel, l);
+			location(w, sx, &f->related[i].at, f->related[i].text);
+			sl_jw_num(w, "id", (int64_t)i);
+			sl_jw_end(w);
 		}
+		sl_jw_end(w);
 	}
 	char fp[SL_FINGERPRINT_SIZE];
 	sl_fingerprint(fp, sx->root, sx->cwd, f, dup);
-	cJSON *pf = cJSON_AddObjectToObject(o, "partialFingerprints");
-	cJSON_AddStringToObject(pf, "schedlintFingerprint/v1", fp);
-	if (f->nsupp) {
-		cJSON *sv = cJSON_AddArrayToObject(o, "suppressions");
-		for (size_t i = 0; i < f->nsupp; i++) {
-			cJSON *so = cJSON_CreateObject();
-			cJSON_AddStringToObject(so, "kind",
-						f->supp[i].kind == SL_SUPPRESS_EXTERNAL ? "external" : "inSource");
-			cJSON_AddStringToObject(so, "status", "accepted");
-			if (f->supp[i].justification)
-				cJSON_AddStringToObject(so, "justification", f->supp[i].justification);
-			if (f->supp[i].at.src)
-				cJSON_AddItemToObject(so, "location", location(sx, &f->supp[i].at, NULL));
-			cJSON_AddItemToArray(sv, so);
-		}
+	sl_jw_open(w, "partialFingerprints", false);
+	sl_jw_str(w, "schedlintFingerprint/v1", fp);
+	sl_jw_end(w);
+	if (f->nsupp)
+		suppressions(w, sx, f);
+	if (f->target) {
+		sl_jw_open(w, "properties", false);
+		sl_jw_str(w, "target", f->target);
+		sl_jw_end(w);
 	}
-	if (f->target)
-		cJSON_AddStringToObject(cJSON_AddObjectToObject(o, "properties"), "target", f->target);
-	cJSON *fixes = cJSON_CreateArray();
+	bool fixes = false;
 	for (size_t i = 0; i < f->nfixes; i++) {
-		cJSON *fx = fix_obj(sx, &f->fixes[i]);
-		if (cJSON_GetArraySize(cJSON_GetObjectItem(fx, "artifactChanges")))
-			cJSON_AddItemToArray(fixes, fx);
-		else
-			cJSON_Delete(fx); /* it changes only standard input: nothing to apply it to */
+		if (!changes_a_file(&f->fixes[i]))
+			continue;
+		if (!fixes)
+			sl_jw_open(w, "fixes", true);
+		fixes = true;
+		fix_obj(w, sx, &f->fixes[i]);
 	}
-	if (cJSON_GetArraySize(fixes))
-		cJSON_AddItemToObject(o, "fixes", fixes);
-	else
-		cJSON_Delete(fixes);
-	return o;
+	if (fixes)
+		sl_jw_end(w);
+	sl_jw_end(w);
 }
 
 /* An input error or a note about the input, as a notification of the tool's run. */
-static cJSON *notification(const struct sarif *sx, const struct sl_finding *f)
+static void notification(struct sl_jw *w, struct sarif *sx, const struct sl_finding *f)
 {
-	cJSON *n = cJSON_CreateObject();
-	cJSON_AddStringToObject(n, "level", sarif_level(f->level));
+	sl_jw_object(w);
+	sl_jw_str(w, "level", sarif_level(f->level));
 	/* Its notes as a result's are (sl_finding_text's "\n- " lines): what the text report says under
 	 * an input error (how far a limit stopped a pattern, what was read instead) is no less true
 	 * for code scanning. */
@@ -238,23 +268,32 @@ static cJSON *notification(const struct sarif *sx, const struct sl_finding *f)
 	sl_buf_puts(&b, f->message);
 	for (size_t i = 0; i < f->nnotes; i++)
 		sl_buf_printf(&b, "\n- %s", f->notes[i]);
-	cJSON_AddItemToObject(n, "message", text_obj(sl_buf_str(&b)));
+	sl_jw_text(w, "message", sl_buf_str(&b));
 	sl_buf_free(&b);
-	if (f->at.src && !(f->at.src->from_stdin && !strcmp(f->at.src->path, "-")))
-		cJSON_AddItemToArray(cJSON_AddArrayToObject(n, "locations"), location(sx, &f->at, NULL));
-	if (f->notice_id)
-		cJSON_AddStringToObject(cJSON_AddObjectToObject(n, "descriptor"), "id", f->notice_id);
-	return n;
+	if (named(f->at.src)) {
+		sl_jw_open(w, "locations", true);
+		location(w, sx, &f->at, NULL);
+		sl_jw_end(w);
+		sl_jw_end(w);
+	}
+	if (f->notice_id) {
+		sl_jw_open(w, "descriptor", false);
+		sl_jw_str(w, "id", f->notice_id);
+		sl_jw_end(w);
+	}
+	sl_jw_end(w);
 }
 
 /* A notice of the run (diag.h): a notification without a location, its id the descriptor's. */
-static cJSON *run_notification(const struct sl_notice *x)
+static void run_notification(struct sl_jw *w, const struct sl_notice *x)
 {
-	cJSON *n = cJSON_CreateObject();
-	cJSON_AddStringToObject(n, "level", sarif_level(x->level));
-	cJSON_AddItemToObject(n, "message", text_obj(x->text));
-	cJSON_AddStringToObject(cJSON_AddObjectToObject(n, "descriptor"), "id", x->id);
-	return n;
+	sl_jw_object(w);
+	sl_jw_str(w, "level", sarif_level(x->level));
+	sl_jw_text(w, "message", x->text);
+	sl_jw_open(w, "descriptor", false);
+	sl_jw_str(w, "id", x->id);
+	sl_jw_end(w);
+	sl_jw_end(w);
 }
 
 /* The log without its items: toolExecutionNotifications (when there are any) and results are
@@ -293,23 +332,12 @@ static cJSON *skeleton(const struct sarif *sx, bool notify, bool ok, const struc
 }
 
 /* Printed JSON of n bytes written to out as sl_emit_cjson writes a document (through
- * sl_esc_json), each line after the first indented by depth more tabs: a value printed on its
- * own, placed where cJSON_Print would have printed it inside the whole log. Its newlines are all
- * layout (a string's are escaped), and its pieces begin and end outside strings, so escaping it
- * apart is escaping it in place. */
-static void put_json(FILE *out, struct sl_buf *b, const char *s, size_t n, size_t depth)
+ * sl_esc_json). Its pieces begin and end outside strings, so escaping them apart is escaping the
+ * whole. */
+static void put_json(FILE *out, struct sl_buf *b, const char *s, size_t n)
 {
 	sl_buf_reset(b);
-	for (const char *end = s + n, *nl; s < end; s = nl + 1) {
-		nl = memchr(s, '\n', (size_t)(end - s));
-		if (!nl) {
-			sl_esc_json(b, s, (size_t)(end - s));
-			break;
-		}
-		sl_esc_json(b, s, (size_t)(nl + 1 - s));
-		for (size_t i = 0; i < depth; i++)
-			sl_buf_putc(b, '\t');
-	}
+	sl_esc_json(b, s, n);
 	fwrite(b->s, 1, b->len, out);
 }
 
@@ -319,7 +347,7 @@ static void put_json(FILE *out, struct sl_buf *b, const char *s, size_t n, size_
 static const char *put_head(FILE *out, struct sl_buf *b, const char *from, const char *key, size_t *depth)
 {
 	const char *k = strstr(from, key), *open = strstr(k, "[]");
-	put_json(out, b, from, (size_t)(open + 1 - from), 0);
+	put_json(out, b, from, (size_t)(open + 1 - from));
 	*depth = 1;
 	while (k > from && k[-1] == '\t') {
 		k--;
@@ -329,29 +357,34 @@ static const char *put_head(FILE *out, struct sl_buf *b, const char *from, const
 }
 
 /* The items of one array, the findings with a rule (results) or those without and then the
- * run's notices (notifications), each built, printed, written and freed before the next: a large
- * run's log is never held whole, neither as a tree nor as text. */
-static void put_items(FILE *out, struct sl_buf *b, const struct sarif *sx, const struct sl_findings *fs,
+ * run's notices (notifications), each written where cJSON_Print would have printed it inside the
+ * whole log (depth: the items' tabs) before the next: a large run's log is never held whole. */
+static void put_items(FILE *out, struct sl_buf *b, struct sarif *sx, const struct sl_findings *fs,
 		      const struct sl_notices *ns, const struct sl_config *cfg, bool results, size_t depth)
 {
 	unsigned *dups = results ? sl_fingerprint_dups(fs) : NULL;
 	size_t nn = results || !ns ? 0 : ns->n;
 	bool first = true;
+	struct sl_buf raw = SL_BUF_INIT;
 	for (size_t i = 0; i < fs->n + nn; i++) {
 		const struct sl_finding *f = i < fs->n ? &fs->v[i] : NULL;
 		if (f && (f->rule != NULL) != results)
 			continue;
+		sl_buf_reset(&raw);
 		if (!first)
-			fwrite(", ", 1, 2, out); /* cJSON's separator between the items of an array */
+			sl_buf_add(&raw, ", ", 2); /* cJSON's separator between the items of an array */
 		first = false;
-		cJSON *item = !f        ? run_notification(&ns->v[i - fs->n])
-			      : results ? result(sx, f, sl_config_rule_index(cfg, f->rule), dups[i])
-					: notification(sx, f);
-		char *s = cJSON_Print(item);
-		put_json(out, b, s, strlen(s), depth);
-		free(s);
-		cJSON_Delete(item);
+		struct sl_jw w;
+		sl_jw_init(&w, &raw, (unsigned)depth);
+		if (!f)
+			run_notification(&w, &ns->v[i - fs->n]);
+		else if (results)
+			result(&w, sx, f, sl_config_rule_index(cfg, f->rule), dups[i]);
+		else
+			notification(&w, sx, f);
+		put_json(out, b, raw.s, raw.len);
 	}
+	sl_buf_free(&raw);
 	free(dups);
 }
 
@@ -360,7 +393,7 @@ static void put_items(FILE *out, struct sl_buf *b, const struct sarif *sx, const
  * built whole. */
 void sl_emit_sarif(FILE *out, const struct sl_findings *fs, const struct sl_notices *ns, const struct sl_config *cfg)
 {
-	struct sarif sx = {NULL, sl_path_cwd()};
+	struct sarif sx = {.cwd = sl_path_cwd()};
 	sx.root = sl_path_repo_root(sx.cwd);
 	bool notify = ns && ns->n;
 	for (size_t i = 0; i < fs->n && !notify; i++)
@@ -377,10 +410,11 @@ void sl_emit_sarif(FILE *out, const struct sl_findings *fs, const struct sl_noti
 	}
 	rest = put_head(out, &b, rest, "\"results\":", &depth);
 	put_items(out, &b, &sx, fs, ns, cfg, true, depth);
-	put_json(out, &b, rest, strlen(rest), 0);
+	put_json(out, &b, rest, strlen(rest));
 	fputc('\n', out);
 	sl_buf_free(&b);
 	free(text);
+	free(sx.uri);
 	free(sx.root);
 	free(sx.cwd);
 }
