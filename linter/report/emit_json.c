@@ -1,109 +1,158 @@
-#include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../rules/rules.h"
+#include "../base/buf.h"
 #include "../base/escape.h"
 #include "../load/input.h"
 #include "../load/path.h"
 #include "emit.h"
+#include "jsonw.h"
 
 /* "file" is the path as given; a path that is not UTF-8 cannot be a JSON string as it is, and is
- * shown with U+FFFD where its bytes are not (sl_emit_cjson), its exact bytes in "fileUri", a URI
+ * shown with U+FFFD where its bytes are not (sl_esc_json), its exact bytes in "fileUri", a URI
  * reference percent-encoded as SARIF's artifact locations are. */
-static void add_span(cJSON *o, const struct sl_span *at)
+static void add_span(struct sl_jw *w, const struct sl_span *at)
 {
 	const char *path = at->src ? at->src->path : "";
-	cJSON_AddStringToObject(o, "file", path);
+	sl_jw_str(w, "file", path);
 	if (!sl_utf8_valid(path, strlen(path))) {
 		char *uri = sl_path_uri(path);
-		cJSON_AddStringToObject(o, "fileUri", uri);
+		sl_jw_str(w, "fileUri", uri);
 		free(uri);
 	}
 	unsigned line, col;
 	sl_span_start(at, &line, &col);
-	cJSON_AddNumberToObject(o, "line", line);
-	cJSON_AddNumberToObject(o, "column", col);
+	sl_jw_num(w, "line", line);
+	sl_jw_num(w, "column", col);
 	unsigned eline, ecol;
 	sl_span_end(at, &eline, &ecol);
-	cJSON_AddNumberToObject(o, "endLine", eline);
-	cJSON_AddNumberToObject(o, "endColumn", ecol);
+	sl_jw_num(w, "endLine", eline);
+	sl_jw_num(w, "endColumn", ecol);
 }
 
-void sl_emit_json(FILE *out, const struct sl_findings *fs, const struct sl_notices *ns)
+static void suppressions(struct sl_jw *w, const struct sl_finding *f)
 {
-	cJSON *root = cJSON_CreateObject();
-	cJSON_AddStringToObject(root, "tool", "schedlint");
-	cJSON_AddStringToObject(root, "version", SL_VERSION);
-	cJSON *findings = cJSON_AddArrayToObject(root, "findings");
-	cJSON *errors = cJSON_AddArrayToObject(root, "errors");
-	cJSON *notices = cJSON_AddArrayToObject(root, "notices"); /* about the input, not errors */
+	sl_jw_open(w, "suppressions", true);
+	for (size_t j = 0; j < f->nsupp; j++) {
+		sl_jw_object(w);
+		sl_jw_str(w, "kind", f->supp[j].kind == SL_SUPPRESS_EXTERNAL ? "external" : "inSource");
+		sl_jw_str(w, "justification", f->supp[j].justification);
+		add_span(w, &f->supp[j].at);
+		sl_jw_end(w);
+	}
+	sl_jw_end(w);
+}
+
+static void fixes(struct sl_jw *w, const struct sl_finding *f)
+{
+	sl_jw_open(w, "fixes", true);
+	for (size_t j = 0; j < f->nfixes; j++) {
+		sl_jw_object(w);
+		sl_jw_str(w, "description", f->fixes[j].desc);
+		sl_jw_open(w, "edits", true);
+		for (size_t k = 0; k < f->fixes[j].nedits; k++) {
+			const struct sl_edit *e = &f->fixes[j].edits[k];
+			sl_jw_object(w);
+			add_span(w, &e->at);
+			sl_jw_num(w, "offset", e->at.off);
+			sl_jw_num(w, "length", (int64_t)e->at.end - e->at.off);
+			sl_jw_str(w, "text", e->text);
+			sl_jw_end(w);
+		}
+		sl_jw_end(w);
+		sl_jw_end(w);
+	}
+	sl_jw_end(w);
+}
+
+/* A finding: with a rule under "findings", an input error under "errors", a note about the input
+ * under "notices" (those have no more than their place and message). */
+static void finding(struct sl_jw *w, const struct sl_finding *f)
+{
+	sl_jw_object(w);
+	if (f->rule)
+		sl_jw_str(w, "rule", f->rule->id);
+	sl_jw_str(w, "level", sl_level_name(f->level)); /* a notice's too: note or warning */
+	add_span(w, &f->at);
+	sl_jw_str(w, "object", f->object);
+	sl_jw_str(w, "message", f->message);
+	sl_jw_str(w, "id", f->notice_id);
+	if (f->rule) {
+		sl_jw_str(w, "target", f->target);
+		sl_jw_key(w, "suppressed");
+		sl_jw_bool(w, f->nsupp > 0);
+		if (f->nsupp)
+			suppressions(w, f);
+		sl_jw_open(w, "notes", true);
+		for (size_t j = 0; j < f->nnotes; j++)
+			if (f->notes[j]) /* cJSON adds no item for a NULL string */
+				sl_jw_string(w, f->notes[j]);
+		sl_jw_end(w);
+		sl_jw_open(w, "related", true);
+		for (size_t j = 0; j < f->nrelated; j++) {
+			sl_jw_object(w);
+			add_span(w, &f->related[j].at);
+			sl_jw_str(w, "message", f->related[j].text);
+			sl_jw_end(w);
+		}
+		sl_jw_end(w);
+		fixes(w, f);
+	}
+	sl_jw_end(w);
+}
+
+/* What the writer has, escaped (sl_esc_json, as sl_emit_cjson escapes a printed document) and
+ * written, once it is a chunk's worth or at the end: it ends between two items, outside every
+ * string. */
+static void flush(FILE *out, struct sl_buf *raw, struct sl_buf *esc, bool end)
+{
+	if (!end && raw->len < SL_EMIT_CHUNK)
+		return;
+	sl_buf_reset(esc);
+	sl_esc_json(esc, raw->s, raw->len);
+	fwrite(esc->s, 1, esc->len, out);
+	sl_buf_reset(raw);
+}
+
+/* The array under key: the findings of fs of one kind (rule: with a rule; else error: input
+ * errors, or not: notes about the input), then for the notices the run's own. */
+static void items(FILE *out, struct sl_jw *w, struct sl_buf *esc, const char *key, const struct sl_findings *fs,
+		  bool rule, bool error, const struct sl_notices *ns)
+{
+	sl_jw_open(w, key, true);
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct sl_finding *f = &fs->v[i];
-		cJSON *o = cJSON_CreateObject();
-		if (f->rule)
-			cJSON_AddStringToObject(o, "rule", f->rule->id);
-		cJSON_AddStringToObject(o, "level", sl_level_name(f->level)); /* a notice's too: note or warning */
-		add_span(o, &f->at);
-		if (f->object)
-			cJSON_AddStringToObject(o, "object", f->object);
-		cJSON_AddStringToObject(o, "message", f->message);
-		if (f->notice_id)
-			cJSON_AddStringToObject(o, "id", f->notice_id);
-		if (!f->rule) {
-			cJSON_AddItemToArray(f->level == SL_ERROR ? errors : notices, o);
+		if ((f->rule != NULL) != rule || (!rule && (f->level == SL_ERROR) != error))
 			continue;
-		}
-		if (f->target)
-			cJSON_AddStringToObject(o, "target", f->target);
-		cJSON_AddBoolToObject(o, "suppressed", f->nsupp > 0);
-		if (f->nsupp) {
-			cJSON *sv = cJSON_AddArrayToObject(o, "suppressions");
-			for (size_t j = 0; j < f->nsupp; j++) {
-				cJSON *so = cJSON_CreateObject();
-				cJSON_AddStringToObject(
-				    so, "kind", f->supp[j].kind == SL_SUPPRESS_EXTERNAL ? "external" : "inSource");
-				if (f->supp[j].justification)
-					cJSON_AddStringToObject(so, "justification", f->supp[j].justification);
-				add_span(so, &f->supp[j].at);
-				cJSON_AddItemToArray(sv, so);
-			}
-		}
-		cJSON *notes = cJSON_AddArrayToObject(o, "notes");
-		for (size_t j = 0; j < f->nnotes; j++)
-			cJSON_AddItemToArray(notes, cJSON_CreateString(f->notes[j]));
-		cJSON *rel = cJSON_AddArrayToObject(o, "related");
-		for (size_t j = 0; j < f->nrelated; j++) {
-			cJSON *r = cJSON_CreateObject();
-			add_span(r, &f->related[j].at);
-			cJSON_AddStringToObject(r, "message", f->related[j].text);
-			cJSON_AddItemToArray(rel, r);
-		}
-		cJSON *fixes = cJSON_AddArrayToObject(o, "fixes");
-		for (size_t j = 0; j < f->nfixes; j++) {
-			cJSON *fx = cJSON_CreateObject();
-			cJSON_AddStringToObject(fx, "description", f->fixes[j].desc);
-			cJSON *edits = cJSON_AddArrayToObject(fx, "edits");
-			for (size_t k = 0; k < f->fixes[j].nedits; k++) {
-				const struct sl_edit *e = &f->fixes[j].edits[k];
-				cJSON *eo = cJSON_CreateObject();
-				add_span(eo, &e->at);
-				cJSON_AddNumberToObject(eo, "offset", (double)e->at.off);
-				cJSON_AddNumberToObject(eo, "length", (double)(e->at.end - e->at.off));
-				cJSON_AddStringToObject(eo, "text", e->text);
-				cJSON_AddItemToArray(edits, eo);
-			}
-			cJSON_AddItemToArray(fixes, fx);
-		}
-		cJSON_AddItemToArray(findings, o);
+		finding(w, f);
+		flush(out, w->b, esc, false);
 	}
 	for (size_t i = 0; ns && i < ns->n; i++) { /* about the run: no file */
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "id", ns->v[i].id);
-		cJSON_AddStringToObject(o, "level", sl_level_name(ns->v[i].level));
-		cJSON_AddStringToObject(o, "message", ns->v[i].text);
-		cJSON_AddItemToArray(notices, o);
+		sl_jw_object(w);
+		sl_jw_str(w, "id", ns->v[i].id);
+		sl_jw_str(w, "level", sl_level_name(ns->v[i].level));
+		sl_jw_str(w, "message", ns->v[i].text);
+		sl_jw_end(w);
 	}
-	sl_emit_cjson(out, root);
-	cJSON_Delete(root);
+	sl_jw_end(w);
+}
+
+/* Written as it goes (jsonw.h), in the layout cJSON_Print gave the report built whole. */
+void sl_emit_json(FILE *out, const struct sl_findings *fs, const struct sl_notices *ns)
+{
+	struct sl_buf raw = SL_BUF_INIT, esc = SL_BUF_INIT;
+	struct sl_jw w;
+	sl_jw_init(&w, &raw, 0);
+	sl_jw_object(&w);
+	sl_jw_str(&w, "tool", "schedlint");
+	sl_jw_str(&w, "version", SL_VERSION);
+	items(out, &w, &esc, "findings", fs, true, false, NULL);
+	items(out, &w, &esc, "errors", fs, false, true, NULL);
+	items(out, &w, &esc, "notices", fs, false, false, ns);
+	sl_jw_end(&w);
+	sl_buf_putc(&raw, '\n');
+	flush(out, &raw, &esc, true);
+	sl_buf_free(&raw);
+	sl_buf_free(&esc);
 }
