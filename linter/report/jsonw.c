@@ -83,6 +83,9 @@ void sl_jw_end(struct sl_jw *w)
 
 /* cJSON's escapes: quote, backslash, \b \f \n \r \t, other bytes below 0x20 as \u00xx; every
  * other byte as it is. */
+static const char short_escape[] = {
+    ['"'] = '"', ['\\'] = '\\', ['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't'};
+
 void sl_jw_string(struct sl_jw *w, const char *s)
 {
 	value(w);
@@ -93,30 +96,9 @@ void sl_jw_string(struct sl_jw *w, const char *s)
 			continue;
 		sl_buf_add(w->b, (const char *)run, (size_t)(p - run));
 		run = p + 1;
-		char e[8];
-		switch (*p) {
-		case '"':
-		case '\\':
-			e[0] = '\\', e[1] = (char)*p, e[2] = 0;
-			break;
-		case '\b':
-			memcpy(e, "\\b", 3);
-			break;
-		case '\f':
-			memcpy(e, "\\f", 3);
-			break;
-		case '\n':
-			memcpy(e, "\\n", 3);
-			break;
-		case '\r':
-			memcpy(e, "\\r", 3);
-			break;
-		case '\t':
-			memcpy(e, "\\t", 3);
-			break;
-		default:
+		char e[8] = {'\\', *p < sizeof short_escape ? short_escape[*p] : 0, 0};
+		if (!e[1])
 			snprintf(e, sizeof e, "\\u%04x", *p);
-		}
 		sl_buf_puts(w->b, e);
 	}
 	sl_buf_add(w->b, (const char *)run, (size_t)(p - run));
