@@ -56,7 +56,7 @@ static void fixes(struct sl_jw *w, const struct sl_finding *f)
 			sl_jw_object(w);
 			add_span(w, &e->at);
 			sl_jw_num(w, "offset", e->at.off);
-			sl_jw_num(w, "length", (int64_t)e->at.end - e->at.off);
+			sl_jw_num(w, "length", (int64_t)(e->at.end - e->at.off)); /* uint32_t, as before */
 			sl_jw_str(w, "text", e->text);
 			sl_jw_end(w);
 		}

@@ -2,6 +2,7 @@
 #include "jsonw.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../base/buf.h"
@@ -50,6 +51,10 @@ static void begin(struct sl_jw *w, bool array)
 {
 	value(w);
 	sl_buf_putc(w->b, array ? '[' : '{');
+	if (w->level == SL_JW_MAX_NEST) { /* a report's own shapes are fixed and shallower */
+		fprintf(stderr, "schedlint: internal error: JSON nested deeper than %d\n", SL_JW_MAX_NEST);
+		abort();
+	}
 	w->array[w->level] = array;
 	w->more[w->level] = false;
 	w->level++;
