@@ -114,10 +114,10 @@ static int datetime(const char *s, int f[6])
 	while (form[i] && (form[i] == 'd' ? s[i] >= '0' && s[i] <= '9' : s[i] == form[i]))
 		i++;
 	if (!form[i]) {
-		static const unsigned char at[6] = {0, 5, 8, 11, 14, 17};
+		static const unsigned char at[6] = {0, 5, 8, 11, 14, 17}, width[6] = {4, 2, 2, 2, 2, 2};
 		for (int k = 0; k < 6; k++) {
 			f[k] = 0;
-			for (int j = at[k]; j < (k ? at[k] + 2 : 4); j++)
+			for (int j = at[k]; j < at[k] + width[k]; j++)
 				f[k] = f[k] * 10 + (s[j] - '0');
 		}
 		return (int)i;

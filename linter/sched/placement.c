@@ -239,6 +239,21 @@ static size_t feasible_to_find(size_t nall)
 	return want < 100 ? 100 : want;
 }
 
+/* Whether node i may take the pod: not excluded by the PreFilter, passing the node-only filters,
+ * and the cycle's filters, PodTopologySpread's too unless !spread (a proof that bounds the spread
+ * itself asks the rest). */
+static bool may_take(const struct sl_cycle *s, size_t i, bool spread)
+{
+	if (s->excluded[i] || !s->static_ok[i])
+		return false;
+	if (spread)
+		return sl_filter_fits(s, i);
+	for (size_t f = 0; f < s->nactive; f++)
+		if (s->active[f] != sl_pod_topology_spread_filter && !s->active[f](s, i, NULL))
+			return false;
+	return true;
+}
+
 /* One scheduling attempt for the next pod: the chosen node, or (size_t)-1 when none fits. */
 static size_t step(struct sl_cycle *s)
 {
@@ -248,7 +263,7 @@ static size_t step(struct sl_cycle *s)
 	size_t ncand = 0, k, i = s->next_start;
 	size_t want = feasible_to_find(s->nall);
 	for (k = 0; k < s->n && ncand < want; k++, i = i + 1 == s->n ? 0 : i + 1) /* no division per node */
-		if (!s->excluded[i] && s->static_ok[i] && sl_filter_fits(s, i))
+		if (may_take(s, i, true))
 			cand[ncand++] = i;
 	s->next_start = i;
 	s->work += k + 1;
@@ -322,15 +337,6 @@ static bool known_filters(const struct sl_cycle *s, bool *spread)
 	return true;
 }
 
-/* Whether node i passes the cycle's filters but PodTopologySpread's. */
-static bool fits_but_spread(const struct sl_cycle *s, size_t i)
-{
-	for (size_t f = 0; f < s->nactive; f++)
-		if (s->active[f] != sl_pod_topology_spread_filter && !s->active[f](s, i, NULL))
-			return false;
-	return true;
-}
-
 /* Whether node i is of a unit not counted yet, which it then marks: a unit is a domain of topo
  * (seen: a mark per domain), or with by_node (or for a node without topo's key) a node. */
 static bool new_unit(const struct sl_cycle *s, size_t topo, bool by_node, bool *seen, size_t i)
@@ -352,8 +358,7 @@ static int64_t fitting_units(struct sl_cycle *s, size_t topo, bool by_node, int6
 		memset(seen, 0, s->cl->topos[topo].ndom + 1);
 	int64_t units = 0;
 	for (size_t i = 0; i < s->n && units < need; i++)
-		units +=
-		    !s->excluded[i] && s->static_ok[i] && sl_filter_fits(s, i) && new_unit(s, topo, by_node, seen, i);
+		units += may_take(s, i, true) && new_unit(s, topo, by_node, seen, i);
 	return units;
 }
 
@@ -417,8 +422,8 @@ static bool spread_fits(struct sl_cycle *s, const struct sl_spread_view *sv, siz
 		memset(seen, 0, s->cl->topos[topo].ndom + 1);
 	for (size_t i = 0; i < s->n && !(levels && !nshort) && slots < ahead + k; i++) {
 		int32_t sd = sl_topo_dom(s->cl, sv->topo, i);
-		if (sd < 0 || (want[sd] <= 0 && cap[sd] <= 0) || s->excluded[i] || !s->static_ok[i] ||
-		    !fits_but_spread(s, i) || !new_unit(s, topo, by_node, seen, i))
+		if (sd < 0 || (want[sd] <= 0 && cap[sd] <= 0) || !may_take(s, i, false) ||
+		    !new_unit(s, topo, by_node, seen, i))
 			continue;
 		nshort -= --want[sd] == 0;
 		slots += cap[sd]-- > 0;
@@ -505,7 +510,7 @@ static int64_t fitting_domains(struct sl_cycle *s, int gen, size_t topo, bool *s
 	if (!known_filters(s, &spread))
 		return -1;
 	for (size_t i = 0; i < s->n; i++) {
-		if (s->excluded[i] || !s->static_ok[i] || !fits_but_spread(s, i))
+		if (!may_take(s, i, false))
 			continue;
 		int32_t d = sl_topo_dom(s->cl, topo, i);
 		if (d < 0)
