@@ -45,6 +45,8 @@ char *sl_rule_help_uri(const struct sl_rule *r);
  * reports and --explain's JSON. */
 void sl_emit_cjson(FILE *out, const struct cJSON *root);
 
+/* Whether src is a file a report can point at: not unnamed standard input (no --stdin-filename). */
+bool sl_source_named(const struct sl_source *src);
 /* A path as the github, codeclimate and junit reports show it: relative to the repository root
  * (root and cwd: sl_path_repo_root, sl_path_cwd), where CI resolves it; a file outside it as
  * typed, normalised; NULL for unnamed standard input, which has no file. Caller frees. */

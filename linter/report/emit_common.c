@@ -42,9 +42,14 @@ void sl_emit_cjson(FILE *out, const cJSON *root)
 	free(s);
 }
 
+bool sl_source_named(const struct sl_source *src)
+{
+	return src && !(src->from_stdin && !strcmp(src->path, "-"));
+}
+
 char *sl_shown_path(const char *root, const char *cwd, const struct sl_source *src)
 {
-	if (!src || (src->from_stdin && !strcmp(src->path, "-")))
+	if (!sl_source_named(src))
 		return NULL;
 	char *rel = sl_path_in_repo(root, cwd, src->path);
 	return rel ? rel : sl_path_normalize(src->path);
@@ -68,7 +73,7 @@ void sl_fingerprint(char out[SL_FINGERPRINT_SIZE], const char *root, const char 
 	h = fnv(h, f->object ? f->object : f->message);
 	/* The path as the repository knows it, so that runs from other directories agree. */
 	const struct sl_source *src = f->at.src;
-	char *rel = !src || (src->from_stdin && !strcmp(src->path, "-")) ? NULL : sl_path_in_repo(root, cwd, src->path);
+	char *rel = sl_source_named(src) ? sl_path_in_repo(root, cwd, src->path) : NULL;
 	h = fnv(h, rel ? rel : src ? src->path : "");
 	free(rel);
 	snprintf(out, SL_FINGERPRINT_SIZE, "%016llx:%u", (unsigned long long)h, dup);

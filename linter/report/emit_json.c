@@ -102,19 +102,6 @@ static void finding(struct sl_jw *w, const struct sl_finding *f)
 	sl_jw_end(w);
 }
 
-/* What the writer has, escaped (sl_esc_json, as sl_emit_cjson escapes a printed document) and
- * written, once it is a chunk's worth or at the end: it ends between two items, outside every
- * string. */
-static void flush(FILE *out, struct sl_buf *raw, struct sl_buf *esc, bool end)
-{
-	if (!end && raw->len < SL_EMIT_CHUNK)
-		return;
-	sl_buf_reset(esc);
-	sl_esc_json(esc, raw->s, raw->len);
-	fwrite(esc->s, 1, esc->len, out);
-	sl_buf_reset(raw);
-}
-
 /* The array under key: the findings of fs of one kind (rule: with a rule; else error: input
  * errors, or not: notes about the input), then for the notices the run's own. */
 static void items(FILE *out, struct sl_jw *w, struct sl_buf *esc, const char *key, const struct sl_findings *fs,
@@ -126,7 +113,7 @@ static void items(FILE *out, struct sl_jw *w, struct sl_buf *esc, const char *ke
 		if ((f->rule != NULL) != rule || (!rule && (f->level == SL_ERROR) != error))
 			continue;
 		finding(w, f);
-		flush(out, w->b, esc, false);
+		sl_jw_flush(out, w->b, esc, false);
 	}
 	for (size_t i = 0; ns && i < ns->n; i++) { /* about the run: no file */
 		sl_jw_object(w);
@@ -152,7 +139,7 @@ void sl_emit_json(FILE *out, const struct sl_findings *fs, const struct sl_notic
 	items(out, &w, &esc, "notices", fs, false, false, ns);
 	sl_jw_end(&w);
 	sl_buf_putc(&raw, '\n');
-	flush(out, &raw, &esc, true);
+	sl_jw_flush(out, &raw, &esc, true);
 	sl_buf_free(&raw);
 	sl_buf_free(&esc);
 }

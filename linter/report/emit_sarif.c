@@ -4,7 +4,6 @@
 
 #include "../../rules/rules.h"
 #include "../base/buf.h"
-#include "../base/escape.h"
 #include "../config/config.h"
 #include "../load/input.h"
 #include "../load/path.h"
@@ -45,12 +44,6 @@ static void region(struct sl_jw *w, const char *key, const struct sl_span *at, b
 	sl_jw_end(w);
 }
 
-/* Whether src is a file to point at: not unnamed standard input. */
-static bool named(const struct sl_source *src)
-{
-	return src && !(src->from_stdin && !strcmp(src->path, "-"));
-}
-
 /* Relative to SRCROOT when the file is in the repository, so that code scanning places it
  * wherever the tool ran; an absolute file: URI otherwise. Only of a named source. */
 static void artifact(struct sl_jw *w, const char *key, struct sarif *sx, const struct sl_source *src)
@@ -76,7 +69,7 @@ static void artifact(struct sl_jw *w, const char *key, struct sarif *sx, const s
 static bool location(struct sl_jw *w, struct sarif *sx, const struct sl_span *at, const char *msg)
 {
 	sl_jw_object(w);
-	bool file = named(at->src);
+	bool file = sl_source_named(at->src);
 	if (file) {
 		sl_jw_open(w, "physicalLocation", false);
 		artifact(w, "artifactLocation", sx, at->src);
@@ -148,7 +141,7 @@ static bool first_of_file(const struct sl_fix *fx, size_t i)
 static bool changes_a_file(const struct sl_fix *fx)
 {
 	for (size_t i = 0; i < fx->nedits; i++)
-		if (named(fx->edits[i].at.src))
+		if (sl_source_named(fx->edits[i].at.src))
 			return true;
 	return false;
 }
@@ -160,7 +153,7 @@ static void fix_obj(struct sl_jw *w, struct sarif *sx, const struct sl_fix *fx)
 	sl_jw_open(w, "artifactChanges", true);
 	for (size_t i = 0; i < fx->nedits; i++) {
 		const struct sl_source *src = fx->edits[i].at.src;
-		if (!first_of_file(fx, i) || !named(src))
+		if (!first_of_file(fx, i) || !sl_source_named(src))
 			continue;
 		sl_jw_object(w);
 		artifact(w, "artifactLocation", sx, src);
@@ -270,7 +263,7 @@ static void notification(struct sl_jw *w, struct sarif *sx, const struct sl_find
 		sl_buf_printf(&b, "\n- %s", f->notes[i]);
 	sl_jw_text(w, "message", sl_buf_str(&b));
 	sl_buf_free(&b);
-	if (named(f->at.src)) {
+	if (sl_source_named(f->at.src)) {
 		sl_jw_open(w, "locations", true);
 		location(w, sx, &f->at, NULL);
 		sl_jw_end(w);
@@ -331,23 +324,13 @@ static cJSON *skeleton(const struct sarif *sx, bool notify, bool ok, const struc
 	return root;
 }
 
-/* Printed JSON of n bytes written to out as sl_emit_cjson writes a document (through
- * sl_esc_json). Its pieces begin and end outside strings, so escaping them apart is escaping the
- * whole. */
-static void put_json(FILE *out, struct sl_buf *b, const char *s, size_t n)
-{
-	sl_buf_reset(b);
-	sl_esc_json(b, s, n);
-	fwrite(b->s, 1, b->len, out);
-}
-
 /* The printed skeleton from `from` up to the items of the array under key (a key is never found
- * in a string, whose quotes are escaped): written, up to and including the array's '['. Returns
+ * in a string, whose quotes are escaped): into raw, up to and including the array's '['. Returns
  * where the rest begins (its ']'); *depth is where the items sit, one deeper than the key. */
-static const char *put_head(FILE *out, struct sl_buf *b, const char *from, const char *key, size_t *depth)
+static const char *put_head(struct sl_buf *raw, const char *from, const char *key, size_t *depth)
 {
 	const char *k = strstr(from, key), *open = strstr(k, "[]");
-	put_json(out, b, from, (size_t)(open + 1 - from));
+	sl_buf_add(raw, from, (size_t)(open + 1 - from));
 	*depth = 1;
 	while (k > from && k[-1] == '\t') {
 		k--;
@@ -358,33 +341,30 @@ static const char *put_head(FILE *out, struct sl_buf *b, const char *from, const
 
 /* The items of one array, the findings with a rule (results) or those without and then the
  * run's notices (notifications), each written where cJSON_Print would have printed it inside the
- * whole log (depth: the items' tabs) before the next: a large run's log is never held whole. */
-static void put_items(FILE *out, struct sl_buf *b, struct sarif *sx, const struct sl_findings *fs,
+ * whole log (depth: the items' tabs), and flushed a chunk at a time. */
+static void put_items(FILE *out, struct sl_buf *raw, struct sl_buf *esc, struct sarif *sx, const struct sl_findings *fs,
 		      const struct sl_notices *ns, const struct sl_config *cfg, bool results, size_t depth)
 {
 	unsigned *dups = results ? sl_fingerprint_dups(fs) : NULL;
 	size_t nn = results || !ns ? 0 : ns->n;
 	bool first = true;
-	struct sl_buf raw = SL_BUF_INIT;
 	for (size_t i = 0; i < fs->n + nn; i++) {
 		const struct sl_finding *f = i < fs->n ? &fs->v[i] : NULL;
 		if (f && (f->rule != NULL) != results)
 			continue;
-		sl_buf_reset(&raw);
 		if (!first)
-			sl_buf_add(&raw, ", ", 2); /* cJSON's separator between the items of an array */
+			sl_buf_add(raw, ", ", 2); /* cJSON's separator between the items of an array */
 		first = false;
 		struct sl_jw w;
-		sl_jw_init(&w, &raw, (unsigned)depth);
+		sl_jw_init(&w, raw, (unsigned)depth);
 		if (!f)
 			run_notification(&w, &ns->v[i - fs->n]);
 		else if (results)
 			result(&w, sx, f, sl_config_rule_index(cfg, f->rule), dups[i]);
 		else
 			notification(&w, sx, f);
-		put_json(out, b, raw.s, raw.len);
+		sl_jw_flush(out, raw, esc, false);
 	}
-	sl_buf_free(&raw);
 	free(dups);
 }
 
@@ -401,18 +381,20 @@ void sl_emit_sarif(FILE *out, const struct sl_findings *fs, const struct sl_noti
 	cJSON *root = skeleton(&sx, notify, fs->input_errors == 0, cfg);
 	char *text = cJSON_Print(root);
 	cJSON_Delete(root);
-	struct sl_buf b = SL_BUF_INIT;
+	struct sl_buf raw = SL_BUF_INIT, esc = SL_BUF_INIT;
 	const char *rest = text;
 	size_t depth;
 	if (notify) {
-		rest = put_head(out, &b, rest, "\"toolExecutionNotifications\":", &depth);
-		put_items(out, &b, &sx, fs, ns, cfg, false, depth);
+		rest = put_head(&raw, rest, "\"toolExecutionNotifications\":", &depth);
+		put_items(out, &raw, &esc, &sx, fs, ns, cfg, false, depth);
 	}
-	rest = put_head(out, &b, rest, "\"results\":", &depth);
-	put_items(out, &b, &sx, fs, ns, cfg, true, depth);
-	put_json(out, &b, rest, strlen(rest));
-	fputc('\n', out);
-	sl_buf_free(&b);
+	rest = put_head(&raw, rest, "\"results\":", &depth);
+	put_items(out, &raw, &esc, &sx, fs, ns, cfg, true, depth);
+	sl_buf_puts(&raw, rest);
+	sl_buf_putc(&raw, '\n');
+	sl_jw_flush(out, &raw, &esc, true);
+	sl_buf_free(&raw);
+	sl_buf_free(&esc);
 	free(text);
 	free(sx.uri);
 	free(sx.root);

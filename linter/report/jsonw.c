@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "../base/buf.h"
+#include "../base/escape.h"
+#include "emit.h"
 
 void sl_jw_init(struct sl_jw *w, struct sl_buf *b, unsigned depth)
 {
@@ -156,4 +158,14 @@ void sl_jw_text(struct sl_jw *w, const char *key, const char *s)
 	sl_jw_open(w, key, false);
 	sl_jw_str(w, "text", s);
 	sl_jw_end(w);
+}
+
+void sl_jw_flush(FILE *out, struct sl_buf *raw, struct sl_buf *esc, bool all)
+{
+	if (!all && raw->len < SL_EMIT_CHUNK)
+		return;
+	sl_buf_reset(esc);
+	sl_esc_json(esc, raw->s, raw->len);
+	fwrite(esc->s, 1, esc->len, out);
+	sl_buf_reset(raw);
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct sl_buf;
 
@@ -42,5 +43,11 @@ void sl_jw_num(struct sl_jw *w, const char *key, int64_t v);
 void sl_jw_open(struct sl_jw *w, const char *key, bool array);
 /* {"text": s} under key, as SARIF's messages are. */
 void sl_jw_text(struct sl_jw *w, const char *key, const char *s);
+
+/* What raw holds, escaped (sl_esc_json, as sl_emit_cjson escapes a printed document) through esc
+ * and written to out, once it is a chunk's worth (SL_EMIT_CHUNK) or when all: raw then starts
+ * again. Asked between two items, outside every string, so escaping the pieces apart is escaping
+ * the whole; a report is never held whole. */
+void sl_jw_flush(FILE *out, struct sl_buf *raw, struct sl_buf *esc, bool all);
 
 #endif
