@@ -242,7 +242,7 @@ static size_t feasible_to_find(size_t nall)
 /* Whether node i may take the pod: not excluded by the PreFilter, passing the node-only filters,
  * and the cycle's filters, PodTopologySpread's too unless !spread (a proof that bounds the spread
  * itself asks the rest). */
-static bool may_take(const struct sl_cycle *s, size_t i, bool spread)
+static inline bool may_take(const struct sl_cycle *s, size_t i, bool spread)
 {
 	if (s->excluded[i] || !s->static_ok[i])
 		return false;
